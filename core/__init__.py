@@ -1,0 +1,1 @@
+"""Compiled engine cores (Cython); each mirrors its reference engine in ``sim/`` bit for bit."""

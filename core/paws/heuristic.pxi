@@ -1,0 +1,227 @@
+# The heuristic bot (sim/paws/bots/heuristic.py): integer scores, the first best option wins.
+
+cdef int item_value(Game* g, int card_id) noexcept nogil:
+    cdef const ItemSpec* c = &g.items[card_id]
+    cdef int e = c.effect, a = c.amount
+    if e == E_HEAL:
+        return 2 + a
+    if e == E_FIGHT_BONUS:
+        return 3 + 2 * a
+    if e == E_ROLL_BONUS:
+        return 2 + a
+    if e == E_ESCAPE:
+        return 5
+    if e == E_GRENADE:
+        return 7
+    if e == E_SNARE:
+        return 4
+    if e == E_POISON:
+        return 5
+    if e == E_EXTRA_AP:
+        return 3 + 2 * a
+    if e == E_GAIN_BARRICADE:
+        return 6
+    if e == E_TELEPORT or e == E_WARD or e == E_REFLECT:
+        return 4
+    return 2 + a  # E_DRAW
+
+
+cdef inline int monster_value(Game* g, int m) noexcept nogil:
+    return g.mons[m].hp + (4 * g.mons[m].amount if g.mons[m].buff != B_NONE else 0)
+
+
+cdef inline bint scoring_raid(Game* g, Weights* w, int seat, int target) noexcept nogil:
+    return (g.r.vp_per_knockout > 0 and g.r.raid_rolls == 0 and w.aggression > 0
+            and g.players[seat].hp >= g.players[target].hp + 2)
+
+
+cdef int hunt_value(Game* g, Weights* w, int seat, int c) noexcept nogil:
+    cdef int t
+    for t in range(g.n):
+        if (g.players[t].pos == c and attackable(g, seat, t) and opponents(g, seat, t)
+                and scoring_raid(g, w, seat, t)):
+            return 30 + 4 * w.aggression
+    return 0
+
+
+cdef int cell_value(Game* g, Weights* w, int seat, int c) noexcept nogil:
+    """What standing on cell ``c`` is worth to ``seat`` now."""
+    cdef Player* p = &g.players[seat]
+    cdef int kind = g.tile[c], hunt, x, owner, div, v
+    cdef bint open_building
+    if kind == T_EMPTY:
+        return 0
+    hunt = hunt_value(g, w, seat, c)
+    if hunt or barred(g, seat, c):
+        return hunt
+    if kind == T_CHEST:
+        if g.brick[c] != NOBODY:
+            return 0
+        return 30 if p.n_items < hand_limit(g, seat) else 12
+    if kind == T_FOREST:
+        if g.brick[c] != NOBODY:
+            return 0
+        open_building = False
+        for x in range(g.ncells):
+            if g.owner[x] == seat and g.barricade[x] == NOBODY:
+                open_building = True
+                break
+        return 25 if open_building else 8
+    if kind == T_DESERT:
+        if g.r.desert_heal <= 0 or p.hp >= g.r.max_hp:
+            return 0
+        if p.hp <= w.heal_threshold:
+            return 80
+        return 50 if p.hp < max(w.invade_min_hp, w.mansion_min_hp) else 0
+    owner = g.owner[c]
+    div = 1 if g.building_fights_left > 0 or g.seat != seat else 2
+    if owner == NOBODY:
+        if g.n_monster_deck < monsters_needed(g, c):
+            return 0
+        if kind == T_HOME:
+            return 60 // div if p.hp >= w.home_min_hp else 0
+        return 70 // div if p.hp >= w.mansion_min_hp else 0
+    if opponents(g, seat, owner) and w.aggression > 0 and p.hp >= w.invade_min_hp:
+        v = 20 + 8 * w.aggression + (25 if sole_leader(g) == owner else 0)
+        return v // div
+    return 0
+
+
+cdef int move_score(Game* g, Weights* w, int dest, const int* values) noexcept nogil:
+    cdef int t, d, best = -1
+    for t in range(g.ncells):
+        d = g.dist[dest][t]
+        if values[t] > 0 and d != FAR:
+            best = max(best, values[t] - w.step_cost * (d + 1))
+    return best
+
+
+cdef int place_score(Game* g, Weights* w, int seat, int kind_index, int cell) noexcept nogil:
+    cdef Player* p = &g.players[seat]
+    cdef int base, d = FAR, k, m
+    if kind_index == 0:
+        base = 75 if p.hp >= w.mansion_min_hp else 30
+    elif kind_index == 1:
+        base = 72 if p.hp >= w.home_min_hp else 30
+    else:
+        base = 45 if kind_index == 2 else 40
+    for k in range(6):
+        m = g.nbrs[cell][k]
+        if m != NO_CELL and g.tile[m] != T_EMPTY:
+            d = min(d, g.dist[p.pos][m] + 1)
+    return base - w.step_cost * (d - 1)
+
+
+cdef int card_score(Game* g, Weights* w, int seat, int hand_index, int target, const int* values) noexcept nogil:
+    cdef Player* p = &g.players[seat]
+    cdef const ItemSpec* card = &g.items[p.items[hand_index]]
+    cdef int e = card.effect, v, t, hits = 0, kos = 0, friends = 0
+    if e == E_HEAL:
+        return 85 + card.amount if p.hp <= w.heal_threshold else -1
+    if e == E_EXTRA_AP:
+        return 95
+    if e == E_GAIN_BARRICADE:
+        return 88
+    if e == E_DRAW:
+        return 50 if p.n_items - 1 + card.amount <= hand_limit(g, seat) else 20
+    if e == E_TELEPORT:
+        v = values[target]
+        return v - 10 if v > 0 and g.dist[p.pos][target] >= 3 else -1
+    if w.aggression == 0:
+        return -1
+    if e == E_GRENADE:
+        for t in range(g.n):
+            if attackable(g, seat, t) and g.players[t].pos == target:
+                if opponents(g, seat, t):
+                    hits += 1
+                    if g.players[t].hp <= card.amount:
+                        kos += 1
+                else:
+                    friends += 1
+        return 40 + 10 * hits + 20 * kos if hits and not friends else -1
+    if not opponents(g, seat, target):
+        return -1
+    if e == E_SNARE:
+        return 30 + (20 if sole_leader(g) == target else 0)
+    if e == E_POISON:
+        return 32 + (30 if g.players[target].hp <= card.amount else 0)
+    return -1
+
+
+cdef int action_score(Game* g, Weights* w, int seat, int i, const int* values) noexcept nogil:
+    cdef Player* p = &g.players[seat]
+    cdef int kind = g.opt_a[i], a = g.opt_b[i], b = g.opt_c[i], v, diff
+    if kind == A_END_TURN:
+        return values[p.pos] if g.tile[p.pos] == T_DESERT else 0
+    if kind == A_MOVE:
+        return move_score(g, w, a, values)
+    if kind == A_LOOT or kind == A_INVADE:
+        v = values[p.pos]
+        return v + 5 + w.step_cost if v > 0 else -1
+    if kind == A_BUY:
+        return 12 if p.n_items < hand_limit(g, seat) else -1
+    if kind == A_RAID:
+        if scoring_raid(g, w, seat, a):
+            return 60 + 4 * w.aggression
+        diff = g.players[a].n_items - p.n_items
+        if w.aggression > 0 and diff >= w.raid_appetite and p.hp > w.heal_threshold:
+            return 20 + 4 * w.aggression + 2 * diff
+        return -1
+    if kind == A_BARRICADE:
+        if g.owner[a] != seat:
+            return -1
+        return 90 if g.tile[a] == T_MANSION else 85
+    if kind == A_PLACE_TILE:
+        return place_score(g, w, seat, a, b)
+    return card_score(g, w, seat, a, b, values)
+
+
+cdef int combat_score(Game* g, Weights* w, int seat, int i) noexcept nogil:
+    cdef int hand_index = g.opt_a[i], side, e
+    cdef Player* p = &g.players[seat]
+    cdef Fight* f = g.fight
+    cdef const ItemSpec* card
+    if hand_index < 0:
+        return 0
+    side = 0 if f.seats[0] == seat else 1
+    card = &g.items[p.items[hand_index]]
+    e = card.effect
+    if e == E_ESCAPE:
+        return 100 if p.hp <= w.escape_hp else -1
+    if e == E_HEAL:
+        return 90 if p.hp <= w.heal_threshold and p.hp < g.r.max_hp else -1
+    if e == E_FIGHT_BONUS:
+        return 80 if f.roll == 0 else -1
+    if e == E_ROLL_BONUS:
+        return 70 if f.attacker == seat else -1
+    if e == E_REFLECT:
+        return 60 if f.attacker != seat and not f.reflect[side] else -1
+    return -1
+
+
+cdef int heuristic_decide(Game* g, int seat, int kind) noexcept nogil:
+    cdef Weights* w = &g.bots[seat].w
+    cdef int i, s, best = 0, best_score = 0, m
+    cdef int values[MAXC]
+    if kind == D_PLACE_FREE:
+        return 0
+    if kind == D_ACTION:
+        for i in range(g.ncells):
+            values[i] = cell_value(g, w, seat, i)
+    for i in range(g.n_opt):
+        if kind == D_ACTION:
+            s = action_score(g, w, seat, i, values)
+        elif kind == D_COMBAT_CARD:
+            s = combat_score(g, w, seat, i)
+        elif kind == D_DEFENDER:
+            m = g.opt_a[i]
+            s = 10 * g.mons[m].hp + (g.mons[m].amount if g.mons[m].buff == B_GUARD else 0)
+        elif kind == D_KEEP_MONSTER:
+            s = monster_value(g, g.opt_a[i])
+        elif kind == D_TAKE_CARD:
+            s = item_value(g, g.opt_b[i]) if g.opt_a[i] == 0 else 6 + monster_value(g, g.opt_b[i])
+        else:  # D_DISCARD
+            s = -item_value(g, g.opt_a[i])
+        if i == 0 or s > best_score:
+            best, best_score = i, s
+    return best

@@ -1,0 +1,210 @@
+# §10 Item cards: the deck, the hand limit, and what each card effect does (sim/paws/items.py).
+
+cdef int draw_item(Game* g) noexcept nogil:
+    """Top card of the item deck; an empty deck is made anew from the shuffled discard pile."""
+    cdef int i
+    if g.n_item_deck == 0:
+        if g.n_item_discard == 0:
+            return NOBODY
+        for i in range(g.n_item_discard):
+            g.item_deck[i] = g.item_discard[i]
+        g.n_item_deck = g.n_item_discard
+        g.n_item_discard = 0
+        shuffle16(g, g.item_deck, g.n_item_deck)
+    g.n_item_deck -= 1
+    return g.item_deck[g.n_item_deck]
+
+
+cdef inline bint can_draw(Game* g) noexcept nogil:
+    return g.n_item_deck > 0 or g.n_item_discard > 0
+
+
+cdef void gain_items(Game* g, int seat, int count) noexcept nogil:
+    cdef Player* p = &g.players[seat]
+    cdef int k, card
+    for k in range(count):
+        card = draw_item(g)
+        if card == NOBODY:
+            break
+        push16(p.items, &p.n_items, card)
+    enforce_hand_limit(g, seat)
+
+
+cdef void enforce_hand_limit(Game* g, int seat) noexcept nogil:
+    """§10: over the hand limit, discard down to it straight away (the holder chooses)."""
+    cdef Player* p = &g.players[seat]
+    cdef int i, k
+    while p.n_items > hand_limit(g, seat):
+        opt_clear(g)
+        for i in range(p.n_items):
+            opt_add(g, p.items[i], 0, 0)
+        k = ask(g, seat, D_DISCARD)
+        push16(g.item_discard, &g.n_item_discard, pop16(p.items, &p.n_items, k))
+
+
+cdef void take_random_item(Game* g, int taker, int victim) noexcept nogil:
+    """§7: take a random item card from another player's hand."""
+    cdef Player* v = &g.players[victim]
+    cdef int card
+    if v.n_items == 0:
+        return
+    card = pop16(v.items, &v.n_items, pcg32_below(&g.rng, v.n_items))
+    push16(g.players[taker].items, &g.players[taker].n_items, card)
+    enforce_hand_limit(g, taker)
+
+
+cdef int discard_card(Game* g, int seat, int hand_index) noexcept nogil:
+    cdef Player* p = &g.players[seat]
+    cdef int card = pop16(p.items, &p.n_items, hand_index)
+    push16(g.item_discard, &g.n_item_discard, card)
+    g.items_played += 1
+    return card
+
+
+cdef inline void heal(Game* g, int seat, int amount) noexcept nogil:
+    cdef Player* p = &g.players[seat]
+    p.hp = min(g.r.max_hp, p.hp + amount)
+
+
+cdef inline bint combat_effect(int e) noexcept nogil:
+    return e == E_HEAL or e == E_FIGHT_BONUS or e == E_ROLL_BONUS or e == E_ESCAPE or e == E_REFLECT
+
+
+cdef void combat_options(Game* g, int seat) noexcept nogil:
+    """Pass, then each In Combat / Anytime card in hand order (an escape once per destination)."""
+    cdef Player* p = &g.players[seat]
+    cdef int i, k, nn
+    cdef int nb[6]
+    cdef const ItemSpec* card
+    opt_clear(g)
+    opt_add(g, -1, -1, 0)
+    for i in range(p.n_items):
+        card = &g.items[p.items[i]]
+        if not combat_effect(card.effect) or card.timing == ON_TURN:
+            continue
+        if card.effect == E_ESCAPE:
+            nn = neighbours(g, p.pos, nb)
+            for k in range(nn):
+                opt_add(g, i, nb[k], 0)
+        else:
+            opt_add(g, i, NOBODY, 0)
+
+
+cdef void combat_window(Game* g, Fight* f, int side) noexcept nogil:
+    """Before a roll, a fighter may play cards until they pass (one card per ask)."""
+    cdef int seat = f.seats[side]
+    cdef Player* p = &g.players[seat]
+    cdef int rep, k, hand_index, dest, n0 = p.n_items
+    cdef const ItemSpec* card
+    for rep in range(n0):
+        combat_options(g, seat)
+        if g.n_opt == 1:
+            return
+        k = ask(g, seat, D_COMBAT_CARD)
+        if k == 0:
+            return
+        hand_index, dest = g.opt_a[k], g.opt_b[k]
+        card = &g.items[discard_card(g, seat, hand_index)]
+        if card.effect == E_HEAL:
+            heal(g, seat, card.amount)
+        elif card.effect == E_FIGHT_BONUS:
+            f.bonus[side] += card.amount
+        elif card.effect == E_ROLL_BONUS:
+            f.roll_bonus[side] += card.amount
+        elif card.effect == E_REFLECT:
+            f.reflect[side] = 1
+        elif card.effect == E_ESCAPE:
+            p.pos = dest
+            p.protected = p.protected or card.amount > 0
+            f.escaped = seat
+            return
+
+
+cdef inline bint attackable(Game* g, int seat, int target) noexcept nogil:
+    cdef Player* t = &g.players[target]
+    return target != seat and t.lives > 0 and not t.protected
+
+
+cdef inline int near(Game* g, int cell, int* out) noexcept nogil:
+    """The cell itself, then its neighbours with tiles."""
+    out[0] = cell
+    return 1 + neighbours(g, cell, out + 1)
+
+
+cdef void turn_card_options(Game* g, int seat) noexcept nogil:
+    """Append (PLAY_ITEM, hand index, target) for every card playable on your own turn."""
+    cdef Player* p = &g.players[seat]
+    cdef int i, k, t, c, nn, e
+    cdef int cells[7]
+    cdef const ItemSpec* card
+    for i in range(p.n_items):
+        card = &g.items[p.items[i]]
+        e = card.effect
+        if card.timing == IN_COMBAT or e == E_WARD:
+            continue
+        if e == E_GRENADE:
+            nn = near(g, p.pos, cells)
+            for k in range(nn):
+                opt_add(g, A_PLAY_ITEM, i, cells[k])
+        elif e == E_SNARE or e == E_POISON:
+            nn = near(g, p.pos, cells)
+            for t in range(g.n):
+                if attackable(g, seat, t):
+                    for k in range(nn):
+                        if g.players[t].pos == cells[k]:
+                            opt_add(g, A_PLAY_ITEM, i, t)
+                            break
+        elif e == E_TELEPORT:
+            for c in range(g.ncells):
+                if g.tile[c] != T_EMPTY and c != p.pos:
+                    opt_add(g, A_PLAY_ITEM, i, c)
+        else:
+            opt_add(g, A_PLAY_ITEM, i, NOBODY)
+
+
+cdef bint warded(Game* g, int target) noexcept nogil:
+    """Card Block stand-in: the first ward card in hand cancels a hostile card, and is discarded."""
+    cdef Player* p = &g.players[target]
+    cdef int i
+    for i in range(p.n_items):
+        if g.items[p.items[i]].effect == E_WARD:
+            discard_card(g, target, i)
+            return True
+    return False
+
+
+cdef void card_damage(Game* g, int by, int target, int amount) noexcept nogil:
+    """Damage from a card never scores; a knockout by it gives its player a card."""
+    cdef Player* p = &g.players[target]
+    p.hp = max(0, p.hp - amount)
+    if p.hp == 0:
+        knock_out(g, target, by, False)
+
+
+cdef void play_turn_card(Game* g, int seat, int hand_index, int target) noexcept nogil:
+    cdef const ItemSpec* card = &g.items[discard_card(g, seat, hand_index)]
+    cdef Player* p = &g.players[seat]
+    cdef int e = card.effect, k, t
+    if e == E_HEAL:
+        heal(g, seat, card.amount)
+    elif e == E_EXTRA_AP:
+        g.ap += card.amount
+    elif e == E_GAIN_BARRICADE:
+        p.barricades += card.amount
+    elif e == E_DRAW:
+        gain_items(g, seat, card.amount)
+    elif e == E_TELEPORT:
+        p.pos = target
+    elif e == E_GRENADE:
+        for k in range(1, g.n):
+            t = (seat + k) % g.n
+            if attackable(g, seat, t) and g.players[t].pos == target and not warded(g, t):
+                card_damage(g, seat, t, card.amount)
+    elif e == E_SNARE:
+        if not warded(g, target):
+            g.players[target].snared[seat] += card.amount
+    elif e == E_POISON:
+        if not warded(g, target):
+            g.players[target].poison_ticks += card.turns
+            g.players[target].poisoner = seat
+            card_damage(g, seat, target, card.amount)

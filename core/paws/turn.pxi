@@ -1,0 +1,47 @@
+# §3 Your turn (sim/paws/turn.py).
+
+cdef bint start_turn(Game* g, int seat) noexcept nogil:
+    """Start-of-turn effects in a fixed order; False if they knock the player out."""
+    cdef Player* p = &g.players[seat]
+    cdef int i, regen, knocked, lost = 0
+    p.protected = 0
+    for i in range(p.n_monsters):
+        p.active[i] = 1
+    if p.pos == 0 and g.r.desert_heal:
+        heal(g, seat, g.r.desert_heal)
+    regen = buff(g, seat, B_REGEN)
+    if regen:
+        heal(g, seat, regen)
+    if p.poison_ticks > 0:
+        p.poison_ticks -= 1
+        knocked = p.knockouts
+        card_damage(g, p.poisoner, seat, 1)
+        if p.knockouts != knocked:
+            return False
+    for i in range(g.n):
+        lost += p.snared[i]
+    g.ap = max(0, g.r.ap_per_turn + buff(g, seat, B_EXTRA_AP) - lost)
+    for i in range(MAXP):
+        p.snared[i] = 0
+    g.building_fights_left = g.r.building_fights_per_turn if g.r.building_fights_per_turn else (1 << 30)
+    g.raids_left = g.r.raids_per_turn
+    return True
+
+
+cdef void take_turn(Game* g, int seat) noexcept nogil:
+    cdef Player* p = &g.players[seat]
+    cdef int k, choice, kind, a, b
+    cdef int knocked = p.knockouts
+    g.seat = seat
+    g.turns += 1
+    if start_turn(g, seat):
+        for k in range(g.r.max_actions_per_turn):
+            legal_actions(g, seat)
+            choice = ask(g, seat, D_ACTION)
+            kind, a, b = g.opt_a[choice], g.opt_b[choice], g.opt_c[choice]
+            if kind == A_END_TURN:
+                break
+            apply_action(g, seat, kind, a, b)
+            if g.over or p.knockouts != knocked or g.error:
+                break
+    g.seat = NOBODY

@@ -1,0 +1,239 @@
+# Paws in Peril engine core: C types. Each field mirrors the reference engine (sim/paws/state.py);
+# enumeration values mirror sim/paws/kinds.py.
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from core.rng cimport pcg32_t
+
+cdef enum:
+    MAXP = 4            # seats
+    MAXC = 127          # cells of a radius-6 hex board
+    MAXCARDS = 512      # item copies in a deck (also the hand capacity)
+    MAXMON = 128        # monster copies in the deck (also the capacity of what one player owns)
+    MAXOPT = 16384      # options of one decision
+    NOBODY = -1
+    NO_CELL = -1
+    FAR = 255
+
+# Tile
+cdef enum:
+    T_EMPTY = 0
+    T_DESERT = 1
+    T_HOME = 2
+    T_MANSION = 3
+    T_CHEST = 4
+    T_FOREST = 5
+
+# Timing
+cdef enum:
+    ON_TURN = 0
+    IN_COMBAT = 1
+    ANYTIME = 2
+
+# Effect
+cdef enum:
+    E_HEAL = 0
+    E_FIGHT_BONUS = 1
+    E_ROLL_BONUS = 2
+    E_ESCAPE = 3
+    E_GRENADE = 4
+    E_SNARE = 5
+    E_POISON = 6
+    E_EXTRA_AP = 7
+    E_GAIN_BARRICADE = 8
+    E_TELEPORT = 9
+    E_WARD = 10
+    E_REFLECT = 11
+    E_DRAW = 12
+
+# Buff
+cdef enum:
+    B_NONE = 0
+    B_FIGHT_SCORE = 1
+    B_REGEN = 2
+    B_EXTRA_AP = 3
+    B_GUARD = 4
+    B_RAID_SCORE = 5
+    B_HAND = 6
+
+# Action
+cdef enum:
+    A_END_TURN = 0
+    A_MOVE = 1
+    A_LOOT = 2
+    A_BUY = 3
+    A_RAID = 4
+    A_INVADE = 5
+    A_BARRICADE = 6
+    A_PLACE_TILE = 7
+    A_PLAY_ITEM = 8
+
+# Decision
+cdef enum:
+    D_ACTION = 0
+    D_COMBAT_CARD = 1
+    D_DEFENDER = 2
+    D_KEEP_MONSTER = 3
+    D_TAKE_CARD = 4
+    D_DISCARD = 5
+    D_PLACE_FREE = 6
+
+# Fight kind
+cdef enum:
+    F_MONSTER = 0
+    F_INVASION = 1
+    F_RAID = 2
+
+cdef enum:
+    BOT_RANDOM = 0
+    BOT_HEURISTIC = 1
+
+ctypedef struct ItemSpec:
+    int timing
+    int effect
+    int amount
+    int turns
+
+ctypedef struct MonsterSpec:
+    int hp
+    int buff
+    int amount
+
+# every numeric rule parameter of sim.paws.rules.PawsRules, same names (bools as 0/1)
+ctypedef struct Rules:
+    int vp_target
+    int vp_target_2p_explorer
+    int team_vp_target
+    int vp_per_knockout
+    int lives
+    int start_hp
+    int max_hp
+    int respawn_hp
+    int starting_items
+    int respawn_items
+    int ap_per_turn
+    int building_fights_per_turn
+    int raids_per_turn
+    int desert_heal
+    int chest_cards
+    int forest_barricades
+    int mansion_monsters
+    int monster_dice
+    int mansion_monster_hp_bonus
+    int defender_edge
+    int leader_rule
+    int raid_rolls
+    int raid_grabs_cards
+    int knockout_cards_taken
+    int keep_one_monster
+    int hand_limit
+    int unruled_cards
+    int player_dice
+    int scored_dice
+    int beginner_mansions
+    int beginner_homes
+    int beginner_chests
+    int beginner_forests
+    int explorer_mansions_2p
+    int explorer_homes_2p
+    int explorer_chests_2p
+    int explorer_forests_2p
+    int explorer_mansions
+    int explorer_homes
+    int explorer_chests
+    int explorer_forests
+    int explorer_radius
+    int round_limit
+    int max_rounds
+    int max_actions_per_turn
+    int max_fight_rolls
+
+# heuristic bot weights (sim.paws.bots.heuristic.HeuristicWeights)
+ctypedef struct Weights:
+    int aggression
+    int heal_threshold
+    int raid_appetite
+    int invade_min_hp
+    int home_min_hp
+    int mansion_min_hp
+    int escape_hp
+    int step_cost
+
+ctypedef struct Bot:
+    int kind            # BOT_RANDOM or BOT_HEURISTIC
+    Weights w
+
+ctypedef struct Player:
+    int hp
+    int lives
+    int pos                       # board cell; 0 = Desert
+    int16_t items[MAXCARDS]       # item card ids in hand, in the order gained
+    int n_items
+    int16_t monsters[MAXMON]      # monster card ids owned, in the order gained
+    int8_t active[MAXMON]         # monsters[i]'s buff works
+    int n_monsters
+    int barricades                # held, not placed
+    int tiles[4]                  # Explorer tiles held: mansion, home, chest, forest
+    int knockout_vp
+    int knockouts
+    int knockouts_dealt
+    int protected                 # Smoke Bomb: cannot be attacked until its next turn
+    int poison_ticks
+    int poisoner
+    int snared[MAXP]              # AP lost next turn, by the seat that snared
+
+ctypedef struct Fight:
+    int kind
+    int seats[2]                  # [starter, other or NOBODY for a monster]
+    int roll
+    int attacker
+    int monster_hp
+    int bonus[2]
+    int roll_bonus[2]
+    int reflect[2]
+    int escaped
+
+ctypedef struct Game:
+    Rules r
+    int n                         # players
+    int explorer                  # board: 0 beginner, 1 explorer
+    int teams                     # mode: 0 ffa, 1 teams
+    int ncells
+    const ItemSpec* items         # card data, by id
+    const MonsterSpec* mons
+    Bot bots[MAXP]
+    pcg32_t rng
+    int nbrs[MAXC][6]
+    int tile[MAXC]
+    int owner[MAXC]
+    int brick[MAXC]
+    int barricade[MAXC]
+    uint8_t dist[MAXC][MAXC]
+    Player players[MAXP]
+    int16_t monster_deck[MAXMON]  # top = end
+    int n_monster_deck
+    int16_t item_deck[MAXCARDS]   # top = end
+    int n_item_deck
+    int16_t item_discard[MAXCARDS]
+    int n_item_discard
+    int first_seat
+    int round
+    int turns
+    int seat
+    int ap
+    int building_fights_left
+    int raids_left
+    Fight* fight                  # the fight in progress, or NULL
+    int over
+    int winner_seat
+    int winner_team
+    int end_reason                # 0 vp, 1 last_alive, 2 round_limit, 3 stalled
+    int building_fights
+    int invasions
+    int raids
+    int items_played
+    int error                     # an option list overflowed: the game is void
+    # one decision's options: (a, b, c) triples
+    int n_opt
+    int opt_a[MAXOPT]
+    int opt_b[MAXOPT]
+    int opt_c[MAXOPT]
+    int score[MAXOPT]

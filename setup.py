@@ -1,0 +1,47 @@
+"""Builds the Cython engine cores; everything else about the package is in pyproject.toml.
+
+``PLAYTEST_CYTHON_DEBUG=1 pip install -e .`` turns bounds and negative-index checks back on (and
+builds with -O0 -g); setting the variable at all, to 1 or 0, forces every module to be re-cythonized
+so that switching it takes effect.
+"""
+
+import os
+import sys
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+# Every compiled module, as its dotted name; its source is core/<name>.pyx.
+EXTENSIONS = [
+    "core.rng",
+    "core.paws_engine",
+]
+
+DEBUG = os.environ.get("PLAYTEST_CYTHON_DEBUG", "0") == "1"
+
+DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    # C division and modulo always: the engines' arithmetic must not change meaning in debug builds
+    "cdivision": True,
+    "initializedcheck": DEBUG,
+}
+
+if sys.platform == "win32":
+    COMPILE_ARGS = ["/Od", "/Zi"] if DEBUG else ["/O2"]
+else:
+    COMPILE_ARGS = ["-O0", "-g"] if DEBUG else ["-O3"]
+
+
+def extension(name: str) -> Extension:
+    return Extension(name, [name.replace(".", "/") + ".pyx"], extra_compile_args=COMPILE_ARGS)
+
+
+setup(
+    ext_modules=cythonize(
+        [extension(name) for name in EXTENSIONS],
+        compiler_directives=DIRECTIVES,
+        force="PLAYTEST_CYTHON_DEBUG" in os.environ,
+    ),
+)

@@ -1,0 +1,130 @@
+"""The ``playtest`` command line: play, run (and later sweep, query, regress, bench)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from sim.params import RuleError, digest, parse_assignments
+
+app = typer.Typer(help="playtest: simulate tabletop games by the million and ask balance questions.",
+                  no_args_is_help=True, add_completion=False)
+err = Console(stderr=True)
+
+GAMES = ("paws",)
+
+
+class UserError(Exception):
+    """Bad input from the user: reported as one clear line, exit code 2."""
+
+
+def fail(message: str) -> None:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code=2)
+
+
+GameArg = Annotated[str, typer.Argument(help="the game: paws")]
+RulesOpt = Annotated[str, typer.Option("--rules", help="rule set preset: v3, v3-ap3, v4")]
+BoardOpt = Annotated[str, typer.Option(help="board: beginner or explorer")]
+ModeOpt = Annotated[str, typer.Option(help="mode: ffa or teams")]
+PlayersOpt = Annotated[int, typer.Option(help="players: 2, 3 or 4")]
+BotsOpt = Annotated[Optional[str], typer.Option(help="bot per seat, comma separated (random, heuristic, "
+                                                     "heuristic:aggression=3); one name = every seat")]
+SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value (repeatable)")]
+EngineOpt = Annotated[str, typer.Option(help="engine: reference")]
+ItemsOpt = Annotated[Optional[Path], typer.Option(help="item deck TOML (default: the packaged stand-ins)")]
+MonstersOpt = Annotated[Optional[Path], typer.Option(help="monster deck TOML (default: the packaged stand-ins)")]
+
+
+def resolve(game: str, rules: str, board: str, mode: str, players: int, bots: Optional[str],
+            overrides: Optional[list[str]], items: Optional[Path], monsters: Optional[Path]):
+    """Validate everything before any game is played: (setup, rules, cards)."""
+    from sim.paws.bots import make_bots
+    from sim.paws.cards import CardDataError, load_cards
+    from sim.paws.rules import PawsSetup, preset
+    if game not in GAMES:
+        fail(f"unknown game {game!r}; expected one of {', '.join(GAMES)}")
+    try:
+        specs = tuple(s.strip() for s in (bots or "heuristic").split(","))
+        if len(specs) == 1:
+            specs = specs * players
+        setup = PawsSetup(board=board, mode=mode, players=players, bots=specs)
+        make_bots(specs)
+        r = preset(rules, parse_assignments(overrides or []), where="--set")
+        cards = load_cards(items, monsters)
+    except (RuleError, CardDataError) as e:
+        fail(str(e))
+    return setup, r, cards
+
+
+@app.command()
+def play(game: GameArg, rules: RulesOpt = "v4", board: BoardOpt = "beginner", mode: ModeOpt = "ffa",
+         players: PlayersOpt = 4, bots: BotsOpt = None, seed: Annotated[int, typer.Option(help="master seed")] = 0,
+         game_index: Annotated[int, typer.Option(help="which game of the batch")] = 0,
+         set_: SetOpt = None, engine: EngineOpt = "reference",
+         as_json: Annotated[bool, typer.Option("--json", help="print the game record as JSON")] = False,
+         items: ItemsOpt = None, monsters: MonstersOpt = None) -> None:
+    """Play one game and print its turn-by-turn log (or its record with --json)."""
+    from sim.batch import check_engine
+    from sim.paws.game import play_game
+    setup, r, cards = resolve(game, rules, board, mode, players, bots, set_, items, monsters)
+    try:
+        check_engine(engine)
+    except ValueError as e:
+        fail(str(e))
+    log: list[str] | None = None if as_json else []
+    rec = play_game(setup, r, seed, game_index, cards, log=log)
+    if as_json:
+        typer.echo(json.dumps(rec))
+        return
+    for line in log:
+        typer.echo(line)
+    typer.echo(f"result: {rec['end_reason']}, winner seat {rec['winner_seat']}, team {rec['winner_team']}, "
+               f"{rec['rounds']} rounds, {rec['turns']} turns, VP {rec['vp']}")
+
+
+@app.command()
+def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to write")],
+        rules: RulesOpt = "v4", board: BoardOpt = "beginner", mode: ModeOpt = "ffa", players: PlayersOpt = 4,
+        bots: BotsOpt = None, games: Annotated[int, typer.Option(help="number of games")] = 1000,
+        seed: Annotated[int, typer.Option(help="master seed")] = 0,
+        start: Annotated[int, typer.Option(help="first game index")] = 0,
+        set_: SetOpt = None, engine: EngineOpt = "reference",
+        items: ItemsOpt = None, monsters: MonstersOpt = None) -> None:
+    """Play a local batch of games and write one Parquet file, with a progress bar."""
+    from sim.batch import check_engine, iter_batches
+    from sim.output import write_parquet
+    from sim.paws.record import SCHEMA
+    setup, r, cards = resolve(game, rules, board, mode, players, bots, set_, items, monsters)
+    try:
+        check_engine(engine)
+    except ValueError as e:
+        fail(str(e))
+    if games < 1:
+        fail("--games must be at least 1")
+    chunk = 256 if engine == "reference" else 65536
+    meta = {"playtest.rules_digest": digest(r), "playtest.cards_digest": cards.digest,
+            "playtest.seed": str(seed), "playtest.engine": engine}
+    t0 = time.perf_counter()
+    with Progress(TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                  TimeRemainingColumn(), console=err) as bar:
+        task = bar.add_task("games", total=games, rate="")
+
+        def advance(n: int) -> None:
+            done = bar.tasks[0].completed + n
+            bar.update(task, advance=n, rate=f"{done / (time.perf_counter() - t0):,.0f} games/s")
+
+        rows = write_parquet(iter_batches(setup, r, seed, start, games, engine, cards, chunk=chunk), out, SCHEMA,
+                             metadata=meta, on_chunk=advance)
+    wall = time.perf_counter() - t0
+    err.print(f"{rows:,} games in {wall:.1f} s ({rows / wall:,.0f} games/s) -> {out}")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,117 @@
+"""Frozen rule-parameter objects: typed fields with ranges, named presets, validated overrides.
+
+Every game's rule set is a frozen dataclass whose fields are declared with :func:`param`. The field
+metadata (help text, allowed range or choices) drives validation, the CLI's ``--set`` parsing, sweep
+specs and the parameter columns of the game record, so a new rule number is added in one place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from typing import Any, Mapping, TypeVar
+
+T = TypeVar("T")
+
+
+class RuleError(ValueError):
+    """A rule parameter name or value was refused; the message names the field and the allowed values."""
+
+
+def param(default: Any, help: str, *, min: int | None = None, max: int | None = None,
+          choices: tuple | None = None, cite: str = "") -> Any:
+    """Declare one rule parameter with its default, meaning, allowed range or choices and rulebook section."""
+    meta = {"help": help, "min": min, "max": max, "choices": choices, "cite": cite}
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def fields(cls_or_obj) -> list[dataclasses.Field]:
+    """The parameter fields of a rule set, in declaration order."""
+    return [f for f in dataclasses.fields(cls_or_obj) if "help" in f.metadata]
+
+
+def allowed(f: dataclasses.Field) -> str:
+    """Human-readable allowed values of one parameter."""
+    m = f.metadata
+    if m["choices"] is not None:
+        return "one of " + ", ".join(str(c) for c in m["choices"])
+    if f.type in ("bool", bool):
+        return "true or false"
+    lo = m["min"] if m["min"] is not None else "-inf"
+    hi = m["max"] if m["max"] is not None else "inf"
+    return f"an integer from {lo} to {hi}"
+
+
+def _coerce(f: dataclasses.Field, value: Any, where: str) -> Any:
+    kind = f.type if isinstance(f.type, str) else f.type.__name__
+    bad = RuleError(f"{where}: {f.name} = {value!r} is not allowed; expected {allowed(f)}")
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "yes", "on", "1", "false", "no", "off", "0"):
+            return value.lower() in ("true", "yes", "on", "1")
+        if isinstance(value, int) and value in (0, 1):
+            return bool(value)
+        raise bad
+    if kind == "int":
+        if isinstance(value, bool):
+            raise bad
+        if isinstance(value, str):
+            try:
+                value = int(value.strip())
+            except ValueError:
+                raise bad from None
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int):
+            raise bad
+        lo, hi = f.metadata["min"], f.metadata["max"]
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise bad
+    if kind == "str":
+        if not isinstance(value, str):
+            raise bad
+    choices = f.metadata["choices"]
+    if choices is not None and value not in choices:
+        raise bad
+    return value
+
+
+def with_overrides(base: T, overrides: Mapping[str, Any], where: str = "rules") -> T:
+    """Return a copy of ``base`` with validated overrides; unknown names list the valid ones."""
+    by_name = {f.name: f for f in fields(base)}
+    changes = {}
+    for name, value in overrides.items():
+        key = name.strip().replace("-", "_")
+        if key not in by_name:
+            valid = ", ".join(sorted(by_name))
+            raise RuleError(f"{where}: unknown rule parameter {name!r}; valid parameters: {valid}")
+        changes[key] = _coerce(by_name[key], value, where)
+    new = dataclasses.replace(base, **changes)
+    check = getattr(new, "check", None)
+    if check is not None:
+        check(where)
+    return new
+
+
+def parse_assignments(items: list[str] | tuple[str, ...], where: str = "--set") -> dict[str, str]:
+    """Parse ``name=value`` strings (the CLI's repeatable ``--set``)."""
+    out: dict[str, str] = {}
+    for item in items:
+        if "=" not in item:
+            raise RuleError(f"{where}: {item!r} is not of the form name=value")
+        k, v = item.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def as_dict(rules) -> dict[str, Any]:
+    """All parameters as a plain dict, in declaration order."""
+    return {f.name: getattr(rules, f.name) for f in fields(rules)}
+
+
+def digest(rules) -> str:
+    """A stable short digest of a rule set's parameter values (provenance of results)."""
+    blob = json.dumps(as_dict(rules), sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]

@@ -1,0 +1,89 @@
+"""§3 Turn actions: the canonical list of legal actions, and move, buy, barricade, place a tile.
+
+Legal actions are listed in one fixed order (END_TURN, MOVE by direction, LOOT, BUY, RAID by seat,
+INVADE, BARRICADE by cell, PLACE_TILE by kind then cell, PLAY_ITEM by hand position then target);
+a random bot's choice is an index into this list, so both engines must list them identically.
+"""
+
+from __future__ import annotations
+
+from sim.paws.board import NO_CELL
+from sim.paws.invade import invadable, invade
+from sim.paws.items import can_draw, gain_items, play_turn_card, turn_card_options
+from sim.paws.kinds import Action, Tile
+from sim.paws.loot import loot, lootable
+from sim.paws.raid import raid, raid_targets
+from sim.paws.state import EXPLORER_KINDS, NOBODY, Game
+
+END_TURN = (Action.END_TURN, -1, -1)
+
+
+def placement_cells(g: Game) -> list[int]:
+    """Explorer: empty cells within the board radius touching a tile already on the table (§4)."""
+    return [c for c, t in enumerate(g.tile)
+            if t == Tile.EMPTY and any(m != NO_CELL and g.tile[m] != Tile.EMPTY for m in g.nbrs[c])]
+
+
+def barricade_cells(g: Game, seat: int) -> list[int]:
+    """§11: tiles you own or that hold your brick, not yet barricaded."""
+    return [c for c in range(len(g.tile))
+            if (g.owner[c] == seat or g.brick[c] == seat) and g.barricade[c] == NOBODY]
+
+
+def legal_actions(g: Game, seat: int) -> list[tuple[int, int, int]]:
+    """Every legal action as (Action, a, b), in the canonical order."""
+    p = g.players[seat]
+    acts = [END_TURN]
+    if g.ap >= 1:
+        acts.extend((Action.MOVE, m, -1) for m in g.neighbours(p.pos))
+        if lootable(g, seat):
+            acts.append((Action.LOOT, -1, -1))
+        if can_draw(g):
+            acts.append((Action.BUY, -1, -1))
+        acts.extend((Action.RAID, t, -1) for t in raid_targets(g, seat))
+        if invadable(g, seat):
+            acts.append((Action.INVADE, -1, -1))
+        if p.barricades > 0:
+            acts.extend((Action.BARRICADE, c, -1) for c in barricade_cells(g, seat))
+        if g.setup.board == "explorer" and any(p.tiles):
+            cells = placement_cells(g)
+            for k in range(4):
+                if p.tiles[k] > 0:
+                    acts.extend((Action.PLACE_TILE, k, c) for c in cells)
+        acts.extend((Action.PLAY_ITEM, i, t) for i, t in turn_card_options(g, seat))
+    return acts
+
+
+def place_tile(g: Game, seat: int, kind_index: int, cell: int) -> None:
+    """Put one of your Explorer tiles on the table."""
+    g.players[seat].tiles[kind_index] -= 1
+    g.tile[cell] = EXPLORER_KINDS[kind_index]
+    g.board_changed()
+    g.say(f"  P{seat} places a {EXPLORER_KINDS[kind_index].name.lower()} at cell {cell}")
+
+
+def apply_action(g: Game, seat: int, act: tuple[int, int, int]) -> None:
+    """Carry out one legal action (its AP cost is paid first; item cards are free)."""
+    kind, a, b = act
+    if kind != Action.PLAY_ITEM:
+        g.ap -= 1
+    if kind == Action.MOVE:
+        g.players[seat].pos = a
+        g.say(f"  P{seat} moves to cell {a} ({Tile(g.tile[a]).name.lower()})")
+    elif kind == Action.LOOT:
+        loot(g, seat)
+    elif kind == Action.BUY:
+        g.say(f"  P{seat} buys an item card")
+        gain_items(g, seat, 1)
+    elif kind == Action.RAID:
+        raid(g, seat, a)
+    elif kind == Action.INVADE:
+        invade(g, seat)
+    elif kind == Action.BARRICADE:
+        g.players[seat].barricades -= 1
+        g.barricade[a] = seat
+        g.say(f"  P{seat} barricades cell {a}")
+    elif kind == Action.PLACE_TILE:
+        place_tile(g, seat, a, b)
+    elif kind == Action.PLAY_ITEM:
+        play_turn_card(g, seat, a, b)

@@ -1,0 +1,81 @@
+"""§12 Combat: every fight (a monster, an invasion or a raid) works the same way.
+
+Each roll: card windows (attacker, then defender), both sides roll (attacker's dice first), each scores
+its two highest dice plus bonuses, the attacker deals the difference, then the roles swap. The side
+that started the fight attacks first.
+"""
+
+from __future__ import annotations
+
+from sim.paws.items import combat_window, take_random_item
+from sim.paws.state import NOBODY, Fight, Game
+
+NO_KNOCKOUT = -1
+
+
+def roll_score(g: Game, dice: int) -> int:
+    """§12.2: roll ``dice`` dice and add the highest ``scored_dice`` of them."""
+    rolls = sorted((g.rng.die() for _ in range(dice)), reverse=True)
+    return sum(rolls[: g.rules.scored_dice])
+
+
+def side_hp(g: Game, f: Fight, side: int) -> int:
+    seat = f.seats[side]
+    return f.monster_hp if seat == NOBODY else g.players[seat].hp
+
+
+def hurt(g: Game, f: Fight, side: int, damage: int) -> None:
+    """Take ``damage`` off one side of a fight (never below 0)."""
+    seat = f.seats[side]
+    if seat == NOBODY:
+        f.monster_hp = max(0, f.monster_hp - damage)
+    else:
+        p = g.players[seat]
+        p.hp = max(0, p.hp - damage)
+
+
+def name(g: Game, f: Fight, side: int) -> str:
+    seat = f.seats[side]
+    return f"P{seat}" if seat != NOBODY else "monster"
+
+
+def fight(g: Game, f: Fight, dice: tuple[int, int], edge: tuple[int, int], max_rolls: int,
+          grabs: bool = False) -> int:
+    """Play a fight to its end; returns the side (0 starter, 1 other) knocked to 0 HP, else NO_KNOCKOUT."""
+    g.fight = f
+    att = 0
+    try:
+        for roll in range(max_rolls):
+            f.roll = roll
+            f.attacker = f.seats[att]
+            for side in (att, 1 - att):
+                if f.seats[side] != NOBODY:
+                    combat_window(g, f, side)
+                    if f.escaped != NOBODY:
+                        g.say(f"    P{f.escaped} escapes the fight")
+                        return NO_KNOCKOUT
+            dfn = 1 - att
+            a_score = roll_score(g, dice[att]) + edge[att] + f.bonus[att] + f.roll_bonus[att]
+            d_score = roll_score(g, dice[dfn]) + edge[dfn] + f.bonus[dfn] + f.roll_bonus[dfn]
+            f.roll_bonus[0] = f.roll_bonus[1] = 0
+            damage = a_score - d_score
+            if damage > 0:
+                hurt(g, f, dfn, damage)
+                if f.reflect[dfn]:
+                    f.reflect[dfn] = 0
+                    hurt(g, f, att, damage)
+            g.say(f"    roll {roll + 1}: {name(g, f, att)} {a_score} vs {name(g, f, dfn)} {d_score}"
+                  f" -> {max(damage, 0)} damage (HP {side_hp(g, f, 0)}/{side_hp(g, f, 1)})")
+            if grabs:  # §7: after each roll the higher score takes a random item card
+                if a_score > d_score:
+                    take_random_item(g, f.seats[att], f.seats[dfn])
+                elif d_score > a_score:
+                    take_random_item(g, f.seats[dfn], f.seats[att])
+            if side_hp(g, f, dfn) == 0:
+                return dfn
+            if side_hp(g, f, att) == 0:
+                return att
+            att = dfn
+        return NO_KNOCKOUT
+    finally:
+        g.fight = None

@@ -1,0 +1,117 @@
+"""Paws in Peril reference engine: §2 setting up, the round loop, and the game record.
+
+``play_game`` is the readable truth that the engine core (``core/paws_*.pyx``) must match record for
+record. The random stream of game ``game_index`` depends only on (master seed, game index).
+"""
+
+from __future__ import annotations
+
+from sim.params import as_dict
+from sim.paws.bots import make_bots
+from sim.paws.cards import CardSet, load_cards
+from sim.paws.items import gain_items
+from sim.paws.kinds import Tile
+from sim.paws.rules import PawsRules, PawsSetup
+from sim.paws.state import Game
+from sim.paws.turn import take_turn
+from sim.paws.winning import check_round_end
+from sim.rng import Rng
+
+
+def build_board(g: Game) -> None:
+    """§2.2: Beginner: the 18 tiles shuffled into two rings; Explorer: the Desert alone, tiles in hand."""
+    r = g.rules
+    g.tile[0] = Tile.DESERT
+    if g.setup.board == "beginner":
+        tiles = ([Tile.MANSION] * r.beginner_mansions + [Tile.HOME] * r.beginner_homes
+                 + [Tile.CHEST] * r.beginner_chests + [Tile.FOREST] * r.beginner_forests)
+        g.rng.shuffle(tiles)
+        g.tile[1:19] = tiles
+    else:
+        held = list(r.explorer_tiles(g.n))
+        for p in g.players:
+            p.tiles = list(held)
+    g.board_changed()
+
+
+def first_player(g: Game) -> int:
+    """§2.5: everyone rolls two dice; the highest goes first, the tied roll again."""
+    contenders = list(range(g.n))
+    while len(contenders) > 1:
+        rolls = [g.rng.die() + g.rng.die() for _ in contenders]
+        best = max(rolls)
+        contenders = [s for s, roll in zip(contenders, rolls) if roll == best]
+    return contenders[0]
+
+
+def setup_game(g: Game) -> None:
+    """§2 in a fixed order: board, monster deck, item deck, starting hands, first player."""
+    build_board(g)
+    g.monster_deck = g.cards.monster_deck()
+    g.rng.shuffle(g.monster_deck)
+    g.item_deck = g.cards.item_deck(g.rules.item_deck, g.rules.unruled_cards)
+    g.rng.shuffle(g.item_deck)
+    for seat in range(g.n):
+        gain_items(g, seat, g.rules.starting_items)
+    g.first_seat = first_player(g)
+    g.say(f"== Paws in Peril {g.rules.ruleset}, {g.setup.board} board, {g.setup.mode}, {g.n} players; "
+          f"P{g.first_seat} goes first")
+
+
+def play_round(g: Game) -> None:
+    """One round: each player with lives left takes a turn, clockwise from the first player."""
+    g.round += 1
+    for k in range(g.n):
+        seat = (g.first_seat + k) % g.n
+        if g.players[seat].alive:
+            take_turn(g, seat)
+        if g.over:
+            break
+    g.trace.append([g.vp(s) for s in range(g.n)])
+    check_round_end(g)
+
+
+def play_game(setup: PawsSetup, rules: PawsRules, master_seed: int, game_index: int,
+              cards: CardSet | None = None, log: list | None = None) -> dict:
+    """Play one whole game and return its record; pass a list as ``log`` to collect the event log."""
+    cards = cards or load_cards()
+    g = Game(setup, rules, cards, make_bots(setup.bots), Rng.for_game(master_seed, game_index), log)
+    setup_game(g)
+    while not g.over:
+        play_round(g)
+    return record(g, master_seed, game_index)
+
+
+def record(g: Game, master_seed: int, game_index: int) -> dict:
+    """The game record: one row per game, the contract for everything downstream."""
+    n = g.n
+    rec = {
+        "game": "paws",
+        "ruleset": g.rules.ruleset,
+        "board": g.setup.board,
+        "mode": g.setup.mode,
+        "players": n,
+        "bots": list(g.setup.bots),
+        "seed": master_seed,
+        "game_index": game_index,
+        "first_seat": g.first_seat,
+        "winner_seat": g.winner_seat,
+        "winner_team": g.winner_team,
+        "end_reason": g.end_reason,
+        "rounds": g.round,
+        "turns": g.turns,
+        "vp": [g.vp(s) for s in range(n)],
+        "buildings": [g.owner.count(s) for s in range(n)],
+        "lives": [p.lives for p in g.players],
+        "knockouts": [p.knockouts for p in g.players],
+        "knockouts_dealt": [p.knockouts_dealt for p in g.players],
+        "building_fights": g.building_fights,
+        "invasions": g.invasions,
+        "raids": g.raids,
+        "items_played": g.items_played,
+        "vp_trace": g.trace,
+    }
+    for k, v in as_dict(g.rules).items():
+        if k != "ruleset":
+            rec[k] = v
+    return rec

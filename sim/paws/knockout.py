@@ -1,0 +1,87 @@
+"""§8 Knockouts: lose a life, the knocker takes a card, keep one monster, come back on the Desert."""
+
+from __future__ import annotations
+
+from sim.paws import items, winning
+from sim.paws.kinds import Decision, Tile
+from sim.paws.state import NOBODY, Game
+
+ITEM, MONSTER = 0, 1
+
+
+def place_free(g: Game, seat: int) -> None:
+    """§8.6 Explorer: place all the tiles you still hold, free (mansion, home, chest, forest order)."""
+    from sim.paws.actions import place_tile, placement_cells
+    p = g.players[seat]
+    for kind_index in range(4):
+        while p.tiles[kind_index] > 0:
+            cells = placement_cells(g)
+            if not cells:
+                return
+            cell = cells[g.ask(seat, Decision.PLACE_FREE, cells)]
+            place_tile(g, seat, kind_index, cell)
+
+
+def knock_out(g: Game, victim: int, by: int, scores: bool) -> None:
+    """Knock ``victim`` out; ``by`` is the player who did it or NOBODY (a monster). ``scores``: a player fight."""
+    p = g.players[victim]
+    p.lives -= 1
+    p.knockouts += 1
+    g.say(f"  ** P{victim} is knocked out" + (f" by P{by}" if by != NOBODY else "") + f" ({p.lives} lives left)")
+    # §8.3: with a life left, keep one monster card, chosen before the knocker takes theirs
+    kept, kept_active = NOBODY, False
+    if p.lives > 0 and g.rules.keep_one_monster and p.monsters:
+        i = g.ask(victim, Decision.KEEP_MONSTER, list(p.monsters))
+        kept, kept_active = p.monsters.pop(i), p.active.pop(i)
+    # §8.2: the knocker looks at your cards and takes some (an item card or a monster card each)
+    if by != NOBODY:
+        q = g.players[by]
+        q.knockouts_dealt += 1
+        for _ in range(g.rules.knockout_cards_taken):
+            opts = [(ITEM, c) for c in p.items] + [(MONSTER, m) for m in p.monsters]
+            if not opts:
+                break
+            kind, card = opts[g.ask(by, Decision.TAKE_CARD, opts)]
+            if kind == ITEM:
+                p.items.remove(card)
+                q.items.append(card)
+            else:
+                i = p.monsters.index(card)
+                p.monsters.pop(i)
+                p.active.pop(i)
+                q.monsters.append(card)
+                q.active.append(False)
+        items.enforce_hand_limit(g, by)
+    # the rest go to the discard pile (monsters to the bottom of the monster deck)
+    g.item_discard.extend(p.items)
+    p.items = []
+    g.monster_deck[0:0] = reversed(p.monsters)
+    p.monsters, p.active = ([kept], [kept_active]) if kept != NOBODY else ([], [])
+    p.poison_ticks, p.poisoner, p.protected = 0, NOBODY, False
+    p.snared = [0] * g.n
+    for q in g.players:  # §8.5: Snares you played stop working
+        q.snared[victim] = 0
+    for c, t in enumerate(g.tile):  # §4: the chests and forests you looted reset
+        if t in (Tile.CHEST, Tile.FOREST) and g.brick[c] == victim:
+            g.brick[c] = NOBODY
+    if p.lives > 0:  # §8.4
+        p.pos = 0
+        p.hp = g.rules.respawn_hp
+        items.gain_items(g, victim, g.rules.respawn_items)
+        if g.setup.board == "explorer":
+            place_free(g, victim)
+    else:  # §8.7: out of the game; homes, mansions and barricades are cleared
+        for c in range(len(g.tile)):
+            if g.owner[c] == victim:
+                g.owner[c] = g.brick[c] = NOBODY
+            if g.barricade[c] == victim:
+                g.barricade[c] = NOBODY
+        p.barricades = 0
+        p.tiles = [0, 0, 0, 0]
+        p.monsters, p.active = [], []
+        g.say(f"  ** P{victim} is out of the game")
+    if by != NOBODY and scores and g.rules.vp_per_knockout:
+        g.players[by].knockout_vp += 1
+        winning.check_vp(g, by)
+    if p.lives == 0:
+        winning.check_last_alive(g)

@@ -1,0 +1,146 @@
+"""Game state of the reference engine: plain fields and lists that mirror the core's C structs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sim.paws.board import NO_CELL, distances, geometry
+from sim.paws.cards import CardSet
+from sim.paws.kinds import Buff, Tile
+from sim.paws.rules import PawsRules, PawsSetup
+from sim.rng import Rng
+
+NOBODY = -1
+
+
+@dataclass
+class Player:
+    """One seat. Lists keep card ids in the order they were gained (hand order is part of the contract)."""
+    seat: int
+    hp: int
+    lives: int
+    pos: int = 0                                            # board cell; 0 = Desert
+    items: list[int] = field(default_factory=list)          # item card ids in hand
+    monsters: list[int] = field(default_factory=list)       # monster card ids owned
+    active: list[bool] = field(default_factory=list)        # monsters[i]'s buff works (from the next turn start)
+    barricades: int = 0                                     # barricades held, not yet placed
+    tiles: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # Explorer tiles held: mansion, home, chest, forest
+    knockout_vp: int = 0                                    # knockouts scored (V3's VP per knockout)
+    knockouts: int = 0                                      # times knocked out
+    knockouts_dealt: int = 0                                # players this seat knocked out
+    protected: bool = False                                 # Smoke Bomb: cannot be attacked until its next turn
+    poison_ticks: int = 0                                   # Poison Dart damage still to come at turn starts
+    poisoner: int = NOBODY
+    snared: list[int] = field(default_factory=list)         # snared[s] = AP this seat loses next turn, from seat s
+
+    @property
+    def alive(self) -> bool:
+        return self.lives > 0
+
+
+EXPLORER_KINDS = (Tile.MANSION, Tile.HOME, Tile.CHEST, Tile.FOREST)  # order of Player.tiles
+
+
+@dataclass
+class Fight:
+    """The fight in progress (bots read it in COMBAT_CARD decisions)."""
+    kind: str                   # "monster", "invasion" or "raid"
+    seats: list[int]            # [seat that started it, opposing seat or NOBODY for a monster]
+    roll: int = 0               # rolls made so far
+    attacker: int = NOBODY      # seat attacking this roll, or NOBODY when the monster attacks
+    monster_hp: int = 0
+    bonus: list[int] = field(default_factory=lambda: [0, 0])       # card bonus for the rest of the fight [starter, other]
+    roll_bonus: list[int] = field(default_factory=lambda: [0, 0])  # card bonus for the next roll only
+    reflect: list[int] = field(default_factory=lambda: [0, 0])     # Revenge Strike armed
+    escaped: int = NOBODY       # seat that ran, if any
+
+
+class Game:
+    """All state of one game of Paws in Peril, plus its counters and optional event log."""
+
+    def __init__(self, setup: PawsSetup, rules: PawsRules, cards: CardSet, bots, rng: Rng, log: list | None):
+        self.setup, self.rules, self.cards, self.bots, self.rng, self.log = setup, rules, cards, bots, rng, log
+        self.n = setup.players
+        self.radius = 2 if setup.board == "beginner" else rules.explorer_radius
+        self.coords, self.nbrs = geometry(self.radius)
+        ncells = len(self.coords)
+        self.tile = [Tile.EMPTY] * ncells
+        self.owner = [NOBODY] * ncells        # home/mansion owner
+        self.brick = [NOBODY] * ncells        # looter of a chest/forest, or owner of a claimed building
+        self.barricade = [NOBODY] * ncells    # who barricaded the tile
+        self.dist: list[list[int]] = []
+        self.players = [Player(s, rules.start_hp, rules.lives, snared=[0] * self.n) for s in range(self.n)]
+        self.monster_deck: list[int] = []     # top = end of list
+        self.item_deck: list[int] = []        # top = end of list
+        self.item_discard: list[int] = []
+        self.first_seat = 0
+        self.round = 0
+        self.turns = 0
+        self.seat = NOBODY                    # whose turn it is
+        self.ap = 0
+        self.building_fights_left = 0         # this turn; large when unlimited
+        self.raids_left = 0
+        self.fight: Fight | None = None
+        self.over = False
+        self.winner_seat = NOBODY
+        self.winner_team = NOBODY
+        self.end_reason = ""
+        self.trace: list[list[int]] = []      # VP per seat after each round
+        self.building_fights = 0
+        self.invasions = 0
+        self.raids = 0
+        self.items_played = 0
+
+    # -- decisions -----------------------------------------------------------------------------
+    def ask(self, seat: int, kind, options: list) -> int:
+        """Every bot choice goes through here; a choice of one is not asked (and draws no random number)."""
+        if len(options) == 1:
+            return 0
+        return self.bots[seat].decide(self, seat, kind, options)
+
+    # -- derived facts -------------------------------------------------------------------------
+    def say(self, text: str) -> None:
+        if self.log is not None:
+            self.log.append(text)
+
+    def vp(self, seat: int) -> int:
+        """§1: one VP per home or mansion owned (plus V3's VP per knockout)."""
+        return self.owner.count(seat) + self.players[seat].knockout_vp * self.rules.vp_per_knockout
+
+    def team(self, seat: int) -> int:
+        return self.setup.team_of(seat)
+
+    def teammates(self, a: int, b: int) -> bool:
+        return self.setup.mode == "teams" and a != b and a % 2 == b % 2
+
+    def opponents(self, a: int, b: int) -> bool:
+        return a != b and not self.teammates(a, b)
+
+    def sole_leader(self) -> int:
+        """§6.2: the one player with the most VP, or NOBODY on a tie."""
+        vps = [self.vp(s) for s in range(self.n)]
+        best = max(vps)
+        return vps.index(best) if vps.count(best) == 1 else NOBODY
+
+    def buff(self, seat: int, kind: Buff) -> int:
+        """Sum of the active buffs of ``kind`` among a seat's monster cards."""
+        p = self.players[seat]
+        total = 0
+        for m, on in zip(p.monsters, p.active):
+            card = self.cards.monsters[m]
+            if on and card.buff == kind:
+                total += card.amount
+        return total
+
+    def hand_limit(self, seat: int) -> int:
+        return self.rules.hand_limit + self.buff(seat, Buff.HAND)
+
+    def tile_cells(self) -> list[int]:
+        return [c for c, t in enumerate(self.tile) if t != Tile.EMPTY]
+
+    def neighbours(self, cell: int) -> list[int]:
+        """Cells next to ``cell`` that hold a tile, in direction order."""
+        return [m for m in self.nbrs[cell] if m != NO_CELL and self.tile[m] != Tile.EMPTY]
+
+    def board_changed(self) -> None:
+        self.dist = distances(self.tile, self.nbrs)
