@@ -70,7 +70,7 @@ def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_s
         "first_seat": out["first_seat"], "winner_seat": out["winner_seat"], "winner_team": out["winner_team"],
         "end_reason": reasons, "rounds": out["rounds"], "turns": out["turns"],
         "vp": _seat_list(out["vp"], p), "buildings": _seat_list(out["buildings"], p),
-        "lives": _seat_list(out["lives"], p), "knockouts": _seat_list(out["knockouts"], p),
+        "lives_left": _seat_list(out["lives"], p), "knockouts": _seat_list(out["knockouts"], p),
         "knockouts_dealt": _seat_list(out["knockouts_dealt"], p),
         "building_fights": out["building_fights"], "invasions": out["invasions"], "raids": out["raids"],
         "items_played": out["items_played"],

@@ -102,7 +102,7 @@ def record(g: Game, master_seed: int, game_index: int) -> dict:
         "turns": g.turns,
         "vp": [g.vp(s) for s in range(n)],
         "buildings": [g.owner.count(s) for s in range(n)],
-        "lives": [p.lives for p in g.players],
+        "lives_left": [p.lives for p in g.players],
         "knockouts": [p.knockouts for p in g.players],
         "knockouts_dealt": [p.knockouts_dealt for p in g.players],
         "building_fights": g.building_fights,

@@ -26,7 +26,7 @@ RECORD_FIELDS = [
     pa.field("turns", pa.int32()),
     pa.field("vp", SEATS),                            # per seat, at the end
     pa.field("buildings", SEATS),                     # homes + mansions owned per seat
-    pa.field("lives", SEATS),                         # lives left per seat
+    pa.field("lives_left", SEATS),                    # lives left per seat
     pa.field("knockouts", SEATS),                     # times each seat was knocked out
     pa.field("knockouts_dealt", SEATS),               # knockouts each seat caused
     pa.field("building_fights", pa.int32()),
@@ -49,7 +49,14 @@ def param_fields() -> list[pa.Field]:
     return out
 
 
-SCHEMA = pa.schema(RECORD_FIELDS + param_fields())
+def _schema() -> pa.Schema:
+    clash = {f.name for f in RECORD_FIELDS} & {f.name for f in param_fields()}
+    if clash:  # a rule parameter must never shadow a record column
+        raise AssertionError(f"record columns and rule parameters share names: {sorted(clash)}")
+    return pa.schema(RECORD_FIELDS + param_fields())
+
+
+SCHEMA = _schema()
 
 
 def to_table(records: list[dict]) -> pa.Table:
