@@ -15,8 +15,8 @@ from sim.paws.game import play_game
 from sim.paws.record import SCHEMA, to_table
 from sim.paws.rules import PawsRules, PawsSetup
 
-ENGINES = ("reference",)
-DEFAULT_CHUNK = 4096
+ENGINES = ("core", "reference")          # core: the Cython engine (default); reference: pure Python
+DEFAULT_CHUNK = {"core": 65536, "reference": 256}
 
 
 def check_engine(engine: str) -> None:
@@ -25,17 +25,23 @@ def check_engine(engine: str) -> None:
 
 
 def play_batch(setup: PawsSetup, rules: PawsRules, master_seed: int, start: int, count: int,
-               engine: str = "reference", cards: CardSet | None = None) -> pa.Table:
+               engine: str = "core", cards: CardSet | None = None) -> pa.Table:
     """Play games ``start .. start+count-1`` and return their records as one table."""
     check_engine(engine)
     cards = cards or load_cards()
+    if engine == "core":
+        from sim.paws.core_engine import play_batch_core
+        return play_batch_core(setup, rules, cards, master_seed, start, count)
     return to_table([play_game(setup, rules, master_seed, i, cards) for i in range(start, start + count)])
 
 
 def iter_batches(setup: PawsSetup, rules: PawsRules, master_seed: int, start: int, count: int,
-                 engine: str = "reference", cards: CardSet | None = None,
-                 chunk: int = DEFAULT_CHUNK) -> Iterator[pa.Table]:
+                 engine: str = "core", cards: CardSet | None = None,
+                 chunk: int | None = None) -> Iterator[pa.Table]:
     """The same games as :func:`play_batch`, streamed in tables of at most ``chunk`` rows."""
+    check_engine(engine)
+    cards = cards or load_cards()
+    chunk = chunk or DEFAULT_CHUNK[engine]
     for lo in range(start, start + count, chunk):
         yield play_batch(setup, rules, master_seed, lo, min(chunk, start + count - lo), engine, cards)
 

@@ -20,10 +20,6 @@ err = Console(stderr=True)
 GAMES = ("paws",)
 
 
-class UserError(Exception):
-    """Bad input from the user: reported as one clear line, exit code 2."""
-
-
 def fail(message: str) -> None:
     err.print(f"[bold red]error:[/] {message}", highlight=False)
     raise typer.Exit(code=2)
@@ -37,7 +33,7 @@ PlayersOpt = Annotated[int, typer.Option(help="players: 2, 3 or 4")]
 BotsOpt = Annotated[Optional[str], typer.Option(help="bot per seat, comma separated (random, heuristic, "
                                                      "heuristic:aggression=3); one name = every seat")]
 SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value (repeatable)")]
-EngineOpt = Annotated[str, typer.Option(help="engine: reference")]
+EngineOpt = Annotated[str, typer.Option(help="engine: core (Cython, default) or reference (pure Python)")]
 ItemsOpt = Annotated[Optional[Path], typer.Option(help="item deck TOML (default: the packaged stand-ins)")]
 MonstersOpt = Annotated[Optional[Path], typer.Option(help="monster deck TOML (default: the packaged stand-ins)")]
 
@@ -67,7 +63,7 @@ def resolve(game: str, rules: str, board: str, mode: str, players: int, bots: Op
 def play(game: GameArg, rules: RulesOpt = "v4", board: BoardOpt = "beginner", mode: ModeOpt = "ffa",
          players: PlayersOpt = 4, bots: BotsOpt = None, seed: Annotated[int, typer.Option(help="master seed")] = 0,
          game_index: Annotated[int, typer.Option(help="which game of the batch")] = 0,
-         set_: SetOpt = None, engine: EngineOpt = "reference",
+         set_: SetOpt = None, engine: EngineOpt = "core",
          as_json: Annotated[bool, typer.Option("--json", help="print the game record as JSON")] = False,
          items: ItemsOpt = None, monsters: MonstersOpt = None) -> None:
     """Play one game and print its turn-by-turn log (or its record with --json)."""
@@ -80,6 +76,13 @@ def play(game: GameArg, rules: RulesOpt = "v4", board: BoardOpt = "beginner", mo
         fail(str(e))
     log: list[str] | None = None if as_json else []
     rec = play_game(setup, r, seed, game_index, cards, log=log)
+    if engine == "core":  # the core keeps no log: the reference engine narrates the same game
+        from sim.batch import play_batch
+        core = play_batch(setup, r, seed, game_index, 1, "core", cards).to_pylist()[0]
+        if core != rec:
+            err.print("[bold yellow]warning:[/] the core and the reference engine disagree on this game; "
+                      "the log is the reference engine's, the record the core's")
+        rec = core
     if as_json:
         typer.echo(json.dumps(rec))
         return
@@ -95,7 +98,7 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
         bots: BotsOpt = None, games: Annotated[int, typer.Option(help="number of games")] = 1000,
         seed: Annotated[int, typer.Option(help="master seed")] = 0,
         start: Annotated[int, typer.Option(help="first game index")] = 0,
-        set_: SetOpt = None, engine: EngineOpt = "reference",
+        set_: SetOpt = None, engine: EngineOpt = "core",
         items: ItemsOpt = None, monsters: MonstersOpt = None) -> None:
     """Play a local batch of games and write one Parquet file, with a progress bar."""
     from sim.batch import check_engine, iter_batches
@@ -108,7 +111,6 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
         fail(str(e))
     if games < 1:
         fail("--games must be at least 1")
-    chunk = 256 if engine == "reference" else 65536
     meta = {"playtest.rules_digest": digest(r), "playtest.cards_digest": cards.digest,
             "playtest.seed": str(seed), "playtest.engine": engine}
     t0 = time.perf_counter()
@@ -120,10 +122,22 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
             done = bar.tasks[0].completed + n
             bar.update(task, advance=n, rate=f"{done / (time.perf_counter() - t0):,.0f} games/s")
 
-        rows = write_parquet(iter_batches(setup, r, seed, start, games, engine, cards, chunk=chunk), out, SCHEMA,
+        rows = write_parquet(iter_batches(setup, r, seed, start, games, engine, cards), out, SCHEMA,
                              metadata=meta, on_chunk=advance)
     wall = time.perf_counter() - t0
     err.print(f"{rows:,} games in {wall:.1f} s ({rows / wall:,.0f} games/s) -> {out}")
+
+
+@app.command()
+def bench(out: Annotated[Path, typer.Option(help="where to write the results (.json; a .md table is written beside it)")]
+          = Path("bench/paws.json"),
+          games: Annotated[int, typer.Option(help="core games per preset")] = 20000,
+          reference_games: Annotated[int, typer.Option(help="reference-engine games per preset (same seeds)")] = 300,
+          seed: Annotated[int, typer.Option(help="master seed")] = 1,
+          profile: Annotated[bool, typer.Option(help="also measure where the core spends its time")] = True) -> None:
+    """Benchmark (not a test): games/s per core of both engines on fixed presets, same seeds, and the ratio."""
+    from sim.bench import run_bench
+    run_bench(out=out, games=games, reference_games=reference_games, seed=seed, profile=profile, console=err)
 
 
 def main() -> None:

@@ -78,7 +78,7 @@ def _coerce(f: dataclasses.Field, value: Any, where: str) -> Any:
     return value
 
 
-def with_overrides(base: T, overrides: Mapping[str, Any], where: str = "rules") -> T:
+def with_overrides(base: T, overrides: Mapping[str, Any], where: str = "rules", what: str = "rule parameter") -> T:
     """Return a copy of ``base`` with validated overrides; unknown names list the valid ones."""
     by_name = {f.name: f for f in fields(base)}
     changes = {}
@@ -86,7 +86,7 @@ def with_overrides(base: T, overrides: Mapping[str, Any], where: str = "rules") 
         key = name.strip().replace("-", "_")
         if key not in by_name:
             valid = ", ".join(sorted(by_name))
-            raise RuleError(f"{where}: unknown rule parameter {name!r}; valid parameters: {valid}")
+            raise RuleError(f"{where}: unknown {what} {name!r}; valid {what}s: {valid}")
         changes[key] = _coerce(by_name[key], value, where)
     new = dataclasses.replace(base, **changes)
     check = getattr(new, "check", None)

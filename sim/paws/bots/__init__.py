@@ -20,7 +20,7 @@ def parse_bot(spec: str):
             raise RuleError(f"bot {spec!r}: the random bot takes no weights")
         return RandomBot()
     w = with_overrides(HeuristicWeights(), parse_assignments(weights, where=f"bot {spec!r}"),
-                       where=f"bot {spec!r}")
+                       where=f"bot {spec!r}", what="weight")
     return HeuristicBot(w)
 
 
