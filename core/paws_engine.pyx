@@ -84,6 +84,7 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
         g.explorer = explorer
         g.teams = teams
         g.ncells = len(nbrs)
+        g.dist_valid = 0
         for c in range(g.ncells):
             for d in range(6):
                 g.nbrs[c][d] = nbrs[c][d]

@@ -206,7 +206,17 @@ ctypedef struct Game:
     int owner[MAXC]
     int brick[MAXC]
     int barricade[MAXC]
-    uint8_t dist[MAXC][MAXC]
+    int n_owned[MAXP]             # homes and mansions each seat owns: set only through set_owner()
+    # derived from tile[] by board_changed() (common.pxi), read-only everywhere else:
+    int n_tiled
+    int tiled[MAXC]               # cells with a tile, ascending
+    int n_tn[MAXC]
+    int tn[MAXC][6]               # tn[c][:n_tn[c]]: the neighbours of c with a tile, in direction order
+    int n_place
+    int place[MAXC]               # Explorer placement cells: empty, touching a tile, ascending
+    uint8_t dist[MAXC][MAXC]      # walking distance over tiled cells, FAR where there is no path
+    uint64_t dist_mask[2]         # the tiled cells dist[][] was computed for (bit c = cell c)
+    int dist_valid                # 0 until dist[][] has been computed once in this batch
     Player players[MAXP]
     int16_t monster_deck[MAXMON]  # top = end
     int n_monster_deck
@@ -236,4 +246,3 @@ ctypedef struct Game:
     int opt_a[MAXOPT]
     int opt_b[MAXOPT]
     int opt_c[MAXOPT]
-    int score[MAXOPT]

@@ -52,12 +52,13 @@ cdef inline void pcg32_for_game(pcg32_t* rng, uint64_t master, uint64_t index) n
 @cython.cdivision(True)
 cdef inline uint32_t pcg32_below(pcg32_t* rng, uint32_t n) noexcept nogil:
     """Uniform integer in [0, n) for n >= 1, by rejection (no modulo bias); n == 0 is undefined."""
-    # (2**32 - n) % n: outputs below it would make the low residues more likely
-    cdef uint32_t threshold = (<uint32_t>0 - n) % n
+    # outputs below (2**32 - n) % n would make the low residues more likely; that threshold is
+    # below n, so an output r >= n is always kept and the division for the threshold is only done
+    # for the rare r < n (the draws and results are exactly the twin's)
     cdef uint32_t r
     while True:
         r = pcg32_next(rng)
-        if r >= threshold:
+        if r >= n or r >= (<uint32_t>0 - n) % n:
             return r % n
 
 

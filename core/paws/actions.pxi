@@ -1,30 +1,22 @@
 # §3 Turn actions: the canonical list of legal actions, move, buy, barricade, place (sim/paws/actions.py).
 
 cdef void placement_options(Game* g, int a, int b) noexcept nogil:
-    """Append (a, b, cell) for each empty cell touching a tile (Explorer placement)."""
-    cdef int c, d, m
-    for c in range(g.ncells):
-        if g.tile[c] != T_EMPTY:
-            continue
-        for d in range(6):
-            m = g.nbrs[c][d]
-            if m != NO_CELL and g.tile[m] != T_EMPTY:
-                opt_add(g, a, b, c)
-                break
+    """Append (a, b, cell) for each empty cell touching a tile (Explorer placement), ascending."""
+    cdef int k
+    for k in range(g.n_place):
+        opt_add(g, a, b, g.place[k])
 
 
 cdef void legal_actions(Game* g, int seat) noexcept nogil:
     """Every legal action as (Action, a, b) in g.opt_*, in the canonical order."""
     cdef Player* p = &g.players[seat]
-    cdef int k, c, nn, first
-    cdef int nb[6]
+    cdef int k, c
     opt_clear(g)
     opt_add(g, A_END_TURN, -1, -1)
     if g.ap < 1:
         return
-    nn = neighbours(g, p.pos, nb)
-    for k in range(nn):
-        opt_add(g, A_MOVE, nb[k], -1)
+    for k in range(g.n_tn[p.pos]):
+        opt_add(g, A_MOVE, g.tn[p.pos][k], -1)
     if lootable(g, seat):
         opt_add(g, A_LOOT, -1, -1)
     if can_draw(g):
@@ -33,7 +25,8 @@ cdef void legal_actions(Game* g, int seat) noexcept nogil:
     if invadable(g, seat):
         opt_add(g, A_INVADE, -1, -1)
     if p.barricades > 0:
-        for c in range(g.ncells):
+        for k in range(g.n_tiled):  # only tiles are owned or bricked
+            c = g.tiled[k]
             if (g.owner[c] == seat or g.brick[c] == seat) and g.barricade[c] == NOBODY:
                 opt_add(g, A_BARRICADE, c, -1)
     if g.explorer and (p.tiles[0] or p.tiles[1] or p.tiles[2] or p.tiles[3]):

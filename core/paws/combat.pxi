@@ -4,10 +4,18 @@ cdef enum:
     NO_KNOCKOUT = -1
 
 
-cdef int roll_score(Game* g, int dice) noexcept nogil:
+cdef inline int roll_score(Game* g, int dice) noexcept nogil:
     """§12.2: roll ``dice`` dice and add the highest ``scored_dice`` of them."""
     cdef int rolls[16]
-    cdef int i, j, v, total = 0
+    cdef int i, j, v, hi, lo, top = 0, second = 0, total = 0
+    if g.r.scored_dice <= 2:  # the usual case: keep the two highest as they come (no branches)
+        for i in range(dice):
+            v = die(g)
+            hi = max(top, v)
+            lo = min(top, v)
+            second = max(second, lo)
+            top = hi
+        return top + second if g.r.scored_dice == 2 else top
     for i in range(dice):
         v = die(g)
         j = i

@@ -47,11 +47,17 @@ cdef inline int die(Game* g) noexcept nogil:
 
 
 cdef inline int owned(Game* g, int seat) noexcept nogil:
-    cdef int c, k = 0
-    for c in range(g.ncells):
-        if g.owner[c] == seat:
-            k += 1
-    return k
+    """Homes and mansions ``seat`` owns (kept by set_owner, so no scan of the board)."""
+    return g.n_owned[seat]
+
+
+cdef inline void set_owner(Game* g, int cell, int seat) noexcept nogil:
+    """Every change of g.owner goes through here, so that g.n_owned stays the count of owner[]."""
+    if g.owner[cell] != NOBODY:
+        g.n_owned[g.owner[cell]] -= 1
+    g.owner[cell] = seat
+    if seat != NOBODY:
+        g.n_owned[seat] += 1
 
 
 cdef inline int vp(Game* g, int seat) noexcept nogil:
@@ -95,36 +101,108 @@ cdef inline int hand_limit(Game* g, int seat) noexcept nogil:
 
 cdef inline int neighbours(Game* g, int cell, int* out) noexcept nogil:
     """Cells next to ``cell`` that hold a tile, in direction order; returns how many."""
-    cdef int d, m, k = 0
-    for d in range(6):
-        m = g.nbrs[cell][d]
-        if m != NO_CELL and g.tile[m] != T_EMPTY:
-            out[k] = m
-            k += 1
-    return k
+    cdef int k, nn = g.n_tn[cell]
+    for k in range(nn):
+        out[k] = g.tn[cell][k]
+    return nn
 
 
 cdef void board_changed(Game* g) noexcept nogil:
-    """All-pairs walking distances over cells with tiles (BFS from each)."""
-    cdef int src, c, m, d, head, tail
+    """The facts derived from the tiles: tiled cells, their tiled neighbours, Explorer placement cells,
+    and all-pairs walking distances over cells with tiles (sim.paws.board.distances)."""
+    cdef int c, d, m, k, added = NO_CELL, nadded = 0
+    cdef uint64_t mask[2]
+    mask[0] = 0
+    mask[1] = 0
+    g.n_tiled = 0
+    g.n_place = 0
+    for c in range(g.ncells):
+        k = 0
+        for d in range(6):
+            m = g.nbrs[c][d]
+            if m != NO_CELL and g.tile[m] != T_EMPTY:
+                g.tn[c][k] = m
+                k += 1
+        g.n_tn[c] = k
+        if g.tile[c] != T_EMPTY:
+            g.tiled[g.n_tiled] = c
+            g.n_tiled += 1
+            mask[c >> 6] |= (<uint64_t>1) << (c & 63)
+        elif k > 0:
+            g.place[g.n_place] = c
+            g.n_place += 1
+    # distances depend only on which cells hold tiles: reuse them when that is unchanged (every
+    # Beginner game of a batch), extend them when one tile was added (an Explorer placement)
+    if g.dist_valid:
+        if mask[0] == g.dist_mask[0] and mask[1] == g.dist_mask[1]:
+            return
+        if (mask[0] & g.dist_mask[0]) == g.dist_mask[0] and (mask[1] & g.dist_mask[1]) == g.dist_mask[1]:
+            for k in range(g.n_tiled):
+                c = g.tiled[k]
+                if not (g.dist_mask[c >> 6] >> (c & 63)) & 1:
+                    nadded += 1
+                    added = c
+    g.dist_mask[0] = mask[0]
+    g.dist_mask[1] = mask[1]
+    g.dist_valid = 1
+    if nadded == 1:
+        dist_add_cell(g, added)
+    else:
+        dist_all_pairs(g)
+
+
+cdef void dist_all_pairs(Game* g) noexcept nogil:
+    """BFS from each tiled cell over tiled cells."""
+    cdef int i, src, c, k, m, head, tail
     cdef int queue[MAXC]
-    for src in range(g.ncells):
-        for c in range(g.ncells):
-            g.dist[src][c] = FAR
-        if g.tile[src] == T_EMPTY:
-            continue
+    memset(g.dist, FAR, sizeof(g.dist))
+    for i in range(g.n_tiled):
+        src = g.tiled[i]
         g.dist[src][src] = 0
         queue[0] = src
         head, tail = 0, 1
         while head < tail:
             c = queue[head]
             head += 1
-            for d in range(6):
-                m = g.nbrs[c][d]
-                if m != NO_CELL and g.tile[m] != T_EMPTY and g.dist[src][m] == FAR:
+            for k in range(g.n_tn[c]):
+                m = g.tn[c][k]
+                if g.dist[src][m] == FAR:
                     g.dist[src][m] = g.dist[src][c] + 1
                     queue[tail] = m
                     tail += 1
+
+
+cdef void dist_add_cell(Game* g, int x) noexcept nogil:
+    """dist[][] was right without the tile at ``x``: the shortest paths that use x, plus x's own row.
+
+    A shortest path to x ends with a step from a tiled neighbour m of x (and does not pass x before),
+    so d'(a, x) = 1 + min over m of d(a, m); any other pair is d'(a, b) = min(d(a, b), d'(a, x) + d'(x, b)).
+    """
+    cdef int i, j, a, b, k, v, best
+    cdef int dx[MAXC]
+    for i in range(g.n_tiled):
+        a = g.tiled[i]
+        best = FAR
+        if a == x:
+            best = 0
+        else:
+            for k in range(g.n_tn[x]):
+                v = g.dist[a][g.tn[x][k]]
+                if v != FAR and v + 1 < best:
+                    best = v + 1
+        dx[a] = best
+    for i in range(g.n_tiled):
+        a = g.tiled[i]
+        g.dist[a][x] = <uint8_t>dx[a]
+        g.dist[x][a] = <uint8_t>dx[a]
+    for i in range(g.n_tiled):
+        a = g.tiled[i]
+        if dx[a] == FAR or a == x:
+            continue
+        for j in range(g.n_tiled):
+            b = g.tiled[j]
+            if dx[b] != FAR and dx[a] + dx[b] < g.dist[a][b]:
+                g.dist[a][b] = <uint8_t>(dx[a] + dx[b])
 
 
 cdef inline void opt_clear(Game* g) noexcept nogil:

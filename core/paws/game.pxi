@@ -29,6 +29,8 @@ cdef void build_board(Game* g) noexcept nogil:
     cdef int16_t tiles[18]
     cdef int i, k = 0, s
     cdef int held[4]
+    for i in range(MAXP):
+        g.n_owned[i] = 0
     for i in range(g.ncells):
         g.tile[i] = T_EMPTY
         g.owner[i] = NOBODY

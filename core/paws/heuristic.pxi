@@ -35,38 +35,60 @@ cdef inline bint scoring_raid(Game* g, Weights* w, int seat, int target) noexcep
             and g.players[seat].hp >= g.players[target].hp + 2)
 
 
-cdef int hunt_value(Game* g, Weights* w, int seat, int c) noexcept nogil:
-    cdef int t
-    for t in range(g.n):
-        if (g.players[t].pos == c and attackable(g, seat, t) and opponents(g, seat, t)
-                and scoring_raid(g, w, seat, t)):
+# What one ACTION decision looks up over and over, worked out once per decision (the state does not
+# change while the bot thinks). Each field is the value of the reference's expression of that name.
+ctypedef struct Look:
+    int hand_limit          # g.hand_limit(seat)
+    int leader              # g.sole_leader(), or UNKNOWN until first needed
+    int open_building       # any(owner[x] == seat and barricade[x] == NOBODY), or UNKNOWN
+    int n_hunt
+    int hunt_cells[MAXP]    # cells where hunt_value(c) > 0: an opponent there could be raided to a knockout
+    int n_good
+    int good_cells[MAXC]    # tiled cells with values[c] > 0, ascending (what move_score looks at)
+    int good_values[MAXC]
+
+cdef enum:
+    UNKNOWN = -2
+
+
+cdef inline int look_leader(Game* g, Look* lk) noexcept nogil:
+    if lk.leader == UNKNOWN:
+        lk.leader = sole_leader(g)
+    return lk.leader
+
+
+cdef int hunt_value(Game* g, Weights* w, Look* lk, int c) noexcept nogil:
+    cdef int k
+    for k in range(lk.n_hunt):
+        if lk.hunt_cells[k] == c:
             return 30 + 4 * w.aggression
     return 0
 
 
-cdef int cell_value(Game* g, Weights* w, int seat, int c) noexcept nogil:
+cdef int cell_value(Game* g, Weights* w, Look* lk, int seat, int c) noexcept nogil:
     """What standing on cell ``c`` is worth to ``seat`` now."""
     cdef Player* p = &g.players[seat]
-    cdef int kind = g.tile[c], hunt, x, owner, div, v
-    cdef bint open_building
+    cdef int kind = g.tile[c], hunt, k, x, owner, div, v
     if kind == T_EMPTY:
         return 0
-    hunt = hunt_value(g, w, seat, c)
+    hunt = hunt_value(g, w, lk, c)
     if hunt or barred(g, seat, c):
         return hunt
     if kind == T_CHEST:
         if g.brick[c] != NOBODY:
             return 0
-        return 30 if p.n_items < hand_limit(g, seat) else 12
+        return 30 if p.n_items < lk.hand_limit else 12
     if kind == T_FOREST:
         if g.brick[c] != NOBODY:
             return 0
-        open_building = False
-        for x in range(g.ncells):
-            if g.owner[x] == seat and g.barricade[x] == NOBODY:
-                open_building = True
-                break
-        return 25 if open_building else 8
+        if lk.open_building == UNKNOWN:
+            lk.open_building = 0
+            for k in range(g.n_tiled):  # only tiles are owned
+                x = g.tiled[k]
+                if g.owner[x] == seat and g.barricade[x] == NOBODY:
+                    lk.open_building = 1
+                    break
+        return 25 if lk.open_building else 8
     if kind == T_DESERT:
         if g.r.desert_heal <= 0 or p.hp >= g.r.max_hp:
             return 0
@@ -82,17 +104,42 @@ cdef int cell_value(Game* g, Weights* w, int seat, int c) noexcept nogil:
             return 60 // div if p.hp >= w.home_min_hp else 0
         return 70 // div if p.hp >= w.mansion_min_hp else 0
     if opponents(g, seat, owner) and w.aggression > 0 and p.hp >= w.invade_min_hp:
-        v = 20 + 8 * w.aggression + (25 if sole_leader(g) == owner else 0)
+        v = 20 + 8 * w.aggression + (25 if look_leader(g, lk) == owner else 0)
         return v // div
     return 0
 
 
-cdef int move_score(Game* g, Weights* w, int dest, const int* values) noexcept nogil:
-    cdef int t, d, best = -1
-    for t in range(g.ncells):
-        d = g.dist[dest][t]
-        if values[t] > 0 and d != FAR:
-            best = max(best, values[t] - w.step_cost * (d + 1))
+cdef void look_around(Game* g, Weights* w, Look* lk, int seat, int* values) noexcept nogil:
+    """Fill ``lk`` and values[c] = cell_value(c) for every cell (0 for cells without a tile)."""
+    cdef int t, k, c, v
+    lk.hand_limit = hand_limit(g, seat)
+    lk.leader = UNKNOWN
+    lk.open_building = UNKNOWN
+    lk.n_hunt = 0
+    for t in range(g.n):  # hunt_value(c): some t on c with these facts, which do not depend on c
+        if attackable(g, seat, t) and opponents(g, seat, t) and scoring_raid(g, w, seat, t):
+            lk.hunt_cells[lk.n_hunt] = g.players[t].pos
+            lk.n_hunt += 1
+    memset(values, 0, g.ncells * sizeof(int))
+    lk.n_good = 0
+    for k in range(g.n_tiled):
+        c = g.tiled[k]
+        v = cell_value(g, w, lk, seat, c)
+        values[c] = v
+        if v > 0:
+            lk.good_cells[lk.n_good] = c
+            lk.good_values[lk.n_good] = v
+            lk.n_good += 1
+
+
+cdef int move_score(Game* g, Weights* w, Look* lk, int dest) noexcept nogil:
+    """Best worth reachable from ``dest``, less the steps to it (only cells worth > 0 count)."""
+    cdef int k, d, best = -1
+    cdef const uint8_t* row = g.dist[dest]
+    for k in range(lk.n_good):
+        d = row[lk.good_cells[k]]
+        if d != FAR:
+            best = max(best, lk.good_values[k] - w.step_cost * (d + 1))
     return best
 
 
@@ -112,7 +159,8 @@ cdef int place_score(Game* g, Weights* w, int seat, int kind_index, int cell) no
     return base - w.step_cost * (d - 1)
 
 
-cdef int card_score(Game* g, Weights* w, int seat, int hand_index, int target, const int* values) noexcept nogil:
+cdef int card_score(Game* g, Weights* w, Look* lk, int seat, int hand_index, int target,
+                    const int* values) noexcept nogil:
     cdef Player* p = &g.players[seat]
     cdef const ItemSpec* card = &g.items[p.items[hand_index]]
     cdef int e = card.effect, v, t, hits = 0, kos = 0, friends = 0
@@ -123,7 +171,7 @@ cdef int card_score(Game* g, Weights* w, int seat, int hand_index, int target, c
     if e == E_GAIN_BARRICADE:
         return 88
     if e == E_DRAW:
-        return 50 if p.n_items - 1 + card.amount <= hand_limit(g, seat) else 20
+        return 50 if p.n_items - 1 + card.amount <= lk.hand_limit else 20
     if e == E_TELEPORT:
         v = values[target]
         return v - 10 if v > 0 and g.dist[p.pos][target] >= 3 else -1
@@ -142,24 +190,24 @@ cdef int card_score(Game* g, Weights* w, int seat, int hand_index, int target, c
     if not opponents(g, seat, target):
         return -1
     if e == E_SNARE:
-        return 30 + (20 if sole_leader(g) == target else 0)
+        return 30 + (20 if look_leader(g, lk) == target else 0)
     if e == E_POISON:
         return 32 + (30 if g.players[target].hp <= card.amount else 0)
     return -1
 
 
-cdef int action_score(Game* g, Weights* w, int seat, int i, const int* values) noexcept nogil:
+cdef int action_score(Game* g, Weights* w, Look* lk, int seat, int i, const int* values) noexcept nogil:
     cdef Player* p = &g.players[seat]
     cdef int kind = g.opt_a[i], a = g.opt_b[i], b = g.opt_c[i], v, diff
     if kind == A_END_TURN:
         return values[p.pos] if g.tile[p.pos] == T_DESERT else 0
     if kind == A_MOVE:
-        return move_score(g, w, a, values)
+        return move_score(g, w, lk, a)
     if kind == A_LOOT or kind == A_INVADE:
         v = values[p.pos]
         return v + 5 + w.step_cost if v > 0 else -1
     if kind == A_BUY:
-        return 12 if p.n_items < hand_limit(g, seat) else -1
+        return 12 if p.n_items < lk.hand_limit else -1
     if kind == A_RAID:
         if scoring_raid(g, w, seat, a):
             return 60 + 4 * w.aggression
@@ -173,7 +221,7 @@ cdef int action_score(Game* g, Weights* w, int seat, int i, const int* values) n
         return 90 if g.tile[a] == T_MANSION else 85
     if kind == A_PLACE_TILE:
         return place_score(g, w, seat, a, b)
-    return card_score(g, w, seat, a, b, values)
+    return card_score(g, w, lk, seat, a, b, values)
 
 
 cdef int combat_score(Game* g, Weights* w, int seat, int i) noexcept nogil:
@@ -199,19 +247,29 @@ cdef int combat_score(Game* g, Weights* w, int seat, int i) noexcept nogil:
     return -1
 
 
+cdef int heuristic_action(Game* g, int seat) noexcept nogil:
+    """An ACTION decision: score every legal action, the first best wins."""
+    cdef Weights* w = &g.bots[seat].w
+    cdef int i, s, best = 0, best_score = 0
+    cdef int values[MAXC]
+    cdef Look lk
+    look_around(g, w, &lk, seat, values)
+    for i in range(g.n_opt):
+        s = action_score(g, w, &lk, seat, i, values)
+        if i == 0 or s > best_score:
+            best, best_score = i, s
+    return best
+
+
 cdef int heuristic_decide(Game* g, int seat, int kind) noexcept nogil:
     cdef Weights* w = &g.bots[seat].w
     cdef int i, s, best = 0, best_score = 0, m
-    cdef int values[MAXC]
     if kind == D_PLACE_FREE:
         return 0
     if kind == D_ACTION:
-        for i in range(g.ncells):
-            values[i] = cell_value(g, w, seat, i)
+        return heuristic_action(g, seat)
     for i in range(g.n_opt):
-        if kind == D_ACTION:
-            s = action_score(g, w, seat, i, values)
-        elif kind == D_COMBAT_CARD:
+        if kind == D_COMBAT_CARD:
             s = combat_score(g, w, seat, i)
         elif kind == D_DEFENDER:
             m = g.opt_a[i]

@@ -43,7 +43,8 @@ cdef void invade(Game* g, int seat) noexcept nogil:
             i = index16(q.monsters, q.n_monsters, m)
             pop16(q.monsters, &q.n_monsters, i)
             pop_active(q, i, q.n_monsters + 1)
-        g.owner[cell] = seat
+            enforce_hand_limit(g, owner)  # §10: losing a hand-size buff means discarding at once
+        set_owner(g, cell, seat)
         g.brick[cell] = seat
         p.active[p.n_monsters] = 0
         push16(p.monsters, &p.n_monsters, m)

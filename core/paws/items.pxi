@@ -155,8 +155,9 @@ cdef void turn_card_options(Game* g, int seat) noexcept nogil:
                             opt_add(g, A_PLAY_ITEM, i, t)
                             break
         elif e == E_TELEPORT:
-            for c in range(g.ncells):
-                if g.tile[c] != T_EMPTY and c != p.pos:
+            for k in range(g.n_tiled):
+                c = g.tiled[k]
+                if c != p.pos:
                     opt_add(g, A_PLAY_ITEM, i, c)
         else:
             opt_add(g, A_PLAY_ITEM, i, NOBODY)

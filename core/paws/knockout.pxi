@@ -81,7 +81,7 @@ cdef void knock_out(Game* g, int victim, int by, bint scores) noexcept nogil:
     else:
         for c in range(g.ncells):
             if g.owner[c] == victim:
-                g.owner[c] = NOBODY
+                set_owner(g, c, NOBODY)
                 g.brick[c] = NOBODY
             if g.barricade[c] == victim:
                 g.barricade[c] = NOBODY

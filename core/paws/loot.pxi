@@ -57,7 +57,7 @@ cdef void claim_building(Game* g, int seat, int cell) noexcept nogil:
             if ko == 0:
                 knock_out(g, seat, NOBODY, False)
             return
-    g.owner[cell] = seat
+    set_owner(g, cell, seat)
     g.brick[cell] = seat
     for i in range(nb):
         p.active[p.n_monsters] = 0
