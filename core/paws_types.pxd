@@ -12,6 +12,7 @@ cdef enum:
     NOBODY = -1
     NO_CELL = -1
     FAR = 255
+    UNKNOWN = -1000000            # a cached value not worked out yet
 
 # Tile
 cdef enum:
@@ -191,6 +192,21 @@ ctypedef struct Fight:
     int reflect[2]
     int escaped
 
+# The heuristic bot's view of the board in one ACTION decision (core/paws/heuristic.pxi), each field the
+# value of the reference expression of that name. It stays right while the state it reads is
+# unchanged: take_turn keeps it (look_ok) across a MOVE, which changes nothing it depends on.
+ctypedef struct Look:
+    int hand_limit                # g.hand_limit(seat)
+    int leader                    # g.sole_leader(), or UNKNOWN until first needed
+    int open_building             # any(owner[x] == seat and barricade[x] == NOBODY), or UNKNOWN
+    int n_hunt
+    int hunt_cells[MAXP]          # cells where hunt_value(c) > 0
+    int values[MAXC]              # cell_value(c) (0 for cells without a tile)
+    int n_good
+    int good_cells[MAXC]          # tiled cells with values[c] > 0, ascending (what move_score reads)
+    int good_values[MAXC]
+    int moves[MAXC]               # move_score(c), or UNKNOWN until first needed
+
 ctypedef struct Game:
     Rules r
     int n                         # players
@@ -241,6 +257,8 @@ ctypedef struct Game:
     int raids
     int items_played
     int error                     # an option list overflowed: the game is void
+    Look look                     # the heuristic's last look at the board
+    int look_ok                   # look is still right (cleared by any action but a move)
     # one decision's options: (a, b, c) triples
     int n_opt
     int opt_a[MAXOPT]

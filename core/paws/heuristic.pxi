@@ -35,22 +35,6 @@ cdef inline bint scoring_raid(Game* g, Weights* w, int seat, int target) noexcep
             and g.players[seat].hp >= g.players[target].hp + 2)
 
 
-# What one ACTION decision looks up over and over, worked out once per decision (the state does not
-# change while the bot thinks). Each field is the value of the reference's expression of that name.
-ctypedef struct Look:
-    int hand_limit          # g.hand_limit(seat)
-    int leader              # g.sole_leader(), or UNKNOWN until first needed
-    int open_building       # any(owner[x] == seat and barricade[x] == NOBODY), or UNKNOWN
-    int n_hunt
-    int hunt_cells[MAXP]    # cells where hunt_value(c) > 0: an opponent there could be raided to a knockout
-    int n_good
-    int good_cells[MAXC]    # tiled cells with values[c] > 0, ascending (what move_score looks at)
-    int good_values[MAXC]
-
-cdef enum:
-    UNKNOWN = -2
-
-
 cdef inline int look_leader(Game* g, Look* lk) noexcept nogil:
     if lk.leader == UNKNOWN:
         lk.leader = sole_leader(g)
@@ -109,8 +93,8 @@ cdef int cell_value(Game* g, Weights* w, Look* lk, int seat, int c) noexcept nog
     return 0
 
 
-cdef void look_around(Game* g, Weights* w, Look* lk, int seat, int* values) noexcept nogil:
-    """Fill ``lk`` and values[c] = cell_value(c) for every cell (0 for cells without a tile)."""
+cdef void look_around(Game* g, Weights* w, Look* lk, int seat) noexcept nogil:
+    """Fill ``lk``: values[c] = cell_value(c) for every cell, and what they are worked out from."""
     cdef int t, k, c, v
     lk.hand_limit = hand_limit(g, seat)
     lk.leader = UNKNOWN
@@ -120,12 +104,14 @@ cdef void look_around(Game* g, Weights* w, Look* lk, int seat, int* values) noex
         if attackable(g, seat, t) and opponents(g, seat, t) and scoring_raid(g, w, seat, t):
             lk.hunt_cells[lk.n_hunt] = g.players[t].pos
             lk.n_hunt += 1
-    memset(values, 0, g.ncells * sizeof(int))
+    for c in range(g.ncells):
+        lk.values[c] = 0
+        lk.moves[c] = UNKNOWN
     lk.n_good = 0
     for k in range(g.n_tiled):
         c = g.tiled[k]
         v = cell_value(g, w, lk, seat, c)
-        values[c] = v
+        lk.values[c] = v
         if v > 0:
             lk.good_cells[lk.n_good] = c
             lk.good_values[lk.n_good] = v
@@ -136,10 +122,13 @@ cdef int move_score(Game* g, Weights* w, Look* lk, int dest) noexcept nogil:
     """Best worth reachable from ``dest``, less the steps to it (only cells worth > 0 count)."""
     cdef int k, d, best = -1
     cdef const uint8_t* row = g.dist[dest]
+    if lk.moves[dest] != UNKNOWN:
+        return lk.moves[dest]
     for k in range(lk.n_good):
         d = row[lk.good_cells[k]]
         if d != FAR:
             best = max(best, lk.good_values[k] - w.step_cost * (d + 1))
+    lk.moves[dest] = best
     return best
 
 
@@ -251,11 +240,11 @@ cdef int heuristic_action(Game* g, int seat) noexcept nogil:
     """An ACTION decision: score every legal action, the first best wins."""
     cdef Weights* w = &g.bots[seat].w
     cdef int i, s, best = 0, best_score = 0
-    cdef int values[MAXC]
-    cdef Look lk
-    look_around(g, w, &lk, seat, values)
+    if not g.look_ok:
+        look_around(g, w, &g.look, seat)
+        g.look_ok = 1
     for i in range(g.n_opt):
-        s = action_score(g, w, &lk, seat, i, values)
+        s = action_score(g, w, &g.look, seat, i, g.look.values)
         if i == 0 or s > best_score:
             best, best_score = i, s
     return best

@@ -34,6 +34,7 @@ cdef void take_turn(Game* g, int seat) noexcept nogil:
     cdef int knocked = p.knockouts
     g.seat = seat
     g.turns += 1
+    g.look_ok = 0
     if start_turn(g, seat):
         for k in range(g.r.max_actions_per_turn):
             legal_actions(g, seat)
@@ -42,6 +43,8 @@ cdef void take_turn(Game* g, int seat) noexcept nogil:
             if kind == A_END_TURN:
                 break
             apply_action(g, seat, kind, a, b)
+            # the heuristic's look at the board (heuristic.pxi) survives only a move
+            g.look_ok = g.look_ok and kind == A_MOVE
             if g.over or p.knockouts != knocked or g.error:
                 break
     g.seat = NOBODY
