@@ -202,9 +202,7 @@ ctypedef struct Look:
     int n_hunt
     int hunt_cells[MAXP]          # cells where hunt_value(c) > 0
     int values[MAXC]              # cell_value(c) (0 for cells without a tile)
-    int n_good
-    int good_cells[MAXC]          # tiled cells with values[c] > 0, ascending (what move_score reads)
-    int good_values[MAXC]
+    int best_value                # max(values)
     int moves[MAXC]               # move_score(c), or UNKNOWN until first needed
 
 ctypedef struct Game:
@@ -231,6 +229,8 @@ ctypedef struct Game:
     int n_place
     int place[MAXC]               # Explorer placement cells: empty, touching a tile, ascending
     uint8_t dist[MAXC][MAXC]      # walking distance over tiled cells, FAR where there is no path
+    int n_near[MAXC]
+    uint8_t near[MAXC][MAXC]      # near[c][:n_near[c]]: the tiled cells reachable from c, nearest first
     uint64_t dist_mask[2]         # the tiled cells dist[][] was computed for (bit c = cell c)
     int dist_valid                # 0 until dist[][] has been computed once in this batch
     Player players[MAXP]

@@ -149,6 +149,32 @@ cdef void board_changed(Game* g) noexcept nogil:
         dist_add_cell(g, added)
     else:
         dist_all_pairs(g)
+    nearest_first(g)
+
+
+cdef void nearest_first(Game* g) noexcept nogil:
+    """near[a]: the tiled cells reachable from a, sorted by distance (a counting sort of dist[a])."""
+    cdef int i, j, a, b, d, maxd
+    cdef int start[MAXC + 1]
+    for i in range(g.n_tiled):
+        a = g.tiled[i]
+        for d in range(g.n_tiled + 1):
+            start[d] = 0
+        maxd = 0
+        for j in range(g.n_tiled):
+            d = g.dist[a][g.tiled[j]]
+            if d != FAR:
+                start[d + 1] += 1
+                maxd = max(maxd, d)
+        for d in range(maxd + 1):
+            start[d + 1] += start[d]
+        g.n_near[a] = start[maxd + 1]
+        for j in range(g.n_tiled):
+            b = g.tiled[j]
+            d = g.dist[a][b]
+            if d != FAR:
+                g.near[a][start[d]] = <uint8_t>b
+                start[d] += 1
 
 
 cdef void dist_all_pairs(Game* g) noexcept nogil:

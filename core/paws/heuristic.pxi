@@ -107,27 +107,33 @@ cdef void look_around(Game* g, Weights* w, Look* lk, int seat) noexcept nogil:
     for c in range(g.ncells):
         lk.values[c] = 0
         lk.moves[c] = UNKNOWN
-    lk.n_good = 0
+    lk.best_value = 0
     for k in range(g.n_tiled):
         c = g.tiled[k]
         v = cell_value(g, w, lk, seat, c)
         lk.values[c] = v
-        if v > 0:
-            lk.good_cells[lk.n_good] = c
-            lk.good_values[lk.n_good] = v
-            lk.n_good += 1
+        lk.best_value = max(lk.best_value, v)
 
 
 cdef int move_score(Game* g, Weights* w, Look* lk, int dest) noexcept nogil:
-    """Best worth reachable from ``dest``, less the steps to it (only cells worth > 0 count)."""
-    cdef int k, d, best = -1
+    """Best worth reachable from ``dest``, less the steps to it (the move itself included).
+
+    The cells are looked at nearest first, so the scan stops once even the best worth on the board,
+    that far away, could not beat the best found (the maximum is the same as over all cells).
+    """
+    cdef int k, c, v, reach, best = -1
     cdef const uint8_t* row = g.dist[dest]
+    cdef const uint8_t* order = g.near[dest]
     if lk.moves[dest] != UNKNOWN:
         return lk.moves[dest]
-    for k in range(lk.n_good):
-        d = row[lk.good_cells[k]]
-        if d != FAR:
-            best = max(best, lk.good_values[k] - w.step_cost * (d + 1))
+    for k in range(g.n_near[dest]):
+        c = order[k]
+        reach = -w.step_cost * (row[c] + 1)
+        if lk.best_value + reach <= best:
+            break
+        v = lk.values[c]
+        if v > 0:
+            best = max(best, v + reach)
     lk.moves[dest] = best
     return best
 
