@@ -198,7 +198,6 @@ ctypedef struct Fight:
 ctypedef struct Look:
     int hand_limit                # g.hand_limit(seat)
     int leader                    # g.sole_leader(), or UNKNOWN until first needed
-    int open_building             # any(owner[x] == seat and barricade[x] == NOBODY), or UNKNOWN
     int n_hunt
     int hunt_cells[MAXP]          # cells where hunt_value(c) > 0
     int values[MAXC]              # cell_value(c) (0 for cells without a tile)

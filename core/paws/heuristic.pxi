@@ -41,78 +41,80 @@ cdef inline int look_leader(Game* g, Look* lk) noexcept nogil:
     return lk.leader
 
 
-cdef int hunt_value(Game* g, Weights* w, Look* lk, int c) noexcept nogil:
-    cdef int k
-    for k in range(lk.n_hunt):
-        if lk.hunt_cells[k] == c:
-            return 30 + 4 * w.aggression
-    return 0
-
-
-cdef int cell_value(Game* g, Weights* w, Look* lk, int seat, int c) noexcept nogil:
-    """What standing on cell ``c`` is worth to ``seat`` now."""
-    cdef Player* p = &g.players[seat]
-    cdef int kind = g.tile[c], hunt, k, x, owner, div, v
-    if kind == T_EMPTY:
-        return 0
-    hunt = hunt_value(g, w, lk, c)
-    if hunt or barred(g, seat, c):
-        return hunt
-    if kind == T_CHEST:
-        if g.brick[c] != NOBODY:
-            return 0
-        return 30 if p.n_items < lk.hand_limit else 12
-    if kind == T_FOREST:
-        if g.brick[c] != NOBODY:
-            return 0
-        if lk.open_building == UNKNOWN:
-            lk.open_building = 0
-            for k in range(g.n_tiled):  # only tiles are owned
-                x = g.tiled[k]
-                if g.owner[x] == seat and g.barricade[x] == NOBODY:
-                    lk.open_building = 1
-                    break
-        return 25 if lk.open_building else 8
-    if kind == T_DESERT:
-        if g.r.desert_heal <= 0 or p.hp >= g.r.max_hp:
-            return 0
-        if p.hp <= w.heal_threshold:
-            return 80
-        return 50 if p.hp < max(w.invade_min_hp, w.mansion_min_hp) else 0
-    owner = g.owner[c]
-    div = 1 if g.building_fights_left > 0 or g.seat != seat else 2
-    if owner == NOBODY:
-        if g.n_monster_deck < monsters_needed(g, c):
-            return 0
-        if kind == T_HOME:
-            return 60 // div if p.hp >= w.home_min_hp else 0
-        return 70 // div if p.hp >= w.mansion_min_hp else 0
-    if opponents(g, seat, owner) and w.aggression > 0 and p.hp >= w.invade_min_hp:
-        v = 20 + 8 * w.aggression + (25 if look_leader(g, lk) == owner else 0)
-        return v // div
-    return 0
+cdef bint open_building(Game* g, int seat) noexcept nogil:
+    """any(owner[x] == seat and barricade[x] == NOBODY for x in cells)"""
+    cdef int k, x
+    if g.n_owned[seat] == 0:
+        return False
+    for k in range(g.n_tiled):  # only tiles are owned
+        x = g.tiled[k]
+        if g.owner[x] == seat and g.barricade[x] == NOBODY:
+            return True
+    return False
 
 
 cdef void look_around(Game* g, Weights* w, Look* lk, int seat) noexcept nogil:
-    """Fill ``lk``: values[c] = cell_value(c) for every cell, and what they are worked out from."""
-    cdef int t, k, c, v
+    """Fill ``lk``: values[c] = the reference's cell_value(c) for every cell, and best_value.
+
+    cell_value(c) reads the cell only through its tile, owner, brick and barricade, and who stands
+    on it (hunt_value); everything else it reads is the same for all cells, so it is worked out once:
+    worth[tile][owner + 1] is what an unbarred tile with that owner (and, for a chest or a forest,
+    no brick) is worth. Then per cell: hunt_value if any, else 0 if barred, else the worth.
+    """
+    cdef Player* p = &g.players[seat]
+    cdef int worth[6][MAXP + 1]
+    cdef int t, k, c, v, kind, div, chest, forest, desert, hunt
     lk.hand_limit = hand_limit(g, seat)
     lk.leader = UNKNOWN
-    lk.open_building = UNKNOWN
     lk.n_hunt = 0
-    for t in range(g.n):  # hunt_value(c): some t on c with these facts, which do not depend on c
+    for t in range(g.n):  # hunt_value(c) > 0: some such t stands on c
         if attackable(g, seat, t) and opponents(g, seat, t) and scoring_raid(g, w, seat, t):
             lk.hunt_cells[lk.n_hunt] = g.players[t].pos
             lk.n_hunt += 1
+    chest = 30 if p.n_items < lk.hand_limit else 12
+    forest = 25 if open_building(g, seat) else 8
+    if g.r.desert_heal <= 0 or p.hp >= g.r.max_hp:
+        desert = 0
+    elif p.hp <= w.heal_threshold:
+        desert = 80
+    else:
+        desert = 50 if p.hp < max(w.invade_min_hp, w.mansion_min_hp) else 0
+    div = 1 if g.building_fights_left > 0 or g.seat != seat else 2
+    for t in range(MAXP + 1):
+        worth[T_EMPTY][t] = 0
+        worth[T_DESERT][t] = desert
+        worth[T_CHEST][t] = chest
+        worth[T_FOREST][t] = forest
+        worth[T_HOME][t] = 0
+        worth[T_MANSION][t] = 0
+    # an unowned building: its monsters must be in the deck
+    if g.n_monster_deck >= 1 and p.hp >= w.home_min_hp:
+        worth[T_HOME][0] = 60 // div
+    if g.n_monster_deck >= g.r.mansion_monsters and p.hp >= w.mansion_min_hp:
+        worth[T_MANSION][0] = 70 // div
+    # an opponent's building: invade it
+    if w.aggression > 0 and p.hp >= w.invade_min_hp:
+        for t in range(g.n):
+            if opponents(g, seat, t):
+                v = (20 + 8 * w.aggression + (25 if look_leader(g, lk) == t else 0)) // div
+                worth[T_HOME][t + 1] = v
+                worth[T_MANSION][t + 1] = v
     for c in range(g.ncells):
         lk.values[c] = 0
         lk.moves[c] = UNKNOWN
-    lk.best_value = 0
     for k in range(g.n_tiled):
         c = g.tiled[k]
-        v = cell_value(g, w, lk, seat, c)
+        kind = g.tile[c]
+        v = worth[kind][g.owner[c] + 1]
+        if barred(g, seat, c) or ((kind == T_CHEST or kind == T_FOREST) and g.brick[c] != NOBODY):
+            v = 0
         lk.values[c] = v
-        lk.best_value = max(lk.best_value, v)
+    hunt = 30 + 4 * w.aggression
+    for k in range(lk.n_hunt):  # hunt_value comes first, barred or not
+        lk.values[lk.hunt_cells[k]] = hunt
+    lk.best_value = 0
+    for k in range(g.n_tiled):
+        lk.best_value = max(lk.best_value, lk.values[g.tiled[k]])
 
 
 cdef int move_score(Game* g, Weights* w, Look* lk, int dest) noexcept nogil:
