@@ -200,9 +200,9 @@ ctypedef struct Look:
     int leader                    # g.sole_leader(), or UNKNOWN until first needed
     int n_hunt
     int hunt_cells[MAXP]          # cells where hunt_value(c) > 0
-    int values[MAXC]              # cell_value(c) (0 for cells without a tile)
+    int values[MAXC]              # cell_value(c) of each tiled cell
     int best_value                # max(values)
-    int moves[MAXC]               # move_score(c), or UNKNOWN until first needed
+    int moves[MAXC]               # move_score(c) of a tiled cell, or UNKNOWN until first needed
 
 ctypedef struct Game:
     Rules r

@@ -54,7 +54,7 @@ cdef bint open_building(Game* g, int seat) noexcept nogil:
 
 
 cdef void look_around(Game* g, Weights* w, Look* lk, int seat) noexcept nogil:
-    """Fill ``lk``: values[c] = the reference's cell_value(c) for every cell, and best_value.
+    """Fill ``lk``: values[c] = the reference's cell_value(c) for every tiled cell, and best_value.
 
     cell_value(c) reads the cell only through its tile, owner, brick and barricade, and who stands
     on it (hunt_value); everything else it reads is the same for all cells, so it is worked out once:
@@ -99,22 +99,20 @@ cdef void look_around(Game* g, Weights* w, Look* lk, int seat) noexcept nogil:
                 v = (20 + 8 * w.aggression + (25 if look_leader(g, lk) == t else 0)) // div
                 worth[T_HOME][t + 1] = v
                 worth[T_MANSION][t + 1] = v
-    for c in range(g.ncells):
-        lk.values[c] = 0
-        lk.moves[c] = UNKNOWN
-    for k in range(g.n_tiled):
+    lk.best_value = 0
+    for k in range(g.n_tiled):  # (values and moves of cells without a tile are never read)
         c = g.tiled[k]
         kind = g.tile[c]
         v = worth[kind][g.owner[c] + 1]
         if barred(g, seat, c) or ((kind == T_CHEST or kind == T_FOREST) and g.brick[c] != NOBODY):
             v = 0
         lk.values[c] = v
+        lk.moves[c] = UNKNOWN
+        lk.best_value = max(lk.best_value, v)
     hunt = 30 + 4 * w.aggression
     for k in range(lk.n_hunt):  # hunt_value comes first, barred or not
         lk.values[lk.hunt_cells[k]] = hunt
-    lk.best_value = 0
-    for k in range(g.n_tiled):
-        lk.best_value = max(lk.best_value, lk.values[g.tiled[k]])
+        lk.best_value = max(lk.best_value, hunt)
 
 
 cdef int move_score(Game* g, Weights* w, Look* lk, int dest) noexcept nogil:
