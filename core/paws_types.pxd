@@ -230,6 +230,7 @@ ctypedef struct Game:
     uint8_t dist[MAXC][MAXC]      # walking distance over tiled cells, FAR where there is no path
     int n_near[MAXC]
     uint8_t near[MAXC][MAXC]      # near[c][:n_near[c]]: the tiled cells reachable from c, nearest first
+    uint8_t ring[MAXC][MAXC + 1]  # near[c][ring[c][d]:ring[c][d + 1]]: those at distance d
     uint64_t dist_mask[2]         # the tiled cells dist[][] was computed for (bit c = cell c)
     int dist_valid                # 0 until dist[][] has been computed once in this batch
     Player players[MAXP]

@@ -153,7 +153,8 @@ cdef void board_changed(Game* g) noexcept nogil:
 
 
 cdef void nearest_first(Game* g) noexcept nogil:
-    """near[a]: the tiled cells reachable from a, sorted by distance (a counting sort of dist[a])."""
+    """near[a]: the tiled cells reachable from a, sorted by distance (a counting sort of dist[a]),
+    and ring[a]: where each distance starts in near[a]."""
     cdef int i, j, a, b, d, maxd
     cdef int start[MAXC + 1]
     for i in range(g.n_tiled):
@@ -168,6 +169,8 @@ cdef void nearest_first(Game* g) noexcept nogil:
                 maxd = max(maxd, d)
         for d in range(maxd + 1):
             start[d + 1] += start[d]
+        for d in range(maxd + 2):
+            g.ring[a][d] = <uint8_t>start[d]
         g.n_near[a] = start[maxd + 1]
         for j in range(g.n_tiled):
             b = g.tiled[j]

@@ -118,22 +118,25 @@ cdef void look_around(Game* g, Weights* w, Look* lk, int seat) noexcept nogil:
 cdef int move_score(Game* g, Weights* w, Look* lk, int dest) noexcept nogil:
     """Best worth reachable from ``dest``, less the steps to it (the move itself included).
 
-    The cells are looked at nearest first, so the scan stops once even the best worth on the board,
-    that far away, could not beat the best found (the maximum is the same as over all cells).
+    The cells are looked at ring by ring, nearest first, and the scan stops once even the best worth
+    on the board, that far away, could not beat the best found (the maximum over all cells is the same).
     """
-    cdef int k, c, v, reach, best = -1
-    cdef const uint8_t* row = g.dist[dest]
+    cdef int k = 0, d = 0, v, cost, best = -1
     cdef const uint8_t* order = g.near[dest]
+    cdef const uint8_t* ring = g.ring[dest]
+    cdef int n = g.n_near[dest]
     if lk.moves[dest] != UNKNOWN:
         return lk.moves[dest]
-    for k in range(g.n_near[dest]):
-        c = order[k]
-        reach = -w.step_cost * (row[c] + 1)
-        if lk.best_value + reach <= best:
+    while k < n:
+        cost = w.step_cost * (d + 1)
+        if lk.best_value - cost <= best:
             break
-        v = lk.values[c]
-        if v > 0:
-            best = max(best, v + reach)
+        for k in range(k, ring[d + 1]):  # the cells d steps from dest
+            v = lk.values[order[k]]
+            if v > 0 and v - cost > best:
+                best = v - cost
+        k = ring[d + 1]
+        d += 1
     lk.moves[dest] = best
     return best
 
