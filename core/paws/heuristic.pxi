@@ -104,7 +104,9 @@ cdef void look_around(Game* g, Weights* w, Look* lk, int seat) noexcept nogil:
         c = g.tiled[k]
         kind = g.tile[c]
         v = worth[kind][g.owner[c] + 1]
-        if barred(g, seat, c) or ((kind == T_CHEST or kind == T_FOREST) and g.brick[c] != NOBODY):
+        # barred(g, seat, c), or a chest or forest already looted (without branches: | and &)
+        if ((g.barricade[c] != NOBODY) & (g.barricade[c] != seat)) | (
+                ((kind == T_CHEST) | (kind == T_FOREST)) & (g.brick[c] != NOBODY)):
             v = 0
         lk.values[c] = v
         lk.moves[c] = UNKNOWN
@@ -197,10 +199,10 @@ cdef int card_score(Game* g, Weights* w, Look* lk, int seat, int hand_index, int
 cdef int action_score(Game* g, Weights* w, Look* lk, int seat, int i, const int* values) noexcept nogil:
     cdef Player* p = &g.players[seat]
     cdef int kind = g.opt_a[i], a = g.opt_b[i], b = g.opt_c[i], v, diff
+    if kind == A_MOVE:  # the commonest
+        return move_score(g, w, lk, a)
     if kind == A_END_TURN:
         return values[p.pos] if g.tile[p.pos] == T_DESERT else 0
-    if kind == A_MOVE:
-        return move_score(g, w, lk, a)
     if kind == A_LOOT or kind == A_INVADE:
         v = values[p.pos]
         return v + 5 + w.step_cost if v > 0 else -1
@@ -222,27 +224,30 @@ cdef int action_score(Game* g, Weights* w, Look* lk, int seat, int i, const int*
     return card_score(g, w, lk, seat, a, b, values)
 
 
-cdef int combat_score(Game* g, Weights* w, int seat, int i) noexcept nogil:
-    cdef int hand_index = g.opt_a[i], side, e
+cdef int heuristic_combat(Game* g, int seat) noexcept nogil:
+    """A COMBAT_CARD decision: pass (a hand index below 0, worth 0) or a card, the first best wins.
+
+    combat_score depends on the card only through its effect: worth[effect] is worked out once.
+    """
+    cdef Weights* w = &g.bots[seat].w
     cdef Player* p = &g.players[seat]
     cdef Fight* f = g.fight
-    cdef const ItemSpec* card
-    if hand_index < 0:
-        return 0
+    cdef int worth[16]
+    cdef int i, s, e, hand_index, side, best = 0, best_score = 0
     side = 0 if f.seats[0] == seat else 1
-    card = &g.items[p.items[hand_index]]
-    e = card.effect
-    if e == E_ESCAPE:
-        return 100 if p.hp <= w.escape_hp else -1
-    if e == E_HEAL:
-        return 90 if p.hp <= w.heal_threshold and p.hp < g.r.max_hp else -1
-    if e == E_FIGHT_BONUS:
-        return 80 if f.roll == 0 else -1
-    if e == E_ROLL_BONUS:
-        return 70 if f.attacker == seat else -1
-    if e == E_REFLECT:
-        return 60 if f.attacker != seat and not f.reflect[side] else -1
-    return -1
+    for e in range(16):
+        worth[e] = -1
+    worth[E_ESCAPE] = 100 if p.hp <= w.escape_hp else -1
+    worth[E_HEAL] = 90 if p.hp <= w.heal_threshold and p.hp < g.r.max_hp else -1
+    worth[E_FIGHT_BONUS] = 80 if f.roll == 0 else -1
+    worth[E_ROLL_BONUS] = 70 if f.attacker == seat else -1
+    worth[E_REFLECT] = 60 if f.attacker != seat and not f.reflect[side] else -1
+    for i in range(g.n_opt):
+        hand_index = g.opt_a[i]
+        s = 0 if hand_index < 0 else worth[g.items[p.items[hand_index]].effect]
+        if i == 0 or s > best_score:
+            best, best_score = i, s
+    return best
 
 
 cdef int heuristic_action(Game* g, int seat) noexcept nogil:
@@ -266,10 +271,10 @@ cdef int heuristic_decide(Game* g, int seat, int kind) noexcept nogil:
         return 0
     if kind == D_ACTION:
         return heuristic_action(g, seat)
+    if kind == D_COMBAT_CARD:
+        return heuristic_combat(g, seat)
     for i in range(g.n_opt):
-        if kind == D_COMBAT_CARD:
-            s = combat_score(g, w, seat, i)
-        elif kind == D_DEFENDER:
+        if kind == D_DEFENDER:
             m = g.opt_a[i]
             s = 10 * g.mons[m].hp + (g.mons[m].amount if g.mons[m].buff == B_GUARD else 0)
         elif kind == D_KEEP_MONSTER:
