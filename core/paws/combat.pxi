@@ -8,13 +8,16 @@ cdef inline int roll_score(Game* g, int dice) noexcept nogil:
     """§12.2: roll ``dice`` dice and add the highest ``scored_dice`` of them."""
     cdef int rolls[16]
     cdef int i, j, v, hi, lo, top = 0, second = 0, total = 0
+    cdef pcg32_t rng
     if g.r.scored_dice <= 2:  # the usual case: keep the two highest as they come (no branches)
+        rng = g.rng  # (a local copy stays in registers)
         for i in range(dice):
-            v = die(g)
+            v = pcg32_die(&rng)
             hi = max(top, v)
             lo = min(top, v)
             second = max(second, lo)
             top = hi
+        g.rng = rng
         return top + second if g.r.scored_dice == 2 else top
     for i in range(dice):
         v = die(g)

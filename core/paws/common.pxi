@@ -66,7 +66,7 @@ cdef inline int vp(Game* g, int seat) noexcept nogil:
 
 
 cdef inline bint teammates(Game* g, int a, int b) noexcept nogil:
-    return g.teams and a != b and a % 2 == b % 2
+    return g.teams and a != b and ((a ^ b) & 1) == 0  # same parity (as Python's a % 2 == b % 2)
 
 
 cdef inline bint opponents(Game* g, int a, int b) noexcept nogil:
