@@ -192,16 +192,22 @@ ctypedef struct Fight:
     int reflect[2]
     int escaped
 
-# The heuristic bot's view of the board in one ACTION decision (core/paws/heuristic.pxi), each field the
-# value of the reference expression of that name. It stays right while the state it reads is
-# unchanged: take_turn keeps it (look_ok) across a MOVE, which changes nothing it depends on.
+# A set of cells: cell c is bit (c & 63) of w[c >> 6] (helpers in core/paws/common.pxi).
+ctypedef struct Cells:
+    uint64_t w[2]
+
+cdef enum:
+    MAXLEVELS = 16                # distinct cell worths in one look (at most 6 + MAXP are used)
+
+# The heuristic bot's view of the board in one ACTION decision (core/paws/heuristic.pxi): the cells
+# worth something (cell_value > 0), grouped by worth, highest first. It stays right while the state
+# it reads is unchanged: take_turn keeps it (look_ok) across a MOVE, which changes nothing it reads.
 ctypedef struct Look:
     int hand_limit                # g.hand_limit(seat)
     int leader                    # g.sole_leader(), or UNKNOWN until first needed
-    int n_hunt
-    int hunt_cells[MAXP]          # cells where hunt_value(c) > 0
-    int values[MAXC]              # cell_value(c) of each tiled cell
-    int best_value                # max(values)
+    int n_levels
+    int level_value[MAXLEVELS]    # decreasing, all > 0
+    Cells level_cells[MAXLEVELS]  # the cells with cell_value(c) == level_value[i] (disjoint)
     int moves[MAXC]               # move_score(c) of a tiled cell, or UNKNOWN until first needed
 
 ctypedef struct Game:
@@ -219,7 +225,12 @@ ctypedef struct Game:
     int owner[MAXC]
     int brick[MAXC]
     int barricade[MAXC]
-    int n_owned[MAXP]             # homes and mansions each seat owns: set only through set_owner()
+    # kept with owner/brick/barricade by set_owner(), set_brick(), set_barricade() (common.pxi):
+    int n_owned[MAXP]             # homes and mansions each seat owns
+    Cells owned_by[MAXP + 1]      # owned_by[s + 1]: cells with owner s (owned_by[0]: owner NOBODY)
+    Cells bricked                 # cells with a brick
+    Cells barricaded              # cells with a barricade
+    Cells barricaded_by[MAXP]     # ... placed by that seat
     # derived from tile[] by board_changed() (common.pxi), read-only everywhere else:
     int n_tiled
     int tiled[MAXC]               # cells with a tile, ascending
@@ -227,11 +238,12 @@ ctypedef struct Game:
     int tn[MAXC][6]               # tn[c][:n_tn[c]]: the neighbours of c with a tile, in direction order
     int n_place
     int place[MAXC]               # Explorer placement cells: empty, touching a tile, ascending
+    Cells of_kind[6]              # cells by tile
     uint8_t dist[MAXC][MAXC]      # walking distance over tiled cells, FAR where there is no path
-    int n_near[MAXC]
-    uint8_t near[MAXC][MAXC]      # near[c][:n_near[c]]: the tiled cells reachable from c, nearest first
-    uint8_t ring[MAXC][MAXC + 1]  # near[c][ring[c][d]:ring[c][d + 1]]: those at distance d
-    uint64_t dist_mask[2]         # the tiled cells dist[][] was computed for (bit c = cell c)
+    int n_rings[MAXC]             # rings[ring_at[c] + d] (d < n_rings[c]): the cells d steps from c
+    int ring_at[MAXC]
+    Cells rings[MAXC * MAXC]
+    Cells dist_cells              # the tiled cells dist[][] and rings were computed for
     int dist_valid                # 0 until dist[][] has been computed once in this batch
     Player players[MAXP]
     int16_t monster_deck[MAXMON]  # top = end

@@ -58,7 +58,7 @@ cdef void apply_action(Game* g, int seat, int kind, int a, int b) noexcept nogil
         invade(g, seat)
     elif kind == A_BARRICADE:
         g.players[seat].barricades -= 1
-        g.barricade[a] = seat
+        set_barricade(g, a, seat)
     elif kind == A_PLACE_TILE:
         place_tile(g, seat, a, b)
     elif kind == A_PLAY_ITEM:

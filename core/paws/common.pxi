@@ -51,13 +51,80 @@ cdef inline int owned(Game* g, int seat) noexcept nogil:
     return g.n_owned[seat]
 
 
+# -- sets of cells (Cells, a 128-bit mask) ------------------------------------------------------------
+cdef inline void cells_clear(Cells* s) noexcept nogil:
+    s.w[0] = 0
+    s.w[1] = 0
+
+
+cdef inline void cells_add(Cells* s, int c) noexcept nogil:
+    s.w[c >> 6] |= (<uint64_t>1) << (c & 63)
+
+
+cdef inline void cells_remove(Cells* s, int c) noexcept nogil:
+    s.w[c >> 6] &= ~((<uint64_t>1) << (c & 63))
+
+
+cdef inline bint cells_has(const Cells* s, int c) noexcept nogil:
+    return (s.w[c >> 6] >> (c & 63)) & 1
+
+
+cdef inline bint cells_meet(const Cells* a, const Cells* b) noexcept nogil:
+    """a and b have a cell in common."""
+    return ((a.w[0] & b.w[0]) | (a.w[1] & b.w[1])) != 0
+
+
+cdef inline bint cells_any(const Cells* s) noexcept nogil:
+    return (s.w[0] | s.w[1]) != 0
+
+
+# -- owner, brick, barricade: every change goes through these, which keep the counts and sets --------
 cdef inline void set_owner(Game* g, int cell, int seat) noexcept nogil:
-    """Every change of g.owner goes through here, so that g.n_owned stays the count of owner[]."""
     if g.owner[cell] != NOBODY:
         g.n_owned[g.owner[cell]] -= 1
+    cells_remove(&g.owned_by[g.owner[cell] + 1], cell)
     g.owner[cell] = seat
     if seat != NOBODY:
         g.n_owned[seat] += 1
+    cells_add(&g.owned_by[seat + 1], cell)
+
+
+cdef inline void set_brick(Game* g, int cell, int seat) noexcept nogil:
+    g.brick[cell] = seat
+    if seat == NOBODY:
+        cells_remove(&g.bricked, cell)
+    else:
+        cells_add(&g.bricked, cell)
+
+
+cdef inline void set_barricade(Game* g, int cell, int seat) noexcept nogil:
+    if g.barricade[cell] != NOBODY:
+        cells_remove(&g.barricaded_by[g.barricade[cell]], cell)
+    g.barricade[cell] = seat
+    if seat == NOBODY:
+        cells_remove(&g.barricaded, cell)
+    else:
+        cells_add(&g.barricaded, cell)
+        cells_add(&g.barricaded_by[seat], cell)
+
+
+cdef void clear_board(Game* g) noexcept nogil:
+    """No tiles, owners, bricks or barricades."""
+    cdef int c, s
+    for c in range(g.ncells):
+        g.tile[c] = T_EMPTY
+        g.owner[c] = NOBODY
+        g.brick[c] = NOBODY
+        g.barricade[c] = NOBODY
+    cells_clear(&g.owned_by[0])
+    for c in range(g.ncells):
+        cells_add(&g.owned_by[0], c)
+    for s in range(MAXP):
+        g.n_owned[s] = 0
+        cells_clear(&g.owned_by[s + 1])
+        cells_clear(&g.barricaded_by[s])
+    cells_clear(&g.bricked)
+    cells_clear(&g.barricaded)
 
 
 cdef inline int vp(Game* g, int seat) noexcept nogil:
@@ -109,11 +176,12 @@ cdef inline int neighbours(Game* g, int cell, int* out) noexcept nogil:
 
 cdef void board_changed(Game* g) noexcept nogil:
     """The facts derived from the tiles: tiled cells, their tiled neighbours, Explorer placement cells,
-    and all-pairs walking distances over cells with tiles (sim.paws.board.distances)."""
+    cells by kind, and all-pairs walking distances over cells with tiles (sim.paws.board.distances)."""
     cdef int c, d, m, k, added = NO_CELL, nadded = 0
-    cdef uint64_t mask[2]
-    mask[0] = 0
-    mask[1] = 0
+    cdef Cells tiled
+    cells_clear(&tiled)
+    for k in range(6):
+        cells_clear(&g.of_kind[k])
     g.n_tiled = 0
     g.n_place = 0
     for c in range(g.ncells):
@@ -124,60 +192,54 @@ cdef void board_changed(Game* g) noexcept nogil:
                 g.tn[c][k] = m
                 k += 1
         g.n_tn[c] = k
+        cells_add(&g.of_kind[g.tile[c]], c)
         if g.tile[c] != T_EMPTY:
             g.tiled[g.n_tiled] = c
             g.n_tiled += 1
-            mask[c >> 6] |= (<uint64_t>1) << (c & 63)
+            cells_add(&tiled, c)
         elif k > 0:
             g.place[g.n_place] = c
             g.n_place += 1
     # distances depend only on which cells hold tiles: reuse them when that is unchanged (every
     # Beginner game of a batch), extend them when one tile was added (an Explorer placement)
     if g.dist_valid:
-        if mask[0] == g.dist_mask[0] and mask[1] == g.dist_mask[1]:
+        if tiled.w[0] == g.dist_cells.w[0] and tiled.w[1] == g.dist_cells.w[1]:
             return
-        if (mask[0] & g.dist_mask[0]) == g.dist_mask[0] and (mask[1] & g.dist_mask[1]) == g.dist_mask[1]:
+        if ((tiled.w[0] & g.dist_cells.w[0]) == g.dist_cells.w[0]
+                and (tiled.w[1] & g.dist_cells.w[1]) == g.dist_cells.w[1]):
             for k in range(g.n_tiled):
                 c = g.tiled[k]
-                if not (g.dist_mask[c >> 6] >> (c & 63)) & 1:
+                if not cells_has(&g.dist_cells, c):
                     nadded += 1
                     added = c
-    g.dist_mask[0] = mask[0]
-    g.dist_mask[1] = mask[1]
+    g.dist_cells = tiled
     g.dist_valid = 1
     if nadded == 1:
         dist_add_cell(g, added)
     else:
         dist_all_pairs(g)
-    nearest_first(g)
+    distance_rings(g)
 
 
-cdef void nearest_first(Game* g) noexcept nogil:
-    """near[a]: the tiled cells reachable from a, sorted by distance (a counting sort of dist[a]),
-    and ring[a]: where each distance starts in near[a]."""
-    cdef int i, j, a, b, d, maxd
-    cdef int start[MAXC + 1]
+cdef void distance_rings(Game* g) noexcept nogil:
+    """rings: for each tiled cell a, the set of cells at each distance d from it (d < n_rings[a])."""
+    cdef int i, j, a, b, d, at = 0
     for i in range(g.n_tiled):
         a = g.tiled[i]
-        for d in range(g.n_tiled + 1):
-            start[d] = 0
-        maxd = 0
+        g.n_rings[a] = 0
         for j in range(g.n_tiled):
             d = g.dist[a][g.tiled[j]]
             if d != FAR:
-                start[d + 1] += 1
-                maxd = max(maxd, d)
-        for d in range(maxd + 1):
-            start[d + 1] += start[d]
-        for d in range(maxd + 2):
-            g.ring[a][d] = <uint8_t>start[d]
-        g.n_near[a] = start[maxd + 1]
+                g.n_rings[a] = max(g.n_rings[a], d + 1)
+        g.ring_at[a] = at
+        for d in range(g.n_rings[a]):
+            cells_clear(&g.rings[at + d])
         for j in range(g.n_tiled):
             b = g.tiled[j]
             d = g.dist[a][b]
             if d != FAR:
-                g.near[a][start[d]] = <uint8_t>b
-                start[d] += 1
+                cells_add(&g.rings[at + d], b)
+        at += g.n_rings[a]
 
 
 cdef void dist_all_pairs(Game* g) noexcept nogil:

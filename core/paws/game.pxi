@@ -29,13 +29,7 @@ cdef void build_board(Game* g) noexcept nogil:
     cdef int16_t tiles[18]
     cdef int i, k = 0, s
     cdef int held[4]
-    for i in range(MAXP):
-        g.n_owned[i] = 0
-    for i in range(g.ncells):
-        g.tile[i] = T_EMPTY
-        g.owner[i] = NOBODY
-        g.brick[i] = NOBODY
-        g.barricade[i] = NOBODY
+    clear_board(g)
     g.tile[0] = T_DESERT
     if not g.explorer:
         for i in range(g.r.beginner_mansions):

@@ -41,104 +41,118 @@ cdef inline int look_leader(Game* g, Look* lk) noexcept nogil:
     return lk.leader
 
 
-cdef bint open_building(Game* g, int seat) noexcept nogil:
-    """any(owner[x] == seat and barricade[x] == NOBODY for x in cells)"""
-    cdef int k, x
-    if g.n_owned[seat] == 0:
-        return False
-    for k in range(g.n_tiled):  # only tiles are owned
-        x = g.tiled[k]
-        if g.owner[x] == seat and g.barricade[x] == NOBODY:
-            return True
-    return False
+cdef inline void add_level(Look* lk, int value, Cells cells) noexcept nogil:
+    """Add the cells worth ``value`` to lk's levels (kept in decreasing order of worth)."""
+    cdef int i
+    if value <= 0 or not cells_any(&cells):
+        return
+    i = lk.n_levels
+    while i > 0 and lk.level_value[i - 1] < value:
+        lk.level_value[i] = lk.level_value[i - 1]
+        lk.level_cells[i] = lk.level_cells[i - 1]
+        i -= 1
+    lk.level_value[i] = value
+    lk.level_cells[i] = cells
+    lk.n_levels += 1
 
 
 cdef void look_around(Game* g, Weights* w, Look* lk, int seat) noexcept nogil:
-    """Fill ``lk``: values[c] = the reference's cell_value(c) for every tiled cell, and best_value.
+    """Fill ``lk``: the cells by the reference's cell_value(c), for the cells worth something.
 
     cell_value(c) reads the cell only through its tile, owner, brick and barricade, and who stands
-    on it (hunt_value); everything else it reads is the same for all cells, so it is worked out once:
-    worth[tile][owner + 1] is what an unbarred tile with that owner (and, for a chest or a forest,
-    no brick) is worth. Then per cell: hunt_value if any, else 0 if barred, else the worth.
+    on it (hunt_value); everything else it reads is the same for all cells, so each case of it is
+    one worth, and the cells of that case are a set: hunted cells first (barred or not), then, of the
+    cells not barred to ``seat``, each tile kind (less looted chests and forests; homes and mansions
+    by owner).
     """
     cdef Player* p = &g.players[seat]
-    cdef int worth[6][MAXP + 1]
-    cdef int t, k, c, v, kind, div, chest, forest, desert, hunt
+    cdef int t, k, w0, div, hunt, desert, opp
+    cdef Cells hunted, open_, cells
     lk.hand_limit = hand_limit(g, seat)
     lk.leader = UNKNOWN
-    lk.n_hunt = 0
+    lk.n_levels = 0
+    cells_clear(&hunted)
     for t in range(g.n):  # hunt_value(c) > 0: some such t stands on c
         if attackable(g, seat, t) and opponents(g, seat, t) and scoring_raid(g, w, seat, t):
-            lk.hunt_cells[lk.n_hunt] = g.players[t].pos
-            lk.n_hunt += 1
-    chest = 30 if p.n_items < lk.hand_limit else 12
-    forest = 25 if open_building(g, seat) else 8
+            cells_add(&hunted, g.players[t].pos)
+    for k in range(2):
+        hunted.w[k] &= ~g.of_kind[T_EMPTY].w[k]
+        # not hunted, not barred (a barricade not ``seat``'s), not a looted chest or forest
+        open_.w[k] = ~(hunted.w[k] | (g.barricaded.w[k] & ~g.barricaded_by[seat].w[k])
+                       | (g.bricked.w[k] & (g.of_kind[T_CHEST].w[k] | g.of_kind[T_FOREST].w[k])))
+    add_level(lk, 30 + 4 * w.aggression, hunted)
+    for k in range(2):
+        cells.w[k] = g.of_kind[T_CHEST].w[k] & open_.w[k]
+    add_level(lk, 30 if p.n_items < lk.hand_limit else 12, cells)
+    # a forest is worth more while one of your buildings has no barricade
+    for k in range(2):
+        cells.w[k] = g.owned_by[seat + 1].w[k] & ~g.barricaded.w[k]
+    w0 = 25 if cells_any(&cells) else 8
+    for k in range(2):
+        cells.w[k] = g.of_kind[T_FOREST].w[k] & open_.w[k]
+    add_level(lk, w0, cells)
     if g.r.desert_heal <= 0 or p.hp >= g.r.max_hp:
         desert = 0
     elif p.hp <= w.heal_threshold:
         desert = 80
     else:
         desert = 50 if p.hp < max(w.invade_min_hp, w.mansion_min_hp) else 0
+    for k in range(2):
+        cells.w[k] = g.of_kind[T_DESERT].w[k] & open_.w[k]
+    add_level(lk, desert, cells)
     div = 1 if g.building_fights_left > 0 or g.seat != seat else 2
-    for t in range(MAXP + 1):
-        worth[T_EMPTY][t] = 0
-        worth[T_DESERT][t] = desert
-        worth[T_CHEST][t] = chest
-        worth[T_FOREST][t] = forest
-        worth[T_HOME][t] = 0
-        worth[T_MANSION][t] = 0
-    # an unowned building: its monsters must be in the deck
+    # unowned buildings, while their monsters are in the deck
     if g.n_monster_deck >= 1 and p.hp >= w.home_min_hp:
-        worth[T_HOME][0] = 60 // div
+        for k in range(2):
+            cells.w[k] = g.of_kind[T_HOME].w[k] & g.owned_by[0].w[k] & open_.w[k]
+        add_level(lk, 60 // div, cells)
     if g.n_monster_deck >= g.r.mansion_monsters and p.hp >= w.mansion_min_hp:
-        worth[T_MANSION][0] = 70 // div
-    # an opponent's building: invade it
+        for k in range(2):
+            cells.w[k] = g.of_kind[T_MANSION].w[k] & g.owned_by[0].w[k] & open_.w[k]
+        add_level(lk, 70 // div, cells)
+    # opponents' buildings: invade them
     if w.aggression > 0 and p.hp >= w.invade_min_hp:
         for t in range(g.n):
-            if opponents(g, seat, t):
-                v = (20 + 8 * w.aggression + (25 if look_leader(g, lk) == t else 0)) // div
-                worth[T_HOME][t + 1] = v
-                worth[T_MANSION][t + 1] = v
-    lk.best_value = 0
-    for k in range(g.n_tiled):  # (values and moves of cells without a tile are never read)
-        c = g.tiled[k]
-        kind = g.tile[c]
-        v = worth[kind][g.owner[c] + 1]
-        # barred(g, seat, c), or a chest or forest already looted (without branches: | and &)
-        if ((g.barricade[c] != NOBODY) & (g.barricade[c] != seat)) | (
-                ((kind == T_CHEST) | (kind == T_FOREST)) & (g.brick[c] != NOBODY)):
-            v = 0
-        lk.values[c] = v
-        lk.moves[c] = UNKNOWN
-        lk.best_value = max(lk.best_value, v)
-    hunt = 30 + 4 * w.aggression
-    for k in range(lk.n_hunt):  # hunt_value comes first, barred or not
-        lk.values[lk.hunt_cells[k]] = hunt
-        lk.best_value = max(lk.best_value, hunt)
+            if opponents(g, seat, t) and g.n_owned[t] > 0:
+                for k in range(2):
+                    cells.w[k] = ((g.of_kind[T_HOME].w[k] | g.of_kind[T_MANSION].w[k])
+                                  & g.owned_by[t + 1].w[k] & open_.w[k])
+                add_level(lk, (20 + 8 * w.aggression + (25 if look_leader(g, lk) == t else 0)) // div, cells)
+    for k in range(g.n_tiled):
+        lk.moves[g.tiled[k]] = UNKNOWN
+
+
+cdef int cell_value(Look* lk, int c) noexcept nogil:
+    """The reference's cell_value(c), from the look."""
+    cdef int i
+    for i in range(lk.n_levels):
+        if cells_has(&lk.level_cells[i], c):
+            return lk.level_value[i]
+    return 0
 
 
 cdef int move_score(Game* g, Weights* w, Look* lk, int dest) noexcept nogil:
-    """Best worth reachable from ``dest``, less the steps to it (the move itself included).
+    """Best worth reachable from ``dest``, less the steps to it (the move itself included):
+    max over cells c worth v > 0 of v - step_cost * (dist[dest][c] + 1), else -1.
 
-    The cells are looked at ring by ring, nearest first, and the scan stops once even the best worth
-    on the board, that far away, could not beat the best found (the maximum over all cells is the same).
+    Worth by worth, highest first: the nearest cell of that worth is found ring by ring around
+    dest; a worth that could not beat the best found even one step away ends the search.
     """
-    cdef int k = 0, d = 0, v, cost, best = -1
-    cdef const uint8_t* order = g.near[dest]
-    cdef const uint8_t* ring = g.ring[dest]
-    cdef int n = g.n_near[dest]
+    cdef int i, d, v, best = -1
+    cdef const Cells* rings
     if lk.moves[dest] != UNKNOWN:
         return lk.moves[dest]
-    while k < n:
-        cost = w.step_cost * (d + 1)
-        if lk.best_value - cost <= best:
+    rings = &g.rings[g.ring_at[dest]]
+    for i in range(lk.n_levels):
+        v = lk.level_value[i]
+        if v - w.step_cost <= best:
             break
-        for k in range(k, ring[d + 1]):  # the cells d steps from dest
-            v = lk.values[order[k]]
-            if v > 0 and v - cost > best:
-                best = v - cost
-        k = ring[d + 1]
-        d += 1
+        for d in range(g.n_rings[dest]):
+            if v - w.step_cost * (d + 1) <= best:
+                break
+            if cells_meet(&rings[d], &lk.level_cells[i]):
+                best = v - w.step_cost * (d + 1)
+                break
     lk.moves[dest] = best
     return best
 
@@ -159,8 +173,7 @@ cdef int place_score(Game* g, Weights* w, int seat, int kind_index, int cell) no
     return base - w.step_cost * (d - 1)
 
 
-cdef int card_score(Game* g, Weights* w, Look* lk, int seat, int hand_index, int target,
-                    const int* values) noexcept nogil:
+cdef int card_score(Game* g, Weights* w, Look* lk, int seat, int hand_index, int target) noexcept nogil:
     cdef Player* p = &g.players[seat]
     cdef const ItemSpec* card = &g.items[p.items[hand_index]]
     cdef int e = card.effect, v, t, hits = 0, kos = 0, friends = 0
@@ -173,7 +186,7 @@ cdef int card_score(Game* g, Weights* w, Look* lk, int seat, int hand_index, int
     if e == E_DRAW:
         return 50 if p.n_items - 1 + card.amount <= lk.hand_limit else 20
     if e == E_TELEPORT:
-        v = values[target]
+        v = cell_value(lk, target)
         return v - 10 if v > 0 and g.dist[p.pos][target] >= 3 else -1
     if w.aggression == 0:
         return -1
@@ -196,15 +209,15 @@ cdef int card_score(Game* g, Weights* w, Look* lk, int seat, int hand_index, int
     return -1
 
 
-cdef int action_score(Game* g, Weights* w, Look* lk, int seat, int i, const int* values) noexcept nogil:
+cdef int action_score(Game* g, Weights* w, Look* lk, int seat, int i) noexcept nogil:
     cdef Player* p = &g.players[seat]
     cdef int kind = g.opt_a[i], a = g.opt_b[i], b = g.opt_c[i], v, diff
     if kind == A_MOVE:  # the commonest
         return move_score(g, w, lk, a)
     if kind == A_END_TURN:
-        return values[p.pos] if g.tile[p.pos] == T_DESERT else 0
+        return cell_value(lk, p.pos) if g.tile[p.pos] == T_DESERT else 0
     if kind == A_LOOT or kind == A_INVADE:
-        v = values[p.pos]
+        v = cell_value(lk, p.pos)
         return v + 5 + w.step_cost if v > 0 else -1
     if kind == A_BUY:
         return 12 if p.n_items < lk.hand_limit else -1
@@ -221,7 +234,7 @@ cdef int action_score(Game* g, Weights* w, Look* lk, int seat, int i, const int*
         return 90 if g.tile[a] == T_MANSION else 85
     if kind == A_PLACE_TILE:
         return place_score(g, w, seat, a, b)
-    return card_score(g, w, lk, seat, a, b, values)
+    return card_score(g, w, lk, seat, a, b)
 
 
 cdef int heuristic_combat(Game* g, int seat) noexcept nogil:
@@ -258,7 +271,7 @@ cdef int heuristic_action(Game* g, int seat) noexcept nogil:
         look_around(g, w, &g.look, seat)
         g.look_ok = 1
     for i in range(g.n_opt):
-        s = action_score(g, w, &g.look, seat, i, g.look.values)
+        s = action_score(g, w, &g.look, seat, i)
         if i == 0 or s > best_score:
             best, best_score = i, s
     return best

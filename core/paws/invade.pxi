@@ -45,7 +45,7 @@ cdef void invade(Game* g, int seat) noexcept nogil:
             pop_active(q, i, q.n_monsters + 1)
             enforce_hand_limit(g, owner)  # §10: losing a hand-size buff means discarding at once
         set_owner(g, cell, seat)
-        g.brick[cell] = seat
+        set_brick(g, cell, seat)
         p.active[p.n_monsters] = 0
         push16(p.monsters, &p.n_monsters, m)
         check_vp(g, seat)

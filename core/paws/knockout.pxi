@@ -71,7 +71,7 @@ cdef void knock_out(Game* g, int victim, int by, bint scores) noexcept nogil:
         g.players[i].snared[victim] = 0
     for c in range(g.ncells):
         if (g.tile[c] == T_CHEST or g.tile[c] == T_FOREST) and g.brick[c] == victim:
-            g.brick[c] = NOBODY
+            set_brick(g, c, NOBODY)
     if p.lives > 0:
         p.pos = 0
         p.hp = g.r.respawn_hp
@@ -82,9 +82,9 @@ cdef void knock_out(Game* g, int victim, int by, bint scores) noexcept nogil:
         for c in range(g.ncells):
             if g.owner[c] == victim:
                 set_owner(g, c, NOBODY)
-                g.brick[c] = NOBODY
+                set_brick(g, c, NOBODY)
             if g.barricade[c] == victim:
-                g.barricade[c] = NOBODY
+                set_barricade(g, c, NOBODY)
         p.barricades = 0
         for k in range(4):
             p.tiles[k] = 0

@@ -25,10 +25,10 @@ cdef void loot(Game* g, int seat) noexcept nogil:
     cdef int cell = p.pos
     cdef int kind = g.tile[cell]
     if kind == T_CHEST:
-        g.brick[cell] = seat
+        set_brick(g, cell, seat)
         gain_items(g, seat, g.r.chest_cards)
     elif kind == T_FOREST:
-        g.brick[cell] = seat
+        set_brick(g, cell, seat)
         p.barricades += g.r.forest_barricades
     else:
         claim_building(g, seat, cell)
@@ -58,7 +58,7 @@ cdef void claim_building(Game* g, int seat, int cell) noexcept nogil:
                 knock_out(g, seat, NOBODY, False)
             return
     set_owner(g, cell, seat)
-    g.brick[cell] = seat
+    set_brick(g, cell, seat)
     for i in range(nb):
         p.active[p.n_monsters] = 0
         push16(p.monsters, &p.n_monsters, beaten[i])
