@@ -264,16 +264,35 @@ cdef int heuristic_combat(Game* g, int seat) noexcept nogil:
 
 
 cdef int heuristic_action(Game* g, int seat) noexcept nogil:
-    """An ACTION decision: score every legal action, the first best wins."""
+    """An ACTION decision: score every legal action, the first best wins.
+
+    The pick is the option with the highest (score, -index). Moves are scored last, and only those
+    that could still be picked: a move's score is at most the best worth less one step (the move
+    itself), so a move whose bound loses to the best so far needs no move_score.
+    """
     cdef Weights* w = &g.bots[seat].w
-    cdef int i, s, best = 0, best_score = 0
+    cdef Look* lk
+    cdef int i, s, bound, best = 0, best_score = 0, n_moves = 0
     if not g.look_ok:
         look_around(g, w, &g.look, seat)
         g.look_ok = 1
+    lk = &g.look
     for i in range(g.n_opt):
-        s = action_score(g, w, &g.look, seat, i)
-        if i == 0 or s > best_score:
-            best, best_score = i, s
+        if g.opt_a[i] == A_MOVE:
+            n_moves += 1
+        else:
+            s = action_score(g, w, lk, seat, i)
+            if i == 0 or s > best_score:
+                best, best_score = i, s
+    if n_moves:
+        bound = (lk.level_value[0] if lk.n_levels else 0) - w.step_cost
+        if bound < -1:
+            bound = -1
+        for i in range(g.n_opt):
+            if g.opt_a[i] == A_MOVE and (bound > best_score or (bound == best_score and i < best)):
+                s = move_score(g, w, lk, g.opt_b[i])
+                if s > best_score or (s == best_score and i < best):
+                    best, best_score = i, s
     return best
 
 
