@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.paws import knockout, winning
+from sim.paws import items, knockout, winning
 from sim.paws.combat import fight
 from sim.paws.kinds import Buff, Decision, Tile
 from sim.paws.loot import barred
@@ -50,6 +50,7 @@ def invade(g: Game, seat: int) -> None:
             i = q.monsters.index(m)
             q.monsters.pop(i)
             q.active.pop(i)
+            items.enforce_hand_limit(g, owner)  # §10: losing a hand-size buff means discarding at once
         g.owner[cell] = g.brick[cell] = seat
         g.players[seat].monsters.append(m)
         g.players[seat].active.append(False)
