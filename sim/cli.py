@@ -1,7 +1,14 @@
-"""The ``playtest`` command line: play, run (and later sweep, query, regress, bench)."""
+"""The ``playtest`` command line. Commands stay thin: they validate, then call the module that does the work.
+
+``play``, ``run`` and ``bench`` live here; the other areas keep their commands beside their code and
+are registered at the bottom (``cluster/commands.py``: sweep, status; ``queries/commands.py``: query,
+sql; ``sim/regress/commands.py``: regress).
+"""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import time
 from pathlib import Path
@@ -11,74 +18,72 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from sim.params import RuleError, digest, parse_assignments
+from sim.params import RuleError, parse_assignments
 
 app = typer.Typer(help="playtest: simulate tabletop games by the million and ask balance questions.",
                   no_args_is_help=True, add_completion=False)
 err = Console(stderr=True)
 
-GAMES = ("paws",)
 
-
-def fail(message: str) -> None:
+def fail(message: str, code: int = 2) -> None:
+    """A user error: one clear line on stderr and exit code 2, never a traceback."""
     err.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code=2)
+    raise typer.Exit(code=code)
 
 
-GameArg = Annotated[str, typer.Argument(help="the game: paws")]
-RulesOpt = Annotated[str, typer.Option("--rules", help="rule set preset: v3, v3-ap3, v4")]
-BoardOpt = Annotated[str, typer.Option(help="board: beginner or explorer")]
-ModeOpt = Annotated[str, typer.Option(help="mode: ffa or teams")]
-PlayersOpt = Annotated[int, typer.Option(help="players: 2, 3 or 4")]
+GameArg = Annotated[str, typer.Argument(help="the game: paws or tales")]
+RulesOpt = Annotated[Optional[str], typer.Option("--rules", help="rule set preset (paws: v3, v3-ap3, v4; "
+                                                                  "default: the game's newest)")]
+BoardOpt = Annotated[Optional[str], typer.Option(help="paws board: beginner (default) or explorer")]
+ModeOpt = Annotated[Optional[str], typer.Option(help="mode (paws: ffa, teams; tales: standard, 2v2, survive, "
+                                                     "survive-2v2)")]
+PlayersOpt = Annotated[Optional[int], typer.Option(help="paws players: 2, 3 or 4 (default 4)")]
 BotsOpt = Annotated[Optional[str], typer.Option(help="bot per seat, comma separated (random, heuristic, "
                                                      "heuristic:aggression=3); one name = every seat")]
 SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value (repeatable)")]
 EngineOpt = Annotated[str, typer.Option(help="engine: core (Cython, default) or reference (pure Python)")]
-ItemsOpt = Annotated[Optional[Path], typer.Option(help="item deck TOML (default: the packaged stand-ins)")]
-MonstersOpt = Annotated[Optional[Path], typer.Option(help="monster deck TOML (default: the packaged stand-ins)")]
+ItemsOpt = Annotated[Optional[Path], typer.Option(help="paws item deck TOML (default: the packaged stand-ins)")]
+MonstersOpt = Annotated[Optional[Path], typer.Option(help="paws monster deck TOML (default: the packaged "
+                                                          "stand-ins)")]
+DataOpt = Annotated[Optional[list[str]], typer.Option("--data", help="a card data file name=PATH (repeatable; "
+                                                                     "paws: items, monsters; tales: see docs)")]
 
 
-def resolve(game: str, rules: str, board: str, mode: str, players: int, bots: Optional[str],
-            overrides: Optional[list[str]], items: Optional[Path], monsters: Optional[Path]):
-    """Validate everything before any game is played: (setup, rules, cards)."""
-    from sim.paws.bots import make_bots
-    from sim.paws.cards import CardDataError, load_cards
-    from sim.paws.rules import PawsSetup, preset
-    if game not in GAMES:
-        fail(f"unknown game {game!r}; expected one of {', '.join(GAMES)}")
+def resolve_match(game: str, rules: Optional[str], board: Optional[str], mode: Optional[str],
+                  players: Optional[int], bots: Optional[str], overrides: Optional[list[str]],
+                  items: Optional[Path] = None, monsters: Optional[Path] = None,
+                  data: Optional[list[str]] = None, engine: str = "core", tables: tuple[str, ...] = ("games",)):
+    """Validate everything before any game is played and return the game's Match."""
+    from sim.games import check_engine, get
+    setup = {k: v for k, v in (("board", board), ("mode", mode), ("players", players), ("bots", bots))
+             if v is not None}
     try:
-        specs = tuple(s.strip() for s in (bots or "heuristic").split(","))
-        if len(specs) == 1:
-            specs = specs * players
-        setup = PawsSetup(board=board, mode=mode, players=players, bots=specs)
-        make_bots(specs)
-        r = preset(rules, parse_assignments(overrides or []), where="--set")
-        cards = load_cards(items, monsters)
-    except (RuleError, CardDataError) as e:
+        check_engine(engine)
+        files = parse_assignments(data or [], where="--data")
+        if items is not None:
+            files["items"] = str(items)
+        if monsters is not None:
+            files["monsters"] = str(monsters)
+        return get(game).resolve(rules, parse_assignments(overrides or [], where="--set"), setup, files,
+                                 tables=tables, where="--set")
+    except (RuleError, ValueError) as e:  # card-data errors are ValueErrors naming file, card and field
         fail(str(e))
-    return setup, r, cards
 
 
 @app.command()
-def play(game: GameArg, rules: RulesOpt = "v4", board: BoardOpt = "beginner", mode: ModeOpt = "ffa",
-         players: PlayersOpt = 4, bots: BotsOpt = None, seed: Annotated[int, typer.Option(help="master seed")] = 0,
+def play(game: GameArg, rules: RulesOpt = None, board: BoardOpt = None, mode: ModeOpt = None,
+         players: PlayersOpt = None, bots: BotsOpt = None,
+         seed: Annotated[int, typer.Option(help="master seed")] = 0,
          game_index: Annotated[int, typer.Option(help="which game of the batch")] = 0,
          set_: SetOpt = None, engine: EngineOpt = "core",
          as_json: Annotated[bool, typer.Option("--json", help="print the game record as JSON")] = False,
-         items: ItemsOpt = None, monsters: MonstersOpt = None) -> None:
+         items: ItemsOpt = None, monsters: MonstersOpt = None, data: DataOpt = None) -> None:
     """Play one game and print its turn-by-turn log (or its record with --json)."""
-    from sim.batch import check_engine
-    from sim.paws.game import play_game
-    setup, r, cards = resolve(game, rules, board, mode, players, bots, set_, items, monsters)
-    try:
-        check_engine(engine)
-    except ValueError as e:
-        fail(str(e))
+    m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine)
     log: list[str] | None = None if as_json else []
-    rec = play_game(setup, r, seed, game_index, cards, log=log)
+    rec = m.play_one(seed, game_index, log)
     if engine == "core":  # the core keeps no log: the reference engine narrates the same game
-        from sim.batch import play_batch
-        core = play_batch(setup, r, seed, game_index, 1, "core", cards).to_pylist()[0]
+        core = m.play_batch(seed, game_index, 1, "core")["games"].to_pylist()[0]
         if core != rec:
             err.print("[bold yellow]warning:[/] the core and the reference engine disagree on this game; "
                       "the log is the reference engine's, the record the core's")
@@ -88,80 +93,85 @@ def play(game: GameArg, rules: RulesOpt = "v4", board: BoardOpt = "beginner", mo
         return
     for line in log:
         typer.echo(line)
-    typer.echo(f"result: {rec['end_reason']}, winner seat {rec['winner_seat']}, team {rec['winner_team']}, "
-               f"{rec['rounds']} rounds, {rec['turns']} turns, VP {rec['vp']}")
+    winner = ", ".join(f"{k.replace('_', ' ')} {rec[k]}" for k in ("winner_seat", "winner_side", "winner_team") if k in rec)
+    typer.echo(f"result: {rec['end_reason']}, {winner}, {rec['rounds']} rounds, {rec['turns']} turns"
+               + (f", VP {rec['vp']}" if "vp" in rec else ""))
+
+
+def progress_bar(total: int) -> tuple[Progress, callable]:
+    """A rich bar with games done, games/s and ETA; returns (bar, advance(n))."""
+    bar = Progress(TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                   TimeRemainingColumn(), console=err)
+    task = bar.add_task("games", total=total, rate="")
+    t0 = time.perf_counter()
+
+    def advance(n: int) -> None:
+        done = bar.tasks[0].completed + n
+        bar.update(task, advance=n, rate=f"{done / max(time.perf_counter() - t0, 1e-9):,.0f} games/s")
+    return bar, advance
 
 
 @app.command()
 def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to write")],
-        rules: RulesOpt = "v4", board: BoardOpt = "beginner", mode: ModeOpt = "ffa", players: PlayersOpt = 4,
+        rules: RulesOpt = None, board: BoardOpt = None, mode: ModeOpt = None, players: PlayersOpt = None,
         bots: BotsOpt = None, games: Annotated[int, typer.Option(help="number of games")] = 1000,
         seed: Annotated[int, typer.Option(help="master seed")] = 0,
         start: Annotated[int, typer.Option(help="first game index")] = 0,
         set_: SetOpt = None, engine: EngineOpt = "core",
-        items: ItemsOpt = None, monsters: MonstersOpt = None) -> None:
+        items: ItemsOpt = None, monsters: MonstersOpt = None, data: DataOpt = None,
+        chunk: Annotated[Optional[int], typer.Option(help="games per chunk in memory (default: the engine's)")]
+        = None) -> None:
     """Play a local batch of games and write one Parquet file, with a progress bar."""
-    from sim.batch import check_engine, iter_batches
     from sim.output import write_parquet
-    from sim.paws.record import SCHEMA
-    setup, r, cards = resolve(game, rules, board, mode, players, bots, set_, items, monsters)
-    try:
-        check_engine(engine)
-    except ValueError as e:
-        fail(str(e))
     if games < 1:
         fail("--games must be at least 1")
-    meta = {"playtest.rules_digest": digest(r), "playtest.cards_digest": cards.digest,
-            "playtest.seed": str(seed), "playtest.engine": engine}
+    if chunk is not None and chunk < 1:
+        fail("--chunk must be at least 1")
+    m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine)
+    meta = {"playtest.rules_digest": m.rules_digest, "playtest.cards_digest": m.data_digest,
+            "playtest.seed": str(seed), "playtest.engine": engine, "playtest.game": m.game}
     t0 = time.perf_counter()
-    with Progress(TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-                  TimeRemainingColumn(), console=err) as bar:
-        task = bar.add_task("games", total=games, rate="")
-
-        def advance(n: int) -> None:
-            done = bar.tasks[0].completed + n
-            bar.update(task, advance=n, rate=f"{done / (time.perf_counter() - t0):,.0f} games/s")
-
-        rows = write_parquet(iter_batches(setup, r, seed, start, games, engine, cards), out, SCHEMA,
-                             metadata=meta, on_chunk=advance)
+    bar, advance = progress_bar(games)
+    with bar:
+        tables = (t["games"] for t in m.iter_batches(seed, start, games, engine, chunk))
+        rows = write_parquet(tables, out, m.schemas["games"], metadata=meta, on_chunk=advance)
     wall = time.perf_counter() - t0
     err.print(f"{rows:,} games in {wall:.1f} s ({rows / wall:,.0f} games/s) -> {out}")
 
 
 @app.command()
-def query(sql: Annotated[Path, typer.Argument(help="a .sql file; the results are the view 'games'")],
-          data: Annotated[str, typer.Option(help="Parquet file, folder or glob of game records")]) -> None:
-    """Answer a question: run a DuckDB SQL file over game records and print the result table."""
-    import duckdb
-    from rich.table import Table
-    if not sql.is_file():
-        fail(f"{sql}: no such SQL file")
-    path = Path(data)
-    pattern = str(path / "**" / "*.parquet") if path.is_dir() else data
-    con = duckdb.connect()
-    try:
-        con.execute(f"CREATE VIEW games AS SELECT * FROM read_parquet('{pattern.replace(chr(39), chr(39) * 2)}')")
-        res = con.execute(sql.read_text())
-    except duckdb.Error as e:
-        fail(f"{sql} over {data}: {e}")
-    table = Table(title=sql.stem)
-    for name in [d[0] for d in res.description]:
-        table.add_column(name, justify="right")
-    for row in res.fetchall():
-        table.add_row(*[str(v) for v in row])
-    Console().print(table)
-
-
-@app.command()
-def bench(out: Annotated[Path, typer.Option(help="where to write the results (.json; a .md table is written beside it)")]
-          = Path("bench/paws.json"),
+def bench(out: Annotated[Path, typer.Option(help="where to write the results (.json; a .md table is written "
+                                                 "beside it)")] = Path("bench/bench.json"),
           games: Annotated[int, typer.Option(help="core games per preset")] = 20000,
           reference_games: Annotated[int, typer.Option(help="reference-engine games per preset (same seeds)")] = 300,
           seed: Annotated[int, typer.Option(help="master seed")] = 1,
+          game: Annotated[Optional[str], typer.Option(help="only this game's presets (default: all games)")] = None,
           profile: Annotated[bool, typer.Option(help="also measure where the core spends its time")] = True) -> None:
     """Benchmark (not a test): games/s per core of both engines on fixed presets, same seeds, and the ratio."""
     from sim.bench import run_bench
-    run_bench(out=out, games=games, reference_games=reference_games, seed=seed, profile=profile, console=err)
+    if games < 1 or reference_games < 1:
+        fail("--games and --reference-games must be at least 1")
+    try:
+        run_bench(out=out, games=games, reference_games=reference_games, seed=seed, game=game, profile=profile,
+                  console=err)
+    except RuleError as e:
+        fail(str(e))
+
+
+def _register(module: str) -> None:
+    """Add the typer commands that ``module`` (an area's own CLI file) lists in ``COMMANDS``, if it exists."""
+    try:
+        if importlib.util.find_spec(module) is None:
+            return
+    except ModuleNotFoundError:  # its package is not there yet
+        return
+    mod = importlib.import_module(module)
+    for name in mod.COMMANDS:
+        app.command(name=name.replace("_", "-"))(getattr(mod, name))
+
+_register("cluster.commands")       # sweep, status
+_register("queries.commands")       # query, sql
+_register("sim.regress.commands")   # regress
 
 
 def main() -> None:
