@@ -14,6 +14,7 @@ cdef void legal_actions(Game* g, int seat) noexcept nogil:
     opt_clear(g)
     opt_add(g, A_END_TURN, -1, -1)
     if g.ap < 1:
+        turn_card_options(g, seat)  # §10: Anytime cards need no AP
         return
     for k in range(g.n_tn[p.pos]):
         opt_add(g, A_MOVE, g.tn[p.pos][k], -1)

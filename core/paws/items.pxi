@@ -132,7 +132,7 @@ cdef inline int near(Game* g, int cell, int* out) noexcept nogil:
 
 
 cdef void turn_card_options(Game* g, int seat) noexcept nogil:
-    """Append (PLAY_ITEM, hand index, target) for every card playable on your own turn."""
+    """Append (PLAY_ITEM, hand index, target) for every card playable on your own turn (§10: Anytime needs no AP)."""
     cdef Player* p = &g.players[seat]
     cdef int i, k, t, c, nn, e
     cdef int cells[7]
@@ -140,7 +140,7 @@ cdef void turn_card_options(Game* g, int seat) noexcept nogil:
     for i in range(p.n_items):
         card = &g.items[p.items[i]]
         e = card.effect
-        if card.timing == IN_COMBAT or e == E_WARD:
+        if card.timing == IN_COMBAT or e == E_WARD or (g.ap < 1 and card.timing != ANYTIME):
             continue
         if e == E_GRENADE:
             nn = near(g, p.pos, cells)

@@ -50,7 +50,7 @@ def legal_actions(g: Game, seat: int) -> list[tuple[int, int, int]]:
             for k in range(4):
                 if p.tiles[k] > 0:
                     acts.extend((Action.PLACE_TILE, k, c) for c in cells)
-        acts.extend((Action.PLAY_ITEM, i, t) for i, t in turn_card_options(g, seat))
+    acts.extend((Action.PLAY_ITEM, i, t) for i, t in turn_card_options(g, seat))  # §10: Anytime needs no AP
     return acts
 
 

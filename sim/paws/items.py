@@ -130,13 +130,16 @@ def near(g: Game, cell: int) -> list[int]:
 
 
 def turn_card_options(g: Game, seat: int) -> list[tuple[int, int]]:
-    """(hand index, target) of every card playable on your own turn, in hand order."""
+    """(hand index, target) of every card playable on your own turn, in hand order.
+
+    §10: "On your turn" cards need AP left; "Anytime" cards do not.
+    """
     p = g.players[seat]
     opts: list[tuple[int, int]] = []
     for i, cid in enumerate(p.items):
         card = g.cards.items[cid]
         e = card.effect
-        if card.timing == Timing.IN_COMBAT or e == Effect.WARD:
+        if card.timing == Timing.IN_COMBAT or e == Effect.WARD or (g.ap < 1 and card.timing != Timing.ANYTIME):
             continue
         if e == Effect.GRENADE:
             opts.extend((i, c) for c in near(g, p.pos))
