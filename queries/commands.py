@@ -1,36 +1,111 @@
-"""``playtest query``: DuckDB SQL questions over game records."""
+"""``playtest query`` and ``playtest sql``: DuckDB questions over game records (see queries/library.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
+import csv
+import io
+import json
+from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 
 from sim.cli import fail
 
-COMMANDS = ("query",)
+COMMANDS = ("query", "sql")
+FORMATS = ("table", "csv", "json", "markdown")
+
+ResultsOpt = Annotated[Optional[list[str]], typer.Option(
+    "--results", "--data", help="a sweep's results DIR, a Parquet file or a glob (repeatable); "
+                                "all of them form the view 'games'")]
+ParamOpt = Annotated[Optional[list[str]], typer.Option("--param", help="query parameter k=v (repeatable)")]
+WhereOpt = Annotated[Optional[str], typer.Option(help="SQL filter on the games first, e.g. \"board = 'explorer'\"")]
+FormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or markdown")]
 
 
-def query(sql: Annotated[Path, typer.Argument(help="a .sql file; the results are the view 'games'")],
-          data: Annotated[str, typer.Option(help="Parquet file, folder or glob of game records")]) -> None:
-    """Answer a question: run a DuckDB SQL file over game records and print the result table."""
-    import duckdb
+def _cell(v, exact: bool) -> str:
+    if isinstance(v, float) and not exact:
+        return f"{v:.4f}"
+    return "" if v is None else str(v)
+
+
+def render(name: str, columns: list[str], rows: list[tuple], fmt: str) -> str:
+    """The answer as text: a rich table, CSV, JSON records or a Markdown table."""
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(columns)
+        w.writerows([[_cell(v, True) for v in r] for r in rows])
+        return buf.getvalue().rstrip("\n")
+    if fmt == "json":
+        return json.dumps([dict(zip(columns, r)) for r in rows], default=str)
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+        lines += ["| " + " | ".join(_cell(v, False) for v in r) + " |" for r in rows]
+        return "\n".join(lines)
+    from rich.console import Console
     from rich.table import Table
-    if not sql.is_file():
-        fail(f"{sql}: no such SQL file")
-    path = Path(data)
-    pattern = str(path / "**" / "*.parquet") if path.is_dir() else data
-    con = duckdb.connect()
+    table = Table(title=name)
+    for c in columns:
+        table.add_column(c, justify="right")
+    for r in rows:
+        table.add_row(*[_cell(v, False) for v in r])
+    buf = io.StringIO()
+    Console(file=buf, width=max(80, 14 * len(columns)), highlight=False).print(table)
+    return buf.getvalue().rstrip("\n")
+
+
+def _params(items: Optional[list[str]]) -> dict[str, str]:
+    out = {}
+    for item in items or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            fail(f"--param {item!r}: expected name=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def query(name: Annotated[Optional[str], typer.Argument(help="a canned query name (see --list) or a .sql file")]
+          = None,
+          results: ResultsOpt = None, param: ParamOpt = None, where: WhereOpt = None, fmt: FormatOpt = "table",
+          list_: Annotated[bool, typer.Option("--list", help="list the canned queries and their questions")]
+          = False) -> None:
+    """Answer a question: a canned query (or any .sql file) over sweep results, with bound parameters."""
+    from queries import library
+    if list_:
+        for q in library.available():
+            params = ", ".join(f"{p.name}={','.join(map(str, p.default)) if isinstance(p.default, list) else p.default}"
+                               for p in q.params.values())
+            typer.echo(f"{q.name} [{q.game}]{' (' + params + ')' if params else ''}: {q.question}")
+        return
+    if name is None:
+        fail("give a query name or .sql file (playtest query --list shows the canned ones)")
+    if fmt not in FORMATS:
+        fail(f"--format {fmt!r} is not available; expected one of {', '.join(FORMATS)}")
     try:
-        con.execute(f"CREATE VIEW games AS SELECT * FROM read_parquet('{pattern.replace(chr(39), chr(39) * 2)}')")
-        res = con.execute(sql.read_text())
-    except duckdb.Error as e:
-        fail(f"{sql} over {data}: {e}")
-    table = Table(title=sql.stem)
-    for name in [d[0] for d in res.description]:
-        table.add_column(name, justify="right")
-    for row in res.fetchall():
-        table.add_row(*[str(v) for v in row])
-    Console().print(table)
+        q = library.load(name)
+        values = library.bind(q, _params(param))
+        if not results:
+            fail(f"query {q.name}: give --results DIR (a sweep's results, a Parquet file or a glob)")
+        con = library.connect(results, where)
+        columns, rows = library.execute(con, q.sql, values, where=f"query {q.name} over {', '.join(results)}")
+    except (library.QueryError, library.ResultsError) as e:
+        fail(str(e))
+    typer.echo(render(q.name, columns, rows, fmt))
+
+
+def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games' (and the Wilson/round-limit "
+                                                      "macros), e.g. \"SELECT board, count(*) FROM games GROUP BY 1\"")],
+        results: ResultsOpt = None, param: ParamOpt = None, where: WhereOpt = None,
+        fmt: FormatOpt = "table") -> None:
+    """Ad hoc DuckDB SQL over sweep results: 'games' is a view over every part of every --results."""
+    from queries import library
+    if fmt not in FORMATS:
+        fail(f"--format {fmt!r} is not available; expected one of {', '.join(FORMATS)}")
+    if not results:
+        fail("give --results DIR (a sweep's results, a Parquet file or a glob)")
+    try:
+        con = library.connect(results, where)
+        columns, rows = library.execute(con, statement, _params(param) or None, where="sql")
+    except (library.QueryError, library.ResultsError) as e:
+        fail(str(e))
+    typer.echo(render("sql", columns, rows, fmt))

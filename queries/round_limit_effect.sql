@@ -1,0 +1,42 @@
+-- name: round_limit_effect
+-- What would a round limit do (Open points)? For each limit L, from games played with no limit: how many
+-- games the limit decides (still undecided after round L), with Wilson 95% intervals, how many of those
+-- are draws (a tie for most VP after round L), how many games change winner against the same seeds with
+-- no limit, and the winner distribution (wins per seat, Teams: per team) with and without the limit.
+-- Same rule as round_limit in docs/rules-interpretation.md, computed from vp_trace after the fact.
+-- game: paws
+-- param: limits int[] = 15,20,25,30 | round limits to try (comma separated)
+-- columns: ruleset, board, mode, players, round_limit, games, decided, decided_share, ci95_low, ci95_high, draws, winner_changed, wins_no_limit, wins_with_limit, no_winner_no_limit, no_winner_with_limit, first_share_no_limit, first_share_with_limit
+WITH base AS (
+    SELECT ruleset, board, mode, players, end_reason, rounds, vp_trace,
+           CASE WHEN mode = 'teams' THEN first_seat % 2 ELSE first_seat END AS first,
+           CASE WHEN mode = 'teams' THEN winner_team ELSE winner_seat END AS winner
+    FROM games
+    WHERE round_limit = 0
+), per_game AS (
+    SELECT b.* EXCLUDE (vp_trace), l.round_limit,
+           decided_by_limit(b.rounds, b.end_reason, l.round_limit) AS by_limit,
+           CASE WHEN by_limit THEN limit_winner(b.vp_trace, l.round_limit, b.mode) ELSE b.winner END AS winner_limited
+    FROM base b CROSS JOIN (SELECT unnest($limits::INTEGER[]) AS round_limit) l
+)
+SELECT ruleset, board, mode, players, round_limit,
+       count(*) AS games,
+       count(*) FILTER (WHERE by_limit) AS decided,
+       decided / games AS decided_share,
+       wilson_low(decided, games) AS ci95_low,
+       wilson_high(decided, games) AS ci95_high,
+       count(*) FILTER (WHERE by_limit AND winner_limited = -1) AS draws,
+       count(*) FILTER (WHERE winner_limited <> winner) AS winner_changed,
+       list_slice([count(*) FILTER (WHERE winner = 0), count(*) FILTER (WHERE winner = 1),
+                   count(*) FILTER (WHERE winner = 2), count(*) FILTER (WHERE winner = 3)],
+                  1, CASE WHEN mode = 'teams' THEN 2 ELSE players END) AS wins_no_limit,
+       list_slice([count(*) FILTER (WHERE winner_limited = 0), count(*) FILTER (WHERE winner_limited = 1),
+                   count(*) FILTER (WHERE winner_limited = 2), count(*) FILTER (WHERE winner_limited = 3)],
+                  1, CASE WHEN mode = 'teams' THEN 2 ELSE players END) AS wins_with_limit,
+       count(*) FILTER (WHERE winner = -1) AS no_winner_no_limit,
+       count(*) FILTER (WHERE winner_limited = -1) AS no_winner_with_limit,
+       count(*) FILTER (WHERE winner = first) / games AS first_share_no_limit,
+       count(*) FILTER (WHERE winner_limited = first) / games AS first_share_with_limit
+FROM per_game
+GROUP BY ruleset, board, mode, players, round_limit
+ORDER BY ALL;
