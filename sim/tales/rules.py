@@ -25,7 +25,7 @@ class TalesRules:
 
     ruleset: str = param("standard", "name of the preset this rule set started from", choices=MODES)
     # Game Flow
-    rounds: int = param(5, "rounds in a game (not Survive!)", min=1, max=50, cite="Game Flow")
+    game_rounds: int = param(5, "rounds in a game (not Survive!)", min=1, max=50, cite="Game Flow")
     survive: bool = param(False, "Survive!: play until a team has no creature left; recruit and equip in "
                                  "round 1 only", cite="Bonus Game Mode: Survive!")
     max_rounds: int = param(40, "safety cap on Survive! rounds; then the fewest weighted losses win",
@@ -76,7 +76,7 @@ class TalesRules:
 
     def last_round(self) -> int:
         """The round after which the game is decided by losses."""
-        return self.max_rounds if self.survive else self.rounds
+        return self.max_rounds if self.survive else self.game_rounds
 
 
 STANDARD = TalesRules()

@@ -1,0 +1,116 @@
+"""Tales are Real reference engine: the round loop (Game Flow) and the game record.
+
+``play_game`` is the readable truth that the engine core must match record for record. Game
+``game_index`` draws from ``Rng.for_game(master seed, game index)`` only, in this order: Game Setup
+(sim/tales/setup.py), then per round: 1. Recruitment (recruitment.py), 2. Equipment (equipment.py),
+3. Battle (battle.py, with potions.py, damage.py, abilities.py). Every module docstring lists its draws.
+"""
+
+from __future__ import annotations
+
+from sim.params import as_dict
+from sim.rng import Rng
+from sim.tales.battle import battle
+from sim.tales.bots import make_bots
+from sim.tales.cards import TalesCards, load_cards
+from sim.tales.equipment import equipment
+from sim.tales.recruitment import line, recruitment
+from sim.tales.rules import TalesRules, TalesSetup
+from sim.tales.setup import setup_game
+from sim.tales.state import EMPTY, NOBODY, Game
+from sim.tales.victory import by_losses
+
+
+def play_round(g: Game) -> None:
+    """One round: every creature is ready again, then Recruitment, Equipment and Battle."""
+    g.round += 1
+    g.say(f"= round {g.round}")
+    for st in g.seats:
+        st.exhausted = [0] * g.army
+    recruitment(g)
+    equipment(g)
+    battle(g)
+    for s in range(g.n):
+        g.say(f"  P{s}: {line(g, s)}  (losses {g.seats[s].losses})")
+
+
+def new_game(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_seed: int, game_index: int,
+             log: list | None = None) -> Game:
+    return Game(setup, rules, cards, make_bots(setup.bots), Rng.for_game(master_seed, game_index), log)
+
+
+def run(g: Game) -> None:
+    """Play a set-up game to its end."""
+    setup_game(g)
+    while not g.over and g.round < g.rules.last_round():
+        play_round(g)
+    if not g.over:
+        by_losses(g)
+
+
+def play_game(setup: TalesSetup, rules: TalesRules, master_seed: int, game_index: int,
+              cards: TalesCards | None = None, log: list | None = None, stats: list | None = None) -> dict:
+    """Play one whole game and return its record; ``log`` collects the event log, ``stats`` card rows."""
+    g = new_game(setup, rules, cards or load_cards(), master_seed, game_index, log)
+    run(g)
+    if stats is not None:
+        stats.extend(card_rows(g, master_seed, game_index))
+    return record(g, master_seed, game_index)
+
+
+def winner_people(g: Game) -> str:
+    if g.winner_team == NOBODY:
+        return ""
+    names = {g.setup.people[s] for s in g.team_seats(g.winner_team)}
+    return names.pop() if len(names) == 1 else "mixed"
+
+
+def record(g: Game, master_seed: int, game_index: int) -> dict:
+    """The game record: one row per game, the contract for everything downstream."""
+    rec = {
+        "game": "tales",
+        "ruleset": g.rules.ruleset,
+        "mode": g.setup.mode,
+        "players": g.n,
+        "people": list(g.setup.people),
+        "bots": list(g.setup.bots),
+        "seed": master_seed,
+        "game_index": game_index,
+        "champion": [g.cards.creatures[st.champion].name for st in g.seats],
+        "first_side": g.first_team,
+        "winner_side": g.winner_team if g.n == 2 else NOBODY,
+        "winner_team": g.winner_team,
+        "winner_people": winner_people(g),
+        "end_reason": g.end_reason,
+        "rounds": g.round,
+        "turns": g.turns,
+        "fights": g.fights,
+        "weighted_losses": [st.losses for st in g.seats],
+        "destroyed": [st.destroyed for st in g.seats],
+        "survivors": [sum(1 for c in st.slot if c != EMPTY) for st in g.seats],
+        "champion_alive": [st.champion in st.slot for st in g.seats],
+    }
+    for k, v in as_dict(g.rules).items():
+        if k != "ruleset":
+            rec[k] = v
+    return rec
+
+
+def card_rows(g: Game, master_seed: int, game_index: int) -> list[dict]:
+    """The optional card table: one row per creature fielded and per equipment card carried, per seat."""
+    rows = []
+    for st in g.seats:
+        won = st.team == g.winner_team
+        base = {"seed": master_seed, "game_index": game_index, "mode": g.setup.mode, "seat": st.seat,
+                "team": st.team, "people": g.setup.people[st.seat], "won": won, "draw": g.winner_team == NOBODY}
+        for c in range(len(g.cards.creatures)):
+            if st.fielded[c]:
+                card = g.cards.creatures[c]
+                rows.append({**base, "kind": "creature", "card": card.name, "tier": card.tier,
+                             "champion": c == st.champion, "survived": c in st.slot, "kills": st.kills[c]})
+        carried = [e for k in range(g.army) for e in st.gear[k]]
+        for e in range(len(g.cards.equipment)):
+            if st.gear_used[e]:
+                rows.append({**base, "kind": "equipment", "card": g.cards.equipment[e].name, "tier": 0,
+                             "champion": False, "survived": e in carried, "kills": st.gear_kills[e]})
+    return rows
