@@ -1,0 +1,1 @@
+"""Parameter sweeps on Ray: specs (``spec``), one part per task (``part``), the manifest and the driver (``sweep``)."""

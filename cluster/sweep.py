@@ -1,0 +1,265 @@
+"""The sweep driver: plays every part of a spec on Ray, a bounded number of tasks in flight.
+
+Each Ray task plays one part (a batch of one cell) and writes it itself; the driver only sees
+(cell, batch, rows, bytes) and keeps the manifest. Worker or node deaths are retried by Ray
+(``max_retries``); a part is identified by its name and counted once. Ctrl-C cancels the tasks in flight,
+saves the manifest and leaves only finished parts visible; ``resume=True`` plays the parts still missing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from cluster.manifest import DONE, PENDING, counts, load_manifest, new_manifest, now, save_manifest
+from cluster.part import part_path, play_part, read_part_meta, stale_temporaries
+from cluster.spec import SweepSpec
+from cluster.version import code_version, core_digest
+
+TASK_RETRIES = 5               # retries of a part whose worker or node died
+SAVE_EVERY_S = 1.0             # the manifest is rewritten at most this often while parts finish
+OBJECT_STORE_BYTES = 256 * 2**20   # tasks return four numbers: the object store holds only the Matches
+
+
+class SweepError(RuntimeError):
+    """A sweep was refused (other spec in DIR, ...) or failed (a task raised); the message says why."""
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C: in-flight tasks were cancelled and the manifest saved; ``summary`` holds what was done."""
+
+    def __init__(self, summary: "SweepSummary"):
+        super().__init__("sweep interrupted")
+        self.summary = summary
+
+
+@dataclass
+class SweepSummary:
+    """What one run of a sweep did (``games``/``parts`` in this run) and where the sweep stands."""
+
+    games: int                 # games played in this run
+    wall_s: float              # whole run, Ray start included
+    games_per_s: float         # games / wall_s
+    parts: int                 # parts written in this run
+    bytes: int                 # size of all finished parts of the sweep
+    out_dir: str = ""
+    games_done: int = 0        # games done in the whole sweep (earlier runs included)
+    games_total: int = 0
+    parts_done: int = 0
+    parts_total: int = 0
+    parts_skipped: int = 0     # already finished when this run started (resume)
+    ray_start_s: float = 0.0   # starting or joining Ray
+    play_s: float = 0.0        # first task submitted -> last part finished
+    workers: int = 0           # tasks allowed to run at once
+
+
+def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool) -> dict[str, Any]:
+    """Check ``out_dir`` against the spec and return the manifest to work from (new or resumed)."""
+    manifest = load_manifest(out_dir)
+    if manifest is None:
+        if out_dir.exists() and any(out_dir.iterdir()):
+            raise SweepError(f"{out_dir}: not empty and holds no sweep manifest; choose a new or empty --out")
+        return new_manifest(spec, code_version(), core_digest())
+    if manifest["spec_digest"] != spec.digest:
+        raise SweepError(f"{out_dir} holds a different sweep ({manifest['name']!r} from {manifest['spec_file']}, "
+                         f"spec digest {manifest['spec_digest']}); {spec.source} has digest {spec.digest}. "
+                         "Choose another --out")
+    if not resume:
+        c = counts(manifest)
+        raise SweepError(f"{out_dir} already holds this sweep ({manifest['state']}, {c['parts_done']} of "
+                         f"{c['parts']} parts done); pass --resume to finish it, or choose another --out")
+    if spec.engine == "core" and manifest["core_digest"] != core_digest():
+        raise SweepError(f"{out_dir}: the engine core changed since this sweep started (core digest "
+                         f"{manifest['core_digest']}, now {core_digest()}); finish it with the same build or "
+                         "start a new --out")
+    for tmp in stale_temporaries(out_dir):   # left by a killed task; never visible to readers
+        tmp.unlink(missing_ok=True)
+    for cell in manifest["cells"]:
+        for part in cell["parts"]:
+            paths = [part_path(out_dir, t, cell["id"], part["batch"]) for t in manifest["tables"]]
+            if part["state"] == DONE and all(p.exists() for p in paths):
+                continue
+            part.update(state=PENDING, rows=0, bytes=0)
+            metas = [read_part_meta(p) if p.exists() else None for p in paths]
+            if metas and all(m is not None and m.get("playtest.spec_digest") == spec.digest for m in metas) \
+                    and int(metas[0]["playtest.rows"]) == part["games"]:
+                # finished after the last manifest save of a killed driver: the same rows, keep them
+                part.update(state=DONE, rows=part["games"], bytes=sum(p.stat().st_size for p in paths))
+    return manifest
+
+
+def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int]:
+    """Start embedded Ray or join one; returns (we started it, tasks to keep running at once)."""
+    import ray
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    if ray.is_initialized():    # a caller's runtime (tests, notebooks): use it, leave it running
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        return False, workers or cpus
+    if address:
+        os.environ.setdefault("RAY_AUTH_MODE", "token")   # clusters from `ray start` use token auth
+        ray.init(address=address, logging_level="WARNING", log_to_driver=True)
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        return True, workers or cpus
+    workers = workers or os.cpu_count() or 1
+    ray.init(num_cpus=workers, include_dashboard=False, logging_level="WARNING", log_to_driver=True,
+             object_store_memory=OBJECT_STORE_BYTES)
+    return True, workers
+
+
+def _error_text(e: BaseException) -> str:
+    cause = getattr(e, "cause", None)
+    if isinstance(cause, BaseException):
+        return f"{type(cause).__name__}: {cause}"
+    return f"{type(e).__name__}: {e}".splitlines()[0]
+
+
+def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = None, address: str | None = None,
+              resume: bool = False, progress: bool = True,
+              on_part: Callable[[str, int], None] | None = None) -> SweepSummary:
+    """Play every part of ``spec`` into ``out_dir`` (see ``docs/sweeps.md``); ``on_part(cell, batch)`` per part."""
+    import ray
+    t0 = time.perf_counter()
+    out_dir = Path(out_dir)
+    if workers is not None and workers < 1:
+        raise SweepError(f"--workers = {workers}: expected at least 1")
+    manifest = prepare_dir(spec, out_dir, resume)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    before = counts(manifest)
+    run = {"started": now(), "code_version": code_version(), "address": address, "games": 0}
+    manifest["runs"].append(run)
+    manifest.update(state="running", error=None, code_version=code_version())
+    save_manifest(out_dir, manifest)
+
+    started_ray, running = _start_ray(workers, address)
+    t_ray = time.perf_counter()
+    in_flight_max = 2 * running if (started_ray and not address) or not workers else running
+    meta = {"playtest.spec_digest": spec.digest, "playtest.code_version": code_version(),
+            "playtest.core_digest": core_digest() if spec.engine == "core" else "", "playtest.sweep": spec.name}
+    task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(play_part)
+    by_id = {c["id"]: c for c in manifest["cells"]}
+    todo = ((cell, part) for cell in spec.cells for part in by_id[cell.id]["parts"] if part["state"] != DONE)
+    in_flight: dict[Any, tuple[str, int]] = {}
+    games = parts = 0
+    last_save = time.perf_counter()
+    bar = _progress(before["games"], before["games_done"]) if progress else None
+
+    def finish(ref) -> None:
+        nonlocal games, parts
+        cell_id, batch = in_flight.pop(ref)
+        _, _, rows, size = ray.get(ref)
+        part = by_id[cell_id]["parts"][batch]
+        if part["state"] == DONE:     # a part is its name: never counted twice
+            return
+        if rows != part["games"]:
+            raise SweepError(f"part {cell_id}/{batch}: {rows} rows written, {part['games']} expected")
+        part.update(state=DONE, rows=rows, bytes=size)
+        games += rows
+        parts += 1
+        run["games"] = games
+        if bar:
+            bar.advance(rows)
+        if on_part:
+            on_part(cell_id, batch)
+
+    try:
+        match_refs = {c.id: ray.put(c.match) for c in spec.cells}
+        t_play = time.perf_counter()
+        if bar:
+            bar.start()
+        while True:
+            while len(in_flight) < in_flight_max and (item := next(todo, None)) is not None:
+                cell, part = item
+                ref = task.remote(match_refs[cell.id], spec.engine, spec.seed, part["first_game"], part["games"],
+                                  str(out_dir), cell.id, part["batch"], meta)
+                in_flight[ref] = (cell.id, part["batch"])
+            if not in_flight:
+                break
+            ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
+            for ref in ready:
+                finish(ref)
+            if bar:
+                bar.refresh()
+            if time.perf_counter() - last_save >= SAVE_EVERY_S:
+                save_manifest(out_dir, manifest)
+                last_save = time.perf_counter()
+        manifest["state"] = "done"
+    except KeyboardInterrupt:
+        _stop(in_flight, finish, out_dir)
+        manifest["state"] = "interrupted"
+        raise SweepInterrupted(_summary(manifest, out_dir, t0, t_ray, t_ray, games, parts, before, running)) from None
+    except Exception as e:
+        _stop(in_flight, None, out_dir)
+        manifest.update(state="failed", error=_error_text(e))
+        raise SweepError(f"sweep failed: {manifest['error']}") from e
+    finally:
+        if bar:
+            bar.stop()
+        run.update(ended=now(), games=games)
+        save_manifest(out_dir, manifest)
+        if started_ray:
+            ray.shutdown()
+    return _summary(manifest, out_dir, t0, t_ray, t_play, games, parts, before, running)
+
+
+def _stop(in_flight: dict, finish: Callable | None, out_dir: Path) -> None:
+    """Cancel the tasks in flight, keep any that finished anyway, and remove their temporary files."""
+    import ray
+    refs = list(in_flight)
+    for ref in refs:
+        try:
+            ray.cancel(ref, force=True)
+        except Exception:  # already finished, or Ray is going down (Ctrl-C reached it too)
+            pass
+    try:
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=10) if refs else ([], [])
+    except Exception:
+        ready = []
+    for ref in ready:
+        try:
+            if finish is not None:
+                finish(ref)
+        except Exception:  # cancelled or failed: the part stays pending
+            pass
+    for tmp in stale_temporaries(out_dir):   # a force-cancelled task may have died mid-write
+        tmp.unlink(missing_ok=True)
+
+
+def _summary(manifest, out_dir, t0, t_ray, t_play, games, parts, before, running) -> SweepSummary:
+    c = counts(manifest)
+    wall = time.perf_counter() - t0
+    return SweepSummary(games=games, wall_s=wall, games_per_s=games / wall if wall > 0 else 0.0, parts=parts,
+                        bytes=c["bytes"], out_dir=str(out_dir), games_done=c["games_done"], games_total=c["games"],
+                        parts_done=c["parts_done"], parts_total=c["parts"], parts_skipped=before["parts_done"],
+                        ray_start_s=t_ray - t0, play_s=time.perf_counter() - t_play, workers=running)
+
+
+class _progress:
+    """A live bar on stderr: games done, games/s in this run, ETA."""
+
+    def __init__(self, total: int, done: int):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        self.bar = Progress(TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
+                            console=Console(stderr=True))
+        self.task = self.bar.add_task("games", total=total, completed=done, rate="")
+        self.games = 0
+        self.t0 = time.perf_counter()
+
+    def start(self) -> None:
+        self.t0 = time.perf_counter()
+        self.bar.start()
+
+    def advance(self, n: int) -> None:
+        self.games += n
+        self.bar.update(self.task, advance=n)
+
+    def refresh(self) -> None:
+        rate = self.games / max(time.perf_counter() - self.t0, 1e-9)
+        self.bar.update(self.task, rate=f"{rate:,.0f} games/s")
+
+    def stop(self) -> None:
+        self.bar.stop()
