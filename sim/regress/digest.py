@@ -1,0 +1,61 @@
+"""A record digest: one sha256 over every column of a cell's games, in game order.
+
+Two runs played the same games exactly when their digests match. The digest reads values, not bytes
+on disk, so it does not depend on how the games were split into parts, on Parquet encoding or on
+Arrow chunking; it covers every column of the game's record schema (outcome, per-seat lists, rule
+parameters, setup), each with its name and type, so a renamed or retyped column changes it too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+
+def _feed(h, arr: pa.Array) -> None:
+    """Hash one column's values canonically: validity, then values (lists: lengths, then flattened values)."""
+    t = arr.type
+    h.update(np.asarray(arr.is_null(), dtype=np.uint8).tobytes())
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        lengths = pc.list_value_length(arr).fill_null(0)
+        h.update(np.asarray(lengths, dtype="<i8").tobytes())
+        _feed(h, arr.flatten())
+    elif pa.types.is_string(t) or pa.types.is_large_string(t):
+        for v in arr.to_pylist():  # a few string columns with few distinct values: fast enough
+            h.update(b"\x00" if v is None else v.encode() + b"\x1f")
+    elif pa.types.is_boolean(t):
+        h.update(np.asarray(arr.fill_null(False), dtype=np.uint8).tobytes())
+    elif pa.types.is_integer(t) or pa.types.is_floating(t):
+        dtype = np.dtype(t.to_pandas_dtype()).newbyteorder("<")
+        h.update(np.asarray(arr.fill_null(0).to_numpy(zero_copy_only=False), dtype=dtype).tobytes())
+    else:
+        raise TypeError(f"record digest: no canonical form for column type {t}")
+
+
+def table_digest(table: pa.Table, schema: pa.Schema) -> str:
+    """sha256 of the games in ``table`` sorted by game_index, over the columns of ``schema``."""
+    missing = [f.name for f in schema if f.name not in table.column_names]
+    if missing:
+        raise ValueError(f"record digest: the games lack columns {', '.join(missing)}")
+    table = table.select(schema.names).cast(schema.remove_metadata()).sort_by("game_index")
+    h = hashlib.sha256()
+    h.update(f"rows={table.num_rows}\n".encode())
+    for f in schema:
+        h.update(f"{f.name}:{f.type}\n".encode())
+        _feed(h, table.column(f.name).combine_chunks())
+    return h.hexdigest()
+
+
+def parts_digest(parts: Iterable[Path], schema: pa.Schema) -> tuple[str, int]:
+    """(digest, games) of a cell's Parquet parts, read with the record schema's columns only."""
+    tables = [pq.read_table(p, columns=schema.names) for p in sorted(parts)]
+    if not tables:
+        return table_digest(schema.empty_table(), schema), 0
+    table = pa.concat_tables(tables)
+    return table_digest(table, schema), table.num_rows

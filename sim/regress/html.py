@@ -1,0 +1,165 @@
+"""The regression report as one self-contained HTML page: plots are inline base64 PNGs, no outside files.
+
+Flagged metrics come first, then changed cells, then one figure per cell (cells with a flag first):
+every rate with its 95% Wilson interval, each length distribution and each end-reason distribution,
+baseline beside current.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+
+from sim.regress import stats
+from sim.regress.compare import Comparison
+from sim.regress.report import TEST_HEAD, summary_lines, test_row
+from sim.regress.runner import cell_key, cell_label
+from sim.regress.suite import Suite
+
+BASE, CUR = "#8c8c8c", "#d95f02"   # baseline grey, current orange
+
+CSS = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+.verdict { padding: .6em 1em; border-radius: 6px; font-size: 1.4em; font-weight: bold; }
+.pass { background: #e3f4e1; color: #1d6b25; } .regression { background: #fde2e1; color: #a01c17; }
+table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: 13px; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; } tr.flag td { background: #fff3e0; }
+img.plot { max-width: 100%; border: 1px solid #eee; margin: .3em 0 1.2em; }
+code { background: #f4f4f4; padding: 0 .3em; }
+"""
+
+# Set on load, so a headless browser can tell that every plot decoded and rendered.
+SCRIPT = """
+window.addEventListener('load', () => {
+  const imgs = Array.from(document.images);
+  document.body.dataset.plots = imgs.length;
+  document.body.dataset.plotsRendered = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
+});
+"""
+
+
+def _esc(s: object) -> str:
+    return html.escape(str(s))
+
+
+def _table(head: list[str], rows: list[list[str]], flags: list[bool] | None = None) -> str:
+    flags = flags or [False] * len(rows)
+    body = "".join(("<tr class='flag'>" if f else "<tr>") + "".join(f"<td>{_esc(c).replace('**', '')}</td>" for c in r)
+                   + "</tr>" for r, f in zip(rows, flags))
+    return "<table><tr>" + "".join(f"<th>{_esc(h)}</th>" for h in head) + "</tr>" + body + "</table>"
+
+
+def _png(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=80, bbox_inches="tight")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def cell_figure(suite: Suite, base: dict, cur: dict, title: str) -> str:
+    """One cell's plots, baseline beside current, as a base64 PNG."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fams = [f for f in suite.families if f.name in base["metrics"] or f.name in cur["metrics"]]
+    rates = [f for f in fams if f.kind == "rate"]
+    dists = [f for f in fams if f.kind != "rate"]
+    panels = (1 if rates else 0) + len(dists)
+    fig, axes = plt.subplots(1, max(panels, 1), figsize=(5.2 * max(panels, 1), 3.6), squeeze=False)
+    axes = list(axes[0])
+    if rates:
+        ax = axes.pop(0)
+        labels, rows = [], []
+        for f in rates:
+            b, c = base["metrics"].get(f.name, {}), cur["metrics"].get(f.name, {})
+            for key in sorted(set(b) | set(c)):
+                labels.append(f"{f.name.replace('_win_rate', '')}: {key}" if f.name.endswith("win_rate")
+                              else f"{f.name}: {key}")
+                rows.append((b.get(key, [0, 0]), c.get(key, [0, 0])))
+        for j, (side, colour, dx) in enumerate((("baseline", BASE, -0.2), ("current", CUR, 0.2))):
+            ys, lo, hi = [], [], []
+            for counts in rows:
+                k, n = counts[j]
+                p = k / n if n else float("nan")
+                w = stats.wilson(k, n)
+                ys.append(p)
+                lo.append(p - w[0])
+                hi.append(w[1] - p)
+            ax.errorbar([i + dx for i in range(len(rows))], ys, yerr=[lo, hi], fmt="o", color=colour,
+                        capsize=3, label=side)
+        ax.set_xticks(range(len(labels)), labels, rotation=40, ha="right", fontsize=8)
+        ax.set_ylabel("rate (95% Wilson interval)")
+        ax.set_title("win rates and stall rate")
+        ax.legend(fontsize=8)
+    for f, ax in zip(dists, axes):
+        b, c = base["metrics"].get(f.name, {}), cur["metrics"].get(f.name, {})
+        nb, nc = sum(b.values()) or 1, sum(c.values()) or 1
+        if f.kind == "ordinal":  # cumulative shares: a shift reads as one curve beside the other
+            for counts, n, colour, side in ((b, nb, BASE, "baseline"), (c, nc, CUR, "current")):
+                xs = sorted(float(k) for k in counts)
+                by = {float(k): v for k, v in counts.items()}
+                acc, ys = 0, []
+                for x in xs:
+                    acc += by[x]
+                    ys.append(acc / n)
+                ax.step(xs, ys, where="post", color=colour, label=side)
+            ax.set_xlabel(f.unit or f.name)
+            ax.set_ylabel("share of games at most x")
+            ax.set_ylim(0, 1.02)
+        else:
+            keys = sorted(set(b) | set(c), key=lambda k: -(b.get(k, 0) / nb + c.get(k, 0) / nc))
+            xs = range(len(keys))
+            ax.bar([x - 0.2 for x in xs], [b.get(k, 0) / nb for k in keys], width=0.4, color=BASE, label="baseline")
+            ax.bar([x + 0.2 for x in xs], [c.get(k, 0) / nc for k in keys], width=0.4, color=CUR, label="current")
+            ax.set_xticks(list(xs), keys, rotation=20, fontsize=8)
+            ax.set_ylabel("share of games")
+        ax.set_title(f.name.replace("_", " "))
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    data = _png(fig)
+    plt.close(fig)
+    return data
+
+
+def page(suite: Suite, cmp: Comparison, baseline_path: str, command: str) -> str:
+    """The whole report as one HTML page."""
+    fams = {f.name: f for f in suite.families}
+    verdict = "REGRESSION" if cmp.verdict == "regression" else "PASS"
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>regress {_esc(suite.name)}: {verdict}"
+             f"</title><style>{CSS}</style></head><body>",
+             f"<div class='verdict {cmp.verdict}' id='verdict'>Balance regression {_esc(suite.name)}: {verdict}</div>",
+             "<ul>" + "".join(f"<li>{_esc(s)}</li>" for s in summary_lines(suite, cmp, baseline_path)) + "</ul>",
+             f"<p><b>Why:</b> {_esc('; '.join(cmp.reasons))}.</p>" if cmp.reasons else "<p>Nothing moved.</p>"]
+    if cmp.unmatched:
+        parts.append("<h2>Not compared</h2><ul>" + "".join(f"<li>{_esc(u)}</li>" for u in cmp.unmatched) + "</ul>")
+    flagged = cmp.flagged
+    parts.append(f"<section id='flagged'><h2>Flagged metrics ({len(flagged)})</h2>")
+    parts.append(_table(TEST_HEAD, [test_row(t, fams) for t in flagged], [True] * len(flagged))
+                 if flagged else "<p>None.</p>")
+    parts.append("</section>")
+    parts.append(f"<section id='behaviour'><h2>Changed behaviour ({len(cmp.changed)} of {len(cmp.cells)} cells)"
+                 "</h2>" + _table(["cell", "values", "status", "detail"],
+                                  [[c.cell, c.label, c.status, c.detail] for c in cmp.cells],
+                                  [c.status == "changed" for c in cmp.cells]) + "</section>")
+    if cmp.suite_changes:
+        parts.append("<h2>Suite changes since the baseline</h2><ul>"
+                     + "".join(f"<li><code>{_esc(s)}</code></li>" for s in cmp.suite_changes) + "</ul>")
+    base_cells = {cell_key(c["values"]): c for c in cmp.baseline["cells"]}
+    flagged_cells = {t.cell for t in flagged}
+    order = sorted(cmp.current["cells"], key=lambda c: (c["id"] not in flagged_cells, c["id"]))
+    parts.append("<section id='plots'><h2>Baseline beside current, per cell (flagged cells first)</h2>")
+    for cur in order:
+        base = base_cells.get(cell_key(cur["values"]))
+        if base is None:
+            continue
+        title = f"{cur['id']} ({cell_label(cur['values'])})" + (": flagged" if cur["id"] in flagged_cells else "")
+        parts.append(f"<h3>{_esc(title)}</h3><img class='plot' alt='plots of {_esc(cur['id'])}' "
+                     f"src='data:image/png;base64,{cell_figure(suite, base, cur, title)}'>")
+    parts.append("</section>")
+    parts.append(f"<section id='all'><h2>All {len(cmp.tests)} metrics</h2>"
+                 + _table(TEST_HEAD, [test_row(t, fams) for t in cmp.tests], [t.flagged for t in cmp.tests])
+                 + "</section>")
+    parts.append(f"<h2>Reproduce</h2><pre><code>{_esc(command)}</code></pre>")
+    parts.append(f"<script>{SCRIPT}</script></body></html>")
+    return "\n".join(parts)

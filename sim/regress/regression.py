@@ -1,0 +1,57 @@
+"""One regression run end to end: validate, play the suite, compare with the baseline, write the report."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.regress import baseline as baseline_file
+from sim.regress.compare import Comparison, compare
+from sim.regress.html import page
+from sim.regress.report import markdown
+from sim.regress.runner import play
+from sim.regress.suite import load_suite
+
+
+@dataclass
+class Outcome:
+    """What a run did: its comparison (None when there was no baseline to compare with) and its files."""
+
+    comparison: Comparison | None
+    files: list[Path]
+    baseline_written: bool
+
+
+def regress(suite_path: Path, baseline_path: Path, report_dir: Path, *, work: Path | None = None,
+            update_baseline: bool = False, seeds: tuple[int, ...] | None = None, workers: int | None = None,
+            address: str | None = None, progress: bool = True) -> Outcome:
+    """Play ``suite_path`` and compare it with ``baseline_path``; every input is checked before any game."""
+    suite = load_suite(suite_path)
+    if seeds:
+        suite = suite.with_seeds(seeds)
+    old = None
+    if not update_baseline or baseline_path.exists():
+        try:
+            old = baseline_file.load(baseline_path)
+        except baseline_file.BaselineError:
+            if not update_baseline:  # updating is how a corrupt or missing baseline is replaced
+                raise
+    command = " ".join(["playtest regress", shlex.quote(str(suite_path)), "--baseline",
+                        shlex.quote(str(baseline_path)), "--report", shlex.quote(str(report_dir))]
+                       + (["--seeds", ",".join(map(str, suite.seeds))] if seeds else []))
+    current = play(suite, work or report_dir / "work", workers=workers, address=address, progress=progress)
+    files: list[Path] = []
+    cmp = None
+    if old is not None:
+        cmp = compare(suite, old, current)
+        report_dir.mkdir(parents=True, exist_ok=True)
+        for name, text in (("report.md", markdown(suite, cmp, str(baseline_path), command)),
+                           ("report.html", page(suite, cmp, str(baseline_path), command)),
+                           ("result.json", json.dumps(cmp.as_dict(), indent=1, default=str) + "\n")):
+            (report_dir / name).write_text(text)
+            files.append(report_dir / name)
+    if update_baseline:
+        baseline_file.write(baseline_file.from_snapshot(current), baseline_path)
+    return Outcome(cmp, files, update_baseline)

@@ -1,0 +1,149 @@
+"""The few statistical tests the regression needs, on counts (no SciPy): rates, categories, distributions.
+
+Every test takes the baseline's and the current run's counts and returns a two-sided p-value and an
+effect size in the metric's own units, so a threshold in the suite file ("2 percentage points",
+"half a round") can be set by a designer. Multiple-comparison control is Benjamini-Hochberg (false
+discovery rate) or Holm (family-wise error), across every metric of a run.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+import numpy as np
+
+
+def normal_two_sided(z: float) -> float:
+    """Two-sided p-value of a standard normal statistic."""
+    return math.erfc(abs(z) / math.sqrt(2.0))
+
+
+def two_proportion_z(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float, float]:
+    """Pooled two-proportion z-test of k1/n1 against k2/n2: (z, p, difference p2 - p1)."""
+    if n1 <= 0 or n2 <= 0:
+        return 0.0, 1.0, 0.0
+    p1, p2 = k1 / n1, k2 / n2
+    pooled = (k1 + k2) / (n1 + n2)
+    var = pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)
+    if var <= 0.0:  # both rates 0 or both 1: no evidence of a difference
+        return 0.0, 1.0, p2 - p1
+    z = (p2 - p1) / math.sqrt(var)
+    return z, normal_two_sided(z), p2 - p1
+
+
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion k/n."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _gamma_q(a: float, x: float) -> float:
+    """Regularized upper incomplete gamma Q(a, x) (series below a+1, continued fraction above)."""
+    if x <= 0.0:
+        return 1.0
+    log_front = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1.0:
+        term = total = 1.0 / a
+        ap = a
+        for _ in range(10000):
+            ap += 1.0
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(log_front))
+    # Lentz's continued fraction for Q
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c = 1.0 / tiny
+    d = 1.0 / b
+    h = d
+    for i in range(1, 10000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return min(1.0, math.exp(log_front) * h)
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """Survival function of the chi-square distribution with ``df`` degrees of freedom."""
+    if df <= 0:
+        return 1.0
+    return _gamma_q(df / 2.0, x / 2.0)
+
+
+def chi2_homogeneity(base: Mapping[str, int], cur: Mapping[str, int]) -> tuple[float, float, float]:
+    """Chi-square test that two category counts share one distribution: (statistic, p, total variation)."""
+    keys = sorted(k for k in set(base) | set(cur) if base.get(k, 0) + cur.get(k, 0) > 0)
+    table = np.array([[base.get(k, 0) for k in keys], [cur.get(k, 0) for k in keys]], dtype=float)
+    n1, n2 = table.sum(axis=1)
+    if n1 == 0 or n2 == 0 or len(keys) < 2:
+        return 0.0, 1.0, 0.0 if n1 == 0 or n2 == 0 else _tv(table)
+    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / table.sum()
+    stat = float(((table - expected) ** 2 / expected).sum())
+    return stat, chi2_sf(stat, len(keys) - 1), _tv(table)
+
+
+def _tv(table: np.ndarray) -> float:
+    shares = table / table.sum(axis=1, keepdims=True)
+    return float(0.5 * np.abs(shares[1] - shares[0]).sum())
+
+
+def mann_whitney(base: Mapping[int, int], cur: Mapping[int, int]) -> tuple[float, float, float]:
+    """Mann-Whitney U test on two histograms {value: count}, ties and continuity corrected.
+
+    Returns (z, p, difference of means current - baseline).
+    """
+    values = sorted(set(base) | set(cur))
+    a = np.array([base.get(v, 0) for v in values], dtype=float)
+    b = np.array([cur.get(v, 0) for v in values], dtype=float)
+    n1, n2 = a.sum(), b.sum()
+    if n1 == 0 or n2 == 0:
+        return 0.0, 1.0, 0.0
+    v = np.array(values, dtype=float)
+    shift = float((v * b).sum() / n2 - (v * a).sum() / n1)
+    t = a + b
+    n = n1 + n2
+    midrank = np.cumsum(t) - t + (t + 1) / 2.0
+    u1 = float((a * midrank).sum() - n1 * (n1 + 1) / 2.0)
+    mean = n1 * n2 / 2.0
+    var = n1 * n2 / 12.0 * ((n + 1) - float((t ** 3 - t).sum()) / (n * (n - 1)))
+    if var <= 0.0:  # every game has the same length
+        return 0.0, 1.0, shift
+    diff = u1 - mean
+    z = (abs(diff) - 0.5) / math.sqrt(var) if abs(diff) > 0.5 else 0.0
+    z = math.copysign(z, -diff)  # positive when the current games run longer
+    return z, normal_two_sided(z), shift
+
+
+def adjust(pvalues: Sequence[float], method: str = "bh") -> list[float]:
+    """Multiple-comparison adjusted p-values: "bh" (Benjamini-Hochberg) or "holm"."""
+    p = np.asarray(pvalues, dtype=float)
+    m = len(p)
+    if m == 0:
+        return []
+    order = np.argsort(p, kind="stable")
+    ranked = p[order]
+    if method == "bh":
+        adj = ranked * m / np.arange(1, m + 1)
+        adj = np.minimum.accumulate(adj[::-1])[::-1]
+    elif method == "holm":
+        adj = np.maximum.accumulate(ranked * (m - np.arange(m)))
+    else:
+        raise ValueError(f"unknown adjustment {method!r}; expected bh or holm")
+    out = np.empty(m)
+    out[order] = np.minimum(adj, 1.0)
+    return out.tolist()
