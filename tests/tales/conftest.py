@@ -1,0 +1,6 @@
+"""Make the scenario harness (tests/tales/scenario.py) importable whatever pytest's import mode."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
