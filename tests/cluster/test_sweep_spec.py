@@ -1,0 +1,139 @@
+"""Sweep specs: cells, batch sizes and digests worked out by hand; every bad spec refused naming file, key, values."""
+
+import pytest
+from typer.testing import CliRunner
+
+from cluster.spec import SpecError, auto_batch_size, load_spec, parse_spec
+from sim.cli import app
+
+BASE = {"name": "t", "game": "paws", "rules": "v4", "seed": 1, "games_per_cell": 10, "batch_size": 4}
+
+
+def spec(**changes):
+    return parse_spec({**BASE, **changes}, source="t.toml")
+
+
+def test_grid_is_a_cartesian_product_last_key_fastest_then_explicit_cells():
+    s = spec(setup={"board": "beginner"}, grid={"players": [2, 4], "round_limit": [0, 20]},
+             cells=[{"mode": "teams", "players": 4}])
+    assert [c.id for c in s.cells] == ["c000", "c001", "c002", "c003", "c004"]
+    assert [c.values for c in s.cells] == [{"players": 2, "round_limit": 0}, {"players": 2, "round_limit": 20},
+                                           {"players": 4, "round_limit": 0}, {"players": 4, "round_limit": 20},
+                                           {"mode": "teams", "players": 4}]
+    m = s.cells[1].match
+    assert (m.setup.players, m.setup.board, m.rules.round_limit, m.rules.ruleset) == (2, "beginner", 20, "v4")
+    assert s.cells[4].match.setup.mode == "teams" and s.cells[4].match.rules.round_limit == 0
+
+
+def test_rules_preset_can_vary_per_cell_and_overrides_apply_to_every_cell():
+    s = spec(overrides={"round_limit": 25}, grid={"rules": ["v3", "v4"]})
+    assert [c.match.rules.ruleset for c in s.cells] == ["v3", "v4"]
+    assert [c.match.rules.vp_target for c in s.cells] == [5, 4]        # V3 5 VP, V4 4 VP (Changes from V3)
+    assert all(c.match.rules.round_limit == 25 for c in s.cells)
+
+
+def test_no_grid_and_no_cells_is_one_cell_of_the_base_configuration():
+    s = spec(setup={"players": 3})
+    assert [(c.id, c.values, c.match.setup.players) for c in s.cells] == [("c000", {}, 3)]
+
+
+def test_parts_cover_each_cell_once_the_last_one_shorter():
+    s = spec()
+    assert (s.batch_size, s.parts_per_cell) == (4, 3)
+    assert [s.part_games(b) for b in range(3)] == [(0, 4), (4, 4), (8, 2)]
+
+
+def test_automatic_batch_size_splits_a_cell_into_equal_parts_of_at_most_40000_core_games():
+    assert auto_batch_size(20_000, "core") == 20_000
+    assert auto_batch_size(100_000, "core") == 33_334            # 3 parts
+    assert auto_batch_size(1_000_000, "core") == 40_000          # 25 parts
+    assert auto_batch_size(1_000, "reference") == 200
+    assert spec(batch_size=0, games_per_cell=100_000).batch_size == 33_334
+    assert spec(batch_size=50).batch_size == 10                  # never more than a cell
+
+
+def test_digest_follows_the_games_not_the_name():
+    a = spec(grid={"players": [2, 3]})
+    assert spec(grid={"players": [2, 3]}, name="other").digest == a.digest
+    for change in ({"seed": 2}, {"games_per_cell": 11}, {"batch_size": 5}, {"grid": {"players": [3, 2]}},
+                   {"grid": {"players": [2, 3]}, "overrides": {"lives": 3}}):
+        assert spec(**{"grid": {"players": [2, 3]}, **change}).digest != a.digest, change
+
+
+def test_examples_load():
+    r = load_spec("examples/round_limit.toml")
+    assert len(r.cells) == 30 and r.total_games == 600_000
+    assert {c.match.rules.round_limit for c in r.cells} == {0, 15, 20, 25, 30}
+    t = load_spec("examples/team_vp_target.toml")
+    assert len(t.cells) == 8 and all(c.match.setup.mode == "teams" for c in t.cells)
+    assert {(c.match.setup.board, c.match.rules.team_vp_target) for c in t.cells} == \
+        {(b, v) for b in ("beginner", "explorer") for v in (4, 5, 6, 7)}
+    assert load_spec("examples/smoke.toml").total_games == 20_000
+
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"colour": "red"}, ["unknown key 'colour'", "games_per_cell"]),
+    ({"seed": "one"}, ["seed = 'one'", "an integer"]),
+    ({"seed": -1}, ["seed = -1", "0 to"]),
+    ({"games_per_cell": 0}, ["games_per_cell = 0", "1 to"]),
+    ({"batch_size": 100_001}, ["batch_size = 100001", "100000"]),
+    ({"game": "chess"}, ["game = 'chess'", "paws"]),
+    ({"rules": "v5"}, ["rules = 'v5'", "v3, v3-ap3, v4"]),
+    ({"engine": "gpu"}, ["engine = 'gpu'", "core, reference"]),
+    ({"tables": ["moves"]}, ["tables", "'moves'", "games"]),
+    ({"setup": {"seats": 4}}, ["[setup]", "'seats'", "board, mode, players, bots"]),
+    ({"setup": {"board": "moon"}}, ["[setup]", "board 'moon'", "beginner, explorer"]),
+    ({"overrides": {"round_lmit": 20}}, ["[overrides]", "'round_lmit'", "round_limit"]),
+    ({"overrides": {"round_limit": -1}}, ["[overrides]", "round_limit = -1", "0 to 500"]),
+    ({"grid": {"colour": [1]}}, ["[grid]", "'colour'", "round_limit"]),
+    ({"grid": {"players": []}}, ["[grid] players", "non-empty list"]),
+    ({"grid": {"players": [2, 2]}}, ["[grid] players", "twice"]),
+    ({"grid": {"players": [2, 5]}}, ["cell c001 (players=5)", "2, 3 or 4"]),
+    ({"grid": {"rules": ["v4", "v9"]}}, ["cell c001 (rules='v9')", "v3, v3-ap3, v4"]),
+    ({"cells": [{"mode": "teams", "players": 2}]}, ["cell c000", "teams needs players = 4"]),
+    ({"cells": [{"lives": 3}, {"lives": 3}]}, ["cell c001", "same games as cell c000"]),
+    ({"cells": [{"colour": 1}]}, ["cells[0]", "'colour'"]),
+    ({"data": {"items": "nowhere.toml"}}, ["[data] items", "no such file"]),
+    ({"data": {"decks": "x.toml"}}, ["[data]", "'decks'", "items, monsters"]),
+])
+def test_bad_specs_are_refused_naming_file_key_and_allowed_values(changes, expected):
+    with pytest.raises(SpecError) as e:
+        spec(**changes)
+    msg = str(e.value)
+    assert msg.startswith("t.toml"), msg
+    for part in expected:
+        assert part in msg, msg
+
+
+def test_missing_key_and_bad_toml_and_missing_file(tmp_path):
+    with pytest.raises(SpecError, match=r"missing key 'games_per_cell'"):
+        parse_spec({"game": "paws", "seed": 1}, source="t.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("game = paws\n")
+    with pytest.raises(SpecError, match=r"bad\.toml: not valid TOML"):
+        load_spec(bad)
+    with pytest.raises(SpecError, match=r"nope\.toml: no such spec file"):
+        load_spec(tmp_path / "nope.toml")
+
+
+def test_data_paths_are_relative_to_the_spec(tmp_path):
+    import shutil
+
+    from sim.paws.cards import ITEMS_FILE
+    shutil.copy(ITEMS_FILE, tmp_path / "my-items.toml")
+    f = tmp_path / "s.toml"
+    f.write_text('game = "paws"\nseed = 1\ngames_per_cell = 5\n[data]\nitems = "my-items.toml"\n')
+    s = load_spec(f)
+    assert s.data == {"items": str(tmp_path / "my-items.toml")}
+    assert s.cells[0].match.data_digest == load_spec("examples/smoke.toml").cells[0].match.data_digest
+
+
+def test_cli_refuses_a_bad_spec_in_one_line_before_any_work(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('game = "paws"\nseed = 1\ngames_per_cell = 5\n[grid]\nboard = ["beginner", "moon"]\n')
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["sweep", str(f), "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())          # the console wraps long lines
+    assert "s.toml: cell c001 (board='moon')" in text and "beginner, explorer" in text
+    assert "Traceback" not in text and not out.exists()
