@@ -1,12 +1,12 @@
 -- name: end_reasons
 -- How do games end? Share of each end reason per game and setup, with Wilson 95% intervals.
--- Any game: groups by whichever of ruleset, board, mode, players, round_limit the records have
+-- Any game: groups by whichever of ruleset, board, mode, players, round_limit, team_vp_target the records have
 -- (paws: vp, last_alive, round_limit, stalled; tales: champion_killed, losses, draw, last_standing).
 -- game: any
--- columns: game, ruleset?, board?, mode?, players?, round_limit?, end_reason, games, share, ci95_low, ci95_high
+-- columns: game, ruleset?, board?, mode?, players?, team_vp_target?, round_limit?, end_reason, games, share, ci95_low, ci95_high
 WITH counted AS (
-    SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit)$'), end_reason, count(*) AS games,
-           row(*COLUMNS('^(game|ruleset|board|mode|players|round_limit)$')) AS setup_key
+    SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$'), end_reason, count(*) AS games,
+           row(*COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$')) AS setup_key
     FROM games
     GROUP BY ALL
 ), totals AS (
