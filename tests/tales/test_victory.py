@@ -1,0 +1,79 @@
+"""Victory and Defeat: a fallen Champion ends the game at once, weighted losses after the last round
+(ties are draws), Survive! to the last creature, and the Survive! round cap."""
+
+from scenario import CARDS, CREATURE, Ask, Decision, field, make_game, script
+
+from sim.tales.battle import battle, fight
+from sim.tales.game import new_game, run
+from sim.tales.rules import TalesSetup, preset
+from sim.tales.victory import by_losses
+
+
+def test_a_destroyed_champion_ends_the_game_at_once():
+    g = make_game()
+    field(g, 0, "Ashpelt Rat-kin", "Moss Wolf", champion="Ashpelt Rat-kin")
+    field(g, 1, "Dread Lancer", "Murk Rat", champion="Eclipse Dragon")
+    # team 0 begins; the Rat-kin (P0's "Champion" here) attacks the Lancer, whose First Strike destroys it
+    with script(g, 6, 1, Ask(0, Decision.ATTACKER, (0, 0)), Ask(1, Decision.DEFENDER, (1, 0))):
+        battle(g)
+    assert g.over and g.winner_team == 1 and g.end_reason == "champion_killed"
+    assert g.fights == 1 and g.seats[0].exhausted[1] == 0          # nothing more was played
+
+
+def test_both_champions_destroyed_in_one_fight_is_a_draw():
+    g = make_game()
+    field(g, 0, "Moss Wolf", champion="Moss Wolf")
+    field(g, 1, "Hollow Wraith", champion="Hollow Wraith")
+    with script(g, 1, 6):                    # the Wolf's 2 on 2 life (Shadow Form fails); the Wraith strikes
+        fight(g, (0, 0), (1, 0))             # at the same time: Death Blow on 6
+    assert g.over and g.winner_team == -1 and g.end_reason == "draw"
+
+
+def test_fewest_weighted_losses_win():
+    g = make_game()
+    g.seats[0].losses, g.seats[1].losses = 2, 1
+    by_losses(g)
+    assert g.winner_team == 1 and g.end_reason == "losses"
+
+
+def test_equal_weighted_losses_are_a_draw():
+    g = make_game()
+    g.seats[0].losses = g.seats[1].losses = 2
+    by_losses(g)
+    assert g.winner_team == -1 and g.end_reason == "draw"
+
+
+def test_elite_weight_comes_from_the_tier():
+    g = make_game(elite_min_tier=4, loss_elite=3)
+    assert g.loss_weight(CREATURE["Cave Bear"]) == 3 and g.loss_weight(CREATURE["Horned Ram"]) == 1
+    assert make_game().loss_weight(CREATURE["Cave Bear"]) == 1
+
+
+def test_2v2_team_losses_add_up():
+    g = make_game("2v2")
+    g.seats[0].losses, g.seats[2].losses, g.seats[1].losses, g.seats[3].losses = 1, 2, 2, 0
+    by_losses(g)
+    assert g.winner_team == 1
+
+
+def test_survive_goes_on_after_a_champion_falls_and_ends_with_the_last_creature():
+    g = make_game("survive")
+    field(g, 0, "Ashpelt Rat-kin", "Moss Wolf", champion="Ashpelt Rat-kin")
+    field(g, 1, "Dread Lancer", champion="Eclipse Dragon")
+    with script(g):                          # First Strike 4 on 3 life: no roll
+        fight(g, (1, 0), (0, 0))
+    assert not g.over and g.seats[0].losses == 1
+    with script(g):                          # the Lancer's 4 on the Wolf's 4 life: no roll; the Wolf's 2
+        fight(g, (1, 0), (0, 1))             # never comes (First Strike)
+    assert g.over and g.winner_team == 1 and g.end_reason == "last_standing"
+
+
+def test_survive_round_cap_decides_by_losses():
+    setup = TalesSetup(mode="survive", bots=("heuristic", "heuristic"))
+    reasons = set()
+    for i in range(20):
+        g = new_game(setup, preset("survive", {"max_rounds": 1}), CARDS, 5, i)
+        run(g)
+        assert g.round == 1
+        reasons.add(g.end_reason)
+    assert reasons <= {"losses", "draw", "last_standing"} and reasons & {"losses", "draw"}
