@@ -6,7 +6,7 @@ in ``sim/paws/``; this module holds the batch loop and its typed column buffers.
 ``sim.paws.core_engine`` (which validates parameters and builds the Arrow table).
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
@@ -36,6 +36,7 @@ cdef inline void trace_push(Trace* t, int v) noexcept nogil:
     t.n += 1
 
 
+include "paws/script.pxi"
 include "paws/common.pxi"
 include "paws/items.pxi"
 include "paws/combat.pxi"
@@ -72,33 +73,13 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     cdef int n_ideck = len(item_deck), n_mdeck = len(monster_deck)
     cdef Trace trace
     cdef int64_t i, k
-    cdef int s, c, d
     if g == NULL or ispec == NULL or mspec == NULL:
         free(g); free(ispec); free(mspec)
         raise MemoryError()
     try:
-        if n_ideck > MAXCARDS or n_mdeck > MAXMON or len(nbrs) > MAXC or players > MAXP:
+        if n_ideck > MAXCARDS or n_mdeck > MAXMON:
             raise ValueError(f"beyond the core's capacity: {LIMITS}")
-        g.r = rules
-        g.n = players
-        g.explorer = explorer
-        g.teams = teams
-        g.ncells = len(nbrs)
-        g.dist_valid = 0
-        for c in range(g.ncells):
-            for d in range(6):
-                g.nbrs[c][d] = nbrs[c][d]
-        for s in range(players):
-            kind, weights = bots[s]
-            g.bots[s].kind = kind
-            if weights:
-                g.bots[s].w = weights
-        for k, spec in enumerate(items):
-            ispec[k].timing, ispec[k].effect, ispec[k].amount, ispec[k].turns = spec
-        for k, spec in enumerate(monsters):
-            mspec[k].hp, mspec[k].buff, mspec[k].amount = spec
-        g.items = ispec
-        g.mons = mspec
+        _configure(g, ispec, mspec, rules, explorer, teams, players, bots, items, monsters, nbrs)
         for k in range(n_ideck):
             ideck[k] = item_deck[k]
         for k in range(n_mdeck):
@@ -143,6 +124,35 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
                items_played=items_played, errors=errors, vp_trace=vp_trace)
     out.update(seat_cols)
     return out
+
+
+cdef _configure(Game* g, ItemSpec* ispec, MonsterSpec* mspec, dict rules, bint explorer, bint teams,
+                int players, list bots, list items, list monsters, list nbrs):
+    """Fill the parts of ``g`` that stay fixed over a batch: rules, board geometry, bots, card data."""
+    cdef int s, c, d, k
+    if len(nbrs) > MAXC or players > MAXP:
+        raise ValueError(f"beyond the core's capacity: {LIMITS}")
+    g.r = rules
+    g.n = players
+    g.explorer = explorer
+    g.teams = teams
+    g.ncells = len(nbrs)
+    g.dist_valid = 0
+    g.script = NULL
+    for c in range(g.ncells):
+        for d in range(6):
+            g.nbrs[c][d] = nbrs[c][d]
+    for s in range(players):
+        kind, weights = bots[s]
+        g.bots[s].kind = kind
+        if weights:
+            g.bots[s].w = weights
+    for k, spec in enumerate(items):
+        ispec[k].timing, ispec[k].effect, ispec[k].amount, ispec[k].turns = spec
+    for k, spec in enumerate(monsters):
+        mspec[k].hp, mspec[k].buff, mspec[k].amount = spec
+    g.items = ispec
+    g.mons = mspec
 
 
 cdef class _Views:
@@ -196,3 +206,229 @@ cdef void _run(Game* g, _Views v, Trace* trace, const int16_t* ideck, int n_idec
                 lives[i * n + s] = g.players[s].lives
                 knockouts[i * n + s] = g.players[s].knockouts
                 knockouts_dealt[i * n + s] = g.players[s].knockouts_dealt
+
+
+# -- scenario bridge (tests only) ---------------------------------------------------------------------
+FIGHT_KINDS = ("monster", "invasion", "raid")
+SECTION_FUNCTIONS = ("setup_game", "start_turn", "take_turn", "legal_actions", "apply_action", "loot",
+                     "lootable", "claim_building", "raid", "raid_targets", "invade", "invadable", "knock_out",
+                     "fight", "turn_card_options", "attackable", "check_vp", "check_round_end")
+
+
+cdef class CoreScenario:
+    """Runs one section function of the core on a reference-engine game state, with a scripted draw queue.
+
+    The rulebook scenario tests (tests/paws/core_scenario.py) build a ``sim.paws.state.Game``; ``run``
+    loads its whole state into the C struct, runs the named function with ``g.script`` set (script.pxi),
+    and writes the state back into the same Python objects, so the same assertions check both engines.
+    ``inputs`` are ``sim.paws.core_engine.core_inputs(...)`` for that game's setup, rules and cards.
+    """
+    cdef Game* g
+    cdef ItemSpec* ispec
+    cdef MonsterSpec* mspec
+    cdef Script* script
+    cdef int16_t ideck[MAXCARDS]      # unshuffled decks, for setup_game
+    cdef int16_t mdeck[MAXMON]
+    cdef int n_ideck, n_mdeck
+
+    def __cinit__(self, dict inputs):
+        cdef int k
+        self.g = <Game*>malloc(sizeof(Game))
+        self.ispec = <ItemSpec*>malloc(sizeof(ItemSpec) * max(1, len(inputs["items"])))
+        self.mspec = <MonsterSpec*>malloc(sizeof(MonsterSpec) * max(1, len(inputs["monsters"])))
+        self.script = <Script*>malloc(sizeof(Script))
+        if self.g == NULL or self.ispec == NULL or self.mspec == NULL or self.script == NULL:
+            raise MemoryError()
+        memset(self.g, 0, sizeof(Game))
+        memset(self.script, 0, sizeof(Script))
+        self.n_ideck, self.n_mdeck = len(inputs["item_deck"]), len(inputs["monster_deck"])
+        if self.n_ideck > MAXCARDS or self.n_mdeck > MAXMON:
+            raise ValueError(f"beyond the core's capacity: {LIMITS}")
+        for k in range(self.n_ideck):
+            self.ideck[k] = inputs["item_deck"][k]
+        for k in range(self.n_mdeck):
+            self.mdeck[k] = inputs["monster_deck"][k]
+        _configure(self.g, self.ispec, self.mspec, inputs["rules"], inputs["explorer"], inputs["teams"],
+                   inputs["players"], inputs["bots"], inputs["items"], inputs["monsters"], inputs["nbrs"])
+
+    def __dealloc__(self):
+        free(self.g)
+        free(self.ispec)
+        free(self.mspec)
+        free(self.script)
+
+    def run(self, game, str name, tuple args, list script):
+        """Run section function ``name`` on ``game``'s state; returns (its result, the script report).
+
+        script: (kind, x, y, a, b, c) per entry, kind S_DIE (x: value), S_PICK (x: n, y: result) or
+        S_ASK (x: seat, y: decision kind, (a, b, c): the option). The report says how many entries were
+        used, the options of each decision asked, and the first draw or decision that did not match.
+        """
+        cdef Game* g = self.g
+        cdef Script* s = self.script
+        cdef int i
+        if name not in SECTION_FUNCTIONS:
+            raise ValueError(f"no section function {name!r} in the core; known: {', '.join(SECTION_FUNCTIONS)}")
+        if len(script) > MAXSCRIPT:
+            raise ValueError(f"a script of {len(script)} entries; the core takes at most {MAXSCRIPT}")
+        self._load(game)
+        s.n = len(script)
+        s.used = s.failed = s.junk = s.n_seen = 0
+        for i, (kind, x, y, a, b, c) in enumerate(script):
+            s.entries[i].kind, s.entries[i].x, s.entries[i].y = kind, x, y
+            s.entries[i].opt[0], s.entries[i].opt[1], s.entries[i].opt[2] = a, b, c
+            s.seen_at[i] = -1
+        g.script = s
+        try:
+            result = self._call(name, args)
+        finally:
+            g.script = NULL
+        if g.error and not s.failed:
+            raise RuntimeError(f"{name}: a decision had more options than the core's capacity")
+        self._store(game)
+        seen = {i: [tuple(s.seen[k]) for k in range(s.seen_at[i], s.seen_at[i] + s.seen_n[i])]
+                for i in range(s.used) if s.seen_at[i] >= 0}
+        failed = None
+        if s.failed:
+            failed = dict(kind=s.failed - 1, x=s.failed_x, y=s.failed_y, options=None if s.failed_n_seen < 0 else
+                          [tuple(s.seen[k]) for k in range(s.failed_seen, s.failed_seen + s.failed_n_seen)])
+        return result, dict(used=s.used, seen=seen, failed=failed)
+
+    cdef object _call(self, str name, tuple args):
+        cdef Game* g = self.g
+        cdef Fight f
+        cdef int k
+        if name == "setup_game":
+            setup_game(g, self.mdeck, self.n_mdeck, self.ideck, self.n_ideck)
+        elif name == "start_turn":
+            return bool(start_turn(g, args[0]))
+        elif name == "take_turn":
+            take_turn(g, args[0])
+        elif name == "legal_actions":
+            legal_actions(g, args[0])
+            return [(g.opt_a[k], g.opt_b[k], g.opt_c[k]) for k in range(g.n_opt)]
+        elif name == "apply_action":
+            apply_action(g, args[0], args[1], args[2], args[3])
+        elif name == "loot":
+            loot(g, args[0])
+        elif name == "lootable":
+            return bool(lootable(g, args[0]))
+        elif name == "claim_building":
+            claim_building(g, args[0], args[1])
+        elif name == "raid":
+            raid(g, args[0], args[1])
+        elif name == "raid_targets":  # (RAID, target, -1) options: the targets
+            opt_clear(g)
+            raid_targets(g, args[0])
+            return [g.opt_b[k] for k in range(g.n_opt)]
+        elif name == "invade":
+            invade(g, args[0])
+        elif name == "invadable":
+            return bool(invadable(g, args[0]))
+        elif name == "knock_out":
+            knock_out(g, args[0], args[1], args[2])
+        elif name == "fight":  # (fight object, (dice, dice), (edge, edge), max_rolls, grabs)
+            py_f, dice, edge, max_rolls, grabs = args
+            fight_init(&f, FIGHT_KINDS.index(py_f.kind), py_f.seats[0], py_f.seats[1], py_f.monster_hp)
+            f.roll, f.attacker, f.escaped = py_f.roll, py_f.attacker, py_f.escaped
+            for k in range(2):
+                f.bonus[k], f.roll_bonus[k], f.reflect[k] = py_f.bonus[k], py_f.roll_bonus[k], py_f.reflect[k]
+            ko = fight(g, &f, dice[0], dice[1], edge[0], edge[1], max_rolls, grabs)
+            py_f.roll, py_f.attacker, py_f.escaped, py_f.monster_hp = f.roll, f.attacker, f.escaped, f.monster_hp
+            py_f.bonus[:], py_f.roll_bonus[:], py_f.reflect[:] = list(f.bonus), list(f.roll_bonus), list(f.reflect)
+            return ko
+        elif name == "turn_card_options":  # (PLAY_ITEM, hand index, target) options: (hand index, target)
+            opt_clear(g)
+            turn_card_options(g, args[0])
+            return [(g.opt_b[k], g.opt_c[k]) for k in range(g.n_opt)]
+        elif name == "attackable":
+            return bool(attackable(g, args[0], args[1]))
+        elif name == "check_vp":
+            check_vp(g, args[0])
+        elif name == "check_round_end":
+            check_round_end(g)
+        return None
+
+    cdef _load(self, game):
+        """The whole state of a reference-engine Game into the struct (derived sets and distances too)."""
+        cdef Game* g = self.g
+        cdef Player* p
+        cdef int c, s, i
+        if game.n != g.n or len(game.tile) != g.ncells:
+            raise ValueError("the game's players or board differ from this bridge's inputs")
+        if len(game.monster_deck) > MAXMON or len(game.item_deck) + len(game.item_discard) > MAXCARDS:
+            raise ValueError(f"beyond the core's capacity: {LIMITS}")
+        clear_board(g)
+        for c in range(g.ncells):
+            g.tile[c] = game.tile[c]
+            set_owner(g, c, game.owner[c])
+            set_brick(g, c, game.brick[c])
+            set_barricade(g, c, game.barricade[c])
+        board_changed(g)
+        for s in range(g.n):
+            py_p, p = game.players[s], &g.players[s]
+            if len(py_p.items) > MAXCARDS or len(py_p.monsters) > MAXMON or len(py_p.active) != len(py_p.monsters):
+                raise ValueError(f"P{s}: beyond the core's capacity ({LIMITS}) or active[] not one per monster")
+            p.hp, p.lives, p.pos, p.barricades = py_p.hp, py_p.lives, py_p.pos, py_p.barricades
+            p.n_items = len(py_p.items)
+            for i in range(p.n_items):
+                p.items[i] = py_p.items[i]
+            p.n_monsters = len(py_p.monsters)
+            for i in range(p.n_monsters):
+                p.monsters[i] = py_p.monsters[i]
+                p.active[i] = py_p.active[i]
+            for i in range(4):
+                p.tiles[i] = py_p.tiles[i]
+            p.knockout_vp, p.knockouts, p.knockouts_dealt = py_p.knockout_vp, py_p.knockouts, py_p.knockouts_dealt
+            p.protected, p.poison_ticks, p.poisoner = py_p.protected, py_p.poison_ticks, py_p.poisoner
+            for i in range(MAXP):
+                p.snared[i] = py_p.snared[i] if i < g.n else 0
+        g.n_monster_deck = len(game.monster_deck)
+        for i in range(g.n_monster_deck):
+            g.monster_deck[i] = game.monster_deck[i]
+        g.n_item_deck = len(game.item_deck)
+        for i in range(g.n_item_deck):
+            g.item_deck[i] = game.item_deck[i]
+        g.n_item_discard = len(game.item_discard)
+        for i in range(g.n_item_discard):
+            g.item_discard[i] = game.item_discard[i]
+        g.first_seat, g.round, g.turns, g.seat = game.first_seat, game.round, game.turns, game.seat
+        g.ap, g.building_fights_left, g.raids_left = game.ap, game.building_fights_left, game.raids_left
+        g.fight = NULL
+        g.over, g.winner_seat, g.winner_team = game.over, game.winner_seat, game.winner_team
+        g.end_reason = END_REASONS.index(game.end_reason) if game.end_reason else -1
+        g.building_fights, g.invasions, g.raids = game.building_fights, game.invasions, game.raids
+        g.items_played = game.items_played
+        g.error = 0
+        g.look_ok = 0
+        g.n_opt = 0
+
+    cdef _store(self, game):
+        """The struct's state back into the same Python objects (lists are filled in place)."""
+        cdef Game* g = self.g
+        cdef Player* p
+        cdef int s
+        game.tile[:] = [g.tile[c] for c in range(g.ncells)]
+        game.owner[:] = [g.owner[c] for c in range(g.ncells)]
+        game.brick[:] = [g.brick[c] for c in range(g.ncells)]
+        game.barricade[:] = [g.barricade[c] for c in range(g.ncells)]
+        for s in range(g.n):
+            py_p, p = game.players[s], &g.players[s]
+            py_p.hp, py_p.lives, py_p.pos, py_p.barricades = p.hp, p.lives, p.pos, p.barricades
+            py_p.items[:] = [p.items[i] for i in range(p.n_items)]
+            py_p.monsters[:] = [p.monsters[i] for i in range(p.n_monsters)]
+            py_p.active[:] = [bool(p.active[i]) for i in range(p.n_monsters)]
+            py_p.tiles[:] = [p.tiles[i] for i in range(4)]
+            py_p.knockout_vp, py_p.knockouts, py_p.knockouts_dealt = p.knockout_vp, p.knockouts, p.knockouts_dealt
+            py_p.protected, py_p.poison_ticks, py_p.poisoner = bool(p.protected), p.poison_ticks, p.poisoner
+            py_p.snared[:] = [p.snared[i] for i in range(g.n)]
+        game.monster_deck[:] = [g.monster_deck[i] for i in range(g.n_monster_deck)]
+        game.item_deck[:] = [g.item_deck[i] for i in range(g.n_item_deck)]
+        game.item_discard[:] = [g.item_discard[i] for i in range(g.n_item_discard)]
+        game.first_seat, game.round, game.turns, game.seat = g.first_seat, g.round, g.turns, g.seat
+        game.ap, game.building_fights_left, game.raids_left = g.ap, g.building_fights_left, g.raids_left
+        game.fight = None
+        game.over, game.winner_seat, game.winner_team = bool(g.over), g.winner_seat, g.winner_team
+        game.end_reason = END_REASONS[g.end_reason] if g.end_reason >= 0 else ""
+        game.building_fights, game.invasions, game.raids = g.building_fights, g.invasions, g.raids
+        game.items_played = g.items_played

@@ -210,6 +210,36 @@ ctypedef struct Look:
     Cells level_cells[MAXLEVELS]  # the cells with cell_value(c) == level_value[i] (disjoint)
     int moves[MAXC]               # move_score(c) of a tiled cell, or UNKNOWN until first needed
 
+# A scenario's script (tests/paws/scenario.py): the dice, below(n) picks and bot decisions a hand-worked
+# test expects, in order. While Game.script is set, every draw and decision comes from it (script.pxi).
+cdef enum:
+    S_DIE = 0
+    S_PICK = 1
+    S_ASK = 2
+    MAXSCRIPT = 2048              # entries of one script
+    MAXSEEN = 16384               # option triples recorded over one script's decisions
+
+ctypedef struct ScriptEntry:
+    int kind                      # S_DIE, S_PICK or S_ASK
+    int x                         # die: the value; pick: n; ask: the seat
+    int y                         # pick: the result; ask: the decision kind
+    int opt[3]                    # ask: the option (a, b, c) to choose
+
+ctypedef struct Script:
+    ScriptEntry entries[MAXSCRIPT]
+    int n                         # entries
+    int used                      # entries consumed, in order
+    int failed                    # 0, or 1 + the kind (S_*) of the first draw or decision that did not match
+    int failed_x                  # ... its n (pick) or seat (ask)
+    int failed_y                  # ... its decision kind (ask)
+    int failed_seen               # ... its options: seen[failed_seen : failed_seen + failed_n_seen] (ask)
+    int failed_n_seen
+    int junk                      # draws after a failure: dice cycle 1..6 so that no loop waits on a tie
+    int seen_at[MAXSCRIPT]        # entry i is an ask: its options are seen[seen_at[i] : seen_at[i] + seen_n[i]]
+    int seen_n[MAXSCRIPT]
+    int n_seen
+    int seen[MAXSEEN][3]          # the options of every decision asked, as (a, b, c)
+
 ctypedef struct Game:
     Rules r
     int n                         # players
@@ -220,6 +250,7 @@ ctypedef struct Game:
     const MonsterSpec* mons
     Bot bots[MAXP]
     pcg32_t rng
+    Script* script                # a scenario's script, or NULL (always, outside tests): draws come from rng
     int nbrs[MAXC][6]
     int tile[MAXC]
     int owner[MAXC]

@@ -32,18 +32,28 @@ cdef inline void insert_bottom16(int16_t* arr, int* n, int v) noexcept nogil:
     n[0] += 1
 
 
+# -- every random draw goes through die() and below(): from the generator, or a scenario's script -----
+cdef inline int die(Game* g) noexcept nogil:
+    if g.script != NULL:
+        return script_die(g)
+    return pcg32_die(&g.rng)
+
+
+cdef inline int below(Game* g, int n) noexcept nogil:
+    """Uniform in [0, n) for n >= 1."""
+    if g.script != NULL:
+        return script_below(g, n)
+    return <int>pcg32_below(&g.rng, <uint32_t>n)
+
+
 cdef inline void shuffle16(Game* g, int16_t* arr, int n) noexcept nogil:
     """Fisher-Yates from the last position down, as sim.rng.Rng.shuffle."""
     cdef int i, j, t
     for i in range(n - 1, 0, -1):
-        j = pcg32_below(&g.rng, i + 1)
+        j = below(g, i + 1)
         t = arr[i]
         arr[i] = arr[j]
         arr[j] = <int16_t>t
-
-
-cdef inline int die(Game* g) noexcept nogil:
-    return pcg32_die(&g.rng)
 
 
 cdef inline int owned(Game* g, int seat) noexcept nogil:
@@ -314,6 +324,8 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
     """Every bot choice goes through here; a choice of one is not asked (and draws no random number)."""
     if g.n_opt <= 1:
         return 0
+    if g.script != NULL:
+        return script_ask(g, seat, kind)
     if g.bots[seat].kind == BOT_RANDOM:
         return pcg32_below(&g.rng, g.n_opt)
     return heuristic_decide(g, seat, kind)

@@ -48,7 +48,7 @@ cdef void take_random_item(Game* g, int taker, int victim) noexcept nogil:
     cdef int card
     if v.n_items == 0:
         return
-    card = pop16(v.items, &v.n_items, pcg32_below(&g.rng, v.n_items))
+    card = pop16(v.items, &v.n_items, below(g, v.n_items))
     push16(g.players[taker].items, &g.players[taker].n_items, card)
     enforce_hand_limit(g, taker)
 

@@ -1,6 +1,28 @@
-"""Make the scenario harness (tests/paws/scenario.py) importable whatever pytest's import mode."""
+"""Every rulebook scenario runs on both engines: the reference engine (sim/paws) and the core.
+
+The harness (tests/paws/scenario.py) is made importable whatever pytest's import mode. The ``engine``
+fixture parametrizes each test over ("reference", "core"); for "core" it points the engine functions the
+test module calls at their core twins (tests/paws/core_scenario.py). A test that can only run on the
+reference engine says so with ``@reference_only`` (scenario.py) and why.
+"""
 
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(__file__))
+
+from scenario import ENGINES  # noqa: E402
+
+
+@pytest.fixture(params=ENGINES, autouse=True)
+def engine(request, monkeypatch):
+    if request.param == "core":
+        import core_scenario
+        core_scenario.use_core(request.module, monkeypatch)
+        before = core_scenario.calls
+        yield request.param
+        assert core_scenario.calls > before, "the test ran no core function: mark it @reference_only"
+    else:
+        yield request.param

@@ -1,4 +1,4 @@
-"""Scenario harness for hand-worked rulebook tests of the reference engine (sim/paws).
+"""Scenario harness for hand-worked rulebook tests of both engines (sim/paws and the core).
 
 A scenario builds a :class:`~sim.paws.state.Game` in a known state (board, positions, HP, hands,
 owners, decks) and then runs one engine function inside ``with script(g, ...)``. The script is ONE
@@ -13,6 +13,11 @@ ordered queue shared by the dice, the random picks and the bots' decisions:
 Any draw or decision that is not the next scripted entry fails at once, and leaving the ``with``
 block with entries not consumed fails too, so a test pins exactly how many dice the engine rolls and
 which choices it asks for. Outside a ``with`` block the queue is empty: any draw or ask fails.
+
+Each test runs once per engine (the ``engine`` fixture, tests/paws/conftest.py): on the core, the
+engine functions it calls are core twins (core_scenario.py) that run on the same ``Game`` and take
+their dice, picks and decisions from the same queue. ``@reference_only`` keeps a test to the reference
+engine (say why next to it).
 """
 
 from __future__ import annotations
@@ -22,10 +27,15 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from sim.paws.cards import load_cards
 from sim.paws.kinds import Tile
 from sim.paws.rules import V4, PawsRules, PawsSetup
 from sim.paws.state import NOBODY, Game
+
+ENGINES = ("reference", "core")
+reference_only = pytest.mark.parametrize("engine", ["reference"], indirect=True)
 
 CARDS = load_cards()
 ITEM_ID = {c.name: c.id for c in CARDS.items}
@@ -261,4 +271,4 @@ def begin_turn(g: Game, seat: int) -> bool:
 
 __all__ = ["NOBODY", "Pick", "Ask", "script", "make_game", "place", "own", "monster_deck", "item_deck", "item",
            "monster", "items", "monsters", "names", "beast_names", "deck_top_first", "items_top_first",
-           "no_shuffle", "begin_turn", "CARDS", "H", "M", "C", "F", "D", "ScriptError"]
+           "no_shuffle", "begin_turn", "CARDS", "H", "M", "C", "F", "D", "ScriptError", "ENGINES", "reference_only"]

@@ -1,7 +1,7 @@
 """Each row of the rulebook's "Changes from V3" table, played with preset("v3") (and "v3-ap3")."""
 
 from scenario import (Ask, CARDS, Pick, beast_names, begin_turn, deck_top_first, item, item_deck, make_game,
-                      monster, monster_deck, names, own, place, script)
+                      monster, monster_deck, names, own, place, reference_only, script)
 
 from sim.paws import invade, knockout, loot, raid, winning
 from sim.paws.actions import apply_action, legal_actions
@@ -171,6 +171,7 @@ def test_v3_two_player_explorer_also_needs_five():
     assert g.over and g.winner_seat == 0
 
 
+@reference_only  # card data only: no engine function to run
 def test_v3_item_deck_62_cards_70_copies_without_the_v4_cards():
     for name, distinct, copies, has_v4 in (("v3", 62, 70, False), ("v4", 66, 78, True)):
         r = preset(name)

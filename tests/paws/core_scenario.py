@@ -1,0 +1,213 @@
+"""The rulebook scenarios on the engine core: core twins of the reference functions the tests call.
+
+``use_core(module, monkeypatch)`` swaps, in one test module's globals, every reference-engine function
+the tests call (and every ``sim.paws`` module they call through) for a twin that runs the core's function
+of the same name through ``core.paws_engine.CoreScenario``. The twin loads the whole state of the test's
+``Game`` into the core, hands it the entries still queued in ``g.script`` (dice, picks and decisions,
+core/paws/script.pxi), and writes the state and the script's consumption back into the same objects, so
+each test body and its assertions stay as they are. A draw or decision the script does not expect fails
+with the harness's ScriptError. Anything without a twin (Game methods such as ``g.vp``, Python-only
+helpers such as ``barricade_cells``) still runs on the reference engine, on the mirrored state.
+"""
+
+from __future__ import annotations
+
+import types
+
+from scenario import Ask, Pick, ScriptError, begin_turn as reference_begin_turn
+
+from sim.paws import actions, combat, game, invade, items, knockout, loot, raid, turn, winning
+from sim.paws.core_engine import core_inputs
+from sim.paws.kinds import Action, Decision
+from sim.paws.state import Game
+
+S_DIE, S_PICK, S_ASK = 0, 1, 2        # ScriptEntry.kind (core/paws_types.pxd)
+calls = 0                             # core section functions run so far (the fixture checks a test ran one)
+
+
+# -- a decision's options: the core lists (a, b, c) triples, the reference engine its own values ----------
+def core_option(kind: Decision, value) -> tuple[int, int, int]:
+    """The core's option triple for a reference option value of decision ``kind``."""
+    if kind == Decision.ACTION:                       # (Action, a, b)
+        return int(value[0]), int(value[1]), int(value[2])
+    if kind in (Decision.COMBAT_CARD, Decision.TAKE_CARD):   # (hand index, destination) / (ITEM|MONSTER, card)
+        return int(value[0]), int(value[1]), 0
+    if kind == Decision.PLACE_FREE:                   # a cell
+        return 0, 0, int(value)
+    return int(value), 0, 0                           # DEFENDER, KEEP_MONSTER, DISCARD: a card id
+
+
+def reference_option(kind: Decision, opt: tuple[int, int, int]):
+    """The inverse of core_option."""
+    a, b, c = opt
+    if kind == Decision.ACTION:
+        return Action(a), b, c
+    if kind in (Decision.COMBAT_CARD, Decision.TAKE_CARD):
+        return a, b
+    if kind == Decision.PLACE_FREE:
+        return c
+    return a
+
+
+def encode(entry) -> tuple[int, int, int, int, int, int]:
+    """One scenario entry as the core's (kind, x, y, a, b, c)."""
+    if isinstance(entry, Pick):
+        assert 0 <= entry.k < entry.n, f"bad script entry {entry!r}"
+        return (S_PICK, entry.n, entry.k, 0, 0, 0)
+    if isinstance(entry, Ask):
+        return (S_ASK, entry.seat, int(entry.kind), *core_option(entry.kind, entry.value))
+    if isinstance(entry, int) and not isinstance(entry, bool) and 1 <= entry <= 6:
+        return (S_DIE, entry, 0, 0, 0, 0)
+    raise ScriptError(f"script entry {entry!r} is not a die (1..6), a Pick or an Ask")
+
+
+def failure(report: dict, queue: list, used: list) -> str:
+    """The harness's ScriptError text for the first draw or decision of the core that did not match."""
+    f = report["failed"]
+    e = queue[0] if queue else None
+    if f["kind"] == S_DIE:
+        what = "die()"
+    elif f["kind"] == S_PICK:
+        what = f"below({f['x']})"
+    else:
+        kind = Decision(f["y"])
+        options = ("(too many to list)" if f["options"] is None
+                   else [reference_option(kind, o) for o in f["options"]])
+        what = f"decision {kind!r} of seat {f['x']} among {options}"
+        if isinstance(e, Ask) and e.seat == f["x"] and e.kind == kind:
+            return f"seat {e.seat} {kind!r}: scripted choice {e.value!r} is not among {options}"
+    if e is None:
+        return f"unscripted {what}: the script is exhausted (consumed so far: {used})"
+    return f"core drew {what} but the script expects {e!r} (consumed: {used})"
+
+
+def run(g: Game, name: str, *args):
+    """Run the core's section function ``name`` on ``g``'s state with the queued script; mirror it back."""
+    global calls
+    from core.paws_engine import CoreScenario
+    bridge = getattr(g, "core_bridge", None)
+    if bridge is None:
+        bridge = g.core_bridge = CoreScenario(core_inputs(g.setup, g.rules, g.cards))
+    s = g.script
+    queue = list(s.queue)
+    tiles = list(g.tile)
+    result, report = bridge.run(g, name, args, [encode(e) for e in queue])
+    calls += 1
+    if g.tile != tiles:
+        g.board_changed()  # the reference engine's distances, for anything that reads them next
+    for i in range(report["used"]):
+        e = s.queue.popleft()
+        if isinstance(e, Ask) and e.options is not None:
+            options = [reference_option(e.kind, o) for o in report["seen"][i]]
+            if options != list(e.options):
+                raise ScriptError(f"seat {e.seat} {e.kind!r}: options {options}, expected {e.options}")
+        s.used.append(e)
+    if report["failed"] is not None:
+        raise ScriptError(failure(report, list(s.queue), s.used))
+    return result
+
+
+# -- the twins, with the reference functions' signatures ----------------------------------------------
+def setup_game(g):
+    run(g, "setup_game")
+
+
+def start_turn(g, seat):
+    return run(g, "start_turn", seat)
+
+
+def begin_turn(g, seat):
+    g.seat = seat
+    return start_turn(g, seat)
+
+
+def take_turn(g, seat):
+    run(g, "take_turn", seat)
+
+
+def legal_actions(g, seat):
+    return [(Action(k), a, b) for k, a, b in run(g, "legal_actions", seat)]
+
+
+def apply_action(g, seat, act):
+    run(g, "apply_action", seat, int(act[0]), act[1], act[2])
+
+
+def loot_(g, seat):
+    run(g, "loot", seat)
+
+
+def lootable(g, seat):
+    return run(g, "lootable", seat)
+
+
+def claim_building(g, seat, cell):
+    run(g, "claim_building", seat, cell)
+
+
+def raid_(g, seat, target):
+    run(g, "raid", seat, target)
+
+
+def raid_targets(g, seat):
+    return run(g, "raid_targets", seat)
+
+
+def invade_(g, seat):
+    run(g, "invade", seat)
+
+
+def invadable(g, seat):
+    return run(g, "invadable", seat)
+
+
+def knock_out(g, victim, by, scores):
+    run(g, "knock_out", victim, by, bool(scores))
+
+
+def fight(g, f, dice, edge, max_rolls, grabs=False):
+    return run(g, "fight", f, tuple(dice), tuple(edge), max_rolls, bool(grabs))
+
+
+def turn_card_options(g, seat):
+    return run(g, "turn_card_options", seat)
+
+
+def attackable(g, seat, target):
+    return run(g, "attackable", seat, target)
+
+
+def check_vp(g, seat):
+    run(g, "check_vp", seat)
+
+
+def check_round_end(g):
+    run(g, "check_round_end")
+
+
+TWINS = {
+    game.setup_game: setup_game, turn.start_turn: start_turn, reference_begin_turn: begin_turn,
+    turn.take_turn: take_turn, actions.legal_actions: legal_actions, actions.apply_action: apply_action,
+    loot.loot: loot_, loot.lootable: lootable, loot.claim_building: claim_building, raid.raid: raid_,
+    raid.raid_targets: raid_targets, invade.invade: invade_, invade.invadable: invadable,
+    knockout.knock_out: knock_out, combat.fight: fight, items.turn_card_options: turn_card_options,
+    items.attackable: attackable, winning.check_vp: check_vp, winning.check_round_end: check_round_end,
+}
+
+
+def twin(value):
+    """The core twin of a reference function, a ``sim.paws`` module with its functions twinned, or None."""
+    if isinstance(value, types.FunctionType):
+        return TWINS.get(value)
+    if isinstance(value, types.ModuleType) and value.__name__.startswith("sim.paws."):
+        names = {k: TWINS[v] for k, v in vars(value).items() if isinstance(v, types.FunctionType) and v in TWINS}
+        return types.SimpleNamespace(**{**vars(value), **names}) if names else None
+    return None
+
+
+def use_core(module, monkeypatch) -> None:
+    """Point the reference functions a test module calls at their core twins (undone after the test)."""
+    for name, value in list(vars(module).items()):
+        core = twin(value)
+        if core is not None:
+            monkeypatch.setattr(module, name, core)
