@@ -14,7 +14,8 @@ from typing import Any
 
 FORMAT = "playtest-regress-baseline"
 VERSION = 1
-TOP = {"format": str, "version": int, "suite": str, "game": str, "code_version": str, "spec_digest": str,
+TOP = {"format": str, "version": int, "suite": str, "game": str, "code_version": str, "core_digest": str,
+       "spec_digest": str,
        "seeds": list, "games_per_cell": int, "sweep": dict, "cells": list}
 CELL = {"id": str, "values": dict, "config": str, "rules": str, "data": str, "games": dict, "records": dict,
         "metrics": dict}

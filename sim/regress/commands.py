@@ -37,12 +37,13 @@ def regress(suite: Annotated[Path, typer.Argument(help="suite TOML: a [sweep] sp
             address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run the sweep on")] = None,
             quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
     """Play a fixed suite and compare with a baseline: exit 0 nothing moved, 1 regression, 2 error."""
+    from cluster.sweep import SweepError
     from sim.regress.regression import regress as run
     try:
         out = run(suite, baseline, report, work=work, update_baseline=update_baseline,
                   seeds=_seeds(seeds) if seeds is not None else None, workers=workers, address=address,
                   progress=not quiet)
-    except (ValueError, OSError) as e:  # suite, baseline, spec, rule, query and results errors are ValueErrors
+    except (ValueError, OSError, SweepError) as e:  # suite, baseline, spec, rule and query errors: ValueErrors
         fail(str(e))
     if out.baseline_written:
         err.print(f"baseline written: {baseline}")

@@ -78,10 +78,10 @@ class Comparison:
     def as_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "reasons": self.reasons, "suite_changes": self.suite_changes,
                 "unmatched": self.unmatched, "thresholds": self.thresholds,
-                "baseline": {k: self.baseline.get(k) for k in ("code_version", "spec_digest", "seeds",
-                                                                "games_per_cell")},
-                "current": {k: self.current.get(k) for k in ("code_version", "spec_digest", "seeds",
-                                                              "games_per_cell", "runs")},
+                "baseline": {k: self.baseline.get(k) for k in ("code_version", "core_digest", "spec_digest",
+                                                                "seeds", "games_per_cell")},
+                "current": {k: self.current.get(k) for k in ("code_version", "core_digest", "spec_digest",
+                                                              "seeds", "games_per_cell", "runs")},
                 "cells": [asdict(c) for c in self.cells],
                 "tests": [asdict(t) | {"name": t.name} for t in self.tests]}
 
@@ -120,8 +120,10 @@ def _behaviour(base: dict, cur: dict, label: str, base_run: dict, cur_run: dict)
         what = [name for name, key in (("rules", "rules"), ("card data", "data")) if base[key] != cur[key]]
         cause = " and ".join(what) + " changed" if what else "setup changed"
     else:
+        core = ("engine core changed" if base_run["core_digest"] != cur_run["core_digest"]
+                else "engine core unchanged")
         cause = (f"same rules, data and setup: the code plays these games differently "
-                 f"({base_run['code_version']} -> {cur_run['code_version']})")
+                 f"(code {base_run['code_version']} -> {cur_run['code_version']}, {core})")
     return CellCheck(cur["id"], label, "changed", f"seed {', '.join(differ)}: {cause}", seeds)
 
 

@@ -84,8 +84,8 @@ def cell_figure(suite: Suite, base: dict, cur: dict, title: str) -> str:
                 p = k / n if n else float("nan")
                 w = stats.wilson(k, n)
                 ys.append(p)
-                lo.append(p - w[0])
-                hi.append(w[1] - p)
+                lo.append(max(0.0, p - w[0]) if n else 0.0)   # rounding must not make an error bar negative
+                hi.append(max(0.0, w[1] - p) if n else 0.0)
             ax.errorbar([i + dx for i in range(len(rows))], ys, yerr=[lo, hi], fmt="o", color=colour,
                         capsize=3, label=side)
         ax.set_xticks(range(len(labels)), labels, rotation=40, ha="right", fontsize=8)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
-import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,24 +15,6 @@ from sim.regress.metrics import compute
 from sim.regress.suite import Suite
 
 WORK_MARK = ".regress-work"   # a work dir holding this file was made by a regression run and may be cleared
-
-
-def code_version() -> str:
-    """The playtest version and, in a git checkout, its commit (``-dirty`` with uncommitted changes)."""
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        v = version("playtest")
-    except PackageNotFoundError:
-        v = "unknown"
-    try:
-        root = Path(__file__).resolve().parents[2]
-        sha = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=12"], cwd=root,
-                             capture_output=True, text=True, timeout=10)
-        if sha.returncode == 0 and sha.stdout.strip():
-            v += "+" + sha.stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return v
 
 
 def cell_key(values: dict[str, Any]) -> str:
@@ -54,31 +37,53 @@ def prepare_work(work: Path) -> None:
     (work / WORK_MARK).write_text("made by playtest regress; cleared at the start of each run\n")
 
 
+@contextmanager
+def ray_runtime(workers: int | None, address: str | None):
+    """One Ray runtime for every seed of the suite (run_sweep uses a runtime it finds and leaves it running).
+
+    With no address it is always a new local one (``address="local"``), never another user's instance.
+    """
+    import ray
+    if address or ray.is_initialized():
+        yield
+        return
+    from cluster.sweep import OBJECT_STORE_BYTES
+    ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
+             logging_level="WARNING", object_store_memory=OBJECT_STORE_BYTES)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
 def play(suite: Suite, work: Path, *, workers: int | None = None, address: str | None = None,
          progress: bool = True) -> dict[str, Any]:
     """Run every seed of ``suite`` into ``work`` and return the run's snapshot (what a baseline stores)."""
     from cluster.sweep import run_sweep
+    from cluster.version import code_version, core_digest
     specs = {seed: suite.spec(seed) for seed in suite.seeds}
     prepare_work(work)
     cells: dict[str, dict[str, Any]] = {}
     runs = []
-    for seed, spec in specs.items():
-        out = work / f"seed-{seed}"
-        t0 = time.perf_counter()
-        run_sweep(spec, out, workers=workers, address=address, resume=False, progress=progress)
-        runs.append({"seed": seed, "dir": str(out), "wall_s": round(time.perf_counter() - t0, 2)})
-        for cell in spec.cells:
-            m = cell.match
-            digest, games = parts_digest((out / "games" / f"cell={cell.id}").glob("part-*.parquet"),
-                                         m.schemas["games"])
-            c = cells.setdefault(cell.id, {"id": cell.id, "values": dict(cell.values), "config": m.digest,
-                                           "rules": m.rules_digest, "data": m.data_digest,
-                                           "games": {}, "records": {}})
-            c["games"][str(seed)] = games
-            c["records"][str(seed)] = digest
+    with ray_runtime(workers, address):
+        for seed, spec in specs.items():
+            out = work / f"seed-{seed}"
+            t0 = time.perf_counter()
+            run_sweep(spec, out, workers=workers, address=address, resume=False, progress=progress)
+            runs.append({"seed": seed, "dir": str(out), "wall_s": round(time.perf_counter() - t0, 2)})
+            for cell in spec.cells:
+                m = cell.match
+                digest, games = parts_digest((out / "games" / f"cell={cell.id}").glob("part-*.parquet"),
+                                             m.schemas["games"])
+                c = cells.setdefault(cell.id, {"id": cell.id, "values": dict(cell.values), "config": m.digest,
+                                               "rules": m.rules_digest, "data": m.data_digest,
+                                               "games": {}, "records": {}})
+                c["games"][str(seed)] = games
+                c["records"][str(seed)] = digest
     per_cell = compute(suite.game, [r["dir"] for r in runs])
     for cid, c in cells.items():
         c["metrics"] = per_cell.get(cid, {})
-    return {"suite": suite.name, "game": suite.game, "code_version": code_version(), "spec_digest": suite.digest,
+    return {"suite": suite.name, "game": suite.game, "code_version": code_version(),
+            "core_digest": core_digest(), "spec_digest": suite.digest,
             "seeds": list(suite.seeds), "games_per_cell": suite.games_per_cell, "sweep": suite.sweep,
             "thresholds": suite.thresholds.as_dict(), "cells": list(cells.values()), "runs": runs}

@@ -75,12 +75,8 @@ class Suite:
     def spec(self, seed: int):
         """The sweep spec of this suite played with master seed ``seed`` (a cluster.spec.SweepSpec)."""
         from cluster.spec import SpecError, parse_spec
-        table = dict(self.sweep, seed=seed)
-        if "data" in table:  # data paths are relative to the suite file, not to wherever we run
-            table["data"] = {k: str((self.path.parent / v).resolve()) if isinstance(v, str) else v
-                             for k, v in table["data"].items()}
         try:
-            return parse_spec(table, source=f"{self.path} [sweep]")
+            return parse_spec(dict(self.sweep, seed=seed), source=f"{self.path} [sweep]", base_dir=self.path.parent)
         except SpecError as e:
             raise SuiteError(str(e)) from None
 
