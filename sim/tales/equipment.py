@@ -86,7 +86,7 @@ def swap(g: Game, seat: int) -> None:
     for _ in range(g.rules.swap_cost):
         h = g.ask(seat, Decision.DISCARD, list(range(len(st.hand))))
         gone.append(st.hand.pop(h))
-    st.equipment_graveyard.extend(gone)
+        st.equipment_graveyard.append(gone[-1])
     got = draw_equipment(g, seat, g.rules.swap_gain)
     g.say(f"  P{seat} swaps {', '.join(g.cards.equipment[e].name for e in gone)} for {got} card(s)")
 
