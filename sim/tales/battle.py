@@ -97,8 +97,8 @@ def take_turn(g: Game, team: int) -> None:
         att = mine[g.ask(g.member(team, k), Decision.ATTACKER, mine)]
         g.attacker = att
         if abilities.provokes(g, att):
-            g.say(f"    {g.name(att)} provokes")
             dfn = theirs[g.ask(att[0], Decision.PROVOKE, theirs)]
+            g.say(f"  {g.name(att)} provokes {g.name(dfn)}")
         else:
             dfn = theirs[g.ask(g.member(other, k), Decision.DEFENDER, theirs)]
         g.attacker = None

@@ -139,6 +139,8 @@ class HeuristicBot:
             score -= w.caution * 5 * g.loss_weight(g.seats[pos[0]].slot[pos[1]]) + g.card(pos).tier
             if self.is_champion(g, pos):
                 score -= w.champion_guard
+        elif self.is_champion(g, pos):  # its damage stays for the rest of the game
+            score -= w.champion_guard // 3
         return score
 
     def provoke_score(self, g: Game, att: tuple[int, int], pos: tuple[int, int]) -> int:
