@@ -215,6 +215,35 @@ SECTION_FUNCTIONS = ("setup_game", "start_turn", "take_turn", "legal_actions", "
                      "fight", "turn_card_options", "attackable", "check_vp", "check_round_end")
 
 
+cdef int _kept_sets_wrong(Game* g) noexcept nogil:
+    """The first cell where n_owned, owned_by, bricked, barricaded(_by) disagree with owner, brick and
+    barricade (which set_owner, set_brick and set_barricade keep in step), or -1."""
+    cdef int c, s, k
+    cdef int count[MAXP]
+    for s in range(MAXP):
+        count[s] = 0
+    for c in range(g.ncells):
+        if g.owner[c] != NOBODY:
+            count[g.owner[c]] += 1
+        for s in range(-1, MAXP):
+            if cells_has(&g.owned_by[s + 1], c) != (g.owner[c] == s):
+                return c
+        if cells_has(&g.bricked, c) != (g.brick[c] != NOBODY):
+            return c
+        if cells_has(&g.barricaded, c) != (g.barricade[c] != NOBODY):
+            return c
+        for s in range(MAXP):
+            if cells_has(&g.barricaded_by[s], c) != (g.barricade[c] == s):
+                return c
+    for s in range(MAXP):
+        if count[s] != g.n_owned[s]:
+            for c in range(g.ncells):
+                if g.owner[c] == s:
+                    return c
+            return 0
+    return -1
+
+
 cdef class CoreScenario:
     """Runs one section function of the core on a reference-engine game state, with a scripted draw queue.
 
@@ -285,6 +314,9 @@ cdef class CoreScenario:
             g.script = NULL
         if g.error and not s.failed:
             raise RuntimeError(f"{name}: a decision had more options than the core's capacity")
+        bad = _kept_sets_wrong(g)
+        if bad >= 0:
+            raise AssertionError(f"{name}: the core's owner/brick/barricade counts and sets are wrong at cell {bad}")
         self._store(game)
         seen = {i: [tuple(s.seen[k]) for k in range(s.seen_at[i], s.seen_at[i] + s.seen_n[i])]
                 for i in range(s.used) if s.seen_at[i] >= 0}

@@ -91,8 +91,8 @@ def run(g: Game, name: str, *args):
     s = g.script
     queue = list(s.queue)
     tiles = list(g.tile)
-    result, report = bridge.run(g, name, args, [encode(e) for e in queue])
     calls += 1
+    result, report = bridge.run(g, name, args, [encode(e) for e in queue])
     if g.tile != tiles:
         g.board_changed()  # the reference engine's distances, for anything that reads them next
     for i in range(report["used"]):
