@@ -164,15 +164,19 @@ def _literal(text: str) -> str:
 
 
 def table_sources(result: str | Path) -> dict[str, tuple[str, bool]]:
-    """{table: (Parquet glob, hive partitioned)} for one results directory, Parquet file or glob."""
+    """{table: (Parquet glob, one schema)} for one results directory, Parquet file or glob.
+
+    A sweep's parts of one table share one schema (one game), so DuckDB binds them from the first
+    part; a glob or a loose folder may mix games and is unioned by column name (slower to open).
+    """
     text = str(result)
     if any(ch in text for ch in "*?["):
         if not glob.glob(text, recursive=True):
             raise ResultsError(f"{text}: no Parquet files match this pattern")
-        return {"games": (text, True)}
+        return {"games": (text, False)}
     path = Path(text)
     if path.is_file():
-        return {"games": (text, False)}
+        return {"games": (text, True)}
     if not path.is_dir():
         raise ResultsError(f"{text}: no such results directory or Parquet file")
     tables = {t.name: (str(t / "*" / "*.parquet"), True) for t in sorted(path.iterdir())
@@ -180,7 +184,7 @@ def table_sources(result: str | Path) -> dict[str, tuple[str, bool]]:
     if "games" in tables:
         return tables
     if glob.glob(str(path / "**" / "*.parquet"), recursive=True):
-        return {"games": (str(path / "**" / "*.parquet"), True)}
+        return {"games": (str(path / "**" / "*.parquet"), False)}
     raise ResultsError(f"{text}: no game records here (expected {text}/games/cell=<id>/part-<n>.parquet "
                        f"or *.parquet files)")
 
@@ -197,10 +201,10 @@ def connect(results: Sequence[str | Path], where: str | None = None, threads: in
         raise ResultsError("no results given; pass --results DIR (a sweep's output, a Parquet file or a glob)")
     per_table: dict[str, list[str]] = {}
     for r in results:
-        for table, (pattern, hive) in table_sources(r).items():
+        for table, (pattern, one_schema) in table_sources(r).items():
             per_table.setdefault(table, []).append(
                 f"SELECT *, {_literal(str(r))} AS results FROM read_parquet({_literal(pattern)}, "
-                f"hive_partitioning = {str(hive).lower()}, union_by_name = true)")
+                f"hive_partitioning = true, union_by_name = {str(not one_schema).lower()})")
     con = duckdb.connect(config={"threads": threads} if threads else {})
     con.execute(MACROS)
     for table, selects in per_table.items():
