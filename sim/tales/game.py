@@ -4,6 +4,22 @@
 ``game_index`` draws from ``Rng.for_game(master seed, game index)`` only, in this order: Game Setup
 (sim/tales/setup.py), then per round: 1. Recruitment (recruitment.py), 2. Equipment (equipment.py),
 3. Battle (battle.py, with potions.py, damage.py, abilities.py). Every module docstring lists its draws.
+
+Porting notes (for a C version with fixed arrays):
+
+* State is per seat (``state.Seat``): deck / hand / graveyards as int stacks (top = end), the battle
+  line as ``army_size`` slots of (card id or -1, damage taken, exhausted, gear ids, potion effect /
+  amount / fights left, doomed), and per-card counters indexed by card id. Nothing else is random or
+  hidden; derived values (life left, attack, gear armor, hands used) are recomputed from the line.
+* Every random number is either ``die()`` (``below(6) + 1``) or a random bot's ``below(len(options))``.
+  A decision with one option is never asked and draws nothing. Bot option lists are built in the
+  orders the modules state (seats ascending, slots ascending, hand positions ascending).
+* Round: ready everyone; recruitment (round 1: RETURN decisions; later: refill, no draws); equipment
+  (draw, then per seat EQUIP/DISCARD decisions); battle (who-begins dice, then per fight: ATTACKER,
+  Provoke roll, PROVOKE or DEFENDER, POTION x2, First Strike rolls, strikes; see battle.py).
+* A strike's dice: shields (gear order) until one blocks, Evade, Death Blow, Armor (if damage),
+  Shadow Form (if damage), Regeneration (if damage and alive), Area Damage chance (damage.py).
+* The heuristic bot rolls nothing and uses integer scores only; ties go to the first option.
 """
 
 from __future__ import annotations
