@@ -104,7 +104,7 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int]:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         return True, workers or cpus
     workers = workers or os.cpu_count() or 1
-    ray.init(num_cpus=workers, include_dashboard=False, logging_level="WARNING", log_to_driver=True,
+    ray.init(num_cpus=workers, include_dashboard=False, logging_level="ERROR", log_to_driver=True,
              object_store_memory=OBJECT_STORE_BYTES)
     return True, workers
 

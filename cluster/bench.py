@@ -1,0 +1,83 @@
+"""Sweep benchmark (not a test): a whole sweep on Ray against the single-core engine, measured in the same run.
+
+    python -m cluster.bench examples/million.toml --out results/million --report bench/sweep.json
+
+Plays a sample of every cell on one core in a separate process (before and after the sweep), runs the
+sweep in this process, and writes wall time, games/s, efficiency against ``workers`` x the single-core
+rate and the driver's peak memory to the report (.json, and a .md table beside it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import platform
+import resource
+import time
+from pathlib import Path
+
+
+def _single_core(spec_path: str, sample: int) -> float:
+    """Games/s of the engine on one core over the first ``sample`` games of every cell (Arrow records included)."""
+    from cluster.spec import load_spec
+    spec = load_spec(spec_path)
+    for cell in spec.cells:                  # warm up: imports, card data, core inputs
+        cell.match.play_batch(spec.seed, 0, 10, spec.engine)
+    t = time.perf_counter()
+    for cell in spec.cells:
+        cell.match.play_batch(spec.seed, 0, min(sample, spec.games_per_cell), spec.engine)
+    return len(spec.cells) * min(sample, spec.games_per_cell) / (time.perf_counter() - t)
+
+
+def single_core_rate(spec_path: str, sample: int) -> float:
+    """:func:`_single_core` in a fresh process, so the driver's own memory is not touched by it."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(_single_core, (spec_path, sample))
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("spec")
+    ap.add_argument("--out", required=True, help="results directory (new or empty)")
+    ap.add_argument("--report", default="bench/sweep.json", help="where to write the numbers (.json, .md beside)")
+    ap.add_argument("--workers", type=int, default=None, help="workers (default: all cores)")
+    ap.add_argument("--sample", type=int, default=20_000, help="games per cell for the single-core rate")
+    args = ap.parse_args(argv)
+
+    from cluster.spec import load_spec
+    from cluster.sweep import run_sweep
+    from cluster.version import code_version
+    spec = load_spec(args.spec)
+    workers = args.workers or os.cpu_count() or 1
+    load_before = os.getloadavg()
+    before = single_core_rate(args.spec, args.sample)
+    rss_start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    s = run_sweep(spec, args.out, workers=workers, progress=False)
+    rss_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    after = single_core_rate(args.spec, args.sample)
+    one = (before + after) / 2
+    report = {
+        "spec": args.spec, "spec_digest": spec.digest, "code_version": code_version(), "machine": platform.node(),
+        "cpus": os.cpu_count(), "workers": workers, "load_avg_1m_before": round(load_before[0], 2),
+        "games": s.games, "cells": len(spec.cells), "parts": s.parts, "batch_size": spec.batch_size,
+        "output_bytes": s.bytes, "bytes_per_game": round(s.bytes / max(s.games, 1), 1),
+        "single_core_games_per_s": {"before": round(before), "after": round(after), "mean": round(one)},
+        "wall_s": round(s.wall_s, 2), "ray_start_s": round(s.ray_start_s, 2), "play_s": round(s.play_s, 2),
+        "games_per_s": round(s.games_per_s), "games_per_s_playing": round(s.games / s.play_s),
+        "efficiency_end_to_end": round(s.games_per_s / (workers * one), 3),
+        "efficiency_playing": round(s.games / s.play_s / (workers * one), 3),
+        "driver_peak_rss_mib": round(rss_peak / 1024, 1), "driver_rss_before_sweep_mib": round(rss_start / 1024, 1),
+    }
+    out = Path(args.report)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    rows = "\n".join(f"| {k} | {v} |" for k, v in report.items())
+    out.with_suffix(".md").write_text(f"# Sweep benchmark\n\n| measure | value |\n|---|---|\n{rows}\n")
+    print(json.dumps(report, indent=1))
+    return report
+
+
+if __name__ == "__main__":
+    main()
