@@ -57,7 +57,7 @@ def _png(fig) -> str:
     return base64.b64encode(buf.getvalue()).decode()
 
 
-def cell_figure(suite: Suite, base: dict, cur: dict, title: str) -> str:
+def cell_figure(suite: Suite, base: dict, cur: dict) -> str:
     """One cell's plots, baseline beside current, as a base64 PNG."""
     import matplotlib
     matplotlib.use("Agg")
@@ -74,8 +74,8 @@ def cell_figure(suite: Suite, base: dict, cur: dict, title: str) -> str:
         for f in rates:
             b, c = base["metrics"].get(f.name, {}), cur["metrics"].get(f.name, {})
             for key in sorted(set(b) | set(c)):
-                labels.append(f"{f.name.replace('_win_rate', '')}: {key}" if f.name.endswith("win_rate")
-                              else f"{f.name}: {key}")
+                short = f.name.replace("_win_rate", "").replace("_rate", "")
+                labels.append(key if key.startswith(short) else f"{short}: {key}")
                 rows.append((b.get(key, [0, 0]), c.get(key, [0, 0])))
         for j, (side, colour, dx) in enumerate((("baseline", BASE, -0.2), ("current", CUR, 0.2))):
             ys, lo, hi = [], [], []
@@ -129,7 +129,8 @@ def page(suite: Suite, cmp: Comparison, baseline_path: str, command: str) -> str
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>regress {_esc(suite.name)}: {verdict}"
              f"</title><style>{CSS}</style></head><body>",
              f"<div class='verdict {cmp.verdict}' id='verdict'>Balance regression {_esc(suite.name)}: {verdict}</div>",
-             "<ul>" + "".join(f"<li>{_esc(s)}</li>" for s in summary_lines(suite, cmp, baseline_path)) + "</ul>",
+             "<ul>" + "".join(f"<li>{_esc(s.replace('`', ''))}</li>" for s in summary_lines(suite, cmp, baseline_path))
+             + "</ul>",
              f"<p><b>Why:</b> {_esc('; '.join(cmp.reasons))}.</p>" if cmp.reasons else "<p>Nothing moved.</p>"]
     if cmp.unmatched:
         parts.append("<h2>Not compared</h2><ul>" + "".join(f"<li>{_esc(u)}</li>" for u in cmp.unmatched) + "</ul>")
@@ -155,7 +156,7 @@ def page(suite: Suite, cmp: Comparison, baseline_path: str, command: str) -> str
             continue
         title = f"{cur['id']} ({cell_label(cur['values'])})" + (": flagged" if cur["id"] in flagged_cells else "")
         parts.append(f"<h3>{_esc(title)}</h3><img class='plot' alt='plots of {_esc(cur['id'])}' "
-                     f"src='data:image/png;base64,{cell_figure(suite, base, cur, title)}'>")
+                     f"src='data:image/png;base64,{cell_figure(suite, base, cur)}'>")
     parts.append("</section>")
     parts.append(f"<section id='all'><h2>All {len(cmp.tests)} metrics</h2>"
                  + _table(TEST_HEAD, [test_row(t, fams) for t in cmp.tests], [t.flagged for t in cmp.tests])
