@@ -71,8 +71,6 @@ class TalesRules:
         if self.first_place > self.army_size - 1:
             raise RuleError(f"{where}: first_place ({self.first_place}) must leave room for the Champion in "
                             f"army_size ({self.army_size})")
-        if self.survive and self.max_rounds < 1:
-            raise RuleError(f"{where}: max_rounds must be at least 1")
 
     def last_round(self) -> int:
         """The round after which the game is decided by losses."""
