@@ -66,6 +66,7 @@ class Comparison:
     baseline: dict[str, Any]
     current: dict[str, Any]
     thresholds: dict[str, Any]
+    skipped: list[str] = field(default_factory=list)   # metrics only one side has (not a regression)
 
     @property
     def flagged(self) -> list[Test]:
@@ -77,7 +78,7 @@ class Comparison:
 
     def as_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "reasons": self.reasons, "suite_changes": self.suite_changes,
-                "unmatched": self.unmatched, "thresholds": self.thresholds,
+                "unmatched": self.unmatched, "skipped": self.skipped, "thresholds": self.thresholds,
                 "baseline": {k: self.baseline.get(k) for k in ("code_version", "core_digest", "spec_digest",
                                                                 "seeds", "games_per_cell")},
                 "current": {k: self.current.get(k) for k in ("code_version", "core_digest", "spec_digest",
@@ -149,7 +150,7 @@ def compare(suite: Suite, baseline: dict[str, Any], current: dict[str, Any]) -> 
     if baseline["game"] != current["game"]:
         unmatched.insert(0, f"the baseline is of game {baseline['game']!r}, this suite plays {current['game']!r}")
         base_cells = {}
-    checks, tests = [], []
+    checks, tests, skipped = [], [], []
     for k, cur in cur_cells.items():
         base = base_cells.get(k)
         if base is None:
@@ -164,6 +165,9 @@ def compare(suite: Suite, baseline: dict[str, Any], current: dict[str, Any]) -> 
                 for key in sorted(set(b) | set(c)):
                     if key in b and key in c:
                         tests.append(_test(fam, cur["id"], label, key, b[key], c[key], th.min_effect[fam.name]))
+                    else:  # e.g. a bot spec that only one side plays: nothing to test it against
+                        skipped.append(f"{cur['id']} ({label}) {fam.name} {key}: only in "
+                                       f"{'the baseline' if key in b else 'this run'}")
             elif b and c:
                 tests.append(_test(fam, cur["id"], label, "", b, c, th.min_effect[fam.name]))
     for t, q in zip(tests, stats.adjust([t.p for t in tests], th.method)):
@@ -179,4 +183,4 @@ def compare(suite: Suite, baseline: dict[str, Any], current: dict[str, Any]) -> 
     if flagged and "drift" in suite.fail_on:
         reasons.append(f"{len(flagged)} metric(s) drifted")
     return Comparison("regression" if reasons else "pass", reasons, tests, checks, unmatched,
-                      suite_changes(baseline["sweep"], current["sweep"]), baseline, current, th.as_dict())
+                      suite_changes(baseline["sweep"], current["sweep"]), baseline, current, th.as_dict(), skipped)

@@ -132,8 +132,9 @@ def page(suite: Suite, cmp: Comparison, baseline_path: str, command: str) -> str
              "<ul>" + "".join(f"<li>{_esc(s.replace('`', ''))}</li>" for s in summary_lines(suite, cmp, baseline_path))
              + "</ul>",
              f"<p><b>Why:</b> {_esc('; '.join(cmp.reasons))}.</p>" if cmp.reasons else "<p>Nothing moved.</p>"]
-    if cmp.unmatched:
-        parts.append("<h2>Not compared</h2><ul>" + "".join(f"<li>{_esc(u)}</li>" for u in cmp.unmatched) + "</ul>")
+    if cmp.unmatched or cmp.skipped:
+        parts.append("<h2>Not compared</h2><ul>"
+                     + "".join(f"<li>{_esc(u)}</li>" for u in cmp.unmatched + cmp.skipped) + "</ul>")
     flagged = cmp.flagged
     parts.append(f"<section id='flagged'><h2>Flagged metrics ({len(flagged)})</h2>")
     parts.append(_table(TEST_HEAD, [test_row(t, fams) for t in flagged], [True] * len(flagged))

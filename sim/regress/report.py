@@ -99,8 +99,8 @@ def markdown(suite: Suite, cmp: Comparison, baseline_path: str, command: str) ->
     out += [f"- {line}" for line in summary_lines(suite, cmp, baseline_path)]
     out += ["", "Why: " + "; ".join(cmp.reasons) + "." if cmp.reasons else "Nothing moved: every compared cell "
             "played identical games (or could not be compared) and no metric drifted.", ""]
-    if cmp.unmatched:
-        out += ["## Not compared", ""] + [f"- {u}" for u in cmp.unmatched] + [""]
+    if cmp.unmatched or cmp.skipped:
+        out += ["## Not compared", ""] + [f"- {u}" for u in cmp.unmatched + cmp.skipped] + [""]
     flagged = cmp.flagged
     out += [f"## Flagged metrics ({len(flagged)})", ""]
     out += _table(TEST_HEAD, [test_row(t, fams) for t in flagged]) if flagged else ["None."]
