@@ -87,7 +87,7 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
         if not results:
             fail(f"query {q.name}: give --results DIR (a sweep's results, a Parquet file or a glob)")
         con = library.connect(results, where)
-        columns, rows = library.execute(con, q.sql, values, where=f"query {q.name} over {', '.join(results)}")
+        columns, rows = library.answer(con, q, values, results)
     except (library.QueryError, library.ResultsError) as e:
         fail(str(e))
     typer.echo(render(q.name, columns, rows, fmt))

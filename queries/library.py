@@ -243,6 +243,21 @@ def execute(con, sql: str, params: dict[str, Any] | None = None, where: str = "S
         raise QueryError(f"{where}: {one_line(e)}") from None
 
 
+def answer(con, query: Query, values: dict[str, Any], results: Sequence[str | Path]):
+    """Run a parsed query on a connection; a failure names the query, the results and, when the records
+    are of another game than the query's, says so."""
+    label = f"query {query.name} over {', '.join(map(str, results))}"
+    try:
+        return execute(con, query.sql, values, where=label)
+    except QueryError as e:
+        if query.game != "any":
+            games = sorted(str(g) for (g,) in con.execute("SELECT DISTINCT game FROM games").fetchall())
+            if query.game not in games:
+                raise QueryError(f"{label}: this query is for {query.game} records; these hold "
+                                 f"{', '.join(games) or 'no games'}") from None
+        raise e
+
+
 def run(name: str, results: Sequence[str | Path], params: dict[str, Any] | None = None,
         where: str | None = None) -> tuple[list[str], list[tuple]]:
     """Answer the query ``name`` (or ``.sql`` path) over ``results``: (column names, rows)."""
@@ -250,7 +265,7 @@ def run(name: str, results: Sequence[str | Path], params: dict[str, Any] | None 
     values = bind(query, params)
     con = connect(results, where)
     try:
-        return execute(con, query.sql, values, where=f"query {query.name} over {', '.join(map(str, results))}")
+        return answer(con, query, values, results)
     finally:
         con.close()
 

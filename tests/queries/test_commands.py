@@ -116,3 +116,11 @@ def test_every_declared_parameter_is_bound_and_none_is_pasted():
         used = set(re.findall(r"\$(\w+)", q.sql))
         assert used == set(q.params), q.name
         assert "{" not in q.sql and "%s" not in q.sql, q.name
+
+
+def test_a_paws_query_over_tales_records_says_so(tmp_path):
+    tales = str(write_tales(tmp_path / "t.parquet"))
+    res = runner.invoke(app, ["query", "seat_advantage", "--results", tales])
+    assert res.exit_code == 2
+    assert "query seat_advantage over" in res.output and "this query is for paws records; these hold tales" in \
+        " ".join(res.output.split())

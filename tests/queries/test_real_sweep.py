@@ -137,3 +137,22 @@ def test_round_limit_after_the_fact_agrees_game_by_game_with_games_played_with_t
 def records_of(by_cell, x):
     return [r for games in by_cell.values() for r in games.values()
             if key(r, "board", "mode", "players") == key(x, "board", "mode", "players")]
+
+
+def test_game_agnostic_queries_on_real_tales_games(tmp_path):
+    from sim.games import GAMES
+    from sim.output import write_parquet
+    if "tales" not in GAMES.names():
+        pytest.skip("Tales are Real is not in the game registry yet")
+    m = GAMES["tales"].resolve(tables=("games", "cards"))
+    batch = m.play_batch(3, 0, 40, "reference")
+    for table, t in batch.items():
+        write_parquet([t], tmp_path / table / "cell=c000" / "part-00000.parquet", m.schemas[table])
+    recs = batch["games"].to_pylist()
+    ends = answer("end_reasons", tmp_path)
+    assert {x["end_reason"]: x["games"] for x in ends} == Counter(r["end_reason"] for r in recs)
+    assert {x["game"] for x in ends} == {"tales"} and "board" not in ends[0]
+    (length,) = answer("game_length", tmp_path)
+    assert length["games"] == 40 and length["rounds_max"] == max(r["rounds"] for r in recs)
+    con = library.connect([str(tmp_path)])
+    assert con.execute("SELECT count(DISTINCT game_index) FROM cards").fetchone()[0] == 40
