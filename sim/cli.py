@@ -32,12 +32,15 @@ def fail(message: str, code: int = 2) -> None:
 
 
 GameArg = Annotated[str, typer.Argument(help="the game: paws or tales")]
-RulesOpt = Annotated[Optional[str], typer.Option("--rules", help="rule set preset (paws: v3, v3-ap3, v4; "
-                                                                  "default: the game's newest)")]
+RulesOpt = Annotated[Optional[str], typer.Option("--rules", help="rule set preset (paws: v3, v3-ap3, v4; tales: "
+                                                                  "standard, 2v2, survive, survive-2v2, picked by "
+                                                                  "--mode; default: the game's newest / the mode's)")]
 BoardOpt = Annotated[Optional[str], typer.Option(help="paws board: beginner (default) or explorer")]
 ModeOpt = Annotated[Optional[str], typer.Option(help="mode (paws: ffa, teams; tales: standard, 2v2, survive, "
                                                      "survive-2v2)")]
 PlayersOpt = Annotated[Optional[int], typer.Option(help="paws players: 2, 3 or 4 (default 4)")]
+PeopleOpt = Annotated[Optional[str], typer.Option(help="tales: team 0's people (animalis or schatten; the other "
+                                                       "team plays the other), or one per seat, comma separated")]
 BotsOpt = Annotated[Optional[str], typer.Option(help="bot per seat, comma separated (random, heuristic, "
                                                      "heuristic:aggression=3); one name = every seat")]
 SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value (repeatable)")]
@@ -52,11 +55,13 @@ DataOpt = Annotated[Optional[list[str]], typer.Option("--data", help="a card dat
 def resolve_match(game: str, rules: Optional[str], board: Optional[str], mode: Optional[str],
                   players: Optional[int], bots: Optional[str], overrides: Optional[list[str]],
                   items: Optional[Path] = None, monsters: Optional[Path] = None,
-                  data: Optional[list[str]] = None, engine: str = "core", tables: tuple[str, ...] = ("games",)):
+                  data: Optional[list[str]] = None, engine: str = "core", tables: tuple[str, ...] = ("games",),
+                  people: Optional[str] = None):
     """Validate everything before any game is played and return the game's Match."""
     from sim.games import check_engine, get
-    setup = {k: v for k, v in (("board", board), ("mode", mode), ("players", players), ("bots", bots))
-             if v is not None}
+    given = (("board", board), ("mode", mode), ("players", players), ("bots", bots),
+             ("people", people.split(",") if people and "," in people else people))
+    setup = {k: v for k, v in given if v is not None}
     try:
         check_engine(engine)
         files = parse_assignments(data or [], where="--data")
@@ -72,18 +77,18 @@ def resolve_match(game: str, rules: Optional[str], board: Optional[str], mode: O
 
 @app.command()
 def play(game: GameArg, rules: RulesOpt = None, board: BoardOpt = None, mode: ModeOpt = None,
-         players: PlayersOpt = None, bots: BotsOpt = None,
+         players: PlayersOpt = None, bots: BotsOpt = None, people: PeopleOpt = None,
          seed: Annotated[int, typer.Option(help="master seed")] = 0,
          game_index: Annotated[int, typer.Option(help="which game of the batch")] = 0,
          set_: SetOpt = None, engine: EngineOpt = "core",
          as_json: Annotated[bool, typer.Option("--json", help="print the game record as JSON")] = False,
          items: ItemsOpt = None, monsters: MonstersOpt = None, data: DataOpt = None) -> None:
     """Play one game and print its turn-by-turn log (or its record with --json)."""
-    m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine)
+    m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine, people=people)
     log: list[str] | None = None if as_json else []
     rec = m.play_one(seed, game_index, log)
     if engine == "core":  # the core keeps no log: the reference engine narrates the same game
-        core = m.play_batch(seed, game_index, 1, "core")["games"].to_pylist()[0]
+        core = engine_call(lambda: m.play_batch(seed, game_index, 1, "core"))["games"].to_pylist()[0]
         if core != rec:
             err.print("[bold yellow]warning:[/] the core and the reference engine disagree on this game; "
                       "the log is the reference engine's, the record the core's")
@@ -96,6 +101,15 @@ def play(game: GameArg, rules: RulesOpt = None, board: BoardOpt = None, mode: Mo
     winner = ", ".join(f"{k.replace('_', ' ')} {rec[k]}" for k in ("winner_seat", "winner_side", "winner_team") if k in rec)
     typer.echo(f"result: {rec['end_reason']}, {winner}, {rec['rounds']} rounds, {rec['turns']} turns"
                + (f", VP {rec['vp']}" if "vp" in rec else ""))
+
+
+def engine_call(fn):
+    """Run an engine call; an engine that cannot play this configuration is a clear error, not a traceback."""
+    from sim.games import EngineError
+    try:
+        return fn()
+    except (EngineError, RuleError) as e:
+        fail(str(e))
 
 
 def progress_bar(total: int) -> tuple[Progress, callable]:
@@ -114,29 +128,37 @@ def progress_bar(total: int) -> tuple[Progress, callable]:
 @app.command()
 def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to write")],
         rules: RulesOpt = None, board: BoardOpt = None, mode: ModeOpt = None, players: PlayersOpt = None,
-        bots: BotsOpt = None, games: Annotated[int, typer.Option(help="number of games")] = 1000,
+        bots: BotsOpt = None, people: PeopleOpt = None,
+        games: Annotated[int, typer.Option(help="number of games")] = 1000,
         seed: Annotated[int, typer.Option(help="master seed")] = 0,
         start: Annotated[int, typer.Option(help="first game index")] = 0,
         set_: SetOpt = None, engine: EngineOpt = "core",
         items: ItemsOpt = None, monsters: MonstersOpt = None, data: DataOpt = None,
         chunk: Annotated[Optional[int], typer.Option(help="games per chunk in memory (default: the engine's)")]
+        = None,
+        cards_out: Annotated[Optional[Path], typer.Option(help="tales: also write the per-card table "
+                                                                "(card, side, games, survived, kills) here")]
         = None) -> None:
-    """Play a local batch of games and write one Parquet file, with a progress bar."""
-    from sim.output import write_parquet
+    """Play a local batch of games and write one Parquet file (two with --cards-out), with a progress bar."""
+    from sim.output import write_parquet_tables
     if games < 1:
         fail("--games must be at least 1")
     if chunk is not None and chunk < 1:
         fail("--chunk must be at least 1")
-    m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine)
+    tables = ("games", "cards") if cards_out else ("games",)
+    m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine, tables, people)
     meta = {"playtest.rules_digest": m.rules_digest, "playtest.cards_digest": m.data_digest,
             "playtest.seed": str(seed), "playtest.engine": engine, "playtest.game": m.game}
+    paths = {"games": out, "cards": cards_out}
     t0 = time.perf_counter()
     bar, advance = progress_bar(games)
     with bar:
-        tables = (t["games"] for t in m.iter_batches(seed, start, games, engine, chunk))
-        rows = write_parquet(tables, out, m.schemas["games"], metadata=meta, on_chunk=advance)
+        rows = engine_call(lambda: write_parquet_tables(
+            m.iter_batches(seed, start, games, engine, chunk), {t: paths[t] for t in tables}, m.schemas,
+            metadata=meta, on_chunk=advance))
     wall = time.perf_counter() - t0
-    err.print(f"{rows:,} games in {wall:.1f} s ({rows / wall:,.0f} games/s) -> {out}")
+    err.print(f"{rows:,} games in {wall:.1f} s ({rows / wall:,.0f} games/s) -> {out}"
+              + (f" and {cards_out}" if cards_out else ""))
 
 
 @app.command()

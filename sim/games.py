@@ -21,6 +21,10 @@ from sim.params import RuleError, as_dict, digest
 ENGINES = ("core", "reference")          # core: the Cython engine (default); reference: pure Python
 
 
+class EngineError(RuntimeError):
+    """An engine could not play a configuration (a capacity overflowed, or it has no such game yet)."""
+
+
 def check_engine(engine: str) -> None:
     """Refuse an unknown engine name, listing the valid ones."""
     if engine not in ENGINES:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from sim.games import EngineError
 from sim.params import as_dict
 from sim.paws.board import geometry
 from sim.paws.bots import parse_bot
@@ -16,7 +17,7 @@ from sim.paws.rules import PawsRules, PawsSetup
 NOT_IN_CORE = ("ruleset", "item_deck")   # strings: resolved before the core (the deck is passed as card ids)
 
 
-class CoreError(RuntimeError):
+class CoreError(EngineError):
     """The core could not play a game (an option list overflowed its fixed capacity)."""
 
 
