@@ -14,6 +14,8 @@ from sim.regress.report import markdown
 from sim.regress.runner import play
 from sim.regress.suite import load_suite
 
+REPORT_FILES = ("report.md", "report.html", "result.json")
+
 
 @dataclass
 class Outcome:
@@ -41,6 +43,8 @@ def regress(suite_path: Path, baseline_path: Path, report_dir: Path, *, work: Pa
     command = " ".join(["playtest regress", shlex.quote(str(suite_path)), "--baseline",
                         shlex.quote(str(baseline_path)), "--report", shlex.quote(str(report_dir))]
                        + (["--seeds", ",".join(map(str, suite.seeds))] if seeds else []))
+    for name in REPORT_FILES:  # a report left by an earlier run must not pass for this one's
+        (report_dir / name).unlink(missing_ok=True)
     current = play(suite, work or report_dir / "work", workers=workers, address=address, progress=progress)
     files: list[Path] = []
     cmp = None
