@@ -18,7 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from sim.games import get
+from sim.games import EngineError, get
+from sim.params import RuleError
 
 # (game, label, rules preset, overrides, setup): the issue's fixed set for Paws in Peril (v4 and v3,
 # Beginner and Explorer, 2 and 4 players, Teams); Tales are Real's four modes when that game is present.
@@ -82,7 +83,8 @@ def profile(game: str, rules, overrides: dict, setup: dict, seed: int, games: in
     """Sample the core with Linux perf while it plays ``games`` games; the top symbols by self time."""
     if shutil.which("perf") is None:
         return {"available": False, "why": "Linux perf not found (apt-get install linux-perf)"}
-    script = ("import sys; sys.path.insert(0, {root!r}); from sim.games import get; "
+    script = ("import sys; sys.path.insert(0, {root!r}); from sim.games import EngineError, get
+from sim.params import RuleError; "
               "m = get({game!r}).resolve({rules!r}, {overrides!r}, {setup!r}); "
               "m.play_batch({seed}, 0, {games}, 'core')").format(
         root=str(Path(__file__).resolve().parent.parent), game=game, rules=rules, overrides=overrides,
@@ -123,6 +125,7 @@ def markdown(report: dict) -> str:
     for r in report["results"]:
         lines.append(f"| {r['label']} | {r['core_games_per_s']:,.0f} | {r['reference_games_per_s']:,.1f} | "
                      f"{r['ratio']:,.0f}x | {'yes' if r['identical'] else 'NO'} ({r['reference_games']}) |")
+    lines += [f"\nSkipped {r['label']}: {r['why']}" for r in report.get("skipped", [])]
     prof = report.get("profile")
     if prof and prof.get("available"):
         lines += ["", f"## Where the core spends its time ({prof['preset']}, {prof['games']:,} games)", "",
@@ -143,8 +146,11 @@ def run_bench(out: Path, games: int, reference_games: int, seed: int, game: str 
               "results": []}
     for g, label, rules, overrides, setup in presets(game):
         console.print(f"bench: {label} ...", highlight=False)
-        report["results"].append({"game": g, "label": label, **measure(g, rules, overrides, setup, seed, games,
-                                                                       reference_games)})
+        try:
+            report["results"].append({"game": g, "label": label, **measure(g, rules, overrides, setup, seed, games,
+                                                                           reference_games)})
+        except (EngineError, RuleError) as e:  # a game whose core is not built yet: say so, measure the rest
+            report.setdefault("skipped", []).append({"game": g, "label": label, "why": str(e)})
     if profile:
         target = next((p for p in presets(game) if p[1] == PROFILED), presets(game)[0])
         console.print(f"bench: profiling {target[1]} ...", highlight=False)
