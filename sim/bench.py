@@ -83,8 +83,7 @@ def profile(game: str, rules, overrides: dict, setup: dict, seed: int, games: in
     """Sample the core with Linux perf while it plays ``games`` games; the top symbols by self time."""
     if shutil.which("perf") is None:
         return {"available": False, "why": "Linux perf not found (apt-get install linux-perf)"}
-    script = ("import sys; sys.path.insert(0, {root!r}); from sim.games import EngineError, get
-from sim.params import RuleError; "
+    script = ("import sys; sys.path.insert(0, {root!r}); from sim.games import get; "
               "m = get({game!r}).resolve({rules!r}, {overrides!r}, {setup!r}); "
               "m.play_batch({seed}, 0, {games}, 'core')").format(
         root=str(Path(__file__).resolve().parent.parent), game=game, rules=rules, overrides=overrides,
