@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
+import sys
 from typing import Annotated, Optional
 
 import typer
@@ -50,8 +52,16 @@ def render(name: str, columns: list[str], rows: list[tuple], fmt: str) -> str:
     for r in rows:
         table.add_row(*[_cell(v, False) for v in r])
     buf = io.StringIO()
-    Console(file=buf, width=max(80, 14 * len(columns)), highlight=False).print(table)
+    # a terminal gets its own width (rich wraps cells); a pipe gets every column at full width
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else max(80, 14 * len(columns))
+    Console(file=buf, width=width, highlight=False).print(table)
     return buf.getvalue().rstrip("\n")
+
+
+def warn(lines: list[str]) -> None:
+    from sim.cli import err
+    for line in lines:
+        err.print(f"[bold yellow]warning:[/] {line}", highlight=False)
 
 
 def _params(items: Optional[list[str]]) -> dict[str, str]:
@@ -88,6 +98,7 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
             fail(f"query {q.name}: give --results DIR (a sweep's results, a Parquet file or a glob)")
         con = library.connect(results, where)
         columns, rows = library.answer(con, q, values, results)
+        warn(library.sweep_notes(results))
     except (library.QueryError, library.ResultsError) as e:
         fail(str(e))
     typer.echo(render(q.name, columns, rows, fmt))
@@ -106,6 +117,7 @@ def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games'
     try:
         con = library.connect(results, where)
         columns, rows = library.execute(con, statement, _params(param) or None, where="sql")
+        warn(library.sweep_notes(results))
     except (library.QueryError, library.ResultsError) as e:
         fail(str(e))
     typer.echo(render("sql", columns, rows, fmt))

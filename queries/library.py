@@ -17,8 +17,9 @@ scan); the view ``games`` covers every part of every result given.
 from __future__ import annotations
 
 import glob
+import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -77,7 +78,6 @@ class Query:
     columns: tuple[str, ...]
     sql: str
     path: Path
-    canned: bool = field(default=True)
 
 
 def parse_value(p: Param, text: str, where: str) -> Any:
@@ -97,7 +97,7 @@ def parse_value(p: Param, text: str, where: str) -> Any:
         raise QueryError(f"{where}: {p.name} = {text!r} is not allowed; expected {PARAM_TYPES[p.type]}") from None
 
 
-def parse_sql_file(path: Path, canned: bool = True) -> Query:
+def parse_sql_file(path: Path) -> Query:
     """Read one SQL file and its header. A file with no header is an ad hoc query named after its stem."""
     text = path.read_text()
     head = []
@@ -123,7 +123,7 @@ def parse_sql_file(path: Path, canned: bool = True) -> Query:
             params[p.name] = Param(p.name, p.type, parse_value(p, m[3], str(path)), p.help)
         elif line:
             question.append(line)
-    return Query(name, " ".join(question), game, params, columns, text, path, canned)
+    return Query(name, " ".join(question), game, params, columns, text, path)
 
 
 def available() -> list[Query]:
@@ -137,7 +137,7 @@ def load(name: str) -> Query:
         path = Path(name)
         if not path.is_file():
             raise QueryError(f"{name}: no such SQL file")
-        return parse_sql_file(path, canned=path.resolve().parent == QUERY_DIR.resolve())
+        return parse_sql_file(path)
     path = QUERY_DIR / f"{name}.sql"
     if not re.fullmatch(r"\w+", name) or not path.is_file():
         raise QueryError(f"unknown query {name!r}; available: {', '.join(q.name for q in available())}")
@@ -180,13 +180,29 @@ def table_sources(result: str | Path) -> dict[str, tuple[str, bool]]:
     if not path.is_dir():
         raise ResultsError(f"{text}: no such results directory or Parquet file")
     tables = {t.name: (str(t / "*" / "*.parquet"), True) for t in sorted(path.iterdir())
-              if t.is_dir() and glob.glob(str(t / "*" / "*.parquet"))}
+              if t.is_dir() and re.fullmatch(r"[A-Za-z_]\w*", t.name) and glob.glob(str(t / "*" / "*.parquet"))}
     if "games" in tables:
         return tables
     if glob.glob(str(path / "**" / "*.parquet"), recursive=True):
         return {"games": (str(path / "**" / "*.parquet"), False)}
     raise ResultsError(f"{text}: no game records here (expected {text}/games/cell=<id>/part-<n>.parquet "
                        f"or *.parquet files)")
+
+
+def sweep_notes(results: Sequence[str | Path]) -> list[str]:
+    """A line for each results directory whose sweep manifest says it is not finished (answers are partial)."""
+    notes = []
+    for r in results:
+        try:
+            m = json.loads((Path(r) / "manifest.json").read_text())
+            parts = [p for c in m["cells"] for p in c["parts"]]
+            if m.get("state") != "done":
+                done = sum(p.get("state") == "done" for p in parts)
+                notes.append(f"{r}: the sweep is {m.get('state')!r} ({done} of {len(parts)} parts done); "
+                             f"the answer covers the parts written so far")
+        except (OSError, ValueError, KeyError, TypeError):
+            continue          # no manifest (a plain Parquet file or folder), or not a sweep's
+    return notes
 
 
 def connect(results: Sequence[str | Path], where: str | None = None, threads: int | None = None):

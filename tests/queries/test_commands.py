@@ -124,3 +124,16 @@ def test_a_paws_query_over_tales_records_says_so(tmp_path):
     assert res.exit_code == 2
     assert "query seat_advantage over" in res.output and "this query is for paws records; these hold tales" in \
         " ".join(res.output.split())
+
+
+def test_an_unfinished_sweep_is_answered_with_a_warning(tmp_path):
+    root = write_synthetic(tmp_path / "sweep")
+    manifest = {"state": "interrupted", "cells": [{"id": "c000", "parts": [{"state": "done"}, {"state": "pending"}]}]}
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    res = runner.invoke(app, ["query", "stall_rate", "--results", str(root), "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    assert "the sweep is 'interrupted' (1 of 2 parts done); the answer covers the parts written so far" in \
+        " ".join(res.output.split())
+    manifest["state"] = "done"
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    assert "warning" not in ok(["query", "stall_rate", "--results", str(root)])
