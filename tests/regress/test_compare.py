@@ -72,3 +72,14 @@ def test_bot_spec_only_one_side_plays_is_listed_not_tested():
     assert r.skipped == ["c000 ((base)) bot_win_rate heuristic: only in the baseline",
                          "c000 ((base)) bot_win_rate heuristic:aggression=3: only in this run"]
     assert r.verdict == "pass"
+
+
+def test_cause_of_changed_games_is_named_from_the_digests():
+    base = snap([({}, rate(1, 10))])
+    for change, cause in (({"config": "c2", "data": "d2"}, "card data changed"),
+                          ({"config": "c2", "rules": "r2"}, "rules changed"),
+                          ({"config": "c2", "rules": "r2", "data": "d2"}, "rules and card data changed"),
+                          ({"config": "c2"}, "setup changed")):
+        cur = snap([({}, rate(1, 10))], records="2" * 64)
+        cur["cells"][0].update(change)
+        assert compare(suite(), base, cur).cells[0].detail == f"seed 1: {cause}"
