@@ -15,6 +15,7 @@ from setuptools import Extension, setup
 EXTENSIONS = [
     "core.rng",
     "core.paws_engine",
+    "core.tales_engine",
 ]
 
 DEBUG = os.environ.get("PLAYTEST_CYTHON_DEBUG", "0") == "1"

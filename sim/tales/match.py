@@ -59,7 +59,8 @@ def _no_core() -> None:
 
 def play_batch(m: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:
     if engine == "core":
-        _no_core()
+        from sim.tales.core_engine import play_batch_core
+        return play_batch_core(m.setup, m.rules, m.data, seed, start, count, want_cards="cards" in m.tables)
     from sim.tales.game import play_game
     stats: list | None = [] if "cards" in m.tables else None
     games = [play_game(m.setup, m.rules, seed, i, m.data, stats=stats) for i in range(start, start + count)]

@@ -1,0 +1,134 @@
+"""Drive the Tales are Real engine core: validated parameters in, Arrow tables with the record schemas out."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from sim.params import as_dict
+from sim.tales.bots import parse_bot
+from sim.tales.bots.heuristic import HeuristicBot
+from sim.tales.cards import TalesCards
+from sim.tales.kinds import END_REASONS, People
+from sim.tales.record import CARD_SCHEMA, SCHEMA
+from sim.tales.rules import TalesRules, TalesSetup
+
+CARD_KINDS = ("creature", "equipment")
+
+
+class CoreError(RuntimeError):
+    """The core could not play a game (an option list overflowed its fixed capacity)."""
+
+
+def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict:
+    """Everything the core needs, as plain ints and lists (after validation by the frozen objects)."""
+    bots = []
+    for spec in setup.bots:
+        bot = parse_bot(spec)
+        bots.append((1, as_dict(bot.w)) if isinstance(bot, HeuristicBot) else (0, {}))
+    return dict(
+        rules={k: int(v) for k, v in as_dict(rules).items() if k != "ruleset"},
+        players=setup.seats, people=[int(People[p.upper()]) for p in setup.people], bots=bots,
+        creatures=[(int(c.people), c.damage, c.life, c.people_chance, c.tier, int(c.ability), c.ability_chance,
+                    c.ability_amount, c.points) for c in cards.creatures],
+        equipment=[(int(e.kind), int(e.hand), e.damage, e.life, e.block, e.armor, int(e.effect), e.amount,
+                    e.duration, e.points) for e in cards.equipment],
+        champions=[cards.champions(p) for p in People], people_decks=[cards.creature_deck(p) for p in People],
+        equipment_deck=cards.equipment_deck())
+
+
+def _seat_list(values: np.ndarray, seats: int, type_: pa.DataType) -> pa.Array:
+    offsets = np.arange(0, len(values) + 1, seats, dtype=np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, type_))
+
+
+def _strings(index: np.ndarray, names: list[str]) -> pa.Array:
+    """``names[index]`` as a plain string column (through a dictionary, no per-row Python)."""
+    return pa.DictionaryArray.from_arrays(pa.array(index.astype(np.int32)), pa.array(names)).cast(pa.string())
+
+
+def _team_people(setup: TalesSetup, team: int) -> str:
+    names = {setup.people[s] for s in range(setup.seats) if s % 2 == team}
+    return names.pop() if len(names) == 1 else "mixed"
+
+
+def games_table(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_seed: int, start: int,
+                out: dict) -> pa.Table:
+    n, p = len(out["rounds"]), setup.seats
+    winner = out["winner_team"]
+    names = [c.name for c in cards.creatures]
+    cols = {
+        "game": pa.repeat("tales", n), "ruleset": pa.repeat(rules.ruleset, n), "mode": pa.repeat(setup.mode, n),
+        "players": pa.repeat(pa.scalar(p, pa.int8()), n),
+        "people": pa.repeat(pa.scalar(list(setup.people), pa.list_(pa.string())), n),
+        "bots": pa.repeat(pa.scalar(list(setup.bots), pa.list_(pa.string())), n),
+        "seed": pa.repeat(pa.scalar(master_seed, pa.uint64()), n),
+        "game_index": pa.array(np.arange(start, start + n, dtype=np.int64)),
+        "champion": pa.ListArray.from_arrays(pa.array(np.arange(0, n * p + 1, p, dtype=np.int32)),
+                                             _strings(out["champion"], names)),
+        "first_side": out["first_side"],
+        "winner_side": winner if p == 2 else np.full(n, -1, np.int8),
+        "winner_team": winner,
+        # index 2 is "" (a draw): winner -1 maps there
+        "winner_people": _strings(np.where(winner < 0, 2, winner), [_team_people(setup, 0),
+                                                                    _team_people(setup, 1), ""]),
+        "end_reason": _strings(out["end_reason"], list(END_REASONS)),
+        "rounds": out["rounds"], "turns": out["turns"], "fights": out["fights"],
+        "weighted_losses": _seat_list(out["weighted_losses"], p, pa.int8()),
+        "destroyed": _seat_list(out["destroyed"], p, pa.int8()),
+        "survivors": _seat_list(out["survivors"], p, pa.int8()),
+        "champion_alive": _seat_list(out["champion_alive"].astype(bool), p, pa.bool_()),
+    }
+    for k, v in as_dict(rules).items():
+        if k != "ruleset":
+            cols[k] = pa.repeat(pa.scalar(v, SCHEMA.field(k).type), n)
+    arrays = [cols[f.name] if isinstance(cols[f.name], (pa.Array, pa.ChunkedArray))
+              else pa.array(cols[f.name], f.type) for f in SCHEMA]
+    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+
+
+def cards_table(setup: TalesSetup, cards: TalesCards, master_seed: int, start: int, winner: np.ndarray,
+                rows: np.ndarray, mode: str) -> pa.Table:
+    """The card table from the core's rows (game offset, seat, kind, card id, champion, survived, kills)."""
+    m = len(rows)
+    game, seat, kind, card = rows["game"], rows["seat"], rows["kind"], rows["card"].astype(np.int64)
+    won_team = winner[game]
+    creature = kind == 0
+    # creature ids and equipment ids index one name list: equipment ids after the creatures
+    n_cre = len(cards.creatures)
+    names = [c.name for c in cards.creatures] + [e.name for e in cards.equipment]
+    tiers = np.array([c.tier for c in cards.creatures] + [0] * len(cards.equipment), np.int8)
+    flat = np.where(creature, card, card + n_cre)
+    seat_people = np.array([int(People[p.upper()]) for p in setup.people], np.int8)
+    cols = {
+        "seed": pa.repeat(pa.scalar(master_seed, pa.uint64()), m),
+        "game_index": pa.array(start + game.astype(np.int64)),
+        "mode": pa.repeat(mode, m),
+        "seat": pa.array(seat, pa.int8()),
+        "team": pa.array(seat % 2, pa.int8()),
+        "people": _strings(seat_people[seat], [p.name.lower() for p in People]),
+        "won": pa.array(won_team == seat % 2),
+        "draw": pa.array(won_team < 0),
+        "kind": _strings(kind, list(CARD_KINDS)),
+        "card": _strings(flat, names),
+        "tier": pa.array(tiers[flat], pa.int8()),
+        "champion": pa.array(rows["champion"].astype(bool)),
+        "survived": pa.array(rows["survived"].astype(bool)),
+        "kills": pa.array(rows["kills"], pa.int16()),
+    }
+    return pa.Table.from_arrays([cols[f.name] for f in CARD_SCHEMA], schema=CARD_SCHEMA)
+
+
+def play_batch_core(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_seed: int, start: int,
+                    count: int, want_cards: bool = False, inputs: dict | None = None) -> dict[str, pa.Table]:
+    """Play games ``start .. start+count-1`` in the core: {"games": table} (and "cards" if asked)."""
+    from core.tales_engine import play_batch
+    inputs = inputs or core_inputs(setup, rules, cards)
+    out = play_batch(**inputs, want_cards=want_cards, master_seed=master_seed, start=start, count=count)
+    if out["errors"].any():
+        bad = int(start + np.flatnonzero(out["errors"])[0])
+        raise CoreError(f"game {bad}: a decision had more options than the core's capacity")
+    tables = {"games": games_table(setup, rules, cards, master_seed, start, out)}
+    if want_cards:
+        tables["cards"] = cards_table(setup, cards, master_seed, start, out["winner_team"], out["cards"], setup.mode)
+    return tables
