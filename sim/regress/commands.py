@@ -39,6 +39,8 @@ def regress(suite: Annotated[Path, typer.Argument(help="suite TOML: a [sweep] sp
     """Play a fixed suite and compare with a baseline: exit 0 nothing moved, 1 regression, 2 error."""
     from cluster.sweep import SweepError
     from sim.regress.regression import regress as run
+    if workers is not None and workers < 1:
+        fail(f"--workers {workers} is not allowed; expected at least 1")
     try:
         out = run(suite, baseline, report, work=work, update_baseline=update_baseline,
                   seeds=_seeds(seeds) if seeds is not None else None, workers=workers, address=address,

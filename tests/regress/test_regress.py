@@ -181,6 +181,9 @@ def test_missing_or_corrupt_baseline_and_bad_suite_are_errors_before_any_game(ru
     assert not any((tmp_path / d).exists() for d in "abc")   # refused before any game was played
     res = regress(root / "plain.toml", "--baseline", base, "--report", tmp_path / "d", "--seeds", "x")
     assert res.exit_code == 2 and "--seeds 'x' is not allowed" in res.output
+    res = regress(root / "plain.toml", "--baseline", base, "--report", tmp_path / "e", "--workers", "0")
+    assert res.exit_code == 2 and "--workers 0 is not allowed; expected at least 1" in res.output
+    assert not any((tmp_path / d).exists() for d in "de")
 
 
 def _chromium():
