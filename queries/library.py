@@ -27,7 +27,8 @@ QUERY_DIR = Path(__file__).parent
 
 # Wilson score interval (z = 1.959964: 95%); n = 0 gives NULL. Created on every connection.
 # Round-limit helpers: the winner after round `l` from the per-round VP trace (Teams: seats 0+2 vs 1+3;
-# a tie for most VP is a draw, -1) — docs/rules-interpretation.md, "Round limit".
+# a tie for most VP is a draw, -1) — docs/rules-interpretation.md, "Round limit". A game that stalled at
+# max_rounds = l is decided by a limit of l: the limit is checked before the safety cap.
 MACROS = """
 CREATE OR REPLACE MACRO wilson_low(k, n, z := 1.959963984540054) AS
     CASE WHEN n > 0 THEN greatest(0.0, ((k::DOUBLE / n + z * z / (2 * n))
