@@ -27,8 +27,12 @@ def _feed(h, arr: pa.Array) -> None:
         h.update(np.asarray(lengths, dtype="<i8").tobytes())
         _feed(h, arr.flatten())
     elif pa.types.is_string(t) or pa.types.is_large_string(t):
-        for v in arr.to_pylist():  # a few string columns with few distinct values: fast enough
-            h.update(b"\x00" if v is None else v.encode() + b"\x1f")
+        # dictionary in first-seen order + indices: one-to-one with the values, and fast (few distinct strings)
+        enc = arr.dictionary_encode()
+        for v in enc.dictionary.to_pylist():
+            b = v.encode()
+            h.update(len(b).to_bytes(8, "little") + b)
+        h.update(np.asarray(enc.indices.fill_null(-1), dtype="<i8").tobytes())
     elif pa.types.is_boolean(t):
         h.update(np.asarray(arr.fill_null(False), dtype=np.uint8).tobytes())
     elif pa.types.is_integer(t) or pa.types.is_floating(t):

@@ -53,7 +53,7 @@ def _table(head: list[str], rows: list[list[str]], flags: list[bool] | None = No
 
 def _png(fig) -> str:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=80, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=80)
     return base64.b64encode(buf.getvalue()).decode()
 
 
@@ -89,8 +89,8 @@ def cell_figure(suite: Suite, base: dict, cur: dict) -> str:
             ax.errorbar([i + dx for i in range(len(rows))], ys, yerr=[lo, hi], fmt="o", color=colour,
                         capsize=3, label=side)
         ax.set_xticks(range(len(labels)), labels, rotation=40, ha="right", fontsize=8)
-        ax.set_ylabel("rate (95% Wilson interval)")
-        ax.set_title("win rates and stall rate")
+        ax.set_ylabel("share of games (seats for bots)")
+        ax.set_title("rates with 95% Wilson intervals")
         ax.legend(fontsize=8)
     for f, ax in zip(dists, axes):
         b, c = base["metrics"].get(f.name, {}), cur["metrics"].get(f.name, {})

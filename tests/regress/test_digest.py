@@ -40,6 +40,14 @@ def test_any_changed_value_changes_the_digest(games):
     swapped = table.set_column(table.schema.get_field_index("vp"), "vp", pa.array(vp, schema.field("vp").type))
     assert table_digest(swapped, schema) != whole
     assert table_digest(table.slice(0, 299), schema) != whole
+    ends = table.column("end_reason").to_pylist()
+    ends[10] = "stalled" if ends[10] != "stalled" else "vp"
+    assert table_digest(table.set_column(table.schema.get_field_index("end_reason"), "end_reason",
+                                         pa.array(ends, pa.string())), schema) != whole
+    bots = table.column("bots").to_pylist()
+    bots[0] = ["random"] + bots[0][1:]
+    assert table_digest(table.set_column(table.schema.get_field_index("bots"), "bots",
+                                         pa.array(bots, schema.field("bots").type)), schema) != whole
     heal = pc.add(table.column("desert_heal"), 1).cast(pa.int32())
     assert table_digest(table.set_column(table.schema.get_field_index("desert_heal"), "desert_heal", heal),
                         schema) != whole
