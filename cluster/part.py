@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from cluster.version import core_digest
+from cluster.version import loaded_core_digest
 from sim.games import Match
 
 TMP_MARK = ".tmp-"                  # temporary names: ".part-00012.parquet.tmp-<pid>"
@@ -45,9 +45,9 @@ def play_part(match: Match, engine: str, seed: int, start: int, count: int, out_
               batch: int, metadata: dict[str, str]) -> tuple[str, int, int, int]:
     """Play games ``start .. start+count-1`` of ``match`` and write each table; returns (cell, batch, rows, bytes)."""
     want = metadata.get("playtest.core_digest")
-    if engine == "core" and want and want != core_digest():
-        raise CoreMismatch(f"this worker's engine core ({core_digest()}) differs from the driver's ({want}); "
-                           "install the same playtest build on every node")
+    if engine == "core" and want and want != loaded_core_digest():
+        raise CoreMismatch(f"this worker runs engine core {loaded_core_digest()}, the sweep started with {want} "
+                           "(rebuilt since, or another build on this node); use one build on every node")
     tables = match.play_batch(seed, start, count, engine)
     meta = {**metadata, "playtest.cell": cell_id, "playtest.batch": str(batch), "playtest.first_game": str(start),
             "playtest.games": str(count), "playtest.seed": str(seed), "playtest.engine": engine,

@@ -56,13 +56,13 @@ class SweepSummary:
     workers: int = 0           # tasks allowed to run at once
 
 
-def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool) -> dict[str, Any]:
+def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool, code: str, core: str) -> dict[str, Any]:
     """Check ``out_dir`` against the spec and return the manifest to work from (new or resumed)."""
     manifest = load_manifest(out_dir)
     if manifest is None:
         if out_dir.exists() and any(out_dir.iterdir()):
             raise SweepError(f"{out_dir}: not empty and holds no sweep manifest; choose a new or empty --out")
-        return new_manifest(spec, code_version(), core_digest())
+        return new_manifest(spec, code, core)
     if manifest["spec_digest"] != spec.digest:
         raise SweepError(f"{out_dir} holds a different sweep ({manifest['name']!r} from {manifest['spec_file']}, "
                          f"spec digest {manifest['spec_digest']}); {spec.source} has digest {spec.digest}. "
@@ -71,9 +71,9 @@ def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool) -> dict[str, Any]:
         c = counts(manifest)
         raise SweepError(f"{out_dir} already holds this sweep ({manifest['state']}, {c['parts_done']} of "
                          f"{c['parts']} parts done); pass --resume to finish it, or choose another --out")
-    if spec.engine == "core" and manifest["core_digest"] != core_digest():
+    if spec.engine == "core" and manifest["core_digest"] != core:
         raise SweepError(f"{out_dir}: the engine core changed since this sweep started (core digest "
-                         f"{manifest['core_digest']}, now {core_digest()}); finish it with the same build or "
+                         f"{manifest['core_digest']}, now {core}); finish it with the same build or "
                          "start a new --out")
     for tmp in stale_temporaries(out_dir):   # left by a killed task; never visible to readers
         tmp.unlink(missing_ok=True)
@@ -104,7 +104,8 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int]:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         return True, workers or cpus
     workers = workers or os.cpu_count() or 1
-    ray.init(num_cpus=workers, include_dashboard=False, logging_level="ERROR", log_to_driver=True,
+    # "local": a new Ray of our own, never a cluster that `ray start` left running on this machine
+    ray.init(address="local", num_cpus=workers, include_dashboard=False, logging_level="ERROR", log_to_driver=True,
              object_store_memory=OBJECT_STORE_BYTES)
     return True, workers
 
@@ -125,19 +126,20 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = Non
     out_dir = Path(out_dir)
     if workers is not None and workers < 1:
         raise SweepError(f"--workers = {workers}: expected at least 1")
-    manifest = prepare_dir(spec, out_dir, resume)
+    code, core = code_version(), core_digest()       # once per run: the tree may change while it runs
+    manifest = prepare_dir(spec, out_dir, resume, code, core)
     out_dir.mkdir(parents=True, exist_ok=True)
     before = counts(manifest)
-    run = {"started": now(), "code_version": code_version(), "address": address, "games": 0}
+    run = {"started": now(), "code_version": code, "address": address, "games": 0}
     manifest["runs"].append(run)
-    manifest.update(state="running", error=None, code_version=code_version())
+    manifest.update(state="running", error=None, code_version=code)
     save_manifest(out_dir, manifest)
 
     started_ray, running = _start_ray(workers, address)
     t_ray = time.perf_counter()
     in_flight_max = 2 * running if (started_ray and not address) or not workers else running
-    meta = {"playtest.spec_digest": spec.digest, "playtest.code_version": code_version(),
-            "playtest.core_digest": core_digest() if spec.engine == "core" else "", "playtest.sweep": spec.name}
+    meta = {"playtest.spec_digest": spec.digest, "playtest.code_version": code,
+            "playtest.core_digest": core if spec.engine == "core" else "", "playtest.sweep": spec.name}
     task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(play_part)
     by_id = {c["id"]: c for c in manifest["cells"]}
     todo = ((cell, part) for cell in spec.cells for part in by_id[cell.id]["parts"] if part["state"] != DONE)

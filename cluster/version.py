@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import importlib.machinery
 import subprocess
 from importlib import metadata
@@ -12,18 +13,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@functools.cache
-def core_digest() -> str:
-    """Digest of the compiled engine core modules (``core/*.so``) this process would load."""
+def _core_files() -> list[Path]:
     import core
+    here = Path(core.__file__).parent
+    return sorted(p for suffix in importlib.machinery.EXTENSION_SUFFIXES for p in here.glob(f"*{suffix}"))
+
+
+def core_digest() -> str:
+    """Digest of the compiled engine core modules (``core/*.so``) on disk now (the build a sweep starts with)."""
     h = hashlib.sha256()
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        for path in sorted(Path(core.__file__).parent.glob(f"*{suffix}")):
-            h.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in _core_files():
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
 
 @functools.cache
+def loaded_core_digest() -> str:
+    """Digest of the core this process runs: every core module is imported first, then hashed, once."""
+    for path in _core_files():
+        importlib.import_module(f"core.{path.name.split('.')[0]}")
+    return core_digest()
+
+
 def code_version() -> str:
     """``git describe --always --dirty`` of the source tree when it is a checkout, else the package version."""
     try:

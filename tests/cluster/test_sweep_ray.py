@@ -14,7 +14,6 @@ from cluster.manifest import load_manifest, save_manifest
 from cluster.part import part_path
 from cluster.spec import parse_spec
 from cluster.sweep import SweepError, run_sweep
-from cluster.version import code_version
 from sim.cli import app
 
 SPEC = {"name": "small", "game": "paws", "rules": "v4", "seed": 11, "games_per_cell": 30, "batch_size": 8,
@@ -24,7 +23,7 @@ SPEC = {"name": "small", "game": "paws", "rules": "v4", "seed": 11, "games_per_c
 @pytest.fixture(scope="module")
 def ray_runtime():
     import ray
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 2**20, logging_level="ERROR")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=100 * 2**20, logging_level="ERROR")
     yield ray
     ray.shutdown()
 
@@ -39,6 +38,13 @@ def two_workers(ray_runtime, spec, tmp_path_factory):
     out = tmp_path_factory.mktemp("two") / "sweep"
     summary = run_sweep(spec, out, workers=2, progress=False)
     return out, summary
+
+
+def same_part(a, b) -> bool:
+    """Two part files hold the same rows and metadata (the code version aside: others commit meanwhile)."""
+    ta, tb = pq.read_table(a, partitioning=None), pq.read_table(b, partitioning=None)
+    strip = [{k: v for k, v in t.schema.metadata.items() if k != b"playtest.code_version"} for t in (ta, tb)]
+    return strip[0] == strip[1] and ta.replace_schema_metadata(None).equals(tb.replace_schema_metadata(None))
 
 
 def cell_rows(out, cell_id) -> pa.Table:
@@ -66,29 +72,31 @@ def test_layout_is_hive_partitioned_and_every_part_carries_its_provenance(two_wo
     assert rows == [("c000", 30, 30, 2, 20), ("c001", 30, 30, 4, 20)]
     assert ds.dataset(out / "games", partitioning="hive").count_rows() == 60
     assert not [p for p in out.rglob("*") if ".tmp" in p.name]
+    man = load_manifest(out)
     md = pq.read_metadata(part_path(out, "games", "c000", 1)).metadata
     meta = {k.decode(): v.decode() for k, v in md.items() if k.startswith(b"playtest.")}
     m = spec.cells[0].match
-    assert meta["playtest.spec_digest"] == spec.digest and meta["playtest.code_version"] == code_version()
+    assert meta["playtest.spec_digest"] == spec.digest and meta["playtest.code_version"] == man["code_version"]
     assert (meta["playtest.rules_digest"], meta["playtest.cards_digest"]) == (m.rules_digest, m.data_digest)
     assert (meta["playtest.cell"], meta["playtest.batch"], meta["playtest.first_game"], meta["playtest.games"],
             meta["playtest.seed"]) == ("c000", "1", "8", "8", "11")
-    man = load_manifest(out)
-    assert man["state"] == "done" and man["spec_digest"] == spec.digest and man["code_version"] == code_version()
+    assert man["state"] == "done" and man["spec_digest"] == spec.digest and man["code_version"]
     assert [c["values"] for c in man["cells"]] == [{"players": 2}, {"players": 4}]
     assert [[(p["state"], p["rows"]) for p in c["parts"]] for c in man["cells"]] == \
         [[("done", 8), ("done", 8), ("done", 8), ("done", 6)]] * 2
     assert summary.bytes == sum(p["bytes"] for c in man["cells"] for p in c["parts"]) > 0
 
 
-def test_one_worker_writes_the_same_bytes_as_two(two_workers, spec, tmp_path):
+def test_one_worker_writes_the_same_parts_as_two(two_workers, spec, tmp_path):
     out2, _ = two_workers
     out1 = tmp_path / "one"
     run_sweep(spec, out1, workers=1, progress=False)
     parts = sorted(p.relative_to(out2) for p in out2.rglob("*.parquet"))
     assert len(parts) == 8 and parts == sorted(p.relative_to(out1) for p in out1.rglob("*.parquet"))
     for p in parts:
-        assert (out1 / p).read_bytes() == (out2 / p).read_bytes(), p
+        assert same_part(out1 / p, out2 / p), p
+        if load_manifest(out1)["code_version"] == load_manifest(out2)["code_version"]:
+            assert (out1 / p).read_bytes() == (out2 / p).read_bytes(), p     # bit for bit
 
 
 def test_resume_plays_only_missing_parts_and_keeps_parts_finished_after_the_last_manifest_save(
@@ -96,7 +104,7 @@ def test_resume_plays_only_missing_parts_and_keeps_parts_finished_after_the_last
     out = tmp_path / "resume"
     shutil.copytree(two_workers[0], out)
     lost = part_path(out, "games", "c001", 2)
-    original = lost.read_bytes()
+    original = part_path(two_workers[0], "games", "c001", 2)
     lost.unlink()                                        # a part that never finished
     man = load_manifest(out)
     man["cells"][0]["parts"][1].update(state="pending", rows=0, bytes=0)   # finished, manifest not saved
@@ -108,7 +116,7 @@ def test_resume_plays_only_missing_parts_and_keeps_parts_finished_after_the_last
     summary = run_sweep(spec, out, resume=True, progress=False, on_part=lambda c, b: played.append((c, b)))
     assert played == [("c001", 2)]
     assert (summary.games, summary.parts, summary.parts_skipped, summary.games_done) == (8, 1, 7, 60)
-    assert lost.read_bytes() == original
+    assert same_part(lost, original)
     assert not [p for p in out.rglob("*") if ".tmp" in p.name]
     assert load_manifest(out)["state"] == "done"
     assert len(load_manifest(out)["runs"]) == 2
