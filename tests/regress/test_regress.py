@@ -208,3 +208,21 @@ def test_report_page_renders_in_headless_chromium(runs):
     flagged_section = re.search(r'<section id="flagged">(.*?)</section>', dom, re.S).group(1)
     assert "Flagged metrics" in flagged_section and "stall_rate stalled" in flagged_section
     assert dom.index('id="flagged"') < dom.index('id="plots"')
+
+
+def test_a_tales_suite_runs_on_its_own_metrics(ray_local, tmp_path):
+    from sim.games import GAMES
+    if "tales" not in GAMES.names():
+        pytest.skip("Tales are Real is not in this tree")
+    suite = tmp_path / "tales.toml"
+    suite.write_text('seeds = [1]\n[sweep]\ngame = "tales"\ngames_per_cell = 400\n'
+                     '[sweep.grid]\nmode = ["standard", "2v2"]\n')
+    base = tmp_path / "b.json"
+    res = regress(suite, "--baseline", base, "--report", tmp_path / "r0", "--update-baseline")
+    assert res.exit_code == 0, res.output
+    res = regress(suite, "--baseline", base, "--report", tmp_path / "r1")
+    assert res.exit_code == 0, res.output
+    r = json.loads((tmp_path / "r1" / "result.json").read_text())
+    assert [c["status"] for c in r["cells"]] == ["same", "same"]
+    assert {t["family"] for t in r["tests"]} == {"team_win_rate", "people_win_rate", "end_reasons", "draw_rate",
+                                                 "game_length"}
