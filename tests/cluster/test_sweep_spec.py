@@ -32,6 +32,15 @@ def test_rules_preset_can_vary_per_cell_and_overrides_apply_to_every_cell():
     assert all(c.match.rules.round_limit == 25 for c in s.cells)
 
 
+def test_bot_parameters_are_swept_through_the_bots_setup_value():
+    s = spec(setup={"players": 2}, grid={"bots": ["heuristic:aggression=1", "heuristic:aggression=5",
+                                                  ["heuristic", "random"]]})
+    assert [c.match.setup.bots for c in s.cells] == [("heuristic:aggression=1",) * 2,
+                                                     ("heuristic:aggression=5",) * 2, ("heuristic", "random")]
+    with pytest.raises(SpecError, match=r"cell c000 \(bots='genius'\)"):
+        spec(grid={"bots": ["genius"]})
+
+
 def test_no_grid_and_no_cells_is_one_cell_of_the_base_configuration():
     s = spec(setup={"players": 3})
     assert [(c.id, c.values, c.match.setup.players) for c in s.cells] == [("c000", {}, 3)]
