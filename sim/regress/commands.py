@@ -22,7 +22,8 @@ def _seeds(text: str) -> tuple[int, ...]:
     return seeds
 
 
-def regress(suite: Annotated[Path, typer.Argument(help="suite TOML: a sweep spec, seeds and thresholds (docs/regress.md)")],
+def regress(suite: Annotated[Path, typer.Argument(help="suite TOML: a sweep spec, seeds and thresholds "
+                                                     "(docs/regress.md)")],
             baseline: Annotated[Path, typer.Option(help="baseline JSON to compare with (written by "
                                                         "--update-baseline)")],
             report: Annotated[Path, typer.Option(help="folder for report.md, report.html and result.json")]
