@@ -337,26 +337,23 @@ cdef class CoreScenario:
         elif name == "take_turn":
             take_turn(g, args[0])
         elif name == "legal_actions":
-            legal_actions(g, args[0])
-            return [(g.opt_a[k], g.opt_b[k], g.opt_c[k]) for k in range(g.n_opt)]
+            return self._actions(args[0], g.ap)
         elif name == "apply_action":
             apply_action(g, args[0], args[1], args[2], args[3])
         elif name == "loot":
             loot(g, args[0])
         elif name == "lootable":
-            return bool(lootable(g, args[0]))
+            return (A_LOOT, -1, -1) in self._actions(args[0], max(1, g.ap))
         elif name == "claim_building":
             claim_building(g, args[0], args[1])
         elif name == "raid":
             raid(g, args[0], args[1])
-        elif name == "raid_targets":  # (RAID, target, -1) options: the targets
-            opt_clear(g)
-            raid_targets(g, args[0])
-            return [g.opt_b[k] for k in range(g.n_opt)]
+        elif name == "raid_targets":
+            return [a for kind, a, _ in self._actions(args[0], max(1, g.ap)) if kind == A_RAID]
         elif name == "invade":
             invade(g, args[0])
         elif name == "invadable":
-            return bool(invadable(g, args[0]))
+            return (A_INVADE, -1, -1) in self._actions(args[0], max(1, g.ap))
         elif name == "knock_out":
             knock_out(g, args[0], args[1], args[2])
         elif name == "fight":  # (fight object, (dice, dice), (edge, edge), max_rolls, grabs)
@@ -369,10 +366,8 @@ cdef class CoreScenario:
             py_f.roll, py_f.attacker, py_f.escaped, py_f.monster_hp = f.roll, f.attacker, f.escaped, f.monster_hp
             py_f.bonus[:], py_f.roll_bonus[:], py_f.reflect[:] = list(f.bonus), list(f.roll_bonus), list(f.reflect)
             return ko
-        elif name == "turn_card_options":  # (PLAY_ITEM, hand index, target) options: (hand index, target)
-            opt_clear(g)
-            turn_card_options(g, args[0])
-            return [(g.opt_b[k], g.opt_c[k]) for k in range(g.n_opt)]
+        elif name == "turn_card_options":
+            return [(a, b) for kind, a, b in self._actions(args[0], g.ap) if kind == A_PLAY_ITEM]
         elif name == "attackable":
             return bool(attackable(g, args[0], args[1]))
         elif name == "check_vp":
@@ -380,6 +375,18 @@ cdef class CoreScenario:
         elif name == "check_round_end":
             check_round_end(g)
         return None
+
+    cdef list _actions(self, int seat, int ap):
+        """legal_actions with ``ap`` AP. The bridge reads lootable, invadable, raid_targets and
+        turn_card_options off it (it lists LOOT iff lootable, INVADE iff invadable, a RAID per target
+        and a PLAY_ITEM per turn card option) rather than calling them: a second call site would keep
+        the C compiler from inlining them into the batch loop."""
+        cdef Game* g = self.g
+        cdef int k, kept = g.ap
+        g.ap = ap
+        legal_actions(g, seat)
+        g.ap = kept
+        return [(g.opt_a[k], g.opt_b[k], g.opt_c[k]) for k in range(g.n_opt)]
 
     cdef _load(self, game):
         """The whole state of a reference-engine Game into the struct (derived sets and distances too)."""

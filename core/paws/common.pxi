@@ -35,14 +35,14 @@ cdef inline void insert_bottom16(int16_t* arr, int* n, int v) noexcept nogil:
 # -- every random draw goes through die() and below(): from the generator, or a scenario's script -----
 cdef inline int die(Game* g) noexcept nogil:
     if g.script != NULL:
-        return script_die(g)
+        return script_die_fn(g)
     return pcg32_die(&g.rng)
 
 
 cdef inline int below(Game* g, int n) noexcept nogil:
     """Uniform in [0, n) for n >= 1."""
     if g.script != NULL:
-        return script_below(g, n)
+        return script_below_fn(g, n)
     return <int>pcg32_below(&g.rng, <uint32_t>n)
 
 
@@ -325,7 +325,7 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
     if g.n_opt <= 1:
         return 0
     if g.script != NULL:
-        return script_ask(g, seat, kind)
+        return script_ask_fn(g, seat, kind)
     if g.bots[seat].kind == BOT_RANDOM:
         return pcg32_below(&g.rng, g.n_opt)
     return heuristic_decide(g, seat, kind)

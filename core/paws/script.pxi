@@ -75,3 +75,13 @@ cdef int script_ask(Game* g, int seat, int kind) noexcept nogil:
                 return k
     script_fail(g, S_ASK, seat, kind)
     return 0
+
+
+# die(), below() and ask() call these through pointers, so that the compiler never inlines a script
+# function into the engine's hot paths (the scripted branch stays one compare and one call)
+cdef int (*script_die_fn)(Game*) noexcept nogil
+cdef int (*script_below_fn)(Game*, int) noexcept nogil
+cdef int (*script_ask_fn)(Game*, int, int) noexcept nogil
+script_die_fn = script_die
+script_below_fn = script_below
+script_ask_fn = script_ask
