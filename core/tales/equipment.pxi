@@ -14,29 +14,47 @@ cdef int draw_equipment(Game* g, int s, int count) noexcept nogil:
     return k
 
 
-cdef bint can_carry(Game* g, Pos p, int equipment_id) noexcept nogil:
-    """Free hands and enough equipment points for this card (potions are never carried)."""
-    cdef const EquipSpec* e = &g.eq[equipment_id]
-    cdef const EquipSpec* c
+ctypedef struct Hands:
+    int used            # hands used (two-handed = 2)
+    int main            # main-hand or two-handed cards
+    int off             # off-hand cards
+    int points          # equipment points carried
+
+
+cdef inline void hands_of(Game* g, Pos p, Hands* h) noexcept nogil:
+    """What the creature's gear already takes: hands, main/off-hand cards, points."""
     cdef Seat* st = &g.seats[p.seat]
-    cdef int i, used = 0, main = 0, off = 0, pts = 0
-    if e.kind == K_POTION:
-        return 0
+    cdef const EquipSpec* c
+    cdef int i
+    h.used = h.main = h.off = h.points = 0
     for i in range(st.n_gear[p.slot]):
         c = &g.eq[st.gear[p.slot][i]]
-        used += 2 if c.hand == H_BOTH else 1
-        main += c.hand == H_MAIN or c.hand == H_BOTH
-        off += c.hand == H_OFF
-        pts += c.points
-    if used + (2 if e.hand == H_BOTH else 1) > g.r.hands:
+        h.used += 2 if c.hand == H_BOTH else 1
+        h.main += c.hand == H_MAIN or c.hand == H_BOTH
+        h.off += c.hand == H_OFF
+        h.points += c.points
+
+
+cdef inline bint fits(Game* g, const Hands* h, int creature_points, int equipment_id) noexcept nogil:
+    """Free hands and enough equipment points for this card (potions are never carried)."""
+    cdef const EquipSpec* e = &g.eq[equipment_id]
+    if e.kind == K_POTION:
         return 0
-    if (e.hand == H_MAIN or e.hand == H_BOTH) and main >= 1:
+    if h.used + (2 if e.hand == H_BOTH else 1) > g.r.hands:
         return 0
-    if e.hand == H_OFF and off + 1 > g.r.hands - 1:
+    if (e.hand == H_MAIN or e.hand == H_BOTH) and h.main >= 1:
+        return 0
+    if e.hand == H_OFF and h.off + 1 > g.r.hands - 1:
         return 0
     if g.r.points_budget:
-        return pts + e.points <= card(g, p).points
-    return e.points <= card(g, p).points
+        return h.points + e.points <= creature_points
+    return e.points <= creature_points
+
+
+cdef bint can_carry(Game* g, Pos p, int equipment_id) noexcept nogil:
+    cdef Hands h
+    hands_of(g, p, &h)
+    return fits(g, &h, card(g, p).points, equipment_id)
 
 
 cdef inline bint can_take_off(Game* g, Pos p, int index) noexcept nogil:
@@ -59,7 +77,14 @@ cdef int targets(Game* g, int s, int* out) noexcept nogil:
 cdef void equip_options(Game* g, int s) noexcept nogil:
     cdef Seat* st = &g.seats[s]
     cdef int ts[MAXTEAMSEATS]
+    cdef Hands hands[MAXTEAMSEATS][MAXARMY]     # each target's gear, worked out once per option list
+    cdef int points[MAXTEAMSEATS][MAXARMY]
     cdef int nt = targets(g, s, ts), h, i, t, k
+    for i in range(nt):
+        for k in range(g.army):
+            if g.seats[ts[i]].slot[k] != EMPTY:
+                hands_of(g, pos(ts[i], k), &hands[i][k])
+                points[i][k] = g.cre[g.seats[ts[i]].slot[k]].points
     opt_clear(g)
     opt_add(g, ACT_PASS, -1, -1, -1)
     if st.n_hand >= g.r.swap_cost and g.n_eq_deck[st.pairing] > 0:
@@ -68,7 +93,7 @@ cdef void equip_options(Game* g, int s) noexcept nogil:
         for i in range(nt):
             t = ts[i]
             for k in range(g.army):
-                if g.seats[t].slot[k] != EMPTY and can_carry(g, pos(t, k), st.hand[h]):
+                if g.seats[t].slot[k] != EMPTY and fits(g, &hands[i][k], points[i][k], st.hand[h]):
                     opt_add(g, ACT_EQUIP, h, t, k)
     for i in range(nt):
         t = ts[i]

@@ -63,16 +63,41 @@ cdef int equip_score(Game* g, int s, Weights* w, int act, int a, int b, int c) n
             + (5 if g.seats[b].slot[c] == g.seats[b].champion else 0))
 
 
-cdef int attacker_score(Game* g, Weights* w, Pos p) noexcept nogil:
-    cdef Pos foes[MAXTEAMSEATS * MAXARMY]
-    cdef int nf = ready_list(g, 1 - p.seat % 2, foes), i
-    cdef int score = w.aggression * attack(g, p) + life_left(g, p)
+ctypedef struct Sight:
+    # the heuristic's view of every creature on the field during one battle decision (nothing it
+    # reads changes while the options are scored, so each number is worked out once)
+    int attack[MAXSEATS][MAXARMY]     # attack()
+    int armor[MAXSEATS][MAXARMY]      # gear armor and a no-roll Armor ability (hit() subtracts it)
+    int life[MAXSEATS][MAXARMY]       # life_left()
+
+
+cdef void look(Game* g, Sight* v) noexcept nogil:
+    cdef int s, k
+    cdef const CreatureSpec* c
+    for s in range(g.n):
+        for k in range(g.army):
+            if g.seats[s].slot[k] != EMPTY:
+                c = &g.cre[g.seats[s].slot[k]]
+                v.attack[s][k] = attack(g, pos(s, k))
+                v.armor[s][k] = gear_armor(g, pos(s, k)) + (c.ability_amount if c.ability == AB_ARMOR
+                                                            and c.ability_chance == 0 else 0)
+                v.life[s][k] = life_left(g, pos(s, k))
+
+
+cdef inline bint sees_kill(Sight* v, Pos by, Pos target) noexcept nogil:
+    """kills(by, target) from the sight."""
+    return max(0, v.attack[by.seat][by.slot] - v.armor[target.seat][target.slot]) >= v.life[target.seat][target.slot]
+
+
+cdef int attacker_score(Game* g, Weights* w, Sight* v, Pos p, Pos* foes, int nf) noexcept nogil:
+    cdef int i
+    cdef int score = w.aggression * v.attack[p.seat][p.slot] + v.life[p.seat][p.slot]
     for i in range(nf):
-        if kills(g, p, foes[i]):
+        if sees_kill(v, p, foes[i]):
             score += w.kill_bonus if card(g, p).ability == AB_PROVOKE else w.kill_bonus // 2
             break
     for i in range(nf):
-        if kills(g, foes[i], p):
+        if sees_kill(v, foes[i], p):
             score -= w.caution * 3 * loss_weight(g, g.seats[p.seat].slot[p.slot])
             if is_champion(g, p):
                 score -= w.champion_guard
@@ -80,11 +105,11 @@ cdef int attacker_score(Game* g, Weights* w, Pos p) noexcept nogil:
     return score
 
 
-cdef int defender_score(Game* g, Weights* w, Pos att, Pos p) noexcept nogil:
-    cdef int score = life_left(g, p)
-    if kills(g, p, att):
+cdef int defender_score(Game* g, Weights* w, Sight* v, Pos att, Pos p) noexcept nogil:
+    cdef int score = v.life[p.seat][p.slot]
+    if sees_kill(v, p, att):
         score += w.kill_bonus
-    if kills(g, att, p):
+    if sees_kill(v, att, p):
         score -= w.caution * 5 * loss_weight(g, g.seats[p.seat].slot[p.slot]) + card(g, p).tier
         if is_champion(g, p):
             score -= w.champion_guard
@@ -93,11 +118,11 @@ cdef int defender_score(Game* g, Weights* w, Pos att, Pos p) noexcept nogil:
     return score
 
 
-cdef int provoke_score(Game* g, Weights* w, Pos att, Pos p) noexcept nogil:
+cdef int provoke_score(Game* g, Weights* w, Sight* v, Pos att, Pos p) noexcept nogil:
     cdef int score = card(g, p).tier
-    if kills(g, att, p):
+    if sees_kill(v, att, p):
         score += w.kill_bonus + 3 * loss_weight(g, g.seats[p.seat].slot[p.slot])
-    if kills(g, p, att):
+    if sees_kill(v, p, att):
         score -= w.caution * 3
     return score
 
@@ -133,7 +158,13 @@ cdef int heuristic_decide(Game* g, int s, int kind) noexcept nogil:
     """Score every option of the decision; the first best wins (Python's ``scores.index(max(scores))``)."""
     cdef Weights* w = &g.bots[s].w
     cdef Seat* st = &g.seats[s]
-    cdef int i, v, best = 0, best_v = 0, h
+    cdef int i, v, best = 0, best_v = 0, h, nf = 0
+    cdef Sight sight
+    cdef Pos foes[MAXTEAMSEATS * MAXARMY]
+    if kind == D_ATTACKER or kind == D_DEFENDER or kind == D_PROVOKE:
+        look(g, &sight)
+        if kind == D_ATTACKER:
+            nf = ready_list(g, 1 - s % 2, foes)
     for i in range(g.n_opt):
         if kind == D_CHAMPION:
             v = creature_value(g, g.opt_a[i], w)
@@ -145,11 +176,11 @@ cdef int heuristic_decide(Game* g, int s, int kind) noexcept nogil:
             h = st.hand[g.opt_a[i]]
             v = (0 if usable(g, s, h) else 100) - gear_value(g, h, w)
         elif kind == D_ATTACKER:
-            v = attacker_score(g, w, pos(g.opt_a[i], g.opt_b[i]))
+            v = attacker_score(g, w, &sight, pos(g.opt_a[i], g.opt_b[i]), foes, nf)
         elif kind == D_DEFENDER:
-            v = defender_score(g, w, g.attacker, pos(g.opt_a[i], g.opt_b[i]))
+            v = defender_score(g, w, &sight, g.attacker, pos(g.opt_a[i], g.opt_b[i]))
         elif kind == D_PROVOKE:
-            v = provoke_score(g, w, g.attacker, pos(g.opt_a[i], g.opt_b[i]))
+            v = provoke_score(g, w, &sight, g.attacker, pos(g.opt_a[i], g.opt_b[i]))
         else:
             v = potion_score(g, w, s, g.opt_a[i])
         if i == 0 or v > best_v:
