@@ -91,10 +91,17 @@ def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool, code: str, core: s
     return manifest
 
 
+def loopback_only(address: str | None) -> bool:
+    """Embedded Ray, or a cluster on this machine's loopback: Ray must bind and talk on 127.0.0.0/8 only."""
+    host = (address or "").rsplit(":", 1)[0].strip("[]")
+    return not address or host in ("localhost", "::1") or host.startswith("127.")
+
+
 def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int]:
     """Start embedded Ray or join one; returns (we started it, tasks to keep running at once)."""
+    if loopback_only(address):   # read by Ray when it is first imported: set before that
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     import ray
-    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     if ray.is_initialized():    # a caller's runtime (tests, notebooks): use it, leave it running
         cpus = int(ray.cluster_resources().get("CPU", 1))
         return False, workers or cpus
@@ -105,7 +112,7 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int]:
         return True, workers or cpus
     workers = workers or os.cpu_count() or 1
     # "local": a new Ray of our own, never a cluster that `ray start` left running on this machine
-    ray.init(address="local", num_cpus=workers, include_dashboard=False, logging_level="ERROR", log_to_driver=True,
+    ray.init(address="local", _node_ip_address="127.0.0.1", num_cpus=workers, include_dashboard=False, logging_level="ERROR", log_to_driver=True,
              object_store_memory=OBJECT_STORE_BYTES)
     return True, workers
 
@@ -121,22 +128,24 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = Non
               resume: bool = False, progress: bool = True,
               on_part: Callable[[str, int], None] | None = None) -> SweepSummary:
     """Play every part of ``spec`` into ``out_dir`` (see ``docs/sweeps.md``); ``on_part(cell, batch)`` per part."""
-    import ray
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
     if workers is not None and workers < 1:
         raise SweepError(f"--workers = {workers}: expected at least 1")
     code, core = code_version(), core_digest()       # once per run: the tree may change while it runs
     manifest = prepare_dir(spec, out_dir, resume, code, core)
+    try:       # before anything is written: a cluster that cannot be joined leaves DIR as it was
+        started_ray, running = _start_ray(workers, address)
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        raise SweepError(f"could not {'join Ray at ' + address if address else 'start Ray'}: {e}") from e
+    import ray
+    t_ray = time.perf_counter()
     out_dir.mkdir(parents=True, exist_ok=True)
     before = counts(manifest)
     run = {"started": now(), "code_version": code, "address": address, "games": 0}
     manifest["runs"].append(run)
     manifest.update(state="running", error=None, code_version=code)
     save_manifest(out_dir, manifest)
-
-    started_ray, running = _start_ray(workers, address)
-    t_ray = time.perf_counter()
     in_flight_max = 2 * running if (started_ray and not address) or not workers else running
     meta = {"playtest.spec_digest": spec.digest, "playtest.code_version": code,
             "playtest.core_digest": core if spec.engine == "core" else "", "playtest.sweep": spec.name}
