@@ -167,3 +167,13 @@ def test_extra_ap_buff_counts_from_the_next_turn():
         loot.claim_building(g, 0, 1)
     assert g.buff(0, Buff.EXTRA_AP) == 0
     assert begin_turn(g, 0) and g.ap == 6
+
+
+def test_regen_buff_heals_at_the_start_of_the_turn_after_the_desert_rest_never_above_twelve():
+    """Grumpy Toad (+1 HP at your turn start). On the Desert at 9 HP: rest 2 (11), then the toad (12).
+    Off the Desert at 9 HP: the toad alone (10). At 12 on the Desert: still 12."""
+    for pos, hp, after in ((0, 9, 12), (4, 9, 10), (0, 12, 12)):
+        g = make_game()
+        place(g, 0, pos=pos, hp=hp, beasts=["Grumpy Toad"])
+        assert begin_turn(g, 0)
+        assert g.players[0].hp == after, (pos, hp)

@@ -136,3 +136,30 @@ def test_invasion_counts_as_the_building_fight_no_loot_after_it():
     apply_action(g, 0, (Action.MOVE, 1, -1))   # home 1, unclaimed
     assert g.ap == 3
     assert (Action.LOOT, -1, -1) not in legal_actions(g, 0)
+
+
+def test_guard_buff_adds_to_the_defender_only_when_active():
+    """P0 owns home 1, P1 home 2 (1 VP each: the +1 applies). P1 defends with Badger (5 HP, guard +2).
+
+    Not yet active (P1 won it this turn): roll 1 P0 6+4 = 10 vs 2+2 +1 = 5 -> 5 damage, the badger is
+    beaten: home 2 and the card are P0's. Active: roll 1 10 vs 2+2 +1 +2 = 7 -> 3 damage (5 -> 2);
+    roll 2 badger 6+6 +3 = 15 vs 1+1 = 2 -> P0 (10 HP) at 0, knocked out by P1 (no cards to take).
+    """
+    beaten = [[6, 4, 1, 1], [2, 2, 1, 1]]
+    for active, dice in ((False, beaten), (True, beaten + [[6, 6, 1, 1], [1, 1, 1, 1]])):
+        g = make_game()
+        own(g, 0, 1)
+        own(g, 1, 2)
+        place(g, 0, pos=2, hp=10)
+        place(g, 1, pos=0, beasts=["Badger"], active=[active])
+        item_deck(g, "Tailwind", "Shortcut", "Scavenge")
+        g.building_fights_left = 1
+        with script(g, dice):
+            invade.invade(g, 0)
+        p, q = g.players
+        if active:
+            assert (g.owner[2], p.lives, p.hp, p.pos, q.knockouts_dealt) == (1, 1, 10, 0, 1)
+            assert beast_names(q.monsters) == ["Badger"] and p.monsters == []
+        else:
+            assert (g.owner[2], p.lives, p.hp, g.vp(0), g.vp(1)) == (0, 2, 10, 2, 0)
+            assert beast_names(p.monsters) == ["Badger"] and q.monsters == []

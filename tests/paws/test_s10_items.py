@@ -202,3 +202,77 @@ def test_anytime_card_can_be_played_on_your_own_turn_with_no_ap_left():
     place(g, 0, pos=4, hp=6, hand=["Bandage Kit"])
     g.ap = 0
     assert (Action.PLAY_ITEM, 0, NOBODY) in legal_actions(g, 0)
+
+
+# -- the stand-in cards (§10 and the open points: the rulebook gives them no rule yet) ----------------------
+def test_card_block_cancels_a_grenade_and_is_discarded():
+    """P0 throws a Grenade at chest 4: P1 holds Card Block, which cancels it for P1 and is discarded;
+    P2, on the same tile without one, takes 3. Discard pile: the Grenade, then the Card Block."""
+    g = make_game(players=3)
+    place(g, 0, pos=0, hand=["Grenade"])
+    place(g, 1, pos=4, hand=["Tailwind", "Card Block"])
+    place(g, 2, pos=4)
+    g.ap = 5
+    apply_action(g, 0, (Action.PLAY_ITEM, 0, 4))
+    assert [p.hp for p in g.players] == [10, 10, 7]
+    assert names(g.players[1].items) == ["Tailwind"]
+    assert names(g.item_discard) == ["Grenade", "Card Block"]
+
+
+def test_card_block_is_never_offered_as_a_play():
+    g = make_game()
+    place(g, 0, pos=0, hand=["Card Block", "Bandage Kit"])
+    g.ap = 5
+    assert turn_card_options(g, 0) == [(1, NOBODY)]
+
+
+def test_teleport_trap_moves_to_any_other_tile_for_no_ap():
+    g = make_game()
+    place(g, 0, pos=0, hand=["Teleport Trap"])
+    g.ap = 5
+    assert turn_card_options(g, 0) == [(0, c) for c in range(1, 19)]
+    apply_action(g, 0, (Action.PLAY_ITEM, 0, 17))
+    assert (g.players[0].pos, g.ap) == (17, 5)
+
+
+def test_a_draw_card_over_the_hand_limit_discards_at_once():
+    """P0 holds Treasure Map (draw 2) and four more: playing it leaves 4, drawing 2 makes 6, so P0
+    discards one straight away (Sugar Rush, the card just drawn)."""
+    g = make_game()
+    place(g, 0, pos=4, hand=["Treasure Map", "Tailwind", "Shortcut", "Scavenge", "Pack Rat"])
+    item_deck(g, "Beaver Dam", "Sugar Rush", "Log Pile")
+    g.ap = 5
+    with script(g, Ask(0, Decision.DISCARD, item("Sugar Rush"))):
+        apply_action(g, 0, (Action.PLAY_ITEM, 0, NOBODY))
+    assert names(g.players[0].items) == ["Tailwind", "Shortcut", "Scavenge", "Pack Rat", "Beaver Dam"]
+    assert names(g.item_discard) == ["Treasure Map", "Sugar Rush"] and items_top_first(g) == ["Log Pile"]
+
+
+def test_barricade_boost_gives_two_barricades():
+    g = make_game()
+    place(g, 0, pos=4, hand=["Barricade Boost"])
+    g.ap = 5
+    apply_action(g, 0, (Action.PLAY_ITEM, 0, NOBODY))
+    assert (g.players[0].barricades, g.ap) == (2, 5)
+
+
+def test_revenge_strike_hurts_the_attacker_too_and_both_can_be_knocked_out():
+    """P0 (9 HP) raids P1 (9 HP), who plays Revenge Strike before roll 1 (P0 has no combat card: only
+    P1 is asked). roll 1 P0: 6+6 = 12 vs 1+1 +1 = 3 -> 9 damage to P1 (0 HP), and the same 9 to P0
+    (0 HP); P0 scored higher but P1's hand is empty: no grab. P1 at 0 ends the raid: P1 is knocked out
+    by P0 first, then P0 by P1 (§7, §8): neither has a card to take; each comes back with 3 cards, P1
+    first. Raids never score."""
+    g = make_game()
+    place(g, 0, pos=4, hp=9)
+    place(g, 1, pos=4, hp=9, hand=["Revenge Strike"])
+    item_deck(g, "Tailwind", "Shortcut", "Scavenge", "Pack Rat", "Log Pile", "Beaver Dam")
+    g.raids_left = 1
+    with script(g, Ask(1, Decision.COMBAT_CARD, (0, NOBODY), options=[PASS, (0, NOBODY)]),
+                [6, 6, 1, 1], [1, 1, 1, 1]):
+        raid.raid(g, 0, 1)
+    p0, p1 = g.players
+    assert [(p.lives, p.hp, p.pos, p.knockouts, p.knockouts_dealt) for p in g.players] == [(1, 10, 0, 1, 1)] * 2
+    assert names(p1.items) == ["Tailwind", "Shortcut", "Scavenge"]
+    assert names(p0.items) == ["Pack Rat", "Log Pile", "Beaver Dam"]
+    assert names(g.item_discard) == ["Revenge Strike"]
+    assert (g.vp(0), g.vp(1), g.over) == (0, 0, False)
