@@ -81,7 +81,8 @@ def status(out: Annotated[Path, typer.Argument(help="a sweep's results directory
                and not all(part_path(out, t, cell["id"], p["batch"]).exists() for t in m["tables"])]
     con = Console()
     pct = 100.0 * c["games_done"] / c["games"] if c["games"] else 0.0
-    con.print(f"sweep {m['name']!r} ({m['spec_file']}): [bold]{m['state']}[/]\n"
+    state = m["state"] + (" (or its driver was killed: --resume finishes it)" if m["state"] == "running" else "")
+    con.print(f"sweep {m['name']!r} ({m['spec_file']}): [bold]{state}[/]\n"
               f"  {c['games_done']:,} of {c['games']:,} games ({pct:.1f}%), {c['parts_done']} of {c['parts']} parts, "
               f"{_size(c['bytes'])}\n"
               f"  {len(m['cells'])} cells x {m['games_per_cell']:,} games, batch {m['batch_size']:,}, seed "

@@ -74,7 +74,7 @@ def save_manifest(out_dir: str | Path, manifest: dict[str, Any]) -> None:
     manifest["updated"] = now()
     tmp = path.with_name(f".{NAME}.tmp-{os.getpid()}")
     with open(tmp, "w") as f:
-        json.dump(manifest, f, indent=1, default=str)
+        json.dump(manifest, f, default=str)      # no indent: the C encoder, ~0.2 s for 100,000 parts
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)

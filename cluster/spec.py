@@ -22,6 +22,7 @@ from sim.params import RuleError, fields
 
 MAX_BATCH = 100_000                 # games per part, at most
 MAX_CELLS = 10_000
+MAX_PARTS = 100_000                 # the manifest holds one entry per part (~300 bytes in the driver)
 MAX_GAMES_PER_CELL = 10**12
 # Automatic batch size: games per part that take ~1-3 s on one core (core: ~20-35k games/s per core).
 AUTO_BATCH = {"core": 40_000, "reference": 200}
@@ -253,6 +254,10 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
         by_digest[match.digest] = cid
         cells.append(Cell(cid, values, match))
 
+    parts = len(cells) * math.ceil(games_per_cell / batch_size)
+    if parts > MAX_PARTS:
+        raise SpecError(f"{src}: {parts} parts ({len(cells)} cells x {math.ceil(games_per_cell / batch_size)}); "
+                        f"at most {MAX_PARTS} are allowed: raise batch_size (up to {MAX_BATCH}) or split the sweep")
     return SweepSpec(source=src, name=raw.get("name", Path(src).stem), game=game, rules=rules, seed=seed,
                      games_per_cell=games_per_cell, batch_size=batch_size, engine=engine, tables=tables,
                      setup=dict(setup), overrides=dict(overrides), data=data, grid=dict(grid), cells=cells,

@@ -154,7 +154,7 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = Non
     todo = ((cell, part) for cell in spec.cells for part in by_id[cell.id]["parts"] if part["state"] != DONE)
     in_flight: dict[Any, tuple[str, int]] = {}
     games = parts = 0
-    last_save = time.perf_counter()
+    last_save, save_gap = time.perf_counter(), SAVE_EVERY_S
     bar = _progress(before["games"], before["games_done"]) if progress else None
 
     def finish(ref) -> None:
@@ -193,9 +193,11 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = Non
                 finish(ref)
             if bar:
                 bar.refresh()
-            if time.perf_counter() - last_save >= SAVE_EVERY_S:
+            if time.perf_counter() - last_save >= save_gap:
+                t_save = time.perf_counter()
                 save_manifest(out_dir, manifest)
                 last_save = time.perf_counter()
+                save_gap = max(SAVE_EVERY_S, 20 * (last_save - t_save))   # saving stays under 5% of the driver
         manifest["state"] = "done"
     except KeyboardInterrupt:
         _stop(in_flight, finish, out_dir)

@@ -104,6 +104,7 @@ def test_examples_load():
     ({"cells": [{"colour": 1}]}, ["cells[0]", "'colour'"]),
     ({"data": {"items": "nowhere.toml"}}, ["[data] items", "no such file"]),
     ({"data": {"decks": "x.toml"}}, ["[data]", "'decks'", "items, monsters"]),
+    ({"games_per_cell": 10**8, "batch_size": 999}, ["100101 parts", "at most 100000", "raise batch_size"]),
 ])
 def test_bad_specs_are_refused_naming_file_key_and_allowed_values(changes, expected):
     with pytest.raises(SpecError) as e:
