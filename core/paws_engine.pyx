@@ -212,7 +212,7 @@ cdef void _run(Game* g, _Views v, Trace* trace, const int16_t* ideck, int n_idec
 FIGHT_KINDS = ("monster", "invasion", "raid")
 SECTION_FUNCTIONS = ("setup_game", "start_turn", "take_turn", "legal_actions", "apply_action", "loot",
                      "lootable", "claim_building", "raid", "raid_targets", "invade", "invadable", "knock_out",
-                     "fight", "turn_card_options", "attackable", "check_vp", "check_round_end")
+                     "fight", "turn_card_options", "attackable", "check_vp", "check_round_end", "play_round")
 
 
 cdef int _kept_sets_wrong(Game* g) noexcept nogil:
@@ -329,6 +329,7 @@ cdef class CoreScenario:
     cdef object _call(self, str name, tuple args):
         cdef Game* g = self.g
         cdef Fight f
+        cdef Trace trace
         cdef int k
         if name == "setup_game":
             setup_game(g, self.mdeck, self.n_mdeck, self.ideck, self.n_ideck)
@@ -374,6 +375,17 @@ cdef class CoreScenario:
             check_vp(g, args[0])
         elif name == "check_round_end":
             check_round_end(g)
+        elif name == "play_round":  # returns the round's standings row (the reference appends it to g.trace)
+            trace.cap = 64
+            trace.n = trace.failed = 0
+            trace.data = <int8_t*>malloc(trace.cap)
+            if trace.data == NULL:
+                raise MemoryError()
+            try:
+                play_round(g, &trace)
+                return [trace.data[k] for k in range(trace.n)]
+            finally:
+                free(trace.data)
         return None
 
     cdef list _actions(self, int seat, int ap):

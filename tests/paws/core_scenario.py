@@ -185,8 +185,12 @@ def check_round_end(g):
     run(g, "check_round_end")
 
 
+def play_round(g):
+    g.trace.append(run(g, "play_round"))
+
+
 TWINS = {
-    game.setup_game: setup_game, turn.start_turn: start_turn, reference_begin_turn: begin_turn,
+    game.setup_game: setup_game, game.play_round: play_round, turn.start_turn: start_turn, reference_begin_turn: begin_turn,
     turn.take_turn: take_turn, actions.legal_actions: legal_actions, actions.apply_action: apply_action,
     loot.loot: loot_, loot.lootable: lootable, loot.claim_building: claim_building, raid.raid: raid_,
     raid.raid_targets: raid_targets, invade.invade: invade_, invade.invadable: invadable,

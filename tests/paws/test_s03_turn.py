@@ -6,6 +6,7 @@ chests and forests do not count; unused AP is lost; knocked out on your own turn
 from scenario import Ask, begin_turn, item_deck, make_game, monster_deck, names, own, place, script
 
 from sim.paws.actions import END_TURN, apply_action, legal_actions
+from sim.paws.game import play_round
 from sim.paws.kinds import Action, Decision, Tile
 from sim.paws.turn import take_turn
 
@@ -103,3 +104,16 @@ def test_explorer_place_a_tile_costs_one_ap_next_to_a_tile_on_the_table():
     apply_action(g, 0, (Action.PLACE_TILE, 1, 2))
     assert g.ap == 4 and g.tile[2] == Tile.HOME and g.players[0].tiles == [1, 0, 2, 2]
     assert (Action.MOVE, 2, -1) in legal_actions(g, 0)
+
+
+def test_a_round_clockwise_from_the_first_player_skipping_players_out_of_lives():
+    """3 players, P2 goes first, P1 is out of lives: P2 then P0 take a turn (each ends it at once), P1
+    does not. The round's standings (VP per seat) are recorded; P0 owns home 1."""
+    g = make_game(players=3)
+    own(g, 0, 1)
+    place(g, 1, lives=0)
+    g.first_seat = 2
+    with script(g, Ask(2, Decision.ACTION, END_TURN), Ask(0, Decision.ACTION, END_TURN)):
+        play_round(g)
+    assert (g.round, g.turns, g.seat, g.over) == (1, 2, -1, False)
+    assert g.trace == [[1, 0, 0]]

@@ -163,3 +163,15 @@ def test_guard_buff_adds_to_the_defender_only_when_active():
         else:
             assert (g.owner[2], p.lives, p.hp, g.vp(0), g.vp(1)) == (0, 2, 10, 2, 0)
             assert beast_names(p.monsters) == ["Badger"] and q.monsters == []
+
+
+def test_teams_no_invasion_of_a_partners_home():
+    """Teams (0+2 v 1+3): P2 owns home 1. P0, P2's partner, may not invade it; P1 may."""
+    g = make_game(players=4, mode="teams")
+    own(g, 2, 1)
+    place(g, 0, pos=1)
+    place(g, 1, pos=1)
+    place(g, 2, pos=0, beasts=["Field Mouse"])
+    g.ap, g.building_fights_left = 5, 1
+    assert (Action.INVADE, -1, -1) not in legal_actions(g, 0)
+    assert (Action.INVADE, -1, -1) in legal_actions(g, 1)

@@ -92,3 +92,13 @@ def test_raider_can_be_knocked_out_by_the_raided_player():
     assert names(q.items) == ["Tailwind"] and q.hp == 10
     assert (p.lives, p.hp, p.pos) == (1, 10, 0)
     assert names(p.items) == ["Shortcut", "Log Pile", "Beaver Dam"]
+
+
+def test_teams_no_raid_on_a_partner():
+    """Teams (0+2 v 1+3): on chest 4 with P1 and partner P2, P0 may raid P1 only."""
+    g = make_game(players=4, mode="teams")
+    for seat in (0, 1, 2):
+        place(g, seat, pos=4)
+    g.ap, g.raids_left = 5, 1
+    assert raid.raid_targets(g, 0) == [1]
+    assert [a for a in legal_actions(g, 0) if a[0] == Action.RAID] == [(Action.RAID, 1, -1)]
