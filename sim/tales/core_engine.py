@@ -37,9 +37,10 @@ def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict
         equipment_deck=cards.equipment_deck())
 
 
-def _seat_list(values: np.ndarray, seats: int, type_: pa.DataType) -> pa.Array:
+def _seat_list(values: np.ndarray, seats: int, column: str) -> pa.Array:
+    """A per-seat list column; the item type comes from the record schema (too big a value is an error)."""
     offsets = np.arange(0, len(values) + 1, seats, dtype=np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, type_))
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, SCHEMA.field(column).type.value_type))
 
 
 def _strings(index: np.ndarray, names: list[str]) -> pa.Array:
@@ -59,7 +60,7 @@ def games_table(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_
     names = [c.name for c in cards.creatures]
     cols = {
         "game": pa.repeat("tales", n), "ruleset": pa.repeat(rules.ruleset, n), "mode": pa.repeat(setup.mode, n),
-        "players": pa.repeat(pa.scalar(p, pa.int8()), n),
+        "players": pa.repeat(pa.scalar(p, SCHEMA.field("players").type), n),
         "people": pa.repeat(pa.scalar(list(setup.people), pa.list_(pa.string())), n),
         "bots": pa.repeat(pa.scalar(list(setup.bots), pa.list_(pa.string())), n),
         "seed": pa.repeat(pa.scalar(master_seed, pa.uint64()), n),
@@ -74,10 +75,10 @@ def games_table(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_
                                                                     _team_people(setup, 1), ""]),
         "end_reason": _strings(out["end_reason"], list(END_REASONS)),
         "rounds": out["rounds"], "turns": out["turns"], "fights": out["fights"],
-        "weighted_losses": _seat_list(out["weighted_losses"], p, pa.int8()),
-        "destroyed": _seat_list(out["destroyed"], p, pa.int8()),
-        "survivors": _seat_list(out["survivors"], p, pa.int8()),
-        "champion_alive": _seat_list(out["champion_alive"].astype(bool), p, pa.bool_()),
+        "weighted_losses": _seat_list(out["weighted_losses"], p, "weighted_losses"),
+        "destroyed": _seat_list(out["destroyed"], p, "destroyed"),
+        "survivors": _seat_list(out["survivors"], p, "survivors"),
+        "champion_alive": _seat_list(out["champion_alive"].astype(bool), p, "champion_alive"),
     }
     for k, v in as_dict(rules).items():
         if k != "ruleset":
@@ -97,26 +98,28 @@ def cards_table(setup: TalesSetup, cards: TalesCards, master_seed: int, start: i
     # creature ids and equipment ids index one name list: equipment ids after the creatures
     n_cre = len(cards.creatures)
     names = [c.name for c in cards.creatures] + [e.name for e in cards.equipment]
-    tiers = np.array([c.tier for c in cards.creatures] + [0] * len(cards.equipment), np.int8)
+    tiers = np.array([c.tier for c in cards.creatures] + [0] * len(cards.equipment), np.int16)
     flat = np.where(creature, card, card + n_cre)
     seat_people = np.array([int(People[p.upper()]) for p in setup.people], np.int8)
     cols = {
         "seed": pa.repeat(pa.scalar(master_seed, pa.uint64()), m),
-        "game_index": pa.array(start + game.astype(np.int64)),
+        "game_index": start + game.astype(np.int64),
         "mode": pa.repeat(mode, m),
-        "seat": pa.array(seat, pa.int8()),
-        "team": pa.array(seat % 2, pa.int8()),
+        "seat": seat,
+        "team": seat % 2,
         "people": _strings(seat_people[seat], [p.name.lower() for p in People]),
-        "won": pa.array(won_team == seat % 2),
-        "draw": pa.array(won_team < 0),
+        "won": won_team == seat % 2,
+        "draw": won_team < 0,
         "kind": _strings(kind, list(CARD_KINDS)),
         "card": _strings(flat, names),
-        "tier": pa.array(tiers[flat], pa.int8()),
-        "champion": pa.array(rows["champion"].astype(bool)),
-        "survived": pa.array(rows["survived"].astype(bool)),
-        "kills": pa.array(rows["kills"], pa.int16()),
+        "tier": tiers[flat],
+        "champion": rows["champion"].astype(bool),
+        "survived": rows["survived"].astype(bool),
+        "kills": rows["kills"],
     }
-    return pa.Table.from_arrays([cols[f.name] for f in CARD_SCHEMA], schema=CARD_SCHEMA)
+    arrays = [cols[f.name] if isinstance(cols[f.name], pa.Array) else pa.array(cols[f.name], f.type)
+              for f in CARD_SCHEMA]
+    return pa.Table.from_arrays(arrays, schema=CARD_SCHEMA)
 
 
 def play_batch_core(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_seed: int, start: int,
