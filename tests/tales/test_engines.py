@@ -198,3 +198,17 @@ def test_core_refuses_inputs_beyond_its_capacity():
     inputs["rules"] = {**inputs["rules"], "army_size": 9}
     with pytest.raises(ValueError, match="beyond the core's capacity.*'army_size': 8"):
         play_batch(**inputs, want_cards=False, master_seed=1, start=0, count=1)
+
+
+def test_batches_in_parallel_threads_equal_batches_one_by_one():
+    """The core keeps no global state: batches played at once in threads (the game loop releases the
+    GIL) are the batches played one after the other."""
+    from concurrent.futures import ThreadPoolExecutor
+    m = TALES.resolve(setup={"mode": "survive-2v2", "bots": "heuristic,random,random,heuristic"}, tables=("games", "cards"))
+    ranges = [(11, 0, 300), (11, 300, 300), (12, 0, 300), (11, 150, 300)]
+    alone = [m.play_batch(seed, start, count, "core") for seed, start, count in ranges]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda r: m.play_batch(*r, "core"), ranges))
+    for a, b in zip(alone, together):
+        assert a["games"].equals(b["games"]) and a["cards"].equals(b["cards"])
+    assert alone[0]["games"].slice(150).equals(alone[3]["games"].slice(0, 150))
