@@ -215,10 +215,10 @@ SECTION_FUNCTIONS = ("setup_game", "start_turn", "take_turn", "legal_actions", "
                      "fight", "turn_card_options", "attackable", "check_vp", "check_round_end", "play_round")
 
 
-cdef int _kept_sets_wrong(Game* g) noexcept nogil:
-    """The first cell where n_owned, owned_by, bricked, barricaded(_by) disagree with owner, brick and
-    barricade (which set_owner, set_brick and set_barricade keep in step), or -1."""
-    cdef int c, s, k
+cdef str _kept_sets_wrong(Game* g):
+    """Where n_owned, owned_by, bricked and barricaded(_by), which set_owner, set_brick and
+    set_barricade keep in step with owner, brick and barricade, disagree with them; None if nowhere."""
+    cdef int c, s
     cdef int count[MAXP]
     for s in range(MAXP):
         count[s] = 0
@@ -227,21 +227,18 @@ cdef int _kept_sets_wrong(Game* g) noexcept nogil:
             count[g.owner[c]] += 1
         for s in range(-1, MAXP):
             if cells_has(&g.owned_by[s + 1], c) != (g.owner[c] == s):
-                return c
+                return f"owned_by[{s + 1}] at cell {c}"
         if cells_has(&g.bricked, c) != (g.brick[c] != NOBODY):
-            return c
+            return f"bricked at cell {c}"
         if cells_has(&g.barricaded, c) != (g.barricade[c] != NOBODY):
-            return c
+            return f"barricaded at cell {c}"
         for s in range(MAXP):
             if cells_has(&g.barricaded_by[s], c) != (g.barricade[c] == s):
-                return c
+                return f"barricaded_by[{s}] at cell {c}"
     for s in range(MAXP):
         if count[s] != g.n_owned[s]:
-            for c in range(g.ncells):
-                if g.owner[c] == s:
-                    return c
-            return 0
-    return -1
+            return f"n_owned[{s}] = {g.n_owned[s]}, owner[] says {count[s]}"
+    return None
 
 
 cdef class CoreScenario:
@@ -315,8 +312,8 @@ cdef class CoreScenario:
         if g.error and not s.failed:
             raise RuntimeError(f"{name}: a decision had more options than the core's capacity")
         bad = _kept_sets_wrong(g)
-        if bad >= 0:
-            raise AssertionError(f"{name}: the core's owner/brick/barricade counts and sets are wrong at cell {bad}")
+        if bad is not None:
+            raise AssertionError(f"{name}: the core's kept owner/brick/barricade sets are wrong: {bad}")
         self._store(game)
         seen = {i: [tuple(s.seen[k]) for k in range(s.seen_at[i], s.seen_at[i] + s.seen_n[i])]
                 for i in range(s.used) if s.seen_at[i] >= 0}
