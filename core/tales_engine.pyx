@@ -92,6 +92,7 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
             ("first_side", np.int8), ("winner_team", np.int8), ("end_reason", np.int8), ("rounds", np.int16),
             ("turns", np.int32), ("fights", np.int32))}
         cols["errors"] = np.zeros(count, np.int8)
+        cols["rng_state"] = np.empty(count, np.uint64)   # the generator after the game: tests compare draws
         for name in ("weighted_losses", "destroyed", "survivors", "champion_alive", "champion"):
             cols[name] = np.empty(count * players, np.int16)
         rows.cap = 1 << 12
@@ -164,12 +165,14 @@ cdef class _Views:
     cdef int16_t[::1] rounds
     cdef int32_t[::1] turns, fights
     cdef int16_t[::1] losses, destroyed, survivors, champion_alive, champion
+    cdef uint64_t[::1] rng_state
 
     def __init__(self, dict c):
         self.first_side, self.winner_team, self.end_reason = c["first_side"], c["winner_team"], c["end_reason"]
         self.errors, self.rounds, self.turns, self.fights = c["errors"], c["rounds"], c["turns"], c["fights"]
         self.losses, self.destroyed, self.survivors = c["weighted_losses"], c["destroyed"], c["survivors"]
         self.champion_alive, self.champion = c["champion_alive"], c["champion"]
+        self.rng_state = c["rng_state"]
 
 
 cdef void card_rows(Game* g, CardRows* rows, int game) noexcept nogil:
@@ -203,6 +206,7 @@ cdef void _run(Game* g, _Views v, CardRows* rows, uint64_t master_seed, int64_t 
     cdef int32_t[::1] turns = v.turns, fights = v.fights
     cdef int16_t[::1] losses = v.losses, destroyed = v.destroyed, survivors = v.survivors
     cdef int16_t[::1] champion_alive = v.champion_alive, champion = v.champion
+    cdef uint64_t[::1] rng_state = v.rng_state
     cdef Seat* st
     with nogil:
         for i in range(count):
@@ -215,6 +219,7 @@ cdef void _run(Game* g, _Views v, CardRows* rows, uint64_t master_seed, int64_t 
             turns[i] = g.turns
             fights[i] = g.fights
             errors[i] = g.error
+            rng_state[i] = g.rng.state
             for s in range(n):
                 st = &g.seats[s]
                 losses[i * n + s] = st.losses

@@ -12,8 +12,9 @@ import pytest
 from sim.games import get
 from sim.tales.cards import CREATURES_FILE, EQUIPMENT_FILE
 from sim.tales.core_engine import core_inputs
+from sim.tales.game import card_rows, new_game, record, run
 from sim.tales.kinds import END_REASONS
-from sim.tales.record import CARD_SCHEMA, SCHEMA
+from sim.tales.record import CARD_SCHEMA, SCHEMA, cards_table, to_table
 
 TALES = get("tales")
 
@@ -83,20 +84,45 @@ def match(cfg, rolled_cards):
                          tables=("games", "cards"))
 
 
+def reference(m, seed, start, count):
+    """The reference engine's games and card tables (as its play_batch builds them) and, per game, its
+    generator's state after the game."""
+    records, rows, states = [], [], []
+    for i in range(start, start + count):
+        g = new_game(m.setup, m.rules, m.data, seed, i)
+        run(g)
+        records.append(record(g, seed, i))
+        rows.extend(card_rows(g, seed, i))
+        states.append(g.rng.state)
+    return to_table(records), cards_table(rows), states
+
+
+def core_states(m, seed, start, count) -> list[int]:
+    from core.tales_engine import play_batch
+    out = play_batch(**core_inputs(m.setup, m.rules, m.data), want_cards=False, master_seed=seed, start=start,
+                     count=count)
+    return out["rng_state"].tolist()
+
+
 def assert_same(cfg, rolled_cards, seed, start, count):
+    """Same records, same card rows, and the same number of draws in every game (the generators end in
+    the same state, so no die or random pick was rolled on one side only)."""
     m = match(cfg, rolled_cards)
     core = m.play_batch(seed, start, count, "core")
-    ref = m.play_batch(seed, start, count, "reference")
+    ref_games, ref_cards, ref_states = reference(m, seed, start, count)
     assert core["games"].schema == SCHEMA and core["cards"].schema == CARD_SCHEMA
-    for a, b in zip(core["games"].to_pylist(), ref["games"].to_pylist()):
+    for a, b in zip(core["games"].to_pylist(), ref_games.to_pylist()):
         if a != b:
             diff = {k: (a[k], b[k]) for k in a if a[k] != b[k]}
             pytest.fail(f"{cfg[0]} seed {seed} game {a['game_index']}: core != reference on {diff}")
-    assert core["games"].num_rows == ref["games"].num_rows == count
-    if not core["cards"].equals(ref["cards"]):
-        for a, b in zip(core["cards"].to_pylist(), ref["cards"].to_pylist()):
+    assert core["games"].num_rows == ref_games.num_rows == count
+    if not core["cards"].equals(ref_cards):
+        for a, b in zip(core["cards"].to_pylist(), ref_cards.to_pylist()):
             assert a == b, f"{cfg[0]} seed {seed}: card rows differ"
-        pytest.fail(f"{cfg[0]} seed {seed}: {core['cards'].num_rows} core card rows, {ref['cards'].num_rows} reference")
+        pytest.fail(f"{cfg[0]} seed {seed}: {core['cards'].num_rows} core card rows, {ref_cards.num_rows} reference")
+    states = core_states(m, seed, start, count)
+    drift = [start + k for k in range(count) if states[k] != ref_states[k]]
+    assert not drift, f"{cfg[0]} seed {seed}: the engines drew a different number of random numbers in games {drift[:5]}"
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
