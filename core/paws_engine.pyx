@@ -288,7 +288,8 @@ cdef class CoreScenario:
 
         script: (kind, x, y, a, b, c) per entry, kind S_DIE (x: value), S_PICK (x: n, y: result) or
         S_ASK (x: seat, y: decision kind, (a, b, c): the option). The report says how many entries were
-        used, the options of each decision asked, and the first draw or decision that did not match.
+        used, the options of each decision asked, the first draw or decision that did not match, and
+        each seat's VP as the core counts it.
         """
         cdef Game* g = self.g
         cdef Script* s = self.script
@@ -321,7 +322,7 @@ cdef class CoreScenario:
         if s.failed:
             failed = dict(kind=s.failed - 1, x=s.failed_x, y=s.failed_y, options=None if s.failed_n_seen < 0 else
                           [tuple(s.seen[k]) for k in range(s.failed_seen, s.failed_seen + s.failed_n_seen)])
-        return result, dict(used=s.used, seen=seen, failed=failed)
+        return result, dict(used=s.used, seen=seen, failed=failed, vp=[vp(g, i) for i in range(g.n)])
 
     cdef object _call(self, str name, tuple args):
         cdef Game* g = self.g

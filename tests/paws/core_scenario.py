@@ -104,6 +104,8 @@ def run(g: Game, name: str, *args):
         s.used.append(e)
     if report["failed"] is not None:
         raise ScriptError(failure(report, list(s.queue), s.used))
+    # the tests count VP with g.vp on the mirrored state: the core must count the same
+    assert report["vp"] == [g.vp(seat) for seat in range(g.n)], f"{name}: the core's VP {report['vp']}"
     return result
 
 
