@@ -58,7 +58,8 @@ CONFIGS = [  # (id, setup values, overrides, rolled card files)
     ("standard-mixed-rolled", {"mode": "standard", "bots": "random,heuristic:caution=0:kill_bonus=40"}, {}, True),
     ("2v2", {"mode": "2v2"}, {}, False),
     ("2v2-mixed", {"mode": "2v2", "people": "animalis,schatten,schatten,animalis",
-                   "bots": "heuristic:aggression=0,random,heuristic:champion_guard=0,heuristic:swap_min_useless=0"},
+                   "bots": "heuristic:aggression=0:potion_eagerness=0,random,heuristic:champion_guard=0,"
+                           "heuristic:swap_min_useless=0"},
      {"team_attackers": 3}, False),
     ("2v2-random-rolled", {"mode": "2v2", "bots": "random"}, {"hands": 4}, True),
     ("survive", {"mode": "survive"}, {}, False),
