@@ -19,22 +19,51 @@ import time
 from pathlib import Path
 
 
-def _single_core(spec_path: str, sample: int) -> float:
-    """Games/s of the engine on one core over the first ``sample`` games of every cell (Arrow records included)."""
+def _single_core(spec_path: str, sample: int) -> tuple[float, float]:
+    """(games per second, games per CPU second) of the engine on one core over the first ``sample`` games of
+    every cell, Arrow records included."""
     from cluster.spec import load_spec
     spec = load_spec(spec_path)
     for cell in spec.cells:                  # warm up: imports, card data, core inputs
         cell.match.play_batch(spec.seed, 0, 10, spec.engine)
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     for cell in spec.cells:
         cell.match.play_batch(spec.seed, 0, min(sample, spec.games_per_cell), spec.engine)
-    return len(spec.cells) * min(sample, spec.games_per_cell) / (time.perf_counter() - t)
+    games = len(spec.cells) * min(sample, spec.games_per_cell)
+    return games / (time.perf_counter() - t), games / (time.process_time() - cpu)
 
 
-def single_core_rate(spec_path: str, sample: int) -> float:
+def single_core_rate(spec_path: str, sample: int) -> tuple[float, float]:
     """:func:`_single_core` in a fresh process, so the driver's own memory is not touched by it."""
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         return pool.apply(_single_core, (spec_path, sample))
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def descendants_cpu() -> dict[int, tuple[str, float]]:
+    """CPU seconds (user + system) of every process below this one, by pid, with its command (from /proc)."""
+    parent, cpu, name = {}, {}, {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            stat = (d / "stat").read_text()
+            cmd = (d / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        pid = int(d.name)
+        parent[pid], cpu[pid], name[pid] = int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK, cmd
+    me, out = os.getpid(), {}
+    for pid in cpu:
+        p = parent.get(pid)
+        while p and p != me:
+            p = parent.get(p)
+        if p == me:
+            out[pid] = (name[pid], cpu[pid])
+    return out
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -52,12 +81,17 @@ def main(argv: list[str] | None = None) -> dict:
     spec = load_spec(args.spec)
     workers = args.workers or os.cpu_count() or 1
     load_before = os.getloadavg()
-    before = single_core_rate(args.spec, args.sample)
+    before, before_cpu = single_core_rate(args.spec, args.sample)
     rss_start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    s = run_sweep(spec, args.out, workers=workers, progress=False)
+    seen: dict[int, tuple[str, float]] = {}   # CPU seconds of Ray's processes, sampled as each part finishes
+    driver_cpu = time.process_time()
+    s = run_sweep(spec, args.out, workers=workers, progress=False, on_part=lambda c, b: seen.update(descendants_cpu()))
+    driver_cpu = time.process_time() - driver_cpu
     rss_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    after = single_core_rate(args.spec, args.sample)
-    one = (before + after) / 2
+    after, after_cpu = single_core_rate(args.spec, args.sample)
+    one, one_cpu = (before + after) / 2, (before_cpu + after_cpu) / 2
+    worker_cpu = sum(c for n, c in seen.values() if n.startswith("ray::"))
+    ray_cpu = sum(c for n, c in seen.values() if not n.startswith("ray::"))
     report = {
         "spec": args.spec, "spec_digest": spec.digest, "code_version": code_version(), "machine": platform.node(),
         "cpus": os.cpu_count(), "workers": workers, "load_avg_1m_before": round(load_before[0], 2),
@@ -69,6 +103,11 @@ def main(argv: list[str] | None = None) -> dict:
         "efficiency_end_to_end": round(s.games_per_s / (workers * one), 3),
         "efficiency_playing": round(s.games / s.play_s / (workers * one), 3),
         "driver_peak_rss_mib": round(rss_peak / 1024, 1), "driver_rss_before_sweep_mib": round(rss_start / 1024, 1),
+        # CPU accounting: what the sweep costs whatever else runs on the machine
+        "single_core_games_per_cpu_s": round(one_cpu),
+        "worker_cpu_s": round(worker_cpu, 1), "ray_services_cpu_s": round(ray_cpu, 1), "driver_cpu_s": round(driver_cpu, 1),
+        "worker_cpu_share_of_wall": round(worker_cpu / (workers * s.play_s), 3),
+        "efficiency_per_worker_cpu_s": round(s.games / worker_cpu / one_cpu, 3) if worker_cpu else None,
     }
     out = Path(args.report)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -19,16 +19,25 @@ FAST_DEATH = {"health_check_initial_delay_ms": 0, "health_check_period_ms": 500,
 
 @pytest.fixture(scope="module")
 def cluster():
+    import os
+
     import ray
     from ray.cluster_utils import Cluster
+    # token auth on every node and the driver, as `ray start` clusters use it (the driver sets it by default)
+    saved = os.environ.get("RAY_AUTH_MODE")
+    os.environ["RAY_AUTH_MODE"] = "token"
     c = Cluster(initialize_head=True,
                 head_node_args={"num_cpus": 0, "include_dashboard": False, "_system_config": FAST_DEATH, **SMALL})
     c.add_node(num_cpus=1, **SMALL)
     c.add_node(num_cpus=1, **SMALL)
-    ray.init(address=c.address, logging_level="ERROR")
+    c.wait_for_nodes()
     yield c
     ray.shutdown()
     c.shutdown()
+    if saved is None:
+        os.environ.pop("RAY_AUTH_MODE", None)
+    else:
+        os.environ["RAY_AUTH_MODE"] = saved
 
 
 def test_a_node_dies_mid_sweep_and_each_cell_game_index_is_still_there_exactly_once(cluster, tmp_path):
@@ -39,12 +48,15 @@ def test_a_node_dies_mid_sweep_and_each_cell_game_index_is_still_there_exactly_o
     def lose_a_node(cell, batch):
         # after the first part (two equal 2-player parts started together): the node that finished has
         # already started its queued task and the other is mid-task, so either node dies with a task running
-        if not removed:
-            node = next(iter(cluster.worker_nodes))
+        if not removed:    # not the node the driver joined through (on one machine Ray may pick any)
+            import ray
+            driver_node = ray.get_runtime_context().get_node_id()
+            node = next(n for n in cluster.worker_nodes if n.node_id != driver_node)
             cluster.remove_node(node, allow_graceful=False)
             removed.append(node)
 
-    summary = run_sweep(spec, out, progress=False, on_part=lose_a_node)
+    # the driver joins the cluster as `playtest sweep --address` does
+    summary = run_sweep(spec, out, address=cluster.address, progress=False, on_part=lose_a_node)
     assert removed and len(cluster.worker_nodes) == 1
     assert (summary.parts, summary.games, summary.games_done) == (20, 60_000, 60_000)   # each part counted once
     n, distinct = duckdb.sql(f"SELECT count(*), count(DISTINCT (cell, game_index)) "
