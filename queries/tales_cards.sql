@@ -44,7 +44,8 @@ SELECT p.ruleset, p.mode, p.people, p.bot, kind, card, tier, present, seat_games
        survived / present AS survived_share,
        wilson_low(survived, present) AS survived_ci95_low, wilson_high(survived, present) AS survived_ci95_high,
        kills_per_game,
-       greatest(0.0, kills_per_game - 1.959963984540054 * kills_sd / sqrt(present)) AS kills_ci95_low,
+       CASE WHEN present > 1 THEN greatest(0.0, kills_per_game - 1.959963984540054 * kills_sd / sqrt(present))
+            END AS kills_ci95_low,
        kills_per_game + 1.959963984540054 * kills_sd / sqrt(present) AS kills_ci95_high
 FROM present p
 JOIN people_totals t ON p.ruleset = t.ruleset AND p.mode = t.mode AND p.people = t.people AND p.bot = t.bot
