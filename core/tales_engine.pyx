@@ -59,6 +59,11 @@ include "tales/heuristic.pxi"
 include "tales/game.pxi"
 
 
+# the fields of the Rules and Weights structs (core/tales_types.pxd): sim.tales.core_engine refuses a rule
+# parameter or bot weight the core does not know rather than let it be ignored
+RULE_FIELDS = ("game_rounds", "survive", "max_rounds", "army_size", "first_draw", "first_place", "equipment_draw",
+               "swap_cost", "swap_gain", "hands", "points_budget", "max_equip_actions", "potions_per_fight",
+               "team_attackers", "loss_normal", "loss_elite", "elite_min_tier", "champion_death_ends")
 WEIGHT_FIELDS = ("aggression", "caution", "kill_bonus", "champion_guard", "swap_min_useless", "potion_eagerness")
 LIMITS = {"seats": MAXSEATS, "army_size": MAXARMY, "hands": MAXHANDS, "creatures_per_people": MAXPEOPLE,
           "creatures": MAXCRE, "equipment_cards": MAXEQ, "equipment_copies": MAXEQDECK}

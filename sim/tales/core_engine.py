@@ -20,14 +20,28 @@ class CoreError(RuntimeError):
     """The core could not play a game (an option list overflowed its fixed capacity)."""
 
 
+def _known(what: str, names, core_names) -> None:
+    unknown = sorted(set(names) - set(core_names))
+    if unknown:
+        raise CoreError(f"the Tales are Real core does not know the {what} {', '.join(unknown)}; "
+                        f"use --engine reference (engine='reference') until core/tales_types.pxd has them")
+
+
 def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict:
     """Everything the core needs, as plain ints and lists (after validation by the frozen objects)."""
+    from core.tales_engine import RULE_FIELDS, WEIGHT_FIELDS
     bots = []
     for spec in setup.bots:
         bot = parse_bot(spec)
-        bots.append((1, as_dict(bot.w)) if isinstance(bot, HeuristicBot) else (0, {}))
+        if isinstance(bot, HeuristicBot):
+            _known("bot weight(s)", as_dict(bot.w), WEIGHT_FIELDS)
+            bots.append((1, as_dict(bot.w)))
+        else:
+            bots.append((0, {}))
+    values = {k: int(v) for k, v in as_dict(rules).items() if k != "ruleset"}
+    _known("rule parameter(s)", values, RULE_FIELDS)
     return dict(
-        rules={k: int(v) for k, v in as_dict(rules).items() if k != "ruleset"},
+        rules=values,
         players=setup.seats, people=[int(People[p.upper()]) for p in setup.people], bots=bots,
         creatures=[(int(c.people), c.damage, c.life, c.people_chance, c.tier, int(c.ability), c.ability_chance,
                     c.ability_amount, c.points) for c in cards.creatures],

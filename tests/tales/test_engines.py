@@ -239,3 +239,20 @@ def test_batches_in_parallel_threads_equal_batches_one_by_one():
     for a, b in zip(alone, together):
         assert a["games"].equals(b["games"]) and a["cards"].equals(b["cards"])
     assert alone[0]["games"].slice(150).equals(alone[3]["games"].slice(0, 150))
+
+
+def test_core_knows_every_rule_parameter_and_bot_weight():
+    """A parameter the core lacked would be silently ignored by the struct conversion: core_inputs refuses it."""
+    import dataclasses
+
+    from core.tales_engine import RULE_FIELDS, WEIGHT_FIELDS
+    from sim.params import fields, param
+    from sim.tales.bots.heuristic import HeuristicWeights
+    from sim.tales.core_engine import CoreError
+    from sim.tales.rules import TalesRules
+    assert set(RULE_FIELDS) == {f.name for f in fields(TalesRules)} - {"ruleset"}
+    assert set(WEIGHT_FIELDS) == {f.name for f in fields(HeuristicWeights)}
+    m = TALES.resolve(setup={"mode": "standard"})
+    Newer = dataclasses.make_dataclass("Newer", [("reshuffle", int, param(1, "a rule the core lacks"))], bases=(TalesRules,), frozen=True)
+    with pytest.raises(CoreError, match="does not know the rule parameter.s. reshuffle; use --engine reference"):
+        core_inputs(m.setup, Newer(), m.data)
