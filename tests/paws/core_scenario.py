@@ -6,7 +6,9 @@ of the same name through ``core.paws_engine.CoreScenario``. The twin loads the w
 ``Game`` into the core, hands it the entries still queued in ``g.script`` (dice, picks and decisions,
 core/paws/script.pxi), and writes the state and the script's consumption back into the same objects, so
 each test body and its assertions stay as they are. A draw or decision the script does not expect fails
-with the harness's ScriptError. Anything without a twin (Game methods such as ``g.vp``, Python-only
+with the harness's ScriptError. After every call the core's own VP count must equal ``g.vp`` on the
+mirrored state, and its kept owner/brick/barricade sets must agree with the arrays (checked in the
+bridge). Anything without a twin (Game methods such as ``g.buff`` or ``g.neighbours``, Python-only
 helpers such as ``barricade_cells``) still runs on the reference engine, on the mirrored state.
 """
 
