@@ -175,3 +175,24 @@ def test_teams_no_invasion_of_a_partners_home():
     g.ap, g.building_fights_left = 5, 1
     assert (Action.INVADE, -1, -1) not in legal_actions(g, 0)
     assert (Action.INVADE, -1, -1) in legal_actions(g, 1)
+
+
+def test_owner_losing_a_hand_size_monster_discards_down_at_once():
+    """P1 owns home 2 with Old Owl (active: hand limit 6) and holds 6 cards; P0 owns home 1 (1 VP each:
+    the +1 applies). The owl is P1's only monster: it defends without a choice being asked.
+    roll 1 P0: 6+6 = 12 vs 1+1 +1 = 3 -> 9 damage, the owl (4 HP) is beaten. P0 takes home 2 and the
+    owl; P1's limit is back to 5, so P1 discards one card straight away (§10)."""
+    six = ["Tailwind", "Shortcut", "Scavenge", "Pack Rat", "Log Pile", "Beaver Dam"]
+    g = make_game()
+    own(g, 0, 1)
+    own(g, 1, 2)
+    place(g, 0, pos=2)
+    place(g, 1, pos=0, hand=six, beasts=["Old Owl"], active=[True])
+    g.building_fights_left = 1
+    with script(g, [6, 6, 1, 1], [1, 1, 1, 1], Ask(1, Decision.DISCARD, item("Log Pile"))):
+        invade.invade(g, 0)
+    p, q = g.players
+    assert (g.owner[2], g.vp(0), g.vp(1)) == (0, 2, 0)
+    assert beast_names(p.monsters) == ["Old Owl"] and q.monsters == []
+    assert names(q.items) == ["Tailwind", "Shortcut", "Scavenge", "Pack Rat", "Beaver Dam"]
+    assert names(g.item_discard) == ["Log Pile"]

@@ -276,3 +276,22 @@ def test_revenge_strike_hurts_the_attacker_too_and_both_can_be_knocked_out():
     assert names(p0.items) == ["Pack Rat", "Log Pile", "Beaver Dam"]
     assert names(g.item_discard) == ["Revenge Strike"]
     assert (g.vp(0), g.vp(1), g.over) == (0, 0, False)
+
+
+def test_escape_rope_ends_a_raid_for_the_raider_without_protection():
+    """P0 raids P1 on chest 4 holding Escape Rope (In Combat, escape; unlike Smoke Bomb no protection).
+    roll 1: P0 passes; 3+3 = 6 vs 2+2 +1 = 5 -> P1 10 -> 9 (P1's hand is empty: no grab).
+    roll 2 (P1 attacks; P1 has no card, P0 is asked): P0 runs to forest 5. The raid ends there, and
+    P1 may aim at P0 at once."""
+    g = make_game()
+    place(g, 0, pos=4, hand=["Escape Rope"])
+    place(g, 1, pos=4)
+    g.raids_left = 1
+    rope = [PASS] + [(0, c) for c in (12, 13, 14, 5, 0, 3)]
+    with script(g, Ask(0, Decision.COMBAT_CARD, PASS, options=rope), [3, 3, 1, 1], [2, 2, 1, 1],
+                Ask(0, Decision.COMBAT_CARD, (0, 5), options=rope)):
+        raid.raid(g, 0, 1)
+    p0, p1 = g.players
+    assert (p0.pos, p0.protected, p0.hp, p1.hp) == (5, False, 10, 9)
+    assert names(g.item_discard) == ["Escape Rope"] and g.raids == 1
+    assert attackable(g, 1, 0)
