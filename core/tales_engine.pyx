@@ -65,6 +65,21 @@ RULE_FIELDS = ("game_rounds", "survive", "max_rounds", "army_size", "first_draw"
                "swap_cost", "swap_gain", "hands", "points_budget", "max_equip_actions", "potions_per_fight",
                "team_attackers", "loss_normal", "loss_elite", "elite_min_tier", "champion_death_ends")
 WEIGHT_FIELDS = ("aggression", "caution", "kill_bonus", "champion_guard", "swap_min_useless", "potion_eagerness")
+# the C enumerations (core/tales_types.pxd) by the names of their twins in sim/tales/kinds.py
+KINDS = {
+    "People": {"ANIMALIS": P_ANIMALIS, "SCHATTEN": P_SCHATTEN},
+    "Ability": {"NONE": AB_NONE, "FIRST_STRIKE": AB_FIRST_STRIKE, "DEATH_BLOW": AB_DEATH_BLOW,
+                "AREA_DAMAGE": AB_AREA_DAMAGE, "PROVOKE": AB_PROVOKE, "ARMOR": AB_ARMOR, "EVADE": AB_EVADE},
+    "Kind": {"MELEE": K_MELEE, "RANGED": K_RANGED, "SHIELD": K_SHIELD, "POTION": K_POTION},
+    "Hand": {"NONE": H_NONE, "MAIN": H_MAIN, "OFF": H_OFF, "BOTH": H_BOTH},
+    "Effect": {"NONE": E_NONE, "HEAL": E_HEAL, "STRENGTH": E_STRENGTH, "ARMOR": E_ARMOR,
+               "FIRST_STRIKE": E_FIRST_STRIKE},
+    "Decision": {"CHAMPION": D_CHAMPION, "RETURN": D_RETURN, "EQUIP": D_EQUIP, "DISCARD": D_DISCARD,
+                 "ATTACKER": D_ATTACKER, "DEFENDER": D_DEFENDER, "PROVOKE": D_PROVOKE, "POTION": D_POTION},
+    "Act": {"PASS": ACT_PASS, "SWAP": ACT_SWAP, "EQUIP": ACT_EQUIP, "UNEQUIP": ACT_UNEQUIP},
+}
+END_REASONS = {R_CHAMPION_KILLED: "champion_killed", R_LOSSES: "losses", R_DRAW: "draw",
+               R_LAST_STANDING: "last_standing"}
 LIMITS = {"seats": MAXSEATS, "army_size": MAXARMY, "hands": MAXHANDS, "creatures_per_people": MAXPEOPLE,
           "creatures": MAXCRE, "equipment_cards": MAXEQ, "equipment_copies": MAXEQDECK}
 CARD_ROW_DTYPE = np.dtype([("game", np.int32), ("card", np.int16), ("kills", np.int16), ("seat", np.int8),

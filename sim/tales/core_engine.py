@@ -14,6 +14,11 @@ from sim.tales.record import CARD_SCHEMA, SCHEMA
 from sim.tales.rules import TalesRules, TalesSetup
 
 CARD_KINDS = ("creature", "equipment")
+# the card fields the core plays with, in the order of its CreatureSpec / EquipSpec structs
+# (the others, id, name, copies, source and text, are resolved before the core)
+CREATURE_FIELDS = ("people", "damage", "life", "people_chance", "tier", "ability", "ability_chance", "ability_amount",
+                   "points")
+EQUIPMENT_FIELDS = ("kind", "hand", "damage", "life", "block", "armor", "effect", "amount", "duration", "points")
 
 
 class CoreError(RuntimeError):
@@ -43,10 +48,8 @@ def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict
     return dict(
         rules=values,
         players=setup.seats, people=[int(People[p.upper()]) for p in setup.people], bots=bots,
-        creatures=[(int(c.people), c.damage, c.life, c.people_chance, c.tier, int(c.ability), c.ability_chance,
-                    c.ability_amount, c.points) for c in cards.creatures],
-        equipment=[(int(e.kind), int(e.hand), e.damage, e.life, e.block, e.armor, int(e.effect), e.amount,
-                    e.duration, e.points) for e in cards.equipment],
+        creatures=[tuple(int(getattr(c, f)) for f in CREATURE_FIELDS) for c in cards.creatures],
+        equipment=[tuple(int(getattr(e, f)) for f in EQUIPMENT_FIELDS) for e in cards.equipment],
         champions=[cards.champions(p) for p in People], people_decks=[cards.creature_deck(p) for p in People],
         equipment_deck=cards.equipment_deck())
 

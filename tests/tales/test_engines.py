@@ -256,3 +256,21 @@ def test_core_knows_every_rule_parameter_and_bot_weight():
     Newer = dataclasses.make_dataclass("Newer", [("reshuffle", int, param(1, "a rule the core lacks"))], bases=(TalesRules,), frozen=True)
     with pytest.raises(CoreError, match="does not know the rule parameter.s. reshuffle; use --engine reference"):
         core_inputs(m.setup, Newer(), m.data)
+
+
+def test_core_enumerations_are_the_reference_kinds():
+    from core.tales_engine import END_REASONS as CORE_END_REASONS, KINDS
+    from sim.tales import kinds
+    for name, values in KINDS.items():
+        assert values == {m.name: int(m) for m in getattr(kinds, name)}, name
+    assert [CORE_END_REASONS[k] for k in sorted(CORE_END_REASONS)] == list(END_REASONS)
+
+
+def test_core_gets_every_card_field_that_plays():
+    import dataclasses
+
+    from sim.tales.cards import Creature, Equipment
+    from sim.tales.core_engine import CREATURE_FIELDS, EQUIPMENT_FIELDS
+    not_played = {"id", "name", "source", "text"}
+    assert {f.name for f in dataclasses.fields(Creature)} - not_played == set(CREATURE_FIELDS)
+    assert {f.name for f in dataclasses.fields(Equipment)} - not_played - {"copies"} == set(EQUIPMENT_FIELDS)
