@@ -295,3 +295,18 @@ def test_escape_rope_ends_a_raid_for_the_raider_without_protection():
     assert (p0.pos, p0.protected, p0.hp, p1.hp) == (5, False, 10, 9)
     assert names(g.item_discard) == ["Escape Rope"] and g.raids == 1
     assert attackable(g, 1, 0)
+
+
+def test_card_block_cancels_a_snare_then_a_poison_dart_hits():
+    """P1 holds one Card Block: P0's Snare is cancelled (no AP lost, the block is gone), so P0's Poison
+    Dart then hits (1 now, 2 ticks to come)."""
+    g = make_game()
+    place(g, 0, pos=0, hand=["Snare", "Poison Dart"])
+    place(g, 1, pos=1, hand=["Card Block"])
+    g.ap = 5
+    apply_action(g, 0, (Action.PLAY_ITEM, 0, 1))
+    p1 = g.players[1]
+    assert (p1.snared, p1.items) == ([0, 0], [])
+    apply_action(g, 0, (Action.PLAY_ITEM, 0, 1))
+    assert (p1.hp, p1.poison_ticks, p1.poisoner) == (9, 2, 0)
+    assert names(g.item_discard) == ["Snare", "Card Block", "Poison Dart"]

@@ -160,3 +160,16 @@ def test_no_round_limit_by_default():
     g.round = 20
     winning.check_round_end(g)
     assert not g.over
+
+
+def test_safety_cap_a_game_with_no_winner_by_max_rounds_is_stalled():
+    """Not a rulebook rule: our cap (rules.py max_rounds, 100). Round 99 ends with nothing; round 100
+    ends the game as stalled, with no winner even for the VP leader."""
+    g = make_game()
+    own(g, 0, 1)
+    g.round = 99
+    winning.check_round_end(g)
+    assert not g.over
+    g.round = 100
+    winning.check_round_end(g)
+    assert (g.over, g.winner_seat, g.winner_team, g.end_reason) == (True, NOBODY, NOBODY, "stalled")
