@@ -8,6 +8,8 @@ saves the manifest and leaves only finished parts visible; ``resume=True`` plays
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import time
 from dataclasses import dataclass
@@ -22,6 +24,7 @@ from cluster.version import code_version, core_digest
 TASK_RETRIES = 5               # retries of a part whose worker or node died
 SAVE_EVERY_S = 1.0             # the manifest is rewritten at most this often while parts finish
 OBJECT_STORE_BYTES = 256 * 2**20   # tasks return four numbers: the object store holds only the Matches
+LOCK = ".sweep.lock"           # held (flock) by the driver running a sweep in DIR
 
 
 class SweepError(RuntimeError):
@@ -60,7 +63,7 @@ def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool, code: str, core: s
     """Check ``out_dir`` against the spec and return the manifest to work from (new or resumed)."""
     manifest = load_manifest(out_dir)
     if manifest is None:
-        if out_dir.exists() and any(out_dir.iterdir()):
+        if out_dir.exists() and any(p.name != LOCK for p in out_dir.iterdir()):
             raise SweepError(f"{out_dir}: not empty and holds no sweep manifest; choose a new or empty --out")
         return new_manifest(spec, code, core)
     if manifest["spec_digest"] != spec.digest:
@@ -132,6 +135,32 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = Non
     out_dir = Path(out_dir)
     if workers is not None and workers < 1:
         raise SweepError(f"--workers = {workers}: expected at least 1")
+    created = not out_dir.exists()
+    with _driver_lock(out_dir, created):
+        return _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0)
+
+
+@contextlib.contextmanager
+def _driver_lock(out_dir: Path, created: bool):
+    """One driver per results directory (a killed driver's lock goes with it); a refused start leaves no trace."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lock = out_dir / LOCK
+    with open(lock, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SweepError(f"{out_dir}: another driver is running a sweep here; let it finish or stop it "
+                             "(its Ctrl-C saves the manifest), then --resume") from None
+        try:
+            yield
+        finally:
+            if created and not (out_dir / "manifest.json").exists():
+                lock.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):
+                    out_dir.rmdir()
+
+
+def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0) -> SweepSummary:
     code, core = code_version(), core_digest()       # once per run: the tree may change while it runs
     manifest = prepare_dir(spec, out_dir, resume, code, core)
     try:       # before anything is written: a cluster that cannot be joined leaves DIR as it was

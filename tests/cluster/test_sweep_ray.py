@@ -129,6 +129,11 @@ def test_a_dir_holding_a_sweep_is_refused_unless_resuming_the_same_spec(two_work
     other = parse_spec({**SPEC, "seed": 12}, source="other.toml")
     with pytest.raises(SweepError, match="holds a different sweep .*small.*other.toml has digest"):
         run_sweep(other, out, resume=True, progress=False)
+    import fcntl
+    with open(out / ".sweep.lock", "a") as held:              # a driver running this sweep right now
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(SweepError, match="another driver is running a sweep here"):
+            run_sweep(spec, out, resume=True, progress=False)
     (tmp_path / "stuff.txt").write_text("x")
     with pytest.raises(SweepError, match="not empty and holds no sweep manifest"):
         run_sweep(spec, tmp_path, progress=False)
