@@ -146,6 +146,8 @@ ctypedef struct Pos:
     int seat
     int slot
 
+# One commander. The graveyards of the reference's Seat are not kept: nothing in the records reads them
+# (losses and destroyed count what goes there).
 ctypedef struct Seat:
     int team                      # seat % 2
     int pairing                   # seat // 2: its equipment deck

@@ -12,7 +12,8 @@ cdef int who_begins(Game* g) noexcept nogil:
 
 
 cdef void remove_destroyed(Game* g) noexcept nogil:
-    """The doomed go to the graveyard with their gear; losses are counted; a fallen Champion noted."""
+    """The doomed leave the field with their gear (to the graveyard, which the core does not keep);
+    losses are counted; a fallen Champion noted."""
     cdef int s, k, c
     cdef Seat* st
     for s in range(g.n):
