@@ -7,6 +7,7 @@ people counts are the tales_people query's. The rule change: a destroyed Champio
 """
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -16,7 +17,7 @@ from sim.cli import app
 from sim.regress import baseline
 from sim.regress.digest import parts_digest
 
-pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
 
 GAMES, SEED = 2000, 3
 SWEEP = f"""
@@ -72,6 +73,7 @@ def answer(name, root, params=None):
     return [dict(zip(cols, r)) for r in rows]
 
 
+@pytest.mark.slow
 def test_sweep_writes_games_and_cards_for_every_game(pipeline):
     root = pipeline[0]
     m = json.loads((root / "sweep" / "manifest.json").read_text())
@@ -84,6 +86,7 @@ def test_sweep_writes_games_and_cards_for_every_game(pipeline):
     assert cards == [("c000", GAMES, 2 * GAMES), ("c001", GAMES, 4 * GAMES)]     # every seat fields a Champion
 
 
+@pytest.mark.slow
 def test_queries_answer_over_the_sweep(pipeline):
     root = pipeline[0]
     people = {(x["mode"], x["people"], x["side"]): x for x in answer("tales_people", root)}
@@ -105,6 +108,7 @@ def test_queries_answer_over_the_sweep(pipeline):
     assert set(length) == {"standard", "2v2"} and all(1 <= x["rounds_p50"] <= 5 for x in length.values())
 
 
+@pytest.mark.slow
 def test_regress_baseline_holds_the_sweeps_games(pipeline):
     root, base, runs = pipeline
     code, output, _ = runs["baseline"]
@@ -122,6 +126,7 @@ def test_regress_baseline_holds_the_sweeps_games(pipeline):
             assert cell["metrics"]["people_win_rate"][p] == [people[(mode, p)]["wins"], GAMES]
 
 
+@pytest.mark.slow
 def test_unchanged_suite_passes(pipeline):
     code, output, rep = pipeline[2]["unchanged"]
     assert code == 0, output
@@ -132,6 +137,7 @@ def test_unchanged_suite_passes(pipeline):
                                                  "game_length"}
 
 
+@pytest.mark.slow
 def test_a_rule_change_is_flagged(pipeline):
     code, output, rep = pipeline[2]["changed"]
     assert code == 1, output
@@ -145,3 +151,30 @@ def test_a_rule_change_is_flagged(pipeline):
     length = {t["cell"]: t for t in r["tests"] if t["family"] == "game_length"}
     assert all(t["effect"] > 1.0 for t in length.values())
     assert (rep / "report.md").read_text().startswith("# Balance regression `tales-tiny`: **REGRESSION**")
+
+
+def test_example_sweep_plays_every_mode_with_its_own_rules():
+    from cluster.spec import load_spec
+    spec = load_spec(ROOT / "examples" / "tales.toml")
+    assert spec.game == "tales" and spec.engine == "core" and spec.tables == ("games", "cards")
+    got = {(c.match.rules.ruleset, c.match.setup.mode, c.match.setup.people[0], c.match.setup.bots[0])
+           for c in spec.cells}
+    assert got == {(m, m, p, b) for m in ("standard", "2v2", "survive", "survive-2v2")
+                   for p in ("animalis", "schatten") for b in ("heuristic", "random")}
+    survive = [c.match.rules for c in spec.cells if c.match.setup.mode.startswith("survive")]
+    assert all(r.survive and r.equipment_draw == 7 and not r.champion_death_ends for r in survive)
+
+
+def test_tales_nightly_suite_and_baseline_agree():
+    from sim.regress.suite import load_suite
+    suite = load_suite(ROOT / "examples" / "tales-nightly.toml")
+    b = baseline.load(ROOT / "examples" / "tales-nightly-baseline.json")
+    assert b["suite"] == suite.name and b["game"] == suite.game == "tales" and b["spec_digest"] == suite.digest
+    assert b["seeds"] == list(suite.seeds) and b["games_per_cell"] == suite.games_per_cell
+    spec = suite.spec(suite.seeds[0])
+    assert [c["values"] for c in b["cells"]] == [c.values for c in spec.cells]
+    assert [c["config"] for c in b["cells"]] == [c.match.digest for c in spec.cells]
+    assert {c.match.rules.ruleset for c in spec.cells} == {"standard", "2v2", "survive", "survive-2v2"}
+    for cell in b["cells"]:
+        assert set(cell["records"]) == {str(s) for s in suite.seeds}
+        assert sum(cell["metrics"]["end_reasons"].values()) == len(suite.seeds) * suite.games_per_cell
