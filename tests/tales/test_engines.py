@@ -129,6 +129,9 @@ def assert_same(cfg, rolled_cards, seed, start, count):
 @pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 def test_core_equals_reference_fast(cfg, rolled_cards):
     assert_same(cfg, rolled_cards, 5, 0, 8)
+    m = match(cfg, rolled_cards)      # the same through the engine switch of the game interface
+    core, ref = m.play_batch(5, 0, 8, "core"), m.play_batch(5, 0, 8, "reference")
+    assert core["games"].equals(ref["games"]) and core["cards"].equals(ref["cards"])
 
 
 @pytest.mark.slow
