@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,6 +101,18 @@ def loopback_only(address: str | None) -> bool:
     return not address or host in ("localhost", "::1") or host.startswith("127.")
 
 
+def _check_reachable(address: str) -> None:
+    """Fail fast when nothing listens at HOST:PORT (Ray itself keeps retrying for minutes)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return                         # "auto" and other forms: left to Ray
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except OSError as e:
+        raise ConnectionError(f"nothing answers at {address} ({e.strerror or e}); is the head node started "
+                              "(ray start --head) and the port open?") from None
+
+
 def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int]:
     """Start embedded Ray or join one; returns (we started it, tasks to keep running at once)."""
     if loopback_only(address):   # read by Ray when it is first imported: set before that
@@ -109,6 +122,7 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int]:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         return False, workers or cpus
     if address:
+        _check_reachable(address)
         os.environ.setdefault("RAY_AUTH_MODE", "token")   # clusters from `ray start` use token auth
         ray.init(address=address, logging_level="WARNING", log_to_driver=True)
         cpus = int(ray.cluster_resources().get("CPU", 1))

@@ -160,3 +160,14 @@ def test_cli_sweep_then_status(ray_runtime, tmp_path):
     res = runner.invoke(app, ["sweep", str(f), "--out", str(out)])
     assert res.exit_code == 2 and "--resume" in res.output
     assert json.loads((out / "manifest.json").read_text())["games_total"] == 24
+
+
+def test_joining_an_address_where_nothing_listens_fails_fast():
+    import socket
+
+    from cluster.sweep import _check_reachable
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        _check_reachable(f"127.0.0.1:{server.getsockname()[1]}")      # something listens: no error
+        port = server.getsockname()[1]
+    with pytest.raises(ConnectionError, match=f"nothing answers at 127.0.0.1:{port}"):
+        _check_reachable(f"127.0.0.1:{port}")
