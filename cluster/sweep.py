@@ -56,7 +56,7 @@ class SweepSummary:
     parts_total: int = 0
     parts_skipped: int = 0     # already finished when this run started (resume)
     ray_start_s: float = 0.0   # starting or joining Ray
-    play_s: float = 0.0        # first task submitted -> last part finished
+    play_s: float = 0.0        # first task submitted -> last part finished (Ray start and shutdown aside)
     workers: int = 0           # tasks allowed to run at once
 
 
@@ -242,10 +242,12 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0) 
                 last_save = time.perf_counter()
                 save_gap = max(SAVE_EVERY_S, 20 * (last_save - t_save))   # saving stays under 5% of the driver
         manifest["state"] = "done"
+        t_done = time.perf_counter()
     except KeyboardInterrupt:
         _stop(in_flight, finish, out_dir)
         manifest["state"] = "interrupted"
-        raise SweepInterrupted(_summary(manifest, out_dir, t0, t_ray, t_ray, games, parts, before, running)) from None
+        raise SweepInterrupted(_summary(manifest, out_dir, t0, t_ray, time.perf_counter() - t_ray, games, parts,
+                                        before, running)) from None
     except Exception as e:
         _stop(in_flight, None, out_dir)
         manifest.update(state="failed", error=_error_text(e))
@@ -257,7 +259,7 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0) 
         save_manifest(out_dir, manifest)
         if started_ray:
             ray.shutdown()
-    return _summary(manifest, out_dir, t0, t_ray, t_play, games, parts, before, running)
+    return _summary(manifest, out_dir, t0, t_ray, t_done - t_play, games, parts, before, running)
 
 
 def _stop(in_flight: dict, finish: Callable | None, out_dir: Path) -> None:
@@ -283,13 +285,13 @@ def _stop(in_flight: dict, finish: Callable | None, out_dir: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _summary(manifest, out_dir, t0, t_ray, t_play, games, parts, before, running) -> SweepSummary:
+def _summary(manifest, out_dir, t0, t_ray, play_s, games, parts, before, running) -> SweepSummary:
     c = counts(manifest)
     wall = time.perf_counter() - t0
     return SweepSummary(games=games, wall_s=wall, games_per_s=games / wall if wall > 0 else 0.0, parts=parts,
                         bytes=c["bytes"], out_dir=str(out_dir), games_done=c["games_done"], games_total=c["games"],
                         parts_done=c["parts_done"], parts_total=c["parts"], parts_skipped=before["parts_done"],
-                        ray_start_s=t_ray - t0, play_s=time.perf_counter() - t_play, workers=running)
+                        ray_start_s=t_ray - t0, play_s=play_s, workers=running)
 
 
 class _progress:
