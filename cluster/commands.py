@@ -53,7 +53,8 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
         r = e.summary
         err.print(f"[bold yellow]interrupted:[/] {r.games_done:,} of {r.games_total:,} games done "
                   f"({r.parts_done} of {r.parts_total} parts); only finished parts are in {out}.\n"
-                  f"resume with: playtest sweep {spec} --out {out} --resume", highlight=False)
+                  f"resume with: playtest sweep {spec} --out {out} --resume"
+                  + (f" --address {address}" if address else ""), highlight=False)
         raise typer.Exit(code=130)
     except (SweepError, ManifestError) as e:
         fail(str(e))

@@ -244,8 +244,8 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0) 
         manifest["state"] = "done"
         t_done = time.perf_counter()
     except KeyboardInterrupt:
-        _stop(in_flight, finish, out_dir)
         manifest["state"] = "interrupted"
+        _stop(in_flight, finish, out_dir)
         raise SweepInterrupted(_summary(manifest, out_dir, t0, t_ray, time.perf_counter() - t_ray, games, parts,
                                         before, running)) from None
     except Exception as e:
