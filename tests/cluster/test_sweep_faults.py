@@ -101,7 +101,9 @@ def test_ctrl_c_leaves_only_whole_parts_and_says_how_to_resume(ray_runtime, tmp_
     man = load_manifest(out)
     assert man["state"] == "interrupted"
     done = [(c["id"], p["batch"]) for c in man["cells"] for p in c["parts"] if p["state"] == "done"]
-    assert 1 <= len(done) == visible < 40          # the manifest was saved after the cancelled tasks settled
+    # the manifest was saved after the cancelled tasks settled; a task cancelled between its rename and its
+    # return leaves a whole part the manifest does not list yet: resume keeps it
+    assert 1 <= len(done) <= visible < 40
     assert all(part_path(out, "games", c, b).exists() for c, b in done)
     summary = run_sweep(load_spec(spec), out, resume=True, progress=False)
     assert summary.parts_skipped == visible and summary.parts == 40 - visible
