@@ -115,16 +115,22 @@ def _check_reachable(address: str) -> None:
 
 def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int]:
     """Start embedded Ray or join one; returns (we started it, tasks to keep running at once)."""
-    if loopback_only(address):   # read by Ray when it is first imported: set before that
+    # both read by Ray when it is first imported: set before that
+    if loopback_only(address):
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    if address:   # clusters from `ray start` use token auth (a token-mode driver joins one without it as well)
+        os.environ.setdefault("RAY_AUTH_MODE", "token")
     import ray
     if ray.is_initialized():    # a caller's runtime (tests, notebooks): use it, leave it running
         cpus = int(ray.cluster_resources().get("CPU", 1))
         return False, workers or cpus
     if address:
         _check_reachable(address)
-        os.environ.setdefault("RAY_AUTH_MODE", "token")   # clusters from `ray start` use token auth
-        ray.init(address=address, logging_level="WARNING", log_to_driver=True)
+        try:
+            ray.init(address=address, logging_level="WARNING", log_to_driver=True)
+        except ConnectionError as e:
+            raise ConnectionError(f"{e} (a cluster with token authentication needs its token here too: "
+                                  "~/.ray/auth_token or RAY_AUTH_TOKEN)") from None
         cpus = int(ray.cluster_resources().get("CPU", 1))
         return True, workers or cpus
     workers = workers or os.cpu_count() or 1
@@ -243,6 +249,8 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0) 
                 save_gap = max(SAVE_EVERY_S, 20 * (last_save - t_save))   # saving stays under 5% of the driver
         manifest["state"] = "done"
         t_done = time.perf_counter()
+        for tmp in stale_temporaries(out_dir):   # a worker that died mid-write (its part was played again)
+            tmp.unlink(missing_ok=True)
     except KeyboardInterrupt:
         manifest["state"] = "interrupted"
         _stop(in_flight, finish, out_dir)

@@ -1,4 +1,15 @@
-"""A loopback multi-node Ray cluster loses a node mid-sweep; Ray retries its tasks and every game lands once."""
+"""A loopback multi-node Ray cluster loses a node mid-sweep; Ray retries its tasks and every game lands once.
+
+The cluster and the driver run in a fresh process (as `playtest sweep --address` would): Ray reads its
+settings (loopback, token auth) once per process, so this test leaves the test process's Ray alone.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import duckdb
 import pyarrow.parquet as pq
@@ -6,63 +17,81 @@ import pytest
 
 from cluster.part import part_path
 from cluster.spec import parse_spec
-from cluster.sweep import run_sweep
 
 pytestmark = pytest.mark.slow
 
+ROOT = Path(__file__).resolve().parents[2]
 SPEC = {"name": "node-loss", "game": "paws", "seed": 9, "games_per_cell": 30_000, "batch_size": 3000,
         "grid": {"players": [2, 4]}}
-SMALL = {"object_store_memory": 80 * 2**20}
-FAST_DEATH = {"health_check_initial_delay_ms": 0, "health_check_period_ms": 500, "health_check_timeout_ms": 500,
+
+DRIVER = """
+import json, sys
+import ray
+from ray.cluster_utils import Cluster
+from cluster.spec import parse_spec
+from cluster.sweep import run_sweep
+
+small = {"object_store_memory": 80 * 2**20}
+fast_death = {"health_check_initial_delay_ms": 0, "health_check_period_ms": 500, "health_check_timeout_ms": 500,
               "health_check_failure_threshold": 3}
+import socket
+with socket.create_server(("127.0.0.1", 0)) as free:          # the state API (task attempts) needs the dashboard
+    port = free.getsockname()[1]
+c = Cluster(initialize_head=True,
+            head_node_args={"num_cpus": 0, "include_dashboard": True, "dashboard_host": "127.0.0.1",
+                            "dashboard_port": port, "_system_config": fast_death, **small})
+c.add_node(num_cpus=1, **small)
+c.add_node(num_cpus=1, **small)
+c.wait_for_nodes()
+removed = []
 
+def lose_a_node(cell, batch):
+    # after the first part (two equal 2-player parts started together): the node that finished has already
+    # started its queued task and the other is mid-task, so either node dies with a task running; never the
+    # node the driver joined through
+    if not removed:
+        driver_node = ray.get_runtime_context().get_node_id()
+        node = next(n for n in c.worker_nodes if n.node_id != driver_node)
+        c.remove_node(node, allow_graceful=False)
+        removed.append(node.node_id)
 
-@pytest.fixture(scope="module")
-def cluster():
-    import os
-
-    import ray
-    from ray.cluster_utils import Cluster
-    # token auth on every node and the driver, as `ray start` clusters use it (the driver sets it by default)
-    saved = os.environ.get("RAY_AUTH_MODE")
-    os.environ["RAY_AUTH_MODE"] = "token"
-    c = Cluster(initialize_head=True,
-                head_node_args={"num_cpus": 0, "include_dashboard": False, "_system_config": FAST_DEATH, **SMALL})
-    c.add_node(num_cpus=1, **SMALL)
-    c.add_node(num_cpus=1, **SMALL)
-    c.wait_for_nodes()
-    yield c
+try:
+    s = run_sweep(parse_spec(json.loads(sys.argv[1]), source="node-loss.toml"), sys.argv[2], address=c.address,
+                  progress=False, on_part=lose_a_node)
+    ray.init(address=c.address, logging_level="ERROR")
+    from ray.util.state import list_tasks
+    attempts = [t.attempt_number for t in list_tasks(filters=[("name", "=", "play_part")], limit=10_000,
+                                                       raise_on_missing_output=False)]
+    print(json.dumps({"parts": s.parts, "games": s.games, "games_done": s.games_done, "removed": removed,
+                      "nodes_left": len(c.worker_nodes), "attempts": attempts}))
+finally:
     ray.shutdown()
     c.shutdown()
-    if saved is None:
-        os.environ.pop("RAY_AUTH_MODE", None)
-    else:
-        os.environ["RAY_AUTH_MODE"] = saved
+"""
 
 
-def test_a_node_dies_mid_sweep_and_each_cell_game_index_is_still_there_exactly_once(cluster, tmp_path):
-    spec = parse_spec(SPEC, source="node-loss.toml")
+def test_a_node_dies_mid_sweep_and_each_cell_game_index_is_still_there_exactly_once(tmp_path):
     out = tmp_path / "out"
-    removed = []
-
-    def lose_a_node(cell, batch):
-        # after the first part (two equal 2-player parts started together): the node that finished has
-        # already started its queued task and the other is mid-task, so either node dies with a task running
-        if not removed:    # not the node the driver joined through (on one machine Ray may pick any)
-            import ray
-            driver_node = ray.get_runtime_context().get_node_id()
-            node = next(n for n in cluster.worker_nodes if n.node_id != driver_node)
-            cluster.remove_node(node, allow_graceful=False)
-            removed.append(node)
-
-    # the driver joins the cluster as `playtest sweep --address` does
-    summary = run_sweep(spec, out, address=cluster.address, progress=False, on_part=lose_a_node)
-    assert removed and len(cluster.worker_nodes) == 1
-    assert (summary.parts, summary.games, summary.games_done) == (20, 60_000, 60_000)   # each part counted once
+    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token"}
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER, json.dumps(SPEC), str(out)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=300)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)   # only this test's own session
+        except ProcessLookupError:
+            pass
+    assert proc.returncode == 0, stderr[-3000:]
+    result = json.loads([line for line in stdout.splitlines() if line.startswith("{")][-1])
+    assert len(result["removed"]) == 1 and result["nodes_left"] == 1
+    assert any(a >= 1 for a in result["attempts"]), result["attempts"]    # Ray retried the dead node's task
+    assert (result["parts"], result["games"], result["games_done"]) == (20, 60_000, 60_000)   # each part once
     n, distinct = duckdb.sql(f"SELECT count(*), count(DISTINCT (cell, game_index)) "
                              f"FROM read_parquet('{out}/games/*/*.parquet', hive_partitioning = true)").fetchall()[0]
     assert n == distinct == 60_000
-    assert not [p for p in out.rglob("*") if ".tmp" in p.name and not p.name.startswith(".")]
+    assert not [p for p in out.rglob("*") if ".tmp" in p.name]     # a killed task's temporary file is gone too
+    spec = parse_spec(SPEC, source="node-loss.toml")
     for cell in spec.cells:                    # the retried parts hold the engine's games for their seeds
         for batch in (0, 9):
             want = cell.match.play_batch(9, batch * 3000, 3000)["games"].replace_schema_metadata(None)
