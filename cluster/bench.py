@@ -90,8 +90,9 @@ def main(argv: list[str] | None = None) -> dict:
     rss_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     after, after_cpu = single_core_rate(args.spec, args.sample)
     one, one_cpu = (before + after) / 2, (before_cpu + after_cpu) / 2
-    worker_cpu = sum(c for n, c in seen.values() if n.startswith("ray::"))
-    ray_cpu = sum(c for n, c in seen.values() if not n.startswith("ray::"))
+    is_worker = {pid: n.startswith("ray::") and not n.endswith("Agent") for pid, (n, _) in seen.items()}  # not
+    worker_cpu = sum(c for pid, (_, c) in seen.items() if is_worker[pid])          # ray::DashboardAgent & co
+    ray_cpu = sum(c for pid, (_, c) in seen.items() if not is_worker[pid])
     report = {
         "spec": args.spec, "spec_digest": spec.digest, "code_version": code_version(), "machine": platform.node(),
         "cpus": os.cpu_count(), "workers": workers, "load_avg_1m_before": round(load_before[0], 2),
