@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> dict:
         "driver_peak_rss_mib": round(rss_peak / 1024, 1), "driver_rss_before_sweep_mib": round(rss_start / 1024, 1),
         # CPU accounting: what the sweep costs whatever else runs on the machine
         "single_core_games_per_cpu_s": round(one_cpu),
-        "worker_cpu_s": round(worker_cpu, 1), "ray_services_cpu_s": round(ray_cpu, 1), "driver_cpu_s": round(driver_cpu, 1),
+        "worker_cpu_s": round(worker_cpu, 1), "ray_services_cpu_s": round(ray_cpu, 1),
+        "driver_cpu_s": round(driver_cpu, 1),
         "worker_cpu_share_of_wall": round(worker_cpu / (workers * s.play_s), 3),
         "efficiency_per_worker_cpu_s": round(s.games / worker_cpu / one_cpu, 3) if worker_cpu else None,
     }

@@ -191,7 +191,8 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     setup = raw.get("setup", {})
     for key in setup:
         if key not in gdef.setup_keys:
-            raise SpecError(f"{src}: [setup] unknown key {key!r}; valid {game} setup keys: {', '.join(gdef.setup_keys)}")
+            raise SpecError(f"{src}: [setup] unknown key {key!r}; valid {game} setup keys: "
+                            f"{', '.join(gdef.setup_keys)}")
     data = {}
     for key, value in raw.get("data", {}).items():
         if key not in gdef.data_keys:
@@ -244,7 +245,8 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
         where = f"{src}: cell {cid} {_show(values)}"
         cell_rules = values.get("rules", rules)
         if not isinstance(cell_rules, str) or cell_rules not in gdef.presets:
-            raise SpecError(f"{where}: rules = {cell_rules!r} is not allowed; expected one of {', '.join(gdef.presets)}")
+            raise SpecError(f"{where}: rules = {cell_rules!r} is not allowed; expected one of "
+                            f"{', '.join(gdef.presets)}")
         cell_setup = {**setup, **{k: v for k, v in values.items() if k in gdef.setup_keys}}
         cell_over = {**overrides, **{k: v for k, v in values.items() if k in param_names}}
         match = _resolve(gdef, cell_rules, cell_over, cell_setup, data, tables, where)

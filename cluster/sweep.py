@@ -135,8 +135,8 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int]:
         return True, workers or cpus
     workers = workers or os.cpu_count() or 1
     # "local": a new Ray of our own, never a cluster that `ray start` left running on this machine
-    ray.init(address="local", _node_ip_address="127.0.0.1", num_cpus=workers, include_dashboard=False, logging_level="ERROR", log_to_driver=True,
-             object_store_memory=OBJECT_STORE_BYTES)
+    ray.init(address="local", _node_ip_address="127.0.0.1", num_cpus=workers, include_dashboard=False,
+             logging_level="ERROR", log_to_driver=True, object_store_memory=OBJECT_STORE_BYTES)
     return True, workers
 
 

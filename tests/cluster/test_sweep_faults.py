@@ -33,7 +33,8 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def ray_runtime():
     import ray
-    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=100 * 2**20, logging_level="ERROR")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=100 * 2**20,
+             logging_level="ERROR")
     yield ray
     ray.shutdown()
 
