@@ -1,4 +1,4 @@
-"""Make the scenario harness (tests/tales/scenario.py) importable whatever pytest's import mode."""
+"""Make the scenario harness (tests/tales/tales_scenario.py) importable whatever pytest's import mode."""
 
 import os
 import sys

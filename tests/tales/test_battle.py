@@ -1,6 +1,6 @@
 """3. Battle: who begins, attacker and defender choice, Provoke, the round/exhaust cycle, 2 vs. 2 turns."""
 
-from scenario import Ask, Decision, creature_deck, field, make_game, script
+from tales_scenario import Ask, Decision, creature_deck, field, make_game, script
 
 from sim.tales.battle import battle, take_turn, who_begins
 from sim.tales.game import play_round

@@ -2,7 +2,7 @@
 and that it beats random play."""
 
 import pytest
-from scenario import CREATURE, Pick, field, hand, make_game, script
+from tales_scenario import CREATURE, Pick, field, hand, make_game, script
 
 import sim.tales.potions as potions_mod
 from sim.games import get

@@ -1,7 +1,7 @@
 """3. Battle, hits and damage: shields, Evade, Death Blow, the reduction order, Shadow Form, Regeneration,
 Area Damage and First Strike, each with scripted dice (sim/tales/damage.py, abilities.py)."""
 
-from scenario import CREATURE, Ask, Decision, field, hand, make_game, script
+from tales_scenario import CREATURE, Ask, Decision, field, hand, make_game, script
 
 from sim.tales.battle import fight
 

@@ -1,7 +1,7 @@
 """Game Setup and 1. Recruitment: Champion face down, deck shuffles, draw 5 place 4, the Champion in the
 middle, refill to five in later rounds, none in Survive!."""
 
-from scenario import (CARDS, CREATURE, Ask, Decision, creature_deck, deck_top_first, field, make_game, names,
+from tales_scenario import (CARDS, CREATURE, Ask, Decision, creature_deck, deck_top_first, field, make_game, names,
                       no_shuffle, script)
 
 from sim.tales.recruitment import recruitment

@@ -1,7 +1,7 @@
 """Victory and Defeat: a fallen Champion ends the game at once, weighted losses after the last round
 (ties are draws), Survive! to the last creature, and the Survive! round cap."""
 
-from scenario import CARDS, CREATURE, Ask, Decision, field, make_game, script
+from tales_scenario import CARDS, CREATURE, Ask, Decision, field, make_game, script
 
 from sim.tales.battle import battle, fight
 from sim.tales.game import new_game, run
