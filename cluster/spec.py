@@ -66,7 +66,7 @@ class SweepSpec:
     source: str                       # the spec file (or the name given to parse_spec)
     name: str
     game: str
-    rules: str
+    rules: str | None                # None: each cell's game default (Tales: its mode's preset)
     seed: int
     games_per_cell: int
     batch_size: int                   # resolved: never 0
@@ -168,8 +168,8 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     if game not in GAMES.names():
         raise SpecError(f"{src}: game = {game!r} is not allowed; expected one of {', '.join(GAMES.names())}")
     gdef = get(game)
-    rules = raw.get("rules", gdef.default_preset)
-    if rules not in gdef.presets:
+    rules = raw.get("rules")            # None: the game's own choice (paws: v4; tales: the mode's preset)
+    if rules is not None and rules not in gdef.presets:
         raise SpecError(f"{src}: rules = {rules!r} is not allowed; expected one of {', '.join(gdef.presets)}")
     seed = raw["seed"]
     _int_range(src, "seed", seed, 0, 2**64 - 1, KEYS["seed"][1])
@@ -244,7 +244,7 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
         cid = f"c{i:0{width}d}"
         where = f"{src}: cell {cid} {_show(values)}"
         cell_rules = values.get("rules", rules)
-        if not isinstance(cell_rules, str) or cell_rules not in gdef.presets:
+        if cell_rules is not None and (not isinstance(cell_rules, str) or cell_rules not in gdef.presets):
             raise SpecError(f"{where}: rules = {cell_rules!r} is not allowed; expected one of "
                             f"{', '.join(gdef.presets)}")
         cell_setup = {**setup, **{k: v for k, v in values.items() if k in gdef.setup_keys}}

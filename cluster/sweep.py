@@ -276,7 +276,10 @@ def _stop(in_flight: dict, finish: Callable | None, out_dir: Path) -> None:
     refs = list(in_flight)
     for ref in refs:
         try:
-            ray.cancel(ref, force=True)
+            # not force=True: force-killing a worker whose task is completing can crash Ray's driver
+            # ("Tried to complete task that was not pending"); a queued task is dropped, a running one gets
+            # KeyboardInterrupt at its next Python step (a batch is well under a second) or finishes
+            ray.cancel(ref)
         except Exception:  # already finished, or Ray is going down (Ctrl-C reached it too)
             pass
     try:
@@ -289,7 +292,7 @@ def _stop(in_flight: dict, finish: Callable | None, out_dir: Path) -> None:
                 finish(ref)
         except Exception:  # cancelled or failed: the part stays pending
             pass
-    for tmp in stale_temporaries(out_dir):   # a force-cancelled task may have died mid-write
+    for tmp in stale_temporaries(out_dir):   # a cancelled task may have stopped mid-write
         tmp.unlink(missing_ok=True)
 
 

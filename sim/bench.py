@@ -103,7 +103,8 @@ def profile(game: str, rules, overrides: dict, setup: dict, seed: int, games: in
             rows.append({"percent": float(m.group(1)), "where": m.group(2).split(".cpython-")[0],
                          "symbol": readable_symbol(m.group(3))})
     engine = sum(r["percent"] for r in rows if "engine" in r["where"])
-    return {"available": True, "preset": f"{game} {rules} {setup}", "games": games,
+    label = " ".join([game, rules or ""] + [f"{k}={v}" for k, v in {**setup, **overrides}.items()]).replace("  ", " ")
+    return {"available": True, "preset": label, "games": games,
             "in_engine_percent": round(engine, 1), "top": rows[:15]}
 
 

@@ -20,10 +20,6 @@ from sim.tales.record import CARD_SCHEMA, SCHEMA, cards_table, to_table
 from sim.tales.rules import MODES, PEOPLES, PRESETS, TalesSetup, people_of, preset
 
 
-class CoreMissing(RuleError):
-    """The Cython core of Tales are Real is not built yet; only the reference engine plays it."""
-
-
 def bot_specs(bots: Any, seats: int) -> tuple[str, ...]:
     """Bots as one spec per seat: a comma-separated string or a list; a single spec fills every seat."""
     if bots is None:
@@ -50,11 +46,6 @@ def resolve(rules: str | None, overrides: dict, setup: dict, data: dict, tables:
             raise CardDataError(f"{cards.creatures_path}: {deck} {people.name.lower()} non-Champion cards; "
                                 f"first_draw = {r.first_draw} needs at least that many")
     return Match("tales", s, r, cards, tables)
-
-
-def _no_core() -> None:
-    raise CoreMissing("Tales are Real has no core engine yet; use --engine reference "
-                      "(engine='reference')")
 
 
 def play_batch(m: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:

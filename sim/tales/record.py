@@ -12,7 +12,7 @@ import pyarrow as pa
 from sim.params import fields
 from sim.tales.rules import TalesRules
 
-SEATS = pa.list_(pa.int8())
+SEATS = pa.list_(pa.int16())             # per-seat counts (weighted losses can pass 127)
 
 RECORD_FIELDS = [
     pa.field("game", pa.string()),

@@ -55,11 +55,29 @@ def start_sweep(tmp_path) -> tuple[subprocess.Popen, Path, Path]:
     return proc, spec, out
 
 
+def live_members(pgid: int) -> list[int]:
+    """Processes of process group ``pgid`` that are still running (zombies excluded)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids
+
+
 def stop_session(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    """Kill every process of the sweep's session and wait until they are gone (so no part lands later)."""
+    deadline = time.monotonic() + 30
+    while live_members(proc.pid):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        assert time.monotonic() < deadline, "the sweep's processes outlived SIGKILL for 30 s"
+        time.sleep(0.05)
 
 
 def check_visible_parts_are_whole(out: Path, hidden_temporaries_allowed: bool = False) -> int:

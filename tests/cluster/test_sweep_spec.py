@@ -147,3 +147,13 @@ def test_cli_refuses_a_bad_spec_in_one_line_before_any_work(tmp_path):
     text = " ".join(res.output.split())          # the console wraps long lines
     assert "s.toml: cell c001 (board='moon')" in text and "beginner, explorer" in text
     assert "Traceback" not in text and not out.exists()
+
+
+def test_without_rules_each_cell_takes_its_games_default_preset():
+    s = parse_spec({"game": "tales", "seed": 1, "games_per_cell": 10, "grid": {"mode": ["standard", "survive"]}},
+                   source="t.toml")
+    assert s.rules is None
+    assert [(c.match.setup.mode, c.match.rules.ruleset) for c in s.cells] == [("standard", "standard"),
+                                                                              ("survive", "survive")]
+    p = parse_spec({"game": "paws", "seed": 1, "games_per_cell": 10}, source="t.toml")
+    assert p.cells[0].match.rules.ruleset == "v4"

@@ -104,12 +104,6 @@ def test_card_table_matches_the_games():
         assert kills == [g["destroyed"][1], g["destroyed"][0]]
 
 
-def test_core_engine_is_refused_until_it_exists():
-    m = TALES.resolve()
-    with pytest.raises(RuleError, match="no core engine yet; use --engine reference"):
-        m.play_batch(1, 0, 1, engine="core")
-
-
 def test_cli_play_prints_a_log_and_run_writes_parquet(tmp_path):
     runner = CliRunner()
     res = runner.invoke(app, ["play", "tales", "--mode", "2v2", "--seed", "3", "--engine", "reference"])
