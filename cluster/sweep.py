@@ -2,8 +2,9 @@
 
 Each Ray task plays one part (a batch of one cell) and writes it itself; the driver only sees
 (cell, batch, rows, bytes) and keeps the manifest. Worker or node deaths are retried by Ray
-(``max_retries``); a part is identified by its name and counted once. Ctrl-C cancels the tasks in flight,
-saves the manifest and leaves only finished parts visible; ``resume=True`` plays the parts still missing.
+(``max_retries``); a part is identified by its name and counted once. Ctrl-C keeps the parts that finish
+within ``DRAIN_S``, stops the rest with the driver's Ray job, saves the manifest and leaves only finished
+parts visible; ``resume=True`` plays the parts still missing.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from cluster.version import code_version, core_digest
 
 TASK_RETRIES = 5               # retries of a part whose worker or node died
 SAVE_EVERY_S = 1.0             # the manifest is rewritten at most this often while parts finish
+DRAIN_S = 2.0                  # after Ctrl-C, parts in flight that finish within this long are kept
 OBJECT_STORE_BYTES = 256 * 2**20   # tasks return four numbers: the object store holds only the Matches
 LOCK = ".sweep.lock"           # held (flock) by the driver running a sweep in DIR
 
@@ -33,7 +35,7 @@ class SweepError(RuntimeError):
 
 
 class SweepInterrupted(KeyboardInterrupt):
-    """Ctrl-C: in-flight tasks were cancelled and the manifest saved; ``summary`` holds what was done."""
+    """Ctrl-C: the parts in flight were drained or dropped and the manifest saved; ``summary`` holds what was done."""
 
     def __init__(self, summary: "SweepSummary"):
         super().__init__("sweep interrupted")
@@ -253,11 +255,10 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0) 
             tmp.unlink(missing_ok=True)
     except KeyboardInterrupt:
         manifest["state"] = "interrupted"
-        _stop(in_flight, finish, out_dir)
+        _drain(in_flight, finish)
         raise SweepInterrupted(_summary(manifest, out_dir, t0, t_ray, time.perf_counter() - t_ray, games, parts,
                                         before, running)) from None
-    except Exception as e:
-        _stop(in_flight, None, out_dir)
+    except Exception as e:   # the tasks still in flight end with the driver's Ray job (see _drain)
         manifest.update(state="failed", error=_error_text(e))
         raise SweepError(f"sweep failed: {manifest['error']}") from e
     finally:
@@ -267,33 +268,34 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0) 
         save_manifest(out_dir, manifest)
         if started_ray:
             ray.shutdown()
+        if started_ray and manifest["state"] != "done":   # a task stopped mid-write (its part stays pending)
+            for tmp in stale_temporaries(out_dir):
+                tmp.unlink(missing_ok=True)
     return _summary(manifest, out_dir, t0, t_ray, t_done - t_play, games, parts, before, running)
 
 
-def _stop(in_flight: dict, finish: Callable | None, out_dir: Path) -> None:
-    """Cancel the tasks in flight, keep any that finished anyway, and remove their temporary files."""
+def _drain(in_flight: dict, finish: Callable) -> None:
+    """After Ctrl-C: keep the tasks in flight that finish within ``DRAIN_S``; the rest end with the driver.
+
+    No ``ray.cancel``: in Ray 2.x a cancel racing a task's completion can abort the driver itself
+    ("Check failed: ... Tried to complete task that was not pending", ray-project/ray#54846). Ending the
+    driver's job stops its tasks anyway: the embedded Ray is shut down, a cluster drops a departed job's
+    tasks. A part killed mid-write leaves only a hidden temporary file, removed afterwards. In a caller's
+    own runtime (``ray.init`` before ``run_sweep``) the remaining tasks run on and write whole parts that
+    the manifest does not list yet; ``resume`` keeps them."""
     import ray
     refs = list(in_flight)
-    for ref in refs:
-        try:
-            # not force=True: force-killing a worker whose task is completing can crash Ray's driver
-            # ("Tried to complete task that was not pending"); a queued task is dropped, a running one gets
-            # KeyboardInterrupt at its next Python step (a batch is well under a second) or finishes
-            ray.cancel(ref)
-        except Exception:  # already finished, or Ray is going down (Ctrl-C reached it too)
-            pass
+    if not refs:
+        return
     try:
-        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=10) if refs else ([], [])
-    except Exception:
-        ready = []
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=DRAIN_S)
+    except (Exception, KeyboardInterrupt):  # a second Ctrl-C, or Ray is going down: keep nothing more
+        return
     for ref in ready:
         try:
-            if finish is not None:
-                finish(ref)
-        except Exception:  # cancelled or failed: the part stays pending
+            finish(ref)
+        except Exception:  # failed: the part stays pending
             pass
-    for tmp in stale_temporaries(out_dir):   # a cancelled task may have stopped mid-write
-        tmp.unlink(missing_ok=True)
 
 
 def _summary(manifest, out_dir, t0, t_ray, play_s, games, parts, before, running) -> SweepSummary:

@@ -65,6 +65,9 @@ def resolve_match(game: str, rules: Optional[str], board: Optional[str], mode: O
     try:
         check_engine(engine)
         files = parse_assignments(data or [], where="--data")
+        for key in files:
+            if key not in get(game).data_keys:
+                raise RuleError(f"--data: unknown {game} data file {key!r}; valid: {', '.join(get(game).data_keys)}")
         if items is not None:
             files["items"] = str(items)
         if monsters is not None:
@@ -98,7 +101,8 @@ def play(game: GameArg, rules: RulesOpt = None, board: BoardOpt = None, mode: Mo
         return
     for line in log:
         typer.echo(line)
-    winner = ", ".join(f"{k.replace('_', ' ')} {rec[k]}" for k in ("winner_seat", "winner_side", "winner_team") if k in rec)
+    winner = ", ".join(f"{k.replace('_', ' ')} {rec[k]}"
+                       for k in ("winner_seat", "winner_side", "winner_team") if k in rec)
     typer.echo(f"result: {rec['end_reason']}, {winner}, {rec['rounds']} rounds, {rec['turns']} turns"
                + (f", VP {rec['vp']}" if "vp" in rec else ""))
 

@@ -55,15 +55,16 @@ def start_sweep(tmp_path) -> tuple[subprocess.Popen, Path, Path]:
     return proc, spec, out
 
 
-def live_members(pgid: int) -> list[int]:
-    """Processes of process group ``pgid`` that are still running (zombies excluded)."""
+def live_members(sid: int) -> list[int]:
+    """Processes of session ``sid`` that are still running (zombies excluded). Ray's workers get process
+    groups of their own but stay in the session."""
     pids = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
+        if int(fields[3]) == sid and fields[0] != "Z":
             pids.append(int(stat.parent.name))
     return pids
 
@@ -71,11 +72,12 @@ def live_members(pgid: int) -> list[int]:
 def stop_session(proc: subprocess.Popen) -> None:
     """Kill every process of the sweep's session and wait until they are gone (so no part lands later)."""
     deadline = time.monotonic() + 30
-    while live_members(proc.pid):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            return
+    while members := live_members(proc.pid):
+        for pid in members:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         assert time.monotonic() < deadline, "the sweep's processes outlived SIGKILL for 30 s"
         time.sleep(0.05)
 
@@ -120,7 +122,7 @@ def test_ctrl_c_leaves_only_whole_parts_and_says_how_to_resume(ray_runtime, tmp_
     man = load_manifest(out)
     assert man["state"] == "interrupted"
     done = [(c["id"], p["batch"]) for c in man["cells"] for p in c["parts"] if p["state"] == "done"]
-    # the manifest was saved after the cancelled tasks settled; a task cancelled between its rename and its
+    # the manifest was saved after the drain; a task stopped between its rename and its
     # return leaves a whole part the manifest does not list yet: resume keeps it
     assert 1 <= len(done) <= visible < 40
     assert all(part_path(out, "games", c, b).exists() for c, b in done)
