@@ -17,6 +17,7 @@ VERSION = 1
 TOP = {"format": str, "version": int, "suite": str, "game": str, "code_version": str, "core_digest": str,
        "spec_digest": str,
        "seeds": list, "games_per_cell": int, "sweep": dict, "cells": list}
+OPTIONAL = {"record_columns": dict}   # {column: type}; baselines written before it lack it
 CELL = {"id": str, "values": dict, "config": str, "rules": str, "data": str, "games": dict, "records": dict,
         "metrics": dict}
 
@@ -29,6 +30,7 @@ def from_snapshot(snap: dict[str, Any]) -> dict[str, Any]:
     """The baseline of a run: its snapshot less what belongs to the machine (paths, timings, thresholds)."""
     out = {"format": FORMAT, "version": VERSION}
     out.update({k: snap[k] for k in TOP if k not in out})
+    out.update({k: snap[k] for k in OPTIONAL if k in snap})
     out["cells"] = [{k: c[k] for k in CELL} for c in snap["cells"]]
     return out
 
@@ -95,6 +97,9 @@ def load(path: str | Path) -> dict[str, Any]:
         raise BaselineError(f"{path}: baseline version {data.get('version')!r} is not supported; this playtest "
                             f"reads version {VERSION} (rewrite it with --update-baseline)")
     _check(data, TOP, "", path)
+    cols = data.get("record_columns", {})
+    if not isinstance(cols, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in cols.items()):
+        raise BaselineError(f"{path}: corrupt baseline: record_columns must be an object of column: type")
     for i, cell in enumerate(data["cells"]):
         if not isinstance(cell, dict):
             raise BaselineError(f"{path}: corrupt baseline: cells[{i}] must be an object")

@@ -107,6 +107,16 @@ def suite_changes(base_sweep: dict, cur_sweep: dict) -> list[str]:
     return out
 
 
+def column_changes(base: dict[str, str] | None, cur: dict[str, str] | None) -> list[str]:
+    """How the record's columns differ (``seats: list<item: int8> -> list<item: int16>``, ``+ new_col``);
+    empty when they agree or when the baseline predates stored columns."""
+    if not base or not cur:
+        return []
+    out = [f"{n}: {base[n]} -> {cur[n]}" for n in base if n in cur and base[n] != cur[n]]
+    out += [f"- {n}" for n in base if n not in cur] + [f"+ {n}" for n in cur if n not in base]
+    return out
+
+
 def _behaviour(base: dict, cur: dict, label: str, base_run: dict, cur_run: dict) -> CellCheck:
     seeds = [s for s in cur["records"] if s in base["records"] and base["games"].get(s) == cur["games"].get(s)]
     if not seeds:
@@ -117,7 +127,11 @@ def _behaviour(base: dict, cur: dict, label: str, base_run: dict, cur_run: dict)
     differ = [s for s in seeds if base["records"][s] != cur["records"][s]]
     if not differ:
         return CellCheck(cur["id"], label, "same", f"identical games for seed {', '.join(seeds)}", seeds)
-    if base["config"] != cur["config"]:
+    layout = column_changes(base_run.get("record_columns"), cur_run.get("record_columns"))
+    if layout:
+        cause = (f"the game record's columns changed ({'; '.join(layout)}), so its digest did, whether or "
+                 f"not the games did: if no metric moved, rewrite the baseline with --update-baseline")
+    elif base["config"] != cur["config"]:
         what = [name for name, key in (("rules", "rules"), ("card data", "data")) if base[key] != cur[key]]
         cause = " and ".join(what) + " changed" if what else "setup changed"
     else:

@@ -56,6 +56,12 @@ def table_digest(table: pa.Table, schema: pa.Schema) -> str:
     return h.hexdigest()
 
 
+def record_columns(schema: pa.Schema) -> dict[str, str]:
+    """The record's columns as the digest sees them, ``{name: type}``: kept beside the digests so a
+    changed digest can be told apart from a changed record layout (a retyped or renamed column)."""
+    return {f.name: str(f.type) for f in schema}
+
+
 def parts_digest(parts: Iterable[Path], schema: pa.Schema) -> tuple[str, int]:
     """(digest, games) of a cell's Parquet parts, read with the record schema's columns only."""
     tables = [pq.read_table(p, columns=schema.names) for p in sorted(parts)]

@@ -83,3 +83,20 @@ def test_cause_of_changed_games_is_named_from_the_digests():
         cur = snap([({}, rate(1, 10))], records="2" * 64)
         cur["cells"][0].update(change)
         assert compare(suite(), base, cur).cells[0].detail == f"seed 1: {cause}"
+
+
+def test_a_retyped_or_added_column_is_named_as_the_cause():
+    base, cur = snap([({}, rate(1, 10))]), snap([({}, rate(1, 10))], records="2" * 64)
+    base["record_columns"] = {"seed": "int64", "seats": "list<item: int8>", "gone": "string"}
+    cur["record_columns"] = {"seed": "int64", "seats": "list<item: int16>", "new": "double"}
+    detail = compare(suite(), base, cur).cells[0].detail
+    assert detail.startswith("seed 1: the game record's columns changed (seats: list<item: int8> -> "
+                             "list<item: int16>; - gone; + new)") and "--update-baseline" in detail
+    # same columns, or a baseline written before columns were stored: the cause comes from the digests
+    for cols in (dict(cur["record_columns"]), None):
+        if cols is None:
+            del base["record_columns"]
+        else:
+            base["record_columns"] = cols
+        assert compare(suite(), base, cur).cells[0].detail == "seed 1: same rules, data and setup: the code " \
+            "plays these games differently (code v1 -> v1, engine core unchanged)"

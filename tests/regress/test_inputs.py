@@ -80,7 +80,7 @@ def valid_baseline() -> dict:
             "metrics": {"stall_rate": {"stalled": [2, 100]}, "end_reasons": {"vp": 98, "stalled": 2}}}
     snap = {"suite": "small", "game": "paws", "code_version": "v", "core_digest": "d", "spec_digest": "s",
             "seeds": [1], "games_per_cell": 100, "sweep": {"game": "paws"}, "cells": [cell], "runs": [],
-            "thresholds": {}}
+            "thresholds": {}, "record_columns": {"seed": "int64", "vp": "list<item: int8>"}}
     return baseline.from_snapshot(snap)
 
 
@@ -107,6 +107,7 @@ def test_baseline_round_trip_is_small_and_versioned(tmp_path):
      "cells[0].records.1 must be a sha256"),
     (lambda b: b | {"cells": [b["cells"][0] | {"metrics": {"stall_rate": {"stalled": [5, 3]}}}]},
      "cells[0].metrics.stall_rate.stalled = [5, 3]; expected a count or [k, n] with 0 <= k <= n"),
+    (lambda b: b | {"record_columns": {"seed": 64}}, "record_columns must be an object of column: type"),
 ])
 def test_corrupt_baseline_is_a_clear_error(tmp_path, corrupt, message):
     path = tmp_path / "b.json"
