@@ -35,16 +35,20 @@ def from_snapshot(snap: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _dumps(obj: Any, indent: int = 0) -> str:
+ONE_PER_LINE = {"record_columns"}   # long objects whose entries change one at a time
+
+
+def _dumps(obj: Any, indent: int = 0, expand: bool = False) -> str:
     flat = json.dumps(obj, sort_keys=False)
     values = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, list) else ()
     scalars = all(not isinstance(v, (dict, list)) or (isinstance(v, list) and len(v) <= 2) for v in values)
-    if not isinstance(obj, (dict, list)) or len(flat) + indent <= 110 or scalars:
+    if not isinstance(obj, (dict, list)) or len(flat) + indent <= 110 or (scalars and not expand):
         return flat
     pad, inner = " " * indent, " " * (indent + 2)
     if isinstance(obj, list):
         return "[\n" + ",\n".join(inner + _dumps(v, indent + 2) for v in obj) + "\n" + pad + "]"
-    return ("{\n" + ",\n".join(f"{inner}{json.dumps(k)}: {_dumps(v, indent + 2)}" for k, v in obj.items())
+    return ("{\n" + ",\n".join(f"{inner}{json.dumps(k)}: {_dumps(v, indent + 2, k in ONE_PER_LINE)}"
+                               for k, v in obj.items())
             + "\n" + pad + "}")
 
 
