@@ -49,7 +49,7 @@ def ray_runtime(workers: int | None, address: str | None):
         return
     from cluster.sweep import OBJECT_STORE_BYTES
     ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
-             logging_level="WARNING", object_store_memory=OBJECT_STORE_BYTES)
+             logging_level="ERROR", object_store_memory=OBJECT_STORE_BYTES)
     try:
         yield
     finally:
