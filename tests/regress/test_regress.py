@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -226,3 +227,15 @@ def test_a_tales_suite_runs_on_its_own_metrics(ray_local, tmp_path):
     assert [c["status"] for c in r["cells"]] == ["same", "same"]
     assert {t["family"] for t in r["tests"]} == {"team_win_rate", "people_win_rate", "end_reasons", "draw_rate",
                                                  "game_length"}
+
+
+@pytest.mark.parametrize("name", ["nightly", "tales-nightly"])
+def test_shipped_nightly_suites_reproduce_their_baselines_exactly(name, tmp_path, ray_local):
+    # the README's nightly command must pass on a fresh clone: a change in games or record layout
+    # ships with its rewritten baseline (--update-baseline), as docs/regress.md asks
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    res = regress(examples / f"{name}.toml", "--baseline", examples / f"{name}-baseline.json",
+                  "--report", tmp_path / "report")
+    r = json.loads((tmp_path / "report" / "result.json").read_text())
+    assert res.exit_code == 0 and r["verdict"] == "pass", [c["detail"] for c in r["cells"]]
+    assert {c["status"] for c in r["cells"]} == {"same"} and flagged(r) == set()
