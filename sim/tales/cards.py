@@ -8,18 +8,16 @@ the field, and lists the allowed values.
 
 from __future__ import annotations
 
-import hashlib
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from sim.card_files import CardDataError, load_pair, names, parse_cards
 from sim.tales.kinds import Ability, Effect, Hand, Kind, People
 
 DATA = Path(__file__).parent / "data"
 CREATURES_FILE = DATA / "creatures.toml"
 EQUIPMENT_FILE = DATA / "equipment.toml"
 
-SOURCES = ("rulebook", "named", "stand-in")
 CHAMPION_TIER = 5                       # "5 ★ Champion ★"
 MAX_CREATURES_PER_PEOPLE = 40           # capacities of the engine core's fixed arrays
 MAX_EQUIPMENT_COPIES = 80
@@ -27,10 +25,6 @@ HANDS_FOR = {Kind.MELEE: {Hand.MAIN, Hand.BOTH}, Kind.RANGED: {Hand.MAIN, Hand.B
              Kind.POTION: {Hand.NONE}}
 CHANCE_NEEDED = {Ability.DEATH_BLOW, Ability.EVADE}          # only make sense with a roll
 AMOUNT_NEEDED = {Ability.AREA_DAMAGE, Ability.ARMOR}         # only make sense with an amount
-
-
-class CardDataError(ValueError):
-    """A card file is missing, unreadable or has a bad card; the message says where and why."""
 
 
 @dataclass(frozen=True)
@@ -104,75 +98,6 @@ EQUIPMENT_FIELDS = {
     "source": (str, True, None, None, None),
     "text": (str, False, "", None, None),
 }
-ENUMS = (People, Ability, Kind, Hand, Effect)
-
-
-def _names(enum) -> list[str]:
-    return [m.name.lower() for m in enum]
-
-
-def _read(path: Path) -> tuple[list, bytes]:
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise CardDataError(f"{path}: cannot read the card file ({e.strerror})") from None
-    try:
-        doc = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise CardDataError(f"{path}: not valid TOML: {e}") from None
-    extra = sorted(set(doc) - {"meta", "card"})
-    if extra:
-        raise CardDataError(f"{path}: unknown top-level table(s) {extra}; allowed: [meta], [[card]]")
-    cards = doc.get("card")
-    if not isinstance(cards, list) or not cards:
-        raise CardDataError(f"{path}: no cards; each card is a [[card]] table")
-    return cards, raw
-
-
-def _field(where: str, entry: dict, key: str, spec: tuple):
-    kind, required, default, low, high = spec
-    where = f"{where}: field '{key}'"
-    if key not in entry:
-        if required:
-            raise CardDataError(f"{where} is missing")
-        value = default
-    else:
-        value = entry[key]
-    if kind in ENUMS:
-        allowed = _names(kind)
-        if value not in allowed:
-            raise CardDataError(f"{where} is {value!r}; allowed: {', '.join(allowed)}")
-        return kind[value.upper()]
-    if kind is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise CardDataError(f"{where} must be an integer, got {value!r}")
-        if not low <= value <= high:
-            raise CardDataError(f"{where} is {value}; allowed: {low}..{high}")
-        return value
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise CardDataError(f"{where} must be a non-empty string, got {value!r}")
-    if key == "source" and value not in SOURCES:
-        raise CardDataError(f"{where} is {value!r}; allowed: {', '.join(SOURCES)}")
-    return value
-
-
-def _parse(path: Path, fields: dict, check) -> tuple[list[dict], bytes]:
-    cards, raw = _read(path)
-    out, seen = [], set()
-    for n, entry in enumerate(cards, 1):
-        if not isinstance(entry, dict):
-            raise CardDataError(f"{path}: card {n} is not a table")
-        where = f"{path}: card {n} ({entry.get('name', '?')!s})"
-        unknown = sorted(set(entry) - set(fields))
-        if unknown:
-            raise CardDataError(f"{where}: unknown field(s) {unknown}; allowed: {', '.join(fields)}")
-        values = {k: _field(where, entry, k, spec) for k, spec in fields.items()}
-        if values["name"] in seen:
-            raise CardDataError(f"{where}: field 'name' repeats an earlier card")
-        seen.add(values["name"])
-        check(where, values)
-        out.append(values)
-    return out, raw
 
 
 def _check_creature(where: str, v: dict) -> None:
@@ -204,7 +129,7 @@ def _check_equipment(where: str, v: dict) -> None:
     if kind == Kind.POTION:
         if v["effect"] == Effect.NONE:
             raise CardDataError(f"{where}: field 'effect' is 'none'; allowed for a potion: "
-                                f"{', '.join(_names(Effect)[1:])}")
+                                f"{', '.join(names(Effect)[1:])}")
         if v["duration"] == 0:
             raise CardDataError(f"{where}: field 'duration' is 0; allowed for a potion: 1..10")
         for key in ("damage", "life", "armor"):
@@ -217,7 +142,7 @@ def _check_equipment(where: str, v: dict) -> None:
 
 
 def _creatures(path: Path) -> tuple[tuple[Creature, ...], bytes]:
-    rows, raw = _parse(path, CREATURE_FIELDS, _check_creature)
+    rows, raw = parse_cards(path, CREATURE_FIELDS, _check_creature)
     cards = tuple(Creature(id=n, **v) for n, v in enumerate(rows))
     for people in People:
         mine = [c for c in cards if c.people == people]
@@ -231,7 +156,7 @@ def _creatures(path: Path) -> tuple[tuple[Creature, ...], bytes]:
 
 
 def _equipment(path: Path) -> tuple[tuple[Equipment, ...], bytes]:
-    rows, raw = _parse(path, EQUIPMENT_FIELDS, _check_equipment)
+    rows, raw = parse_cards(path, EQUIPMENT_FIELDS, _check_equipment)
     cards = tuple(Equipment(id=n, **v) for n, v in enumerate(rows))
     total = sum(c.copies for c in cards)
     if total > MAX_EQUIPMENT_COPIES:
@@ -266,17 +191,5 @@ _CACHE: dict[tuple, TalesCards] = {}
 
 def load_cards(creatures_path: str | Path | None = None, equipment_path: str | Path | None = None) -> TalesCards:
     """Load and validate both card files (the stand-ins in ``sim/tales/data`` by default)."""
-    cp, ep = Path(creatures_path or CREATURES_FILE), Path(equipment_path or EQUIPMENT_FILE)
-    try:
-        key = tuple((str(p.resolve()), p.stat().st_mtime_ns, p.stat().st_size) for p in (cp, ep))
-    except OSError:
-        key = None  # let the loader say which file is missing
-    if key is None or key not in _CACHE:
-        creatures, craw = _creatures(cp)
-        equipment, eraw = _equipment(ep)
-        digest = hashlib.sha256(craw + b"\0" + eraw).hexdigest()[:16]
-        cards = TalesCards(creatures, equipment, str(cp), str(ep), digest)
-        if key is None:
-            return cards
-        _CACHE[key] = cards
-    return _CACHE[key]
+    return load_pair(Path(creatures_path or CREATURES_FILE), Path(equipment_path or EQUIPMENT_FILE), _creatures,
+                     _equipment, TalesCards, _CACHE)

@@ -1,27 +1,15 @@
 """Tales are Real bots. A seat's bot is named by a spec: ``random``, ``heuristic`` or
-``heuristic:aggression=3:caution=1`` (weights after colons)."""
+``heuristic:aggression=3:caution=1`` (weights after colons; parsing in ``sim/bots.py``)."""
 
 from __future__ import annotations
 
-from sim.params import RuleError, parse_assignments, with_overrides
+from sim.bots import BOT_KINDS, bot_parser
 from sim.tales.bots.heuristic import HeuristicBot, HeuristicWeights
 from sim.tales.bots.random_bot import RandomBot
 
-BOT_KINDS = ("random", "heuristic")
+__all__ = ["BOT_KINDS", "HeuristicBot", "HeuristicWeights", "RandomBot", "make_bots", "parse_bot"]
 
-
-def parse_bot(spec: str):
-    """Build one bot from its spec; unknown kinds or weights are refused with the valid ones."""
-    kind, *weights = spec.strip().split(":")
-    if kind not in BOT_KINDS:
-        raise RuleError(f"bot {spec!r}: unknown bot {kind!r}; valid bots: {', '.join(BOT_KINDS)}")
-    if kind == "random":
-        if weights:
-            raise RuleError(f"bot {spec!r}: the random bot takes no weights")
-        return RandomBot()
-    w = with_overrides(HeuristicWeights(), parse_assignments(weights, where=f"bot {spec!r}"),
-                       where=f"bot {spec!r}", what="weight")
-    return HeuristicBot(w)
+parse_bot = bot_parser(RandomBot, HeuristicBot, HeuristicWeights)
 
 
 def make_bots(specs) -> list:
