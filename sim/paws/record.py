@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from sim.params import fields
+from sim.record_schema import record_schema
 from sim.paws.rules import PawsRules
 
 SEATS = pa.list_(pa.int8())
@@ -36,27 +36,7 @@ RECORD_FIELDS = [
     pa.field("vp_trace", pa.list_(SEATS)),            # VP per seat after each round (the last may be partial)
 ]
 
-_ARROW_TYPE = {"int": pa.int32(), "bool": pa.bool_(), "str": pa.string()}
-
-
-def param_fields() -> list[pa.Field]:
-    """One column per rule parameter (``ruleset`` is already a record column)."""
-    out = []
-    for f in fields(PawsRules):
-        if f.name != "ruleset":
-            kind = f.type if isinstance(f.type, str) else f.type.__name__
-            out.append(pa.field(f.name, _ARROW_TYPE[kind]))
-    return out
-
-
-def _schema() -> pa.Schema:
-    clash = {f.name for f in RECORD_FIELDS} & {f.name for f in param_fields()}
-    if clash:  # a rule parameter must never shadow a record column
-        raise AssertionError(f"record columns and rule parameters share names: {sorted(clash)}")
-    return pa.schema(RECORD_FIELDS + param_fields())
-
-
-SCHEMA = _schema()
+SCHEMA = record_schema(RECORD_FIELDS, PawsRules)
 
 
 def to_table(records: list[dict]) -> pa.Table:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from sim.params import fields
+from sim.record_schema import record_schema
 from sim.tales.rules import TalesRules
 
 SEATS = pa.list_(pa.int16())             # per-seat counts (weighted losses can pass 127)
@@ -55,27 +55,7 @@ CARD_FIELDS = [
     pa.field("kills", pa.int16()),                    # creatures destroyed by it (equipment: by its carriers)
 ]
 
-_ARROW_TYPE = {"int": pa.int32(), "bool": pa.bool_(), "str": pa.string()}
-
-
-def param_fields() -> list[pa.Field]:
-    """One column per rule parameter (``ruleset`` is already a record column)."""
-    out = []
-    for f in fields(TalesRules):
-        if f.name != "ruleset":
-            kind = f.type if isinstance(f.type, str) else f.type.__name__
-            out.append(pa.field(f.name, _ARROW_TYPE[kind]))
-    return out
-
-
-def _schema() -> pa.Schema:
-    clash = {f.name for f in RECORD_FIELDS} & {f.name for f in param_fields()}
-    if clash:  # a rule parameter must never shadow a record column
-        raise AssertionError(f"record columns and rule parameters share names: {sorted(clash)}")
-    return pa.schema(RECORD_FIELDS + param_fields())
-
-
-SCHEMA = _schema()
+SCHEMA = record_schema(RECORD_FIELDS, TalesRules)
 CARD_SCHEMA = pa.schema(CARD_FIELDS)
 
 
