@@ -1,4 +1,4 @@
-"""Shared fixtures: the packaged card data, and the engines' batch API."""
+"""Shared fixtures: the packaged card data, and an embedded Ray for the modules that sweep."""
 
 import os
 
@@ -11,3 +11,16 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 def cards():
     from sim.paws.cards import load_cards
     return load_cards()
+
+
+@pytest.fixture(scope="module")
+def ray_local():
+    """An embedded 2-CPU Ray on loopback for one test module; a runtime already running is used as it is."""
+    import ray
+    if ray.is_initialized():
+        yield ray
+        return
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR",
+             object_store_memory=128 * 2**20)
+    yield ray
+    ray.shutdown()

@@ -30,15 +30,6 @@ players = [3, 4]
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def ray_runtime():
-    import ray
-    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=100 * 2**20,
-             logging_level="ERROR")
-    yield ray
-    ray.shutdown()
-
-
 def start_sweep(tmp_path) -> tuple[subprocess.Popen, Path, Path]:
     spec, out = tmp_path / "faults.toml", tmp_path / "out"
     spec.write_text(SPEC)
@@ -109,7 +100,7 @@ def check_complete(spec_path: Path, out: Path) -> None:
     assert man["state"] == "done" and all(p["state"] == "done" for c in man["cells"] for p in c["parts"])
 
 
-def test_ctrl_c_leaves_only_whole_parts_and_says_how_to_resume(ray_runtime, tmp_path):
+def test_ctrl_c_leaves_only_whole_parts_and_says_how_to_resume(ray_local, tmp_path):
     proc, spec, out = start_sweep(tmp_path)
     try:
         proc.send_signal(signal.SIGINT)
@@ -131,7 +122,7 @@ def test_ctrl_c_leaves_only_whole_parts_and_says_how_to_resume(ray_runtime, tmp_
     check_complete(spec, out)
 
 
-def test_a_killed_driver_leaves_only_whole_parts_and_resume_finishes_the_sweep(ray_runtime, tmp_path):
+def test_a_killed_driver_leaves_only_whole_parts_and_resume_finishes_the_sweep(ray_local, tmp_path):
     proc, spec, out = start_sweep(tmp_path)
     try:
         time.sleep(0.5)

@@ -21,21 +21,12 @@ SPEC = {"name": "small", "game": "paws", "rules": "v4", "seed": 11, "games_per_c
 
 
 @pytest.fixture(scope="module")
-def ray_runtime():
-    import ray
-    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=100 * 2**20,
-             logging_level="ERROR")
-    yield ray
-    ray.shutdown()
-
-
-@pytest.fixture(scope="module")
 def spec():
     return parse_spec(SPEC, source="small.toml")
 
 
 @pytest.fixture(scope="module")
-def two_workers(ray_runtime, spec, tmp_path_factory):
+def two_workers(ray_local, spec, tmp_path_factory):
     out = tmp_path_factory.mktemp("two") / "sweep"
     summary = run_sweep(spec, out, workers=2, progress=False)
     return out, summary
@@ -140,7 +131,7 @@ def test_a_dir_holding_a_sweep_is_refused_unless_resuming_the_same_spec(two_work
         run_sweep(spec, tmp_path, progress=False)
 
 
-def test_cli_sweep_then_status(ray_runtime, tmp_path):
+def test_cli_sweep_then_status(ray_local, tmp_path):
     f = tmp_path / "s.toml"
     f.write_text('name = "cli"\ngame = "paws"\nseed = 3\ngames_per_cell = 12\nbatch_size = 5\n'
                  '[grid]\nround_limit = [0, 15]\n')

@@ -40,18 +40,6 @@ level = 0.01
 runner = CliRunner()
 
 
-@pytest.fixture(scope="module")
-def ray_local():
-    import ray
-    if ray.is_initialized():   # another module's runtime: use it as it is
-        yield
-        return
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING",
-             object_store_memory=128 * 2**20)
-    yield
-    ray.shutdown()
-
-
 def regress(*args):
     return runner.invoke(app, ["regress", *map(str, args), "--quiet"])
 
