@@ -1,143 +1,22 @@
 """Scenario harness for hand-worked rulebook tests of the Tales are Real reference engine (sim/tales).
 
 A scenario builds a :class:`~sim.tales.state.Game` in a known state (battle lines, damage, gear,
-hands, decks) and runs one engine function inside ``with script(g, ...)``. The script is ONE ordered
-queue shared by the dice, the random picks and the bots' decisions:
-
-* an int 1..6 is the next ``g.rng.die()``;
-* ``Pick(n, k)`` is the next ``g.rng.below(n)`` and returns ``k`` (``n`` must match);
-* ``Ask(seat, Decision.X, value)`` is the next bot decision: that seat, that kind, and the option
-  equal to ``value`` is chosen (``options=[...]`` also asserts the full option list);
-* lists are flattened, so several dice are written ``[6, 5]``.
-
-Any draw or decision that is not the next scripted entry fails at once, and leaving the ``with``
-block with entries left over fails too, so a test pins exactly which dice the engine rolls and
-which choices it asks for. (Named scenario.py after tests/paws/scenario.py, whose pattern it follows.)
+hands, decks) and runs one engine function inside ``with script(g, ...)``: the dice, random picks
+and bot decisions it expects, in order (tests/script_queue.py). (Named after tests/paws/scenario.py,
+whose pattern it follows.)
 """
 
 from __future__ import annotations
-
-import contextlib
-from collections import deque
-from dataclasses import dataclass
-from typing import Any
 
 from sim.tales.cards import load_cards
 from sim.tales.kinds import Decision
 from sim.tales.rules import PEOPLES, TalesRules, TalesSetup, preset
 from sim.tales.state import EMPTY, Game
+from script_queue import Ask, Pick, Script, ScriptedBot, ScriptedRng, ScriptError, no_shuffle, script  # noqa: F401
 
 CARDS = load_cards()
 CREATURE = {c.name: c.id for c in CARDS.creatures}
 EQUIPMENT = {c.name: c.id for c in CARDS.equipment}
-
-
-class ScriptError(AssertionError):
-    """The engine drew a die, a random number or a decision the scenario did not script."""
-
-
-@dataclass(frozen=True)
-class Pick:
-    n: int
-    k: int
-
-
-@dataclass(frozen=True)
-class Ask:
-    seat: int
-    kind: Any
-    value: Any
-    options: list | None = None
-
-
-def flatten(entries) -> list:
-    out = []
-    for e in entries:
-        if isinstance(e, list):
-            out.extend(flatten(e))
-        else:
-            out.append(e)
-    return out
-
-
-class Script:
-    def __init__(self):
-        self.queue: deque = deque()
-        self.used: list = []
-
-    def _next(self, what: str):
-        if not self.queue:
-            raise ScriptError(f"unscripted {what}: the script is exhausted (consumed so far: {self.used})")
-        return self.queue.popleft()
-
-    def die(self) -> int:
-        e = self._next("die()")
-        if not isinstance(e, int) or isinstance(e, bool) or not 1 <= e <= 6:
-            raise ScriptError(f"engine rolled a die but the script expects {e!r} (consumed: {self.used})")
-        self.used.append(e)
-        return e
-
-    def below(self, n: int) -> int:
-        e = self._next(f"below({n})")
-        if not isinstance(e, Pick) or e.n != n:
-            raise ScriptError(f"engine drew below({n}) but the script expects {e!r} (consumed: {self.used})")
-        self.used.append(e)
-        return e.k
-
-    def decide(self, seat: int, kind, options: list) -> int:
-        e = self._next(f"decision {kind!r} of seat {seat} among {options}")
-        if not isinstance(e, Ask) or e.seat != seat or e.kind != kind:
-            raise ScriptError(f"engine asked seat {seat} for {kind!r} among {options} but the script expects "
-                              f"{e!r} (consumed: {self.used})")
-        if e.options is not None and list(options) != list(e.options):
-            raise ScriptError(f"seat {seat} {kind!r}: options {options}, expected {e.options}")
-        if e.value not in options:
-            raise ScriptError(f"seat {seat} {kind!r}: scripted choice {e.value!r} is not among {options}")
-        self.used.append(e)
-        return list(options).index(e.value)
-
-
-class ScriptedRng:
-    def __init__(self, script: Script):
-        self.script = script
-
-    def die(self) -> int:
-        return self.script.die()
-
-    def below(self, n: int) -> int:
-        return self.script.below(n)
-
-    def shuffle(self, items: list) -> None:
-        """Fisher-Yates from the last position down, as sim.rng.Rng.shuffle (one Pick per swap)."""
-        for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
-            items[i], items[j] = items[j], items[i]
-
-
-class ScriptedBot:
-    def __init__(self, script: Script):
-        self.script = script
-
-    def decide(self, g, seat: int, kind, options: list) -> int:
-        return self.script.decide(seat, kind, options)
-
-
-def no_shuffle(n: int) -> list[Pick]:
-    """Picks that leave a shuffle of ``n`` items in place."""
-    return [Pick(i + 1, i) for i in range(n - 1, 0, -1)]
-
-
-@contextlib.contextmanager
-def script(g: Game, *entries):
-    """Run the block with exactly these dice, picks and decisions, in this order; all must be used."""
-    s: Script = g.script
-    assert not s.queue, f"a previous script was not consumed: {list(s.queue)}"
-    s.queue.extend(flatten(entries))
-    yield s
-    left = list(s.queue)
-    s.queue.clear()
-    if left:
-        raise ScriptError(f"the engine did not use all of the script: left over {left}")
 
 
 def make_game(mode: str = "standard", rules: TalesRules | None = None, people: tuple | None = None,
