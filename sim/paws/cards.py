@@ -80,17 +80,17 @@ MONSTER_FIELDS = {
 }
 
 
+def _check_item(where: str, v: dict) -> None:
+    allowed = TIMINGS_FOR[v["effect"]]
+    if v["timing"] not in allowed:
+        names = ", ".join(sorted(t.name.lower() for t in allowed))
+        raise CardDataError(f"{where}: field 'timing' is {v['timing'].name.lower()!r}, which a "
+                            f"{v['effect'].name.lower()} card cannot use; allowed: {names}")
+
+
 def _items(path: Path) -> tuple[tuple[ItemCard, ...], bytes]:
-    rows, raw = parse_cards(path, ITEM_FIELDS)
-    cards = []
-    for n, v in enumerate(rows):
-        allowed = TIMINGS_FOR[v["effect"]]
-        if v["timing"] not in allowed:
-            names = ", ".join(sorted(t.name.lower() for t in allowed))
-            raise CardDataError(f"{path}: card {n + 1} ({v['name']}): field 'timing' is "
-                                f"{v['timing'].name.lower()!r}, which a {v['effect'].name.lower()} card "
-                                f"cannot use; allowed: {names}")
-        cards.append(ItemCard(id=n, **v))
+    rows, raw = parse_cards(path, ITEM_FIELDS, _check_item)
+    cards = tuple(ItemCard(id=n, **v) for n, v in enumerate(rows))
     for deck in DECKS:
         total = sum(c.copies for c in cards if deck in c.decks)
         if total > MAX_ITEM_COPIES:

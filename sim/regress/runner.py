@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from sim.games import get
 from sim.regress.digest import parts_digest, record_columns
 from sim.regress.metrics import compute
 from sim.regress.suite import Suite
@@ -65,7 +66,6 @@ def play(suite: Suite, work: Path, *, workers: int | None = None, address: str |
     prepare_work(work)
     cells: dict[str, dict[str, Any]] = {}
     runs = []
-    columns: dict[str, str] = {}
     with ray_runtime(workers, address):
         for seed, spec in specs.items():
             out = work / f"seed-{seed}"
@@ -81,11 +81,11 @@ def play(suite: Suite, work: Path, *, workers: int | None = None, address: str |
                                                "games": {}, "records": {}})
                 c["games"][str(seed)] = games
                 c["records"][str(seed)] = digest
-                columns.update(record_columns(m.schemas["games"]))
     per_cell = compute(suite.game, [r["dir"] for r in runs])
     for cid, c in cells.items():
         c["metrics"] = per_cell.get(cid, {})
     return {"suite": suite.name, "game": suite.game, "code_version": code_version(),
-            "core_digest": core_digest(), "spec_digest": suite.digest, "record_columns": columns,
+            "core_digest": core_digest(), "spec_digest": suite.digest,
+            "record_columns": record_columns(get(suite.game).schemas["games"]),
             "seeds": list(suite.seeds), "games_per_cell": suite.games_per_cell, "sweep": suite.sweep,
             "thresholds": suite.thresholds.as_dict(), "cells": list(cells.values()), "runs": runs}
