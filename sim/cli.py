@@ -10,25 +10,133 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
+import sys
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from typer.core import TyperGroup
+
+try:                                # typer >= 0.20 carries its own click
+    from typer._click import exceptions as clickx
+except ImportError:                 # pragma: no cover - older typer uses click itself
+    from click import exceptions as clickx
 
 from sim.params import RuleError, parse_assignments
 
-app = typer.Typer(help="playtest: simulate tabletop games by the million and ask balance questions.",
-                  no_args_is_help=True, add_completion=False)
+MAX_SEED = 2**64 - 1                   # master seeds are unsigned 64-bit (core/rng.pxd)
+MAX_GAME_INDEX = 2**63 - 1             # game indices are signed 64-bit in the cores
+MAX_GAMES = 10**12                     # games in one local run
+BUG_EXIT = 3                           # an unexpected error (a bug): not 1, which regress uses for "regression"
+
 err = Console(stderr=True)
 
 
+def plain(text: Any) -> str:
+    """User text (paths, names, filters, messages quoting them) made safe for Rich: shown as written."""
+    return escape(str(text))
+
+
+def one_line(text: Any) -> str:
+    """A message as one line: its lines joined (a user error is one line on the terminal)."""
+    return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
 def fail(message: str, code: int = 2) -> None:
-    """A user error: one clear line on stderr and exit code 2, never a traceback."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    """A user error: one clear line on stderr and exit code 2, never a traceback.
+
+    The message is printed as plain text (brackets in it are kept, never read as Rich markup) and never
+    wrapped, so it stays one line however narrow the terminal."""
+    err.print(f"[bold red]error:[/] {plain(one_line(message))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code=code)
+
+
+def warn(message: str) -> None:
+    """A warning line on stderr, printed as plain text."""
+    err.print(f"[bold yellow]warning:[/] {plain(one_line(message))}", highlight=False, soft_wrap=True)
+
+
+class Playtest(TyperGroup):
+    """The top-level command group: every error ends in one line and a non-zero exit, never a traceback.
+
+    A bad flag or value (click's usage errors) is one line and exit 2; Ctrl-C outside a sweep is exit 130;
+    an unexpected exception is a bug: one line naming it, a pointer to ``--debug`` (which shows the
+    traceback), and exit 3."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        global DEBUG
+        argv = list(sys.argv[1:] if args is None else args)
+        DEBUG = DEBUG or "--debug" in argv[:1] or os.environ.get("PLAYTEST_DEBUG", "") not in ("", "0")
+        try:
+            rv = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+        except clickx.NoArgsIsHelpError:   # the help is already printed (typer renders it when raising)
+            rv = 0
+        except clickx.UsageError as e:
+            command = e.ctx.command_path if e.ctx else "playtest"
+            _bail(f"{one_line(e.format_message())} ({command} --help lists what is allowed)", 2, standalone_mode)
+            return 2
+        except clickx.ClickException as e:
+            _bail(one_line(e.format_message()), e.exit_code, standalone_mode)
+            return e.exit_code
+        except (clickx.Abort, typer.Abort, KeyboardInterrupt):
+            err.print("interrupted", highlight=False)
+            rv = 130
+        except Exception as e:  # noqa: BLE001 - the last line of defence: a bug, said in one line
+            if DEBUG:
+                raise
+            where = (f"{type(e).__name__}: {one_line(e)}" if str(e) else type(e).__name__)[:500]
+            _bail(f"unexpected error (a bug in playtest, please report it): {where}; run again with "
+                  "playtest --debug ... (or PLAYTEST_DEBUG=1) for the traceback", BUG_EXIT, standalone_mode)
+            return BUG_EXIT
+        if standalone_mode:
+            sys.exit(rv if isinstance(rv, int) else 0)
+        return rv
+
+
+def _bail(message: str, code: int, standalone_mode: bool) -> None:
+    err.print(f"[bold red]error:[/] {plain(message)}", highlight=False, soft_wrap=True)
+    if standalone_mode:
+        sys.exit(code)
+
+
+DEBUG = False
+app = typer.Typer(cls=Playtest, help="playtest: simulate tabletop games by the million and ask balance questions.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+
+@app.callback()
+def _root(debug: Annotated[bool, typer.Option("--debug", help="show the traceback of an unexpected error "
+                                                             "(also PLAYTEST_DEBUG=1)")] = False) -> None:
+    """playtest: simulate tabletop games by the million and ask balance questions."""
+    global DEBUG
+    DEBUG = DEBUG or debug
+
+
+def check_range(flag: str, value: int | None, low: int, high: int) -> None:
+    """Refuse a numeric option outside ``low..high`` in one line naming the flag and the range."""
+    if value is not None and not low <= value <= high:
+        fail(f"{flag} {value} is out of range; expected an integer from {low} to {high}")
+
+
+def check_output_file(flag: str, path: Path) -> None:
+    """Refuse an output file path that cannot be written (a directory, or a folder we cannot create/write)."""
+    if path.is_dir():
+        fail(f"{flag} {path}: is a directory; give a file name, e.g. {path / 'games.parquet'}")
+    parent = path.parent if str(path.parent) else Path(".")
+    probe = parent
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        fail(f"{flag} {path}: {probe} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        fail(f"{flag} {path}: {probe} is not writable")
+    if path.exists() and not os.access(path, os.W_OK):
+        fail(f"{flag} {path}: the file exists and is not writable")
 
 
 GameArg = Annotated[str, typer.Argument(help="the game: paws or tales")]
@@ -87,14 +195,16 @@ def play(game: GameArg, rules: RulesOpt = None, board: BoardOpt = None, mode: Mo
          as_json: Annotated[bool, typer.Option("--json", help="print the game record as JSON")] = False,
          items: ItemsOpt = None, monsters: MonstersOpt = None, data: DataOpt = None) -> None:
     """Play one game and print its turn-by-turn log (or its record with --json)."""
+    check_range("--seed", seed, 0, MAX_SEED)
+    check_range("--game-index", game_index, 0, MAX_GAME_INDEX)
     m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine, people=people)
     log: list[str] | None = None if as_json else []
     rec = m.play_one(seed, game_index, log)
     if engine == "core":  # the core keeps no log: the reference engine narrates the same game
         core = engine_call(lambda: m.play_batch(seed, game_index, 1, "core"))["games"].to_pylist()[0]
         if core != rec:
-            err.print("[bold yellow]warning:[/] the core and the reference engine disagree on this game; "
-                      "the log is the reference engine's, the record the core's")
+            warn("the core and the reference engine disagree on this game; "
+                 "the log is the reference engine's, the record the core's")
         rec = core
     if as_json:
         typer.echo(json.dumps(rec))
@@ -145,10 +255,15 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
         = None) -> None:
     """Play a local batch of games and write one Parquet file (two with --cards-out), with a progress bar."""
     from sim.output import write_parquet_tables
-    if games < 1:
-        fail("--games must be at least 1")
-    if chunk is not None and chunk < 1:
-        fail("--chunk must be at least 1")
+    check_range("--games", games, 1, MAX_GAMES)
+    check_range("--seed", seed, 0, MAX_SEED)
+    check_range("--start", start, 0, MAX_GAME_INDEX - games + 1)
+    check_range("--chunk", chunk, 1, MAX_GAMES)
+    check_output_file("--out", out)
+    if cards_out is not None:
+        check_output_file("--cards-out", cards_out)
+        if cards_out.resolve() == out.resolve():
+            fail(f"--cards-out {cards_out}: the same file as --out; give another name")
     tables = ("games", "cards") if cards_out else ("games",)
     m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine, tables, people)
     meta = {"playtest.rules_digest": m.rules_digest, "playtest.cards_digest": m.data_digest,
@@ -156,13 +271,16 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
     paths = {"games": out, "cards": cards_out}
     t0 = time.perf_counter()
     bar, advance = progress_bar(games)
-    with bar:
-        rows = engine_call(lambda: write_parquet_tables(
-            m.iter_batches(seed, start, games, engine, chunk), {t: paths[t] for t in tables}, m.schemas,
-            metadata=meta, on_chunk=advance))
+    try:
+        with bar:
+            rows = engine_call(lambda: write_parquet_tables(
+                m.iter_batches(seed, start, games, engine, chunk), {t: paths[t] for t in tables}, m.schemas,
+                metadata=meta, on_chunk=advance))
+    except OSError as e:   # a full disk or a folder that went away: the temporary file is already removed
+        fail(f"--out {out}: cannot write the results ({e.strerror or e}); nothing was written")
     wall = time.perf_counter() - t0
     err.print(f"{rows:,} games in {wall:.1f} s ({rows / wall:,.0f} games/s) -> {out}"
-              + (f" and {cards_out}" if cards_out else ""))
+              + (f" and {cards_out}" if cards_out else ""), markup=False, highlight=False)
 
 
 @app.command()
@@ -175,8 +293,10 @@ def bench(out: Annotated[Path, typer.Option(help="where to write the results (.j
           profile: Annotated[bool, typer.Option(help="also measure where the core spends its time")] = True) -> None:
     """Benchmark (not a test): games/s per core of both engines on fixed presets, same seeds, and the ratio."""
     from sim.bench import run_bench
-    if games < 1 or reference_games < 1:
-        fail("--games and --reference-games must be at least 1")
+    check_range("--games", games, 1, MAX_GAMES)
+    check_range("--reference-games", reference_games, 1, MAX_GAMES)
+    check_range("--seed", seed, 0, MAX_SEED)
+    check_output_file("--out", out)
     try:
         run_bench(out=out, games=games, reference_games=reference_games, seed=seed, game=game, profile=profile,
                   console=err)

@@ -61,7 +61,7 @@ def test_query_answers_the_round_limit_question(tmp_path):
     (["play", "paws", "--bots", "genius"], "unknown bot 'genius'"),
     (["play", "paws", "--engine", "gpu"], "engine 'gpu' is not available; expected one of core, reference"),
     (["play", "paws", "--items", "/nonexistent/items.toml"], "/nonexistent/items.toml: cannot read the card file"),
-    (["run", "paws", "--games", "0", "--out", "x.parquet"], "--games must be at least 1"),
+    (["run", "paws", "--games", "0", "--out", "x.parquet"], "--games 0 is out of range; expected an integer from 1"),
     (["play", "tales", "--data", "monsters=m.toml"],
      "--data: unknown tales data file 'monsters'; valid: creatures, equipment"),
     (["query", "nothing.sql", "--data", "x.parquet"], "nothing.sql: no such SQL file"),

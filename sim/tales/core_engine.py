@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from sim.games import EngineError
 from sim.params import as_dict
 from sim.tales.bots import parse_bot
 from sim.tales.bots.heuristic import HeuristicBot
@@ -21,7 +22,7 @@ CREATURE_FIELDS = ("people", "damage", "life", "people_chance", "tier", "ability
 EQUIPMENT_FIELDS = ("kind", "hand", "damage", "life", "block", "armor", "effect", "amount", "duration", "points")
 
 
-class CoreError(RuntimeError):
+class CoreError(EngineError):
     """The core could not play a game (an option list overflowed its fixed capacity)."""
 
 
