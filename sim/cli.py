@@ -83,7 +83,7 @@ class Playtest(TyperGroup):
         except clickx.ClickException as e:
             _bail(one_line(e.format_message()), e.exit_code, standalone_mode)
             return e.exit_code
-        except (clickx.Abort, typer.Abort, KeyboardInterrupt):
+        except (typer.Abort, KeyboardInterrupt):
             err.print("interrupted", highlight=False)
             rv = 130
         except Exception as e:  # noqa: BLE001 - the last line of defence: a bug, said in one line
@@ -135,6 +135,8 @@ def check_output_file(flag: str, path: Path) -> None:
         fail(f"{flag} {path}: {probe} is not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
         fail(f"{flag} {path}: {probe} is not writable")
+    if path.exists() and not path.is_file():   # a device, FIFO or socket is never replaced by results
+        fail(f"{flag} {path}: exists and is not a regular file; give a new file name")
     if path.exists() and not os.access(path, os.W_OK):
         fail(f"{flag} {path}: the file exists and is not writable")
 

@@ -72,3 +72,68 @@ def test_bad_input_is_one_clear_line_and_exit_code_2(args, needle, tmp_path, mon
     assert res.exit_code == 2
     assert needle in " ".join(res.output.split())
     assert "Traceback" not in res.output
+
+
+def test_an_unexpected_error_is_one_line_with_a_pointer_to_debug(monkeypatch):
+    """A bug anywhere below the CLI ends in one line and exit 3 (not 1: regress's "regression"); --debug shows it."""
+    import sim.games
+
+    def boom(name):
+        raise RuntimeError("boom\nsecond line")
+    monkeypatch.setattr(sim.games, "get", boom)
+    res = runner.invoke(app, ["play", "paws"])
+    assert res.exit_code == 3, res.output
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "unexpected error" in lines[0] and "RuntimeError: boom second line" in lines[0]
+    assert "--debug" in lines[0] and "Traceback" not in res.output
+    res = runner.invoke(app, ["--debug", "play", "paws"])
+    assert isinstance(res.exception, RuntimeError) and str(res.exception).startswith("boom")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["play", "paws", "--set", "[setup]=1"], "unknown rule parameter '[setup]'"),
+    (["play", "paws", "--bots", "[/x]"], "unknown bot '[/x]'"),
+    (["play", "paws", "--data", "items=results[v2]/[bold]x.toml"], "results[v2]/[bold]x.toml: cannot read"),
+    (["play", "paws", "--seed", "-1"], "--seed -1 is out of range; expected an integer from 0 to 18446744073709551615"),
+    (["play", "paws", "--seed", str(2**64)], "--seed 18446744073709551616 is out of range"),
+    (["play", "paws", "--game-index", str(2**63)], "--game-index 9223372036854775808 is out of range"),
+    (["play", "paws", "--seed", "abc"], "Invalid value for '--seed'"),
+    (["play", "paws", "--no-such-flag"], "No such option: --no-such-flag"),
+    (["run", "paws", "--out", "."], "--out .: is a directory"),
+    (["run", "paws", "--games", str(10**13), "--out", "x.parquet"], "--games 10000000000000 is out of range"),
+    (["run", "paws", "--start", "-5", "--out", "x.parquet"], "--start -5 is out of range"),
+    (["run", "paws", "--chunk", "0", "--out", "x.parquet"], "--chunk 0 is out of range"),
+    (["run", "tales", "--cards-out", "x.parquet", "--out", "x.parquet"], "the same file as --out"),
+    (["play", "paws", "--data", "monsters=/dev/zero"], "/dev/zero: not a regular file"),
+    (["bench", "--out", "."], "--out .: is a directory"),
+    (["frobnicate"], "No such command 'frobnicate'"),
+])
+def test_bad_input_keeps_its_brackets_and_is_one_line(args, needle, tmp_path, monkeypatch):
+    """User text is shown as written (never read as Rich markup) in exactly one error line, exit 2."""
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, args)
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert res.exit_code == 2, res.output
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], lines
+    assert list(tmp_path.iterdir()) == []          # refused before anything was written
+
+
+def test_paths_with_markup_are_written_and_printed_as_given(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["run", "paws", "--games", "3", "--out", "[/x]/results[v2].parquet"])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "[/x]" / "results[v2].parquet").is_file() and "-> [/x]/results[v2].parquet" in res.stderr
+
+
+def test_a_write_failure_leaves_no_file_and_is_one_line(tmp_path, monkeypatch):
+    """A failing write (here: the folder is replaced by a file mid-run) leaves neither the file nor a temporary."""
+    import sim.output
+    monkeypatch.chdir(tmp_path)
+    real = sim.output.write_parquet_tables
+
+    def full_disk(*a, **k):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(sim.output, "write_parquet_tables", full_disk)
+    res = runner.invoke(app, ["run", "paws", "--games", "3", "--out", "r.parquet"])
+    assert res.exit_code == 2 and "No space left on device" in res.stderr and real is not full_disk
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,216 @@
+"""Property tests: every CLI string option and every file input is untrusted.
+
+Random text goes into each string option of every command and random bytes into each kind of file the
+CLI reads (card files, sweep specs, result Parquet files, sweep manifests, SQL files). Whatever comes
+in, the command either does its work (exit 0, when the text happens to be valid) or refuses it with
+exactly one line of error on stderr and exit code 2: never a traceback, never an "unexpected error"
+(exit 3), and never a file written anywhere but the ``--out`` it was given.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from sim.cli import app
+
+runner = CliRunner()
+
+# argv cannot carry NUL bytes or lone surrogates; everything else a shell can pass is fair game
+ARG_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40)
+# text that looks like what users and attackers type: markup, SQL, paths, numbers, separators
+HOSTILE = st.sampled_from([
+    "[/x]", "[bold]", "[setup]", "results[v2]", "'; DROP TABLE games; --", "1=1); COPY (SELECT 42) TO 'x.csv'",
+    "../../etc/passwd", "/dev/zero", "-1", "18446744073709551616", "1e400", "nan", "", " ", ",,,", "=", "a=b=c",
+    "heuristic:aggression=1e9", "random,random,random,random,random", "${HOME}", "%s%s%n", "\u202eevil", "\t\n",
+])
+TEXT = st.one_of(ARG_TEXT, HOSTILE, st.builds(lambda a, b: a + b, HOSTILE, ARG_TEXT))
+PROPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                        HealthCheck.too_slow])
+
+
+def snapshot(root: Path) -> set[str]:
+    """Every file under ``root`` (relative paths)."""
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def check(args: list[str], cwd: Path, allowed_new: set[str] = frozenset()) -> int:
+    """Run the CLI in ``cwd``; assert exit 0 or one error line with exit 2, and no stray file. Returns the code."""
+    before = snapshot(cwd)
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        res = runner.invoke(app, args)
+    finally:
+        os.chdir(old)
+    shown = f"args={args!r}\nstdout={res.stdout!r}\nstderr={res.stderr!r}\nexc={res.exception!r}"
+    assert res.exit_code in (0, 2), shown
+    assert "Traceback" not in res.output + res.stderr, shown
+    if res.exit_code == 2:
+        lines = [line for line in res.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: "), shown
+    new = snapshot(cwd) - before
+    assert new <= set(allowed_new) | {p for p in new if any(p.startswith(a) for a in allowed_new)}, (new, shown)
+    return res.exit_code
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    """A small Paws results file to query."""
+    out = tmp_path_factory.mktemp("res") / "r.parquet"
+    assert runner.invoke(app, ["run", "paws", "--games", "50", "--seed", "1", "--out", str(out)]).exit_code == 0
+    return out
+
+
+PLAY_OPTIONS = ["--rules", "--board", "--mode", "--players", "--bots", "--people", "--set", "--engine", "--data",
+                "--seed", "--game-index", "--items", "--monsters"]
+
+
+@PROPS
+@given(option=st.sampled_from(PLAY_OPTIONS), text=TEXT, game=st.sampled_from(["paws", "tales"]))
+def test_play_any_option_text(tmp_path, option, text, game):
+    check(["play", game, option, text, "--json"], tmp_path)
+
+
+@PROPS
+@given(text=TEXT)
+def test_play_any_game_name(tmp_path, text):
+    check(["play", text, "--json"], tmp_path)
+
+
+RUN_OPTIONS = ["--rules", "--board", "--bots", "--set", "--engine", "--data", "--seed", "--start", "--chunk",
+               "--games"]
+
+
+@PROPS
+@given(option=st.sampled_from(RUN_OPTIONS), text=TEXT)
+def test_run_any_option_text(tmp_path, option, text):
+    args = ["run", "paws", option, text, "--out", "o.parquet"]
+    if option != "--games":
+        args += ["--games", "5"]
+    check(args, tmp_path, {"o.parquet"})
+
+
+@PROPS
+@given(text=TEXT)
+def test_run_any_out_path(tmp_path, text):
+    # a valid --out is written and nothing else; an invalid one is refused before any game. The text
+    # stays a name inside the test's folder ("/" removed): a random absolute path could name a real file.
+    text = text.replace("/", "_")
+    target = os.path.normpath(text) if text.strip() else text
+    check(["run", "paws", "--games", "3", "--out", text], tmp_path, {target} if target not in (".", "..") else set())
+
+
+@pytest.mark.parametrize("out", ["/dev/null", "/dev/zero", "/proc/self/status", "/"])
+def test_run_never_replaces_a_special_file(tmp_path, out):
+    before = os.stat(out)
+    assert check(["run", "paws", "--games", "3", "--out", out], tmp_path) == 2
+    after = os.stat(out)
+    assert (before.st_mode, before.st_ino) == (after.st_mode, after.st_ino)
+
+
+@PROPS
+@given(option=st.sampled_from(["--where", "--param", "--format"]), text=TEXT,
+       name=st.sampled_from(["seat_advantage", "round_limit", "game_length"]))
+def test_query_any_option_text(tmp_path, results, option, text, name):
+    check(["query", name, "--results", str(results), option, text], tmp_path)
+
+
+@PROPS
+@given(text=TEXT)
+def test_query_any_name_and_results(tmp_path, results, text):
+    check(["query", text, "--results", str(results)], tmp_path)
+    check(["query", "seat_advantage", "--results", text], tmp_path)
+
+
+@PROPS
+@given(text=TEXT)
+def test_sql_any_statement_read_only(tmp_path, results, text):
+    check(["sql", text, "--results", str(results), "--read-only"], tmp_path)
+
+
+@PROPS
+@given(text=TEXT)
+def test_sweep_any_workers_text(tmp_path, text):
+    spec = tmp_path / "s.toml"
+    spec.write_text('game = "paws"\nseed = 1\ngames_per_cell = 4\nbatch_size = 4\n')
+    if text.strip().isdigit() and int(text) >= 1:
+        return        # a valid worker count starts Ray: test_sweep_ray covers that
+    check(["sweep", "s.toml", "--no-progress", "--workers", text, "--out", "o"], tmp_path)
+
+
+@pytest.mark.parametrize("out", ["s.toml", "/proc/version", "/dev/null"])
+def test_sweep_out_that_is_a_file_is_refused(tmp_path, out):
+    (tmp_path / "s.toml").write_text('game = "paws"\nseed = 1\ngames_per_cell = 4\nbatch_size = 4\n')
+    assert check(["sweep", "s.toml", "--no-progress", "--out", out], tmp_path) == 2
+
+
+@PROPS
+@given(text=TEXT)
+def test_status_any_folder(tmp_path, text):
+    check(["status", text], tmp_path)
+
+
+# ---- random bytes in every file input ----------------------------------------------------------------
+BYTES = st.one_of(st.binary(max_size=300),
+                  st.sampled_from([b"", b"\xff\xfe", b"[[card]]\nname = '[/x]'\n", b"PAR1\x00\x00PAR1",
+                                   b'{"format": 1, "cells": [{"id": 1}]}', b"game = 'paws'\nseed = -1\n",
+                                   b"[meta]\n[[card]]\n" * 50]))
+
+
+@PROPS
+@given(data=BYTES, key=st.sampled_from(["paws:items", "paws:monsters", "tales:creatures", "tales:equipment"]))
+def test_card_file_any_bytes(tmp_path, data, key):
+    game, name = key.split(":")
+    f = tmp_path / "cards.toml"
+    f.write_bytes(data)
+    check(["play", game, "--data", f"{name}={f}", "--json"], tmp_path)
+
+
+@PROPS
+@given(data=BYTES)
+def test_sweep_spec_any_bytes(tmp_path, data):
+    f = tmp_path / "spec.toml"
+    f.write_bytes(data)
+    code = check(["sweep", str(f), "--out", str(tmp_path / "o"), "--no-progress"], tmp_path, {"o"})
+    assert code == 2     # no random file is a complete sweep spec
+
+
+@PROPS
+@given(data=BYTES)
+def test_results_parquet_any_bytes(tmp_path, data):
+    f = tmp_path / "r.parquet"
+    f.write_bytes(data)
+    assert check(["query", "seat_advantage", "--results", str(f)], tmp_path) == 2
+    assert check(["sql", "SELECT count(*) FROM games", "--results", str(f)], tmp_path) == 2
+
+
+@PROPS
+@given(data=BYTES)
+def test_manifest_any_bytes(tmp_path, data):
+    d = tmp_path / "sweep"
+    (d / "games" / "cell=c000").mkdir(parents=True)
+    (d / "manifest.json").write_bytes(data)
+    assert check(["status", str(d)], tmp_path) == 2
+    assert check(["query", "seat_advantage", "--results", str(d)], tmp_path) == 2
+
+
+@PROPS
+@given(data=BYTES)
+def test_sql_file_any_bytes(tmp_path, results, data):
+    f = tmp_path / "q.sql"
+    f.write_bytes(data)
+    check(["query", str(f), "--results", str(results)], tmp_path)
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "/dev/urandom", "/proc/self/status", "/"])
+def test_special_files_are_refused_before_reading(tmp_path, results, path):
+    """Devices, procfs and folders are never read as card, spec, SQL or results files (no unbounded read)."""
+    assert check(["play", "paws", "--data", f"monsters={path}"], tmp_path) == 2
+    assert check(["sweep", path, "--out", "o", "--no-progress"], tmp_path) == 2
+    assert check(["query", path, "--results", str(results)], tmp_path) == 2
