@@ -102,6 +102,9 @@ class GameDef:
     play_one_fn: Callable[..., dict]
     setup_values_fn: Callable[[Any], dict]
     default_chunk: dict[str, int] = field(default_factory=lambda: {"core": 65536, "reference": 256})
+    rule_presets: Mapping[str, Any] = field(default_factory=dict)   # preset name -> its frozen rule set
+    bot_weights: Any = None                          # the heuristic bot's frozen weights class (defaults)
+    column_docs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)   # table -> column -> meaning
 
     def resolve(self, rules: str | None = None, overrides: Mapping[str, Any] | None = None,
                 setup: Mapping[str, Any] | None = None, data: Mapping[str, Any] | None = None,

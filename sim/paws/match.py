@@ -9,8 +9,9 @@ import pyarrow as pa
 from sim.games import GameDef, Match
 from sim.params import RuleError
 from sim.paws.bots import make_bots
+from sim.paws.bots.heuristic import HeuristicWeights
 from sim.paws.cards import load_cards
-from sim.paws.record import SCHEMA, to_table
+from sim.paws.record import COLUMN_DOCS, SCHEMA, to_table
 from sim.paws.rules import BOARDS, MODES, PRESETS, PawsSetup, preset
 
 
@@ -69,4 +70,5 @@ PAWS = GameDef(
     data_keys={"items": "item deck TOML", "monsters": "monster deck TOML"},
     schemas={"games": SCHEMA},
     resolve_fn=resolve, play_batch_fn=play_batch, play_one_fn=play_one, setup_values_fn=setup_values,
+    rule_presets=PRESETS, bot_weights=HeuristicWeights, column_docs=COLUMN_DOCS,
 )

@@ -9,32 +9,38 @@ from sim.paws.rules import PawsRules
 
 SEATS = pa.list_(pa.int8())
 
-RECORD_FIELDS = [
-    pa.field("game", pa.string()),
-    pa.field("ruleset", pa.string()),
-    pa.field("board", pa.string()),
-    pa.field("mode", pa.string()),
-    pa.field("players", pa.int8()),
-    pa.field("bots", pa.list_(pa.string())),          # bot spec per seat
-    pa.field("seed", pa.uint64()),                    # master seed of the batch
-    pa.field("game_index", pa.int64()),
-    pa.field("first_seat", pa.int8()),
-    pa.field("winner_seat", pa.int8()),               # -1: none (and always -1 in Teams)
-    pa.field("winner_team", pa.int8()),               # -1: none (and always -1 in free-for-all)
-    pa.field("end_reason", pa.string()),              # vp, last_alive, round_limit, stalled
-    pa.field("rounds", pa.int16()),
-    pa.field("turns", pa.int32()),
-    pa.field("vp", SEATS),                            # per seat, at the end
-    pa.field("buildings", SEATS),                     # homes + mansions owned per seat
-    pa.field("lives_left", SEATS),                    # lives left per seat
-    pa.field("knockouts", SEATS),                     # times each seat was knocked out
-    pa.field("knockouts_dealt", SEATS),               # knockouts each seat caused
-    pa.field("building_fights", pa.int32()),
-    pa.field("invasions", pa.int32()),
-    pa.field("raids", pa.int32()),
-    pa.field("items_played", pa.int32()),
-    pa.field("vp_trace", pa.list_(SEATS)),            # VP per seat after each round (the last may be partial)
+# (column, Arrow type, meaning): the meanings are what ``playtest columns paws`` prints
+RECORD_COLUMNS = [
+    ("game", pa.string(), "the game: paws"),
+    ("ruleset", pa.string(), "the rule preset the game's rules started from: v3, v3-ap3 or v4"),
+    ("board", pa.string(), "beginner or explorer (§2.1)"),
+    ("mode", pa.string(), "ffa (free-for-all) or teams (§1: seats 1+3 against 2+4)"),
+    ("players", pa.int8(), "number of players: 2, 3 or 4 (Teams: 4)"),
+    ("bots", pa.list_(pa.string()), "the bot spec of each seat, e.g. heuristic or random (bots, not people)"),
+    ("seed", pa.uint64(), "master seed of the batch"),
+    ("game_index", pa.int64(), "the game's index in its batch: (seed, game_index) replays it alone"),
+    ("first_seat", pa.int8(), "seat of the first player (§2.5: the highest roll), 0-based"),
+    ("winner_seat", pa.int8(), "the winning seat, 0-based; -1: no winner (and always -1 in Teams)"),
+    ("winner_team", pa.int8(), "the winning team (0: seats 0+2, 1: seats 1+3); -1: none (always -1 in ffa)"),
+    ("end_reason", pa.string(), "vp (a player or team reached the VP target, §13), last_alive (the others are "
+                                "out of lives), round_limit (the round_limit rule ended it) or stalled (no "
+                                "winner after max_rounds)"),
+    ("rounds", pa.int16(), "rounds played (the last may be partial)"),
+    ("turns", pa.int32(), "turns played"),
+    ("vp", SEATS, "VP of each seat at the end"),
+    ("buildings", SEATS, "homes + mansions each seat owns at the end"),
+    ("lives_left", SEATS, "lives each seat has left at the end"),
+    ("knockouts", SEATS, "times each seat was knocked out (§8)"),
+    ("knockouts_dealt", SEATS, "knockouts each seat caused"),
+    ("building_fights", pa.int32(), "home and mansion fights (loot or invasion) in the game"),
+    ("invasions", pa.int32(), "home invasions in the game (§6)"),
+    ("raids", pa.int32(), "raids in the game (§7)"),
+    ("items_played", pa.int32(), "item cards played in the game (§10)"),
+    ("vp_trace", pa.list_(SEATS), "VP of each seat after each round: vp_trace[r][s + 1] is seat s after round r "
+                                  "(the last round may be partial)"),
 ]
+RECORD_FIELDS = [pa.field(name, kind) for name, kind, _ in RECORD_COLUMNS]
+COLUMN_DOCS = {"games": {name: doc for name, _, doc in RECORD_COLUMNS}}
 
 SCHEMA = record_schema(RECORD_FIELDS, PawsRules)
 

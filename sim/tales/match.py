@@ -14,9 +14,10 @@ import pyarrow as pa
 from sim.games import GameDef, Match
 from sim.params import RuleError
 from sim.tales.bots import make_bots
+from sim.tales.bots.heuristic import HeuristicWeights
 from sim.tales.cards import CardDataError, load_cards
 from sim.tales.kinds import People
-from sim.tales.record import CARD_SCHEMA, SCHEMA, cards_table, to_table
+from sim.tales.record import CARD_SCHEMA, COLUMN_DOCS, SCHEMA, cards_table, to_table
 from sim.tales.rules import MODES, PEOPLES, PRESETS, TalesSetup, people_of, preset
 
 
@@ -79,4 +80,5 @@ TALES = GameDef(
     data_keys={"creatures": "creature cards TOML (both peoples)", "equipment": "equipment deck TOML"},
     schemas={"games": SCHEMA, "cards": CARD_SCHEMA},
     resolve_fn=resolve, play_batch_fn=play_batch, play_one_fn=play_one, setup_values_fn=setup_values,
+    rule_presets=PRESETS, bot_weights=HeuristicWeights, column_docs=COLUMN_DOCS,
 )

@@ -14,46 +14,54 @@ from sim.tales.rules import TalesRules
 
 SEATS = pa.list_(pa.int16())             # per-seat counts (weighted losses can pass 127)
 
-RECORD_FIELDS = [
-    pa.field("game", pa.string()),
-    pa.field("ruleset", pa.string()),
-    pa.field("mode", pa.string()),                    # standard, 2v2, survive, survive-2v2
-    pa.field("players", pa.int8()),                   # seats: 2, or 4 in 2 vs. 2
-    pa.field("people", pa.list_(pa.string())),        # people per seat: animalis / schatten
-    pa.field("bots", pa.list_(pa.string())),          # bot spec per seat
-    pa.field("seed", pa.uint64()),                    # master seed of the batch
-    pa.field("game_index", pa.int64()),
-    pa.field("champion", pa.list_(pa.string())),      # Champion card per seat
-    pa.field("first_side", pa.int8()),                # team that began the first battle
-    pa.field("winner_side", pa.int8()),               # winning seat in a 2-player game; -1 draw / 2 vs. 2
-    pa.field("winner_team", pa.int8()),               # -1: draw
-    pa.field("winner_people", pa.string()),           # animalis, schatten, mixed; "" on a draw
-    pa.field("end_reason", pa.string()),              # champion_killed, losses, draw, last_standing
-    pa.field("rounds", pa.int16()),
-    pa.field("turns", pa.int32()),
-    pa.field("fights", pa.int32()),                   # attacker-defender fights (2 vs. 2: up to 2 a turn)
-    pa.field("weighted_losses", SEATS),               # per seat (normal loss_normal, elite loss_elite)
-    pa.field("destroyed", SEATS),                     # creatures destroyed per seat
-    pa.field("survivors", SEATS),                     # creatures on the field per seat at the end
-    pa.field("champion_alive", pa.list_(pa.bool_())),  # per seat
+# (column, Arrow type, meaning): the meanings are what ``playtest columns tales`` prints
+RECORD_COLUMNS = [
+    ("game", pa.string(), "the game: tales"),
+    ("ruleset", pa.string(), "the rule preset the game's rules started from: standard, 2v2, survive or "
+                             "survive-2v2"),
+    ("mode", pa.string(), "standard, 2v2, survive or survive-2v2"),
+    ("players", pa.int8(), "seats: 2, or 4 in 2 vs. 2"),
+    ("people", pa.list_(pa.string()), "the people of each seat: animalis or schatten"),
+    ("bots", pa.list_(pa.string()), "the bot spec of each seat, e.g. heuristic or random (bots, not people)"),
+    ("seed", pa.uint64(), "master seed of the batch"),
+    ("game_index", pa.int64(), "the game's index in its batch: (seed, game_index) replays it alone"),
+    ("champion", pa.list_(pa.string()), "the Champion card of each seat"),
+    ("first_side", pa.int8(), "the team that began the first battle"),
+    ("winner_side", pa.int8(), "the winning seat in a 2-player game; -1: a draw, and always in 2 vs. 2"),
+    ("winner_team", pa.int8(), "the winning team (seat % 2); -1: a draw"),
+    ("winner_people", pa.string(), "animalis, schatten or mixed; empty on a draw"),
+    ("end_reason", pa.string(), "champion_killed, losses (fewer weighted losses after the last round), draw or "
+                                "last_standing (Survive!: the other side has no creature left)"),
+    ("rounds", pa.int16(), "rounds played"),
+    ("turns", pa.int32(), "turns played"),
+    ("fights", pa.int32(), "attacker-defender fights (2 vs. 2: up to 2 a turn)"),
+    ("weighted_losses", SEATS, "weighted losses of each seat (a normal creature loss_normal, an elite one "
+                               "loss_elite)"),
+    ("destroyed", SEATS, "creatures of each seat destroyed"),
+    ("survivors", SEATS, "creatures of each seat on the field at the end"),
+    ("champion_alive", pa.list_(pa.bool_()), "whether each seat's Champion is alive at the end"),
 ]
+RECORD_FIELDS = [pa.field(name, kind) for name, kind, _ in RECORD_COLUMNS]
 
-CARD_FIELDS = [
-    pa.field("seed", pa.uint64()),
-    pa.field("game_index", pa.int64()),
-    pa.field("mode", pa.string()),
-    pa.field("seat", pa.int8()),
-    pa.field("team", pa.int8()),
-    pa.field("people", pa.string()),
-    pa.field("won", pa.bool_()),                      # the seat's team won
-    pa.field("draw", pa.bool_()),
-    pa.field("kind", pa.string()),                    # creature or equipment
-    pa.field("card", pa.string()),
-    pa.field("tier", pa.int8()),                      # creatures; 0 for equipment
-    pa.field("champion", pa.bool_()),
-    pa.field("survived", pa.bool_()),                 # on the field (equipment: carried) at the end
-    pa.field("kills", pa.int16()),                    # creatures destroyed by it (equipment: by its carriers)
+CARD_COLUMNS = [
+    ("seed", pa.uint64(), "master seed of the batch"),
+    ("game_index", pa.int64(), "the game's index in its batch"),
+    ("mode", pa.string(), "standard, 2v2, survive or survive-2v2"),
+    ("seat", pa.int8(), "the seat that fielded or carried the card, 0-based"),
+    ("team", pa.int8(), "the seat's team (seat % 2)"),
+    ("people", pa.string(), "the seat's people: animalis or schatten"),
+    ("won", pa.bool_(), "the seat's team won"),
+    ("draw", pa.bool_(), "the game was a draw"),
+    ("kind", pa.string(), "creature or equipment"),
+    ("card", pa.string(), "the card's name"),
+    ("tier", pa.int8(), "the creature's tier; 0 for equipment"),
+    ("champion", pa.bool_(), "the card is the seat's Champion"),
+    ("survived", pa.bool_(), "on the field at the end (equipment: carried by a creature on the field)"),
+    ("kills", pa.int16(), "creatures destroyed by it (equipment: by the creatures carrying it)"),
 ]
+CARD_FIELDS = [pa.field(name, kind) for name, kind, _ in CARD_COLUMNS]
+COLUMN_DOCS = {"games": {name: doc for name, _, doc in RECORD_COLUMNS},
+               "cards": {name: doc for name, _, doc in CARD_COLUMNS}}
 
 SCHEMA = record_schema(RECORD_FIELDS, TalesRules)
 CARD_SCHEMA = pa.schema(CARD_FIELDS)
