@@ -20,7 +20,9 @@ ResultsOpt = Annotated[Optional[list[str]], typer.Option(
     "--results", "--data", help="a sweep's results DIR, a Parquet file or a glob (repeatable); "
                                 "all of them form the view 'games'")]
 ParamOpt = Annotated[Optional[list[str]], typer.Option("--param", help="query parameter k=v (repeatable)")]
-WhereOpt = Annotated[Optional[str], typer.Option(help="SQL filter on the games first, e.g. \"board = 'explorer'\"")]
+WhereOpt = Annotated[Optional[str], typer.Option(
+    help="filter the games first: one boolean expression over their columns (constants, comparisons, AND/OR/NOT, "
+         "IN, BETWEEN, LIKE and a few functions; no statements), e.g. \"board = 'explorer' AND players = 4\"")]
 FormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or markdown")]
 
 
@@ -46,11 +48,12 @@ def render(name: str, columns: list[str], rows: list[tuple], fmt: str) -> str:
         return "\n".join(lines)
     from rich.console import Console
     from rich.table import Table
-    table = Table(title=name)
+    from rich.text import Text
+    table = Table(title=Text(name))          # names and values are data: Text, never read as Rich markup
     for c in columns:
-        table.add_column(c, justify="right")
+        table.add_column(Text(str(c)), justify="right")
     for r in rows:
-        table.add_row(*[_cell(v, False) for v in r])
+        table.add_row(*[Text(_cell(v, False)) for v in r])
     buf = io.StringIO()
     # a terminal gets its own width (rich wraps cells); a pipe gets every column at full width
     width = shutil.get_terminal_size().columns if sys.stdout.isatty() else max(80, 14 * len(columns))
@@ -59,9 +62,10 @@ def render(name: str, columns: list[str], rows: list[tuple], fmt: str) -> str:
 
 
 def warn(lines: list[str]) -> None:
+    from rich.markup import escape
     from sim.cli import err
     for line in lines:
-        err.print(f"[bold yellow]warning:[/] {line}", highlight=False)
+        err.print(f"[bold yellow]warning:[/] {escape(' '.join(line.split()))}", highlight=False, soft_wrap=True)
 
 
 def _params(items: Optional[list[str]]) -> dict[str, str]:
@@ -97,7 +101,10 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
         if not results:
             fail(f"query {q.name}: give --results DIR (a sweep's results, a Parquet file or a glob)")
         con = library.connect(results, where)
-        columns, rows = library.answer(con, q, values, results)
+        try:
+            columns, rows = library.answer(con, q, values, results)
+        finally:
+            con.close()
         warn(library.sweep_notes(results))
     except (library.QueryError, library.ResultsError) as e:
         fail(str(e))
@@ -107,16 +114,33 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
 def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games' (and the Wilson/round-limit "
                                                       "macros), e.g. \"SELECT board, count(*) FROM games GROUP BY 1\"")],
         results: ResultsOpt = None, param: ParamOpt = None, where: WhereOpt = None,
-        fmt: FormatOpt = "table") -> None:
-    """Ad hoc DuckDB SQL over sweep results: 'games' is a view over every part of every --results."""
+        fmt: FormatOpt = "table",
+        read_only: Annotated[bool, typer.Option(
+            "--read-only", help="run one SELECT on a locked connection that can read only the --results "
+                                "(no other file, extension or setting): for SQL you did not write")] = False) -> None:
+    """Ad hoc DuckDB SQL over sweep results: 'games' is a view over every part of every --results.
+
+    The SQL runs with DuckDB's full power, as you: it can read and write any file you can (COPY, ATTACH,
+    read_text ...), install and load extensions and change settings. Run only SQL you trust; --read-only
+    runs one SELECT statement on the locked connection the canned queries use.
+    """
     from queries import library
     if fmt not in FORMATS:
         fail(f"--format {fmt!r} is not available; expected one of {', '.join(FORMATS)}")
+    if not statement.strip():
+        fail("sql: the statement is empty; give one SQL statement over the view 'games', "
+             "e.g. \"SELECT board, count(*) FROM games GROUP BY 1\"")
     if not results:
         fail("give --results DIR (a sweep's results, a Parquet file or a glob)")
     try:
-        con = library.connect(results, where)
-        columns, rows = library.execute(con, statement, _params(param) or None, where="sql")
+        params = _params(param) or None
+        con = library.connect(results, where, locked=read_only)
+        try:
+            if read_only:
+                library.only_select(con, statement)
+            columns, rows = library.execute(con, statement, params, where="sql", results=results)
+        finally:
+            con.close()
         warn(library.sweep_notes(results))
     except (library.QueryError, library.ResultsError) as e:
         fail(str(e))

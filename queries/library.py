@@ -5,25 +5,44 @@ Each SQL file opens with a comment header (the aiosql pattern)::
     -- name: stall_rate
     -- Share of games that stall or end by the round limit, ... (the question, one or more lines)
     -- game: paws
-    -- param: limits int[] = 15,20,25,30 | round limits to try
+    -- param: limits int[] >= 1 <= 1000 = 15,20,25,30 | round limits to try
+    -- param: kind str in (creature, equipment, any) = any | which cards
     -- columns: ruleset, board, ..., ci95_high
 
-``param`` values are bound as DuckDB ``$name`` parameters, never pasted into the SQL. A column listed
+``param`` values are bound as DuckDB ``$name`` parameters, never pasted into the SQL; a parameter may
+declare a range (``>= N``, ``<= N``; for ``int[]`` each element) or, for ``str``, its choices (``in (...)``),
+and every type has a sane default range (integers fit DuckDB's INTEGER, floats are finite). A column listed
 with a trailing ``?`` appears only when the results have it (game-agnostic queries group by whichever
-setup columns the game records). The connection reads the Parquet parts in place (DuckDB's parallel
-scan); the view ``games`` covers every part of every result given.
+setup columns the game records).
+
+The connection reads the Parquet parts in place (DuckDB's parallel scan); the view ``games`` covers every
+part of every result given. For a sweep's results directory (one with ``manifest.json``) it reads exactly
+the parts the manifest lists as done, after checking that each is there with its recorded size; for a loose
+folder, a single Parquet file or a glob it reads the Parquet files found. By default the connection is
+*locked* (docs/queries-security.md): it can read those files and nothing else, load no extension and change
+no setting. A ``--where`` filter is data, not SQL text: it is parsed by DuckDB's own parser
+(``json_serialize_sql``) and accepted only as one boolean expression over the games' columns, constants,
+operators and an allow-list of functions (``check_filter``).
 """
 
 from __future__ import annotations
 
+import difflib
+import functools
 import glob
 import json
+import math
+import os
 import re
+import shlex
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 QUERY_DIR = Path(__file__).parent
+MANIFEST = "manifest.json"
+MANIFEST_FORMAT = 1
 
 # Wilson score interval (z = 1.959964: 95%); n = 0 gives NULL. Created on every connection.
 # Round-limit helpers: the winner after round `l` from the per-round VP trace (Teams: seats 0+2 vs 1+3;
@@ -47,9 +66,12 @@ CREATE OR REPLACE MACRO decided_by_limit(rounds, end_reason, l) AS
     rounds > l OR (rounds = l AND end_reason = 'stalled');
 CREATE OR REPLACE MACRO limit_winner(vp_trace, l, mode) AS sole_leader(scores_after(vp_trace, l, mode));
 """
+MACRO_NAMES = frozenset(re.findall(r"MACRO (\w+)", MACROS))
 
 PARAM_TYPES = {"int": "an integer", "float": "a number", "str": "a string",
                "int[]": "a comma-separated list of integers"}
+INT_MIN, INT_MAX = -2**31, 2**31 - 1      # DuckDB INTEGER: every int parameter fits, whatever its declared range
+MAX_LIST, MAX_STR = 1000, 1000            # elements of an int[] parameter, characters of a str one
 
 
 class QueryError(ValueError):
@@ -57,7 +79,7 @@ class QueryError(ValueError):
 
 
 class ResultsError(ValueError):
-    """A results path that is missing, empty or unreadable; the message names it."""
+    """A results path that is missing, empty, corrupt or unreadable; the message names it (and the repair)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +88,20 @@ class Param:
     type: str
     default: Any
     help: str
+    low: float | None = None                 # declared bounds (inclusive); int[]: each element
+    high: float | None = None
+    choices: tuple[str, ...] = ()            # str: the allowed values (none: any string)
+
+    def expected(self) -> str:
+        """What a value must be, in words: its type and declared range or choices."""
+        if self.choices:
+            return " or ".join(filter(None, [", ".join(self.choices[:-1]), self.choices[-1]]))
+        bounds = [f">= {_num(self.low)}" if self.low is not None else "",
+                  f"<= {_num(self.high)}" if self.high is not None else ""]
+        bounds = " and ".join(b for b in bounds if b)
+        if not bounds:
+            return PARAM_TYPES[self.type]
+        return f"{PARAM_TYPES[self.type]}{', each' if self.type == 'int[]' else ''} {bounds}"
 
 
 @dataclass(frozen=True)
@@ -81,21 +117,69 @@ class Query:
     path: Path
 
 
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
 def parse_value(p: Param, text: str, where: str) -> Any:
-    """A parameter value from its text form, by the declared type."""
+    """A parameter value from its text form, by the declared type, range and choices."""
+    def bad() -> QueryError:
+        return QueryError(f"{where}: {p.name} = {text!r} is not allowed; expected {p.expected()}")
+
+    def in_range(v: float) -> bool:
+        return (p.low is None or v >= p.low) and (p.high is None or v <= p.high)
+
+    text = str(text)
     try:
         if p.type == "int":
-            return int(text)
+            value = int(text)
+            if not INT_MIN <= value <= INT_MAX or not in_range(value):
+                raise bad()
+            return value
         if p.type == "float":
-            return float(text)
+            value = float(text)
+            if not math.isfinite(value) or not in_range(value):
+                raise bad()
+            return value
         if p.type == "int[]":
-            values = [int(v) for v in str(text).split(",") if v.strip()]
-            if not values:
-                raise ValueError
+            values = [int(v) for v in text.split(",") if v.strip()]
+            if not values or len(values) > MAX_LIST or not all(INT_MIN <= v <= INT_MAX and in_range(v)
+                                                                for v in values):
+                raise bad()
             return values
-        return str(text)
-    except ValueError:
-        raise QueryError(f"{where}: {p.name} = {text!r} is not allowed; expected {PARAM_TYPES[p.type]}") from None
+        if len(text) > MAX_STR or (p.choices and text not in p.choices):
+            raise bad()
+        return text
+    except ValueError as e:
+        if isinstance(e, QueryError):
+            raise
+        raise bad() from None
+
+
+_PARAM_LINE = re.compile(r"(\w+)\s+(int\[\]|int|float|str)((?:\s*(?:>=|<=)\s*-?\d+(?:\.\d+)?|\s+in\s*\([^)]*\))*)"
+                         r"\s*=\s*([^|]*?)\s*\|\s*(.*)")
+
+
+def _param(line: str, path: Path) -> Param:
+    m = _PARAM_LINE.fullmatch(line)
+    if not m:
+        raise QueryError(f"{path}: bad param line {line!r}; expected 'param: NAME TYPE [>= LOW] [<= HIGH] = DEFAULT "
+                         f"| help' (str: 'in (a, b)' for choices) with TYPE one of {', '.join(PARAM_TYPES)}")
+    low = high = None
+    choices: tuple[str, ...] = ()
+    for op, num, options in re.findall(r"(>=|<=)\s*(-?\d+(?:\.\d+)?)|in\s*\(([^)]*)\)", m[3]):
+        if op == ">=":
+            low = float(num)
+        elif op == "<=":
+            high = float(num)
+        else:
+            choices = tuple(c.strip() for c in options.split(",") if c.strip())
+    if choices and m[2] != "str":
+        raise QueryError(f"{path}: bad param line {line!r}; only a str parameter has choices ('in (...)')")
+    if (low is not None or high is not None) and m[2] == "str":
+        raise QueryError(f"{path}: bad param line {line!r}; a str parameter has choices, not a range")
+    p = Param(m[1], m[2], None, m[5], low, high, choices)
+    return Param(p.name, p.type, parse_value(p, m[4], str(path)), p.help, low, high, choices)
 
 
 def parse_sql_file(path: Path) -> Query:
@@ -116,12 +200,8 @@ def parse_sql_file(path: Path) -> Query:
         elif key == "columns":
             columns = tuple(c.strip() for c in rest.split(",") if c.strip())
         elif key == "param":
-            m = re.fullmatch(r"(\w+)\s+(int\[\]|int|float|str)\s*=\s*([^|]*?)\s*\|\s*(.*)", rest.strip())
-            if not m:
-                raise QueryError(f"{path}: bad param line {line!r}; expected 'param: NAME TYPE = DEFAULT | help' "
-                                 f"with TYPE one of {', '.join(PARAM_TYPES)}")
-            p = Param(m[1], m[2], None, m[4])
-            params[p.name] = Param(p.name, p.type, parse_value(p, m[3], str(path)), p.help)
+            p = _param(rest.strip(), path)
+            params[p.name] = p
         elif line:
             question.append(line)
     return Query(name, " ".join(question), game, params, columns, text, path)
@@ -164,28 +244,183 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def table_sources(result: str | Path) -> dict[str, tuple[str, bool]]:
-    """{table: (Parquet glob, one schema)} for one results directory, Parquet file or glob.
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
-    A sweep's parts of one table share one schema (one game), so DuckDB binds them from the first
-    part; a glob or a loose folder may mix games and is unioned by column name (slower to open).
+
+# ---------------------------------------------------------------------------------------------------
+# Which files to read: a sweep's verified parts (manifest), or the Parquet files of a loose folder/glob
+# ---------------------------------------------------------------------------------------------------
+
+_TABLE_NAME = re.compile(r"[A-Za-z_]\w*")
+_CELL_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+@functools.lru_cache(maxsize=1)
+def _keywords() -> frozenset[str]:
+    import duckdb
+    con = duckdb.connect()
+    try:
+        return frozenset(k for (k,) in con.execute(
+            "SELECT lower(keyword_name) FROM duckdb_keywords() WHERE keyword_category <> 'unreserved'").fetchall())
+    finally:
+        con.close()
+
+
+def table_name_ok(name: str) -> bool:
+    """A table folder the connection can turn into a view without touching its own views: an identifier,
+    not a SQL keyword, not ``games_all`` or ``*_parts`` (the raw views) and not a macro's name."""
+    low = name.lower()
+    return bool(_TABLE_NAME.fullmatch(name)) and low not in _keywords() and low != "games_all" \
+        and not low.endswith("_parts") and low not in MACRO_NAMES
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _manifest_problem(m: Any) -> str | None:
+    """What is wrong with a parsed manifest's shape (the keys the queries read), or None."""
+    if not isinstance(m, dict):
+        return "not a JSON object"
+    if m.get("format", MANIFEST_FORMAT) != MANIFEST_FORMAT:
+        return f"format {m.get('format')!r}, expected {MANIFEST_FORMAT}"
+    tables = m.get("tables", ["games"])
+    if not isinstance(tables, list) or not all(isinstance(t, str) for t in tables):
+        return "'tables' is not a list of names"
+    if "spec_file" in m and not isinstance(m["spec_file"], str):
+        return "'spec_file' is not a path"
+    cells = m.get("cells")
+    if not isinstance(cells, list):
+        return "'cells' is not a list"
+    for c in cells:
+        if not isinstance(c, dict) or not isinstance(c.get("id"), str) or not _CELL_ID.fullmatch(c["id"]):
+            return "a cell without a valid 'id'"
+        parts = c.get("parts")
+        if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
+            return f"cell {c['id']}: 'parts' is not a list of objects"
+        for i, p in enumerate(parts):
+            where = f"cell {c['id']}, part {i}"
+            if not _is_int(p.get("batch", i)) or p.get("batch", i) < 0:
+                return f"{where}: 'batch' is not a part number"
+            if not isinstance(p.get("state"), str):
+                return f"{where}: 'state' is not a string"
+            if "bytes" in p and not _is_int(p["bytes"]):
+                return f"{where}: 'bytes' is not an integer"
+            files = p.get("files", {})
+            if not isinstance(files, dict) or not all(
+                    isinstance(f, dict) and _is_int(f.get("bytes", 0)) and isinstance(f.get("sha256", ""), str)
+                    for f in files.values()):
+                return f"{where}: 'files' is not a map of table to {{bytes, sha256}}"
+    return None
+
+
+def read_manifest(root: str | Path) -> dict[str, Any] | None:
+    """The sweep manifest in a results directory, None if there is none; a broken one is a ResultsError."""
+    path = Path(root) / MANIFEST
+    if not path.exists():
+        return None
+    try:
+        m = json.loads(path.read_text())
+    except (OSError, ValueError) as e:            # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise ResultsError(f"{path}: unreadable sweep manifest ({one_line(e)})") from None
+    problem = _manifest_problem(m)
+    if problem:
+        raise ResultsError(f"{path}: not a sweep manifest the queries can read ({problem})")
+    return m
+
+
+def repair_hint(root: str | Path, manifest: dict[str, Any] | None) -> str:
+    spec = (manifest or {}).get("spec_file") or "SPEC"
+    d = shlex.quote(str(root))
+    return f"repair with: playtest status --verify {d}, then playtest sweep {shlex.quote(str(spec))} --out {d} --resume"
+
+
+def corrupt_message(root: str | Path, manifest: dict[str, Any] | None, parts: Sequence[str],
+                    why: str = "") -> str:
+    shown = ", ".join(parts[:5]) + (f", and {len(parts) - 5} more" if len(parts) > 5 else "")
+    return (f"{root}: {len(parts)} corrupt or missing part(s) ({shown}){why}; {repair_hint(root, manifest)}")
+
+
+def _size(path: Path) -> int | None:
+    """The size of a regular file, None when it is missing or not a file (one stat)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+def sweep_files(root: str | Path, manifest: dict[str, Any]) -> dict[str, list[str]]:
+    """{table: [part file, ...]} of a sweep's done parts, in (cell, batch) order, each checked to be there
+    with the size the manifest records (``files[table].bytes``; older manifests: the part's total
+    ``bytes``); missing or resized parts are a ResultsError naming them and the repair commands."""
+    base = Path(root)
+    named = [t for t in manifest.get("tables", ["games"]) if _TABLE_NAME.fullmatch(t)]
+    tables = [t for t in named if table_name_ok(t)]
+    done = {}
+    for c in manifest["cells"]:
+        for i, p in enumerate(c["parts"]):
+            if p["state"] == "done":
+                done.setdefault((c["id"], p.get("batch", i)), p)     # a part listed twice is read once
+    files: dict[str, list[str]] = {t: [] for t in tables}
+    bad = []
+    for (cell, batch), p in sorted(done.items()):
+        rel = {t: f"{t}/cell={cell}/part-{batch:05d}.parquet" for t in named}
+        sizes = {t: _size(base / r) for t, r in rel.items()}
+        recorded = p.get("files") or {}
+        broken = [t for t in named if sizes[t] is None
+                  or (t in recorded and "bytes" in recorded[t] and recorded[t]["bytes"] != sizes[t])]
+        if not broken and not recorded and p.get("bytes", 0) > 0 and sum(sizes.values()) != p["bytes"]:
+            broken = named
+        bad += [rel[t] for t in broken]
+        for t in tables:
+            files[t].append(os.path.abspath(base / rel[t]))
+    if bad:
+        raise ResultsError(corrupt_message(root, manifest, bad))
+    if not done:
+        raise ResultsError(f"{root}: the sweep has no finished parts yet (state {manifest.get('state')!r}); "
+                           f"nothing to answer from")
+    return files
+
+
+def _parquet_files(pattern: str) -> list[str]:
+    return sorted(os.path.abspath(f) for f in glob.glob(pattern, recursive=True) if os.path.isfile(f))
+
+
+def table_sources(result: str | Path) -> dict[str, tuple[list[str], bool]]:
+    """{table: (Parquet files, one schema)} for one results directory, Parquet file or glob.
+
+    A sweep's directory (``manifest.json``) gives the done parts of the manifest's tables (sweep_files).
+    A sweep's parts of one table share one schema (one game), so DuckDB binds them from the first part;
+    a glob or a loose folder may mix games and is unioned by column name (slower to open). Table folders
+    whose names could collide with the connection's own views or SQL (table_name_ok) are left out.
     """
     text = str(result)
     if any(ch in text for ch in "*?["):
-        if not glob.glob(text, recursive=True):
+        files = _parquet_files(text)
+        if not files:
             raise ResultsError(f"{text}: no Parquet files match this pattern")
-        return {"games": (text, False)}
+        return {"games": (files, False)}
     path = Path(text)
     if path.is_file():
-        return {"games": (text, True)}
+        return {"games": ([os.path.abspath(path)], True)}
     if not path.is_dir():
         raise ResultsError(f"{text}: no such results directory or Parquet file")
-    tables = {t.name: (str(t / "*" / "*.parquet"), True) for t in sorted(path.iterdir())
-              if t.is_dir() and re.fullmatch(r"[A-Za-z_]\w*", t.name) and glob.glob(str(t / "*" / "*.parquet"))}
+    manifest = read_manifest(path)
+    if manifest is not None:
+        return {t: (files, True) for t, files in sweep_files(text, manifest).items()}
+    tables = {}
+    for t in sorted(path.iterdir()):
+        if t.is_dir() and table_name_ok(t.name):
+            files = _parquet_files(glob.escape(str(t)) + "/*/*.parquet")
+            if files:
+                tables[t.name] = (files, True)
     if "games" in tables:
         return tables
-    if glob.glob(str(path / "**" / "*.parquet"), recursive=True):
-        return {"games": (str(path / "**" / "*.parquet"), False)}
+    files = _parquet_files(glob.escape(str(path)) + "/**/*.parquet")
+    if files:
+        return {"games": (files, False)}
     raise ResultsError(f"{text}: no game records here (expected {text}/games/cell=<id>/part-<n>.parquet "
                        f"or *.parquet files)")
 
@@ -195,80 +430,415 @@ def sweep_notes(results: Sequence[str | Path]) -> list[str]:
     notes = []
     for r in results:
         try:
-            m = json.loads((Path(r) / "manifest.json").read_text())
+            m = json.loads((Path(r) / MANIFEST).read_text())
             parts = [p for c in m["cells"] for p in c["parts"]]
             if m.get("state") != "done":
                 done = sum(p.get("state") == "done" for p in parts)
                 notes.append(f"{r}: the sweep is {m.get('state')!r} ({done} of {len(parts)} parts done); "
                              f"the answer covers the parts written so far")
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue          # no manifest (a plain Parquet file or folder), or not a sweep's
     return notes
 
 
-def connect(results: Sequence[str | Path], where: str | None = None, threads: int | None = None):
+# ---------------------------------------------------------------------------------------------------
+# The --where filter: one boolean expression, checked on DuckDB's own parse tree
+# ---------------------------------------------------------------------------------------------------
+
+FILTER_EXAMPLE = "board = 'explorer' AND players = 4"
+FILTER_RULE = f"a filter is one boolean expression over the games' columns, e.g. \"{FILTER_EXAMPLE}\""
+FILTER_MAX_CHARS = 4000
+FILTER_MAX_DEPTH = 64                     # nested operators: beyond any real filter, within Python's stack
+# scalar functions a filter may call (no table, aggregate, window, file, setting or macro functions)
+FILTER_FUNCTIONS = frozenset("""
+    abs sign round floor ceil ceiling sqrt greatest least coalesce ifnull nullif
+    lower upper lcase ucase length len strlen starts_with ends_with prefix suffix contains substring substr
+    trim ltrim rtrim concat regexp_matches
+    list_value list_contains list_has array_contains list_has_any list_has_all list_position list_indexof
+    list_sum list_max list_min list_avg list_count list_distinct list_unique list_sort list_reverse
+    list_extract list_element array_length
+""".split())
+# operators DuckDB's parser turns into function calls: arithmetic, ||, LIKE/ILIKE (~~, ~~*), NOT LIKE ...
+FILTER_OPERATORS = frozenset(["+", "-", "*", "/", "//", "%", "**", "^", "||", "~~", "!~~", "~~*", "!~~*",
+                              "like_escape", "not_like_escape", "ilike_escape", "not_ilike_escape"])
+FILTER_COMPARISONS = frozenset(["COMPARE_EQUAL", "COMPARE_NOTEQUAL", "COMPARE_LESSTHAN", "COMPARE_GREATERTHAN",
+                                "COMPARE_LESSTHANOREQUALTO", "COMPARE_GREATERTHANOREQUALTO",
+                                "COMPARE_DISTINCT_FROM", "COMPARE_NOT_DISTINCT_FROM"])
+FILTER_OPERATOR_TYPES = frozenset(["OPERATOR_NOT", "OPERATOR_IS_NULL", "OPERATOR_IS_NOT_NULL", "COMPARE_IN",
+                                   "COMPARE_NOT_IN", "ARRAY_EXTRACT", "ARRAY_SLICE", "OPERATOR_COALESCE"])
+FILTER_CAST_TYPES = frozenset("""
+    boolean bool tinyint smallint integer int int2 int4 int8 bigint hugeint utinyint usmallint uinteger ubigint
+    float real float4 double float8 decimal numeric varchar text string date list
+""".split())
+_REFUSED = {"SUBQUERY": "subqueries are not allowed", "WINDOW": "window functions are not allowed",
+            "STAR": "* and COLUMNS(...) are not allowed", "PARAMETER": "parameters ($name) are not allowed",
+            "LAMBDA": "lambdas are not allowed", "COLLATE": "COLLATE is not allowed",
+            "POSITIONAL_REFERENCE": "positional references (#n) are not allowed"}
+
+
+class _Refused(Exception):
+    pass
+
+
+def _strip_locations(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _strip_locations(v) for k, v in node.items() if k not in ("query_location", "query_location_length")}
+    if isinstance(node, list):
+        return [_strip_locations(v) for v in node]
+    return node
+
+
+def _serialize(con, sql: str) -> dict[str, Any]:
+    return json.loads(con.execute("SELECT json_serialize_sql($sql)", {"sql": sql}).fetchone()[0])
+
+
+class _FilterCheck:
+    """Walks a parsed filter expression; every node must be one of the allowed kinds (see check_filter)."""
+
+    def __init__(self, columns: Sequence[str]):
+        self.columns = list(columns)
+        self.known = {c.lower() for c in columns}
+        self.seen: set[int] = set()
+
+    def columns_hint(self, name: str) -> str:
+        near = difflib.get_close_matches(name, self.columns, n=3, cutoff=0.6)
+        rest = [c for c in self.columns if c not in near]          # the record's own order: setup first
+        shown = near + rest[:max(0, 12 - len(near))]
+        more = len(self.columns) - len(shown)
+        return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+    def node(self, n: Any, depth: int = 0) -> None:
+        if not isinstance(n, dict) or "class" not in n:
+            raise _Refused("an unexpected part of the expression")
+        if depth > FILTER_MAX_DEPTH:
+            raise _Refused(f"nested more than {FILTER_MAX_DEPTH} levels deep")
+        self.seen.add(id(n))
+        cls, typ = n["class"], n.get("type")
+        if cls == "COLUMN_REF":
+            names = n.get("column_names") or []
+            if len(names) != 1:
+                raise _Refused(f"{'.'.join(map(str, names))!r}: name a column of the games alone (no table or "
+                               f"field); the games have {self.columns_hint(str(names[-1]) if names else '')}")
+            if str(names[0]).lower() not in self.known:
+                raise _Refused(f"unknown column {names[0]!r}; the games have {self.columns_hint(str(names[0]))}")
+        elif cls == "CONSTANT":
+            pass
+        elif cls == "COMPARISON":
+            if typ not in FILTER_COMPARISONS:
+                raise _Refused(f"the comparison {typ} is not allowed")
+            self.node(n.get("left"), depth + 1)
+            self.node(n.get("right"), depth + 1)
+        elif cls == "CONJUNCTION":
+            self.children(n, depth + 1)
+        elif cls == "OPERATOR":
+            if typ not in FILTER_OPERATOR_TYPES:
+                raise _Refused(f"the operator {typ} is not allowed")
+            self.children(n, depth + 1)
+        elif cls == "BETWEEN":
+            for k in ("input", "lower", "upper"):
+                self.node(n.get(k), depth + 1)
+        elif cls == "CASE":
+            for check in n.get("case_checks") or []:
+                self.node(check.get("when_expr"), depth + 1)
+                self.node(check.get("then_expr"), depth + 1)
+            self.node(n.get("else_expr"), depth + 1)
+        elif cls == "CAST":
+            self.node(n.get("child"), depth + 1)
+            self.type(n.get("type_expr"), depth + 1)
+        elif cls == "FUNCTION":
+            self.function(n, depth + 1)
+        else:
+            raise _Refused(_REFUSED.get(cls, f"{str(cls).lower().replace('_', ' ')} expressions are not allowed"))
+
+    def children(self, n: dict, depth: int) -> None:
+        children = n.get("children")
+        if not isinstance(children, list) or not children:
+            raise _Refused("an unexpected part of the expression")
+        for c in children:
+            self.node(c, depth)
+
+    def type(self, t: Any, depth: int) -> None:
+        if not isinstance(t, dict) or t.get("class") != "TYPE" or depth > FILTER_MAX_DEPTH:
+            raise _Refused("an unexpected cast")
+        self.seen.add(id(t))
+        name = str(t.get("type_name", ""))
+        if t.get("catalog") or t.get("schema") or name.lower() not in FILTER_CAST_TYPES:
+            raise _Refused(f"a cast to {name or '?'} is not allowed")
+        for c in t.get("children") or []:
+            if isinstance(c, dict) and c.get("class") == "CONSTANT":
+                self.node(c, depth + 1)
+            else:
+                self.type(c, depth + 1)
+
+    def function(self, n: dict, depth: int) -> None:
+        name = str(n.get("function_name", ""))
+        if name.lower() not in FILTER_FUNCTIONS | FILTER_OPERATORS:
+            raise _Refused(f"the function {name}() is not allowed in a filter (allowed: "
+                           f"{', '.join(sorted(FILTER_FUNCTIONS))}, and the usual operators)")
+        if n.get("schema") or n.get("catalog") or n.get("filter") is not None or n.get("distinct") \
+                or n.get("export_state") or (n.get("order_bys") or {}).get("orders"):
+            raise _Refused(f"{name}(): only a plain call is allowed (no schema, FILTER, DISTINCT or ORDER BY)")
+        args = n.get("arguments")
+        if not isinstance(args, list):
+            raise _Refused("an unexpected part of the expression")
+        for a in args:
+            if not isinstance(a, dict) or a.get("name"):
+                raise _Refused(f"{name}(): named arguments are not allowed")
+            self.node(a.get("expression"), depth)
+
+    def unvisited(self, tree: Any) -> str | None:
+        """The class of an expression node the walk did not check (a part it does not know), or None."""
+        if isinstance(tree, dict):
+            if ("class" in tree and id(tree) not in self.seen) or "subquery" in tree or "node" in tree:
+                return str(tree.get("class", "a query"))
+            for v in tree.values():
+                found = self.unvisited(v)
+                if found:
+                    return found
+        elif isinstance(tree, list):
+            for v in tree:
+                found = self.unvisited(v)
+                if found:
+                    return found
+        return None
+
+
+def check_filter(con, where: str, columns: Sequence[str], source: str = "games_all") -> str:
+    """The SELECT over ``source`` that ``where`` filters, after checking that ``where`` is one boolean
+    expression over ``columns``; anything else is a QueryError of one line.
+
+    DuckDB's own parser reads the text exactly as it will run (``SELECT * FROM source WHERE (<where>)``,
+    serialized by ``json_serialize_sql``); it must be one SELECT statement identical to the bare
+    ``SELECT * FROM source`` but for its WHERE clause, and that clause may hold only column references
+    (of ``columns``), constants, comparisons, AND/OR/NOT, IS NULL, IN lists, BETWEEN, CASE, casts to
+    plain types, list indexing and the allow-listed functions and operators. Comments and ``;`` are
+    refused outright (DuckDB's tokenizer). So the checked text, pasted, is the one expression and nothing more.
+    """
+    import duckdb
+
+    def bad(problem: str) -> QueryError:
+        return QueryError(f"--where {_shown(where)}: {problem}; {FILTER_RULE}")
+
+    if not where.strip():
+        raise bad("empty")
+    if len(where) > FILTER_MAX_CHARS:
+        raise bad(f"longer than {FILTER_MAX_CHARS} characters")
+    if "\x00" in where:
+        raise bad("a NUL character")
+    sql = f"SELECT * FROM {source} WHERE ({where})"
+    try:
+        tokens = duckdb.tokenize(sql)
+    except Exception as e:          # noqa: BLE001 - the tokenizer's errors are not all duckdb.Error
+        raise bad(f"cannot be read ({one_line(e)})") from None
+    raw = sql.encode()                  # the tokenizer's positions are UTF-8 byte offsets
+    for i, (pos, kind) in enumerate(tokens):
+        end = tokens[i + 1][0] if i + 1 < len(tokens) else len(raw)
+        text = raw[pos:end].decode(errors="replace")
+        if kind == duckdb.token_type.comment:
+            raise bad("comments are not allowed")
+        if kind == duckdb.token_type.operator and ";" in text:
+            raise bad("';' is not allowed (one expression, not statements)")
+    try:
+        tree = _serialize(con, sql)
+        reference = _serialize(con, f"SELECT * FROM {source}")
+    except duckdb.Error as e:
+        raise bad(f"cannot be read ({one_line(e)})") from None
+    except RecursionError:
+        raise bad("nested too deeply") from None
+    if tree.get("error"):
+        msg = str(tree.get("error_message", "not an expression"))
+        if "Only SELECT" in msg:
+            msg = "not an expression"
+        raise bad(msg)
+    statements = tree.get("statements") or []
+    if len(statements) != 1:
+        raise bad("not one expression")
+    stmt = statements[0]
+    node = stmt.get("node") if isinstance(stmt.get("node"), dict) else {}
+    where_tree = node.get("where_clause")
+    shape = _strip_locations({**stmt, "node": {**node, "where_clause": None}})
+    if where_tree is None or shape != _strip_locations(reference["statements"][0]):
+        raise bad("not one expression (it reaches past the filter: a closing parenthesis, UNION, "
+                  "GROUP BY, ORDER BY ...)")
+    check = _FilterCheck(columns)
+    try:
+        check.node(where_tree)
+        left = check.unvisited(where_tree)
+        if left:
+            raise _Refused(f"{left.lower().replace('_', ' ')} expressions are not allowed")
+    except _Refused as e:
+        raise bad(str(e)) from None
+    except RecursionError:
+        raise bad("nested too deeply") from None
+    return sql
+
+
+def _shown(where: str) -> str:
+    """A filter as quoted in a message: its repr, cut short when long."""
+    return repr(where) if len(where) <= 200 else repr(where[:200]) + " (cut)"
+
+
+# ---------------------------------------------------------------------------------------------------
+# The connection
+# ---------------------------------------------------------------------------------------------------
+
+def locked_connection(paths: Iterable[str], threads: int | None = None):
+    """A DuckDB connection that can read exactly ``paths`` (files) and nothing else: no other file, no
+    extension install or load, no setting change. The settings are made before any user text is seen:
+    ``allowed_paths`` (the files), then ``enable_external_access = false``, then ``lock_configuration``."""
+    import duckdb
+    config: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+                              "allow_community_extensions": False, "allow_unsigned_extensions": False}
+    if threads:
+        config["threads"] = threads
+    con = duckdb.connect(config=config)
+    try:
+        files = sorted(set(paths))
+        if files:
+            con.execute("SET allowed_paths = $paths", {"paths": files})
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+_PARQUET_PATH = re.compile(r"""['"]([^'"]+?\.parquet)['"]""")
+
+
+def read_error(e: Exception, results: Sequence[str | Path] = ()) -> ResultsError | None:
+    """A DuckDB error reading a Parquet file (a corrupt or truncated part) as one line naming the results
+    and, for a sweep's part, the repair commands; None for any other error."""
+    import duckdb
+    if not isinstance(e, (duckdb.InvalidInputException, duckdb.IOException)):
+        return None
+    msg = one_line(e)
+    m = _PARQUET_PATH.search(msg)
+    if not m:
+        return None
+    path = Path(os.path.abspath(m[1]))
+    reason = msg.replace(" " + m[0], "").split(" LINE 1:")[0]
+    if path.parent.name.startswith("cell=") and len(path.parents) > 2 and (path.parents[2] / MANIFEST).is_file():
+        root = path.parents[2]
+        shown = next((str(r) for r in results if os.path.abspath(str(r)) == str(root)), str(root))
+        try:
+            manifest = read_manifest(root)
+        except ResultsError:
+            manifest = None
+        return ResultsError(corrupt_message(shown, manifest, [str(path.relative_to(root))], f" ({reason})"))
+    return ResultsError(f"{m[1]}: unreadable Parquet file ({reason}); remove or replace it")
+
+
+def connect(results: Sequence[str | Path], where: str | None = None, threads: int | None = None,
+            locked: bool = True):
     """A DuckDB connection with the Wilson and round-limit macros and one view per result table.
 
     ``games`` (and any other table the results hold, e.g. ``cards``) unions every given result; each
     row also has ``results`` (the path it came from) and ``cell`` (NULL for a single Parquet file).
-    ``where`` (SQL) filters the ``games`` view before any query sees it.
+    ``where`` filters the ``games`` view before any query sees it: one boolean expression over the games'
+    columns (check_filter), never pasted unchecked. ``locked`` (the default, and always for the canned
+    queries): the connection can read only these results' files (locked_connection); ``locked=False``
+    is DuckDB with its full power, for ``playtest sql`` on one's own machine.
     """
     import duckdb
     if not results:
         raise ResultsError("no results given; pass --results DIR (a sweep's output, a Parquet file or a glob)")
     per_table: dict[str, list[str]] = {}
+    paths: list[str] = []
     for r in results:
-        for table, (pattern, one_schema) in table_sources(r).items():
+        for table, (files, one_schema) in table_sources(r).items():
+            paths += files
             per_table.setdefault(table, []).append(
-                f"SELECT *, {_literal(str(r))} AS results FROM read_parquet({_literal(pattern)}, "
+                f"SELECT *, {_literal(str(r))} AS results FROM read_parquet([{', '.join(map(_literal, files))}], "
                 f"hive_partitioning = true, union_by_name = {str(not one_schema).lower()})")
-    con = duckdb.connect(config={"threads": threads} if threads else {})
-    con.execute(MACROS)
-    for table, selects in per_table.items():
-        raw = f"{table}_all" if table == "games" else table
-        try:
-            con.execute(f"CREATE VIEW {raw}_parts AS " + " UNION ALL BY NAME ".join(selects))
-            cols = {row[0] for row in con.execute(f"DESCRIBE {raw}_parts").fetchall()}
-            cell = "" if "cell" in cols else ", NULL::VARCHAR AS cell"
-            con.execute(f"CREATE VIEW {raw} AS SELECT *{cell} FROM {raw}_parts")
-        except duckdb.Error as e:
-            raise ResultsError(f"{', '.join(map(str, results))}: cannot read the {table} records: "
-                               f"{str(e).splitlines()[0]}") from None
     if "games" not in per_table:
         raise ResultsError(f"{', '.join(map(str, results))}: no games table")
+    if locked:
+        con = locked_connection(paths, threads)
+    else:
+        con = duckdb.connect(config={"threads": threads} if threads else {})
     try:
-        con.execute("CREATE VIEW games AS SELECT * FROM games_all" + (f" WHERE ({where})" if where else ""))
-    except duckdb.Error as e:
-        raise QueryError(f"--where {where!r}: {one_line(e)}") from None
+        con.execute(MACROS)
+        for table, selects in per_table.items():
+            raw = f"{table}_all" if table == "games" else table
+            try:
+                con.execute(f"CREATE VIEW {_ident(raw + '_parts')} AS " + " UNION ALL BY NAME ".join(selects))
+                cols = {row[0] for row in con.execute(f"DESCRIBE {_ident(raw + '_parts')}").fetchall()}
+                cell = "" if "cell" in cols else ", NULL::VARCHAR AS cell"
+                con.execute(f"CREATE VIEW {_ident(raw)} AS SELECT *{cell} FROM {_ident(raw + '_parts')}")
+            except duckdb.Error as e:
+                raise read_error(e, results) or ResultsError(
+                    f"{', '.join(map(str, results))}: cannot read the {table} records: {one_line(e)}") from None
+        select = "SELECT * FROM games_all"
+        if where is not None:
+            columns = [row[0] for row in con.execute("DESCRIBE games_all").fetchall()]
+            select = check_filter(con, where, columns)
+        try:
+            con.execute("CREATE VIEW games AS " + select)
+        except duckdb.Error as e:
+            raise read_error(e, results) or QueryError(
+                f"--where {_shown(str(where))}: {one_line(e)}; {FILTER_RULE}") from None
+    except BaseException:
+        con.close()
+        raise
     return con
 
 
 def one_line(e: Exception) -> str:
-    """A DuckDB error as one readable line."""
-    return " ".join(str(e).split())
+    """A DuckDB error as one readable line (without the SQL excerpt DuckDB quotes after it)."""
+    return re.split(r" LINE \d+:", " ".join(str(e).split()))[0]
 
 
-def execute(con, sql: str, params: dict[str, Any] | None = None, where: str = "SQL"):
-    """Run SQL with bound parameters; returns (column names, rows). DuckDB errors become QueryError."""
+def only_select(con, sql: str, where: str = "sql") -> None:
+    """Refuse anything but one SELECT statement (``playtest sql --read-only``): COPY, ATTACH, SET, INSTALL,
+    CREATE ... and several statements are a QueryError. DuckDB's parser decides (json_serialize_sql
+    serializes SELECT statements only)."""
+    import duckdb
+    try:
+        tree = _serialize(con, sql)
+    except duckdb.Error as e:
+        raise QueryError(f"{where}: {one_line(e)}") from None
+    if tree.get("error"):
+        msg = str(tree.get("error_message", ""))
+        if "Only SELECT" in msg:
+            msg = "only a SELECT statement runs with --read-only"
+        raise QueryError(f"{where}: {msg}")
+    n = len(tree.get("statements") or [])
+    if n != 1:
+        raise QueryError(f"{where}: {'no statement' if n == 0 else f'{n} statements'}; --read-only runs one "
+                         f"SELECT statement")
+
+
+def execute(con, sql: str, params: dict[str, Any] | None = None, where: str = "SQL",
+            results: Sequence[str | Path] = ()):
+    """Run SQL with bound parameters; returns (column names, rows). DuckDB errors become QueryError (a part
+    that cannot be read: ResultsError naming it and the repair)."""
     import duckdb
     try:
         res = con.execute(sql, params or None)
+        if res is None:
+            raise QueryError(f"{where}: no statement to run (the SQL is empty or only comments)")
         if res.description is None:
             return [], []
         return [d[0] for d in res.description], res.fetchall()
-    except duckdb.Error as e:
-        raise QueryError(f"{where}: {one_line(e)}") from None
+    except (duckdb.Error, OverflowError) as e:
+        raise read_error(e, results) or QueryError(f"{where}: {one_line(e)}") from None
 
 
 def answer(con, query: Query, values: dict[str, Any], results: Sequence[str | Path]):
     """Run a parsed query on a connection; a failure names the query, the results and, when the records
     are of another game than the query's, says so."""
+    import duckdb
     label = f"query {query.name} over {', '.join(map(str, results))}"
     try:
-        return execute(con, query.sql, values, where=label)
+        return execute(con, query.sql, values, where=label, results=results)
     except QueryError as e:
         if query.game != "any":
-            games = sorted(str(g) for (g,) in con.execute("SELECT DISTINCT game FROM games").fetchall())
+            try:
+                games = sorted(str(g) for (g,) in con.execute("SELECT DISTINCT game FROM games").fetchall())
+            except duckdb.Error:
+                raise e from None
             if query.game not in games:
                 raise QueryError(f"{label}: this query is for {query.game} records; these hold "
                                  f"{', '.join(games) or 'no games'}") from None

@@ -3,7 +3,7 @@
 -- with no limit: a limit of L rounds decides a game still undecided after round L. Wilson 95% intervals,
 -- in percent. The README's first example; round_limit_effect has the winners too.
 -- game: paws
--- param: limits int[] = 10,15,20,25,30 | round limits to try (comma separated)
+-- param: limits int[] >= 1 <= 1000 = 10,15,20,25,30 | round limits to try (comma separated)
 -- columns: round_limit, games, ended_by_limit, pct, ci95_low, ci95_high
 SELECT l.round_limit, count(*) AS games,
        count(*) FILTER (WHERE decided_by_limit(g.rounds, g.end_reason, l.round_limit)) AS ended_by_limit,

@@ -6,8 +6,8 @@
 -- (creature: on the field at the end; equipment: still carried), and kills per seat-game present (mean,
 -- normal 95% interval). Fielding is not random (bots choose), so impact is association, not cause.
 -- game: tales
--- param: kind str = any | creature, equipment or any
--- param: min_games int = 1 | leave out cards present in fewer seat-games
+-- param: kind str in (creature, equipment, any) = any | creature, equipment or any
+-- param: min_games int >= 1 = 1 | leave out cards present in fewer seat-games
 -- columns: ruleset, mode, people, bot, kind, card, tier, present, seat_games, present_share, wins, win_rate, ci95_low, ci95_high, people_win_rate, impact, survived_share, survived_ci95_low, survived_ci95_high, kills_per_game, kills_ci95_low, kills_ci95_high
 WITH seat_games AS (
     SELECT results, coalesce(cell, '') AS cell, seed, game_index, ruleset, mode, people, bots, winner_team,

@@ -84,7 +84,7 @@ def test_old_usage_sql_file_over_a_single_parquet_file_and_a_glob(tmp_path):
      "limits = 'ten' is not allowed; expected a comma-separated list of integers"),
     (["query", "round_limit_effect", "--results", "{syn}", "--param", "limits"], "--param 'limits': expected name=value"),
     (["query", "stall_rate", "--results", "{syn}", "--where", "colour = 'red'"],
-     "--where \"colour = 'red'\": Binder Error: Referenced column \"colour\" not found"),
+     "--where \"colour = 'red'\": unknown column 'colour'; the games have game, ruleset, board"),
     (["query", "stall_rate", "--results", "{syn}", "--format", "xml"],
      "--format 'xml' is not available; expected one of table, csv, json, markdown"),
     (["query"], "give a query name or .sql file"),
