@@ -184,7 +184,8 @@ def _param(line: str, path: Path) -> Param:
 
 def parse_sql_file(path: Path) -> Query:
     """Read one SQL file and its header. A file with no header is an ad hoc query named after its stem."""
-    text = path.read_text()
+    from sim.files import read_text_bounded
+    text = read_text_bounded(path, "SQL file", QueryError)
     head = []
     for line in text.splitlines():
         if not line.startswith("--"):

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import os
-import stat
 import tomllib
 from pathlib import Path
 from typing import Callable
 
+from sim.files import read_bounded
+
 SOURCES = ("rulebook", "named", "stand-in")  # rulebook text / named in the book, effect ours / invented
-MAX_BYTES = 1 << 20     # a card file is a few KiB; anything over 1 MiB is refused before it is read
 
 
 class CardDataError(ValueError):
@@ -42,26 +41,6 @@ def read_cards(path: Path) -> tuple[list, bytes]:
     if not isinstance(cards, list) or not cards:
         raise CardDataError(f"{path}: no cards; each card is a [[card]] table")
     return cards, raw
-
-
-def read_bounded(path: Path, what: str, error: type[Exception], limit: int = MAX_BYTES) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes; anything else (a device such as /dev/zero,
-    a FIFO, a folder, a huge file) is refused before reading, by ``error`` naming the file."""
-    try:
-        st = os.stat(path)
-        if stat.S_ISDIR(st.st_mode):
-            raise error(f"{path}: is a folder, not a {what}")
-        if not stat.S_ISREG(st.st_mode):
-            raise error(f"{path}: not a regular file; a {what} is a TOML file")
-        if st.st_size > limit:
-            raise error(f"{path}: {st.st_size:,} bytes; a {what} may have at most {limit:,}")
-        with open(path, "rb") as f:
-            raw = f.read(limit + 1)           # the size may change between stat and read
-    except OSError as e:
-        raise error(f"{path}: cannot read the {what} ({e.strerror or e})") from None
-    if len(raw) > limit:
-        raise error(f"{path}: more than {limit:,} bytes; a {what} may have at most {limit:,}")
-    return raw
 
 
 def field(where: str, entry: dict, key: str, spec: tuple):

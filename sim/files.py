@@ -1,0 +1,44 @@
+"""Reading files we did not write: only regular files, only up to a size, before any parsing.
+
+Every file a user names (card data, sweep specs, suites, baselines, SQL files, manifests) is read
+through :func:`read_bounded`, so a device such as ``/dev/zero``, a FIFO, a folder or a huge file is
+refused in one line naming it instead of filling memory or blocking.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+MAX_TEXT_BYTES = 1 << 20            # card files, specs and SQL are a few KiB; more than 1 MiB is refused
+
+
+def read_bounded(path: str | Path, what: str, error: type[Exception], limit: int = MAX_TEXT_BYTES) -> bytes:
+    """The bytes of the regular file ``path`` of at most ``limit`` bytes, else ``error`` naming it."""
+    try:
+        st = os.stat(path)
+        if stat.S_ISDIR(st.st_mode):
+            raise error(f"{path}: is a folder, not a {what}")
+        if not stat.S_ISREG(st.st_mode):
+            raise error(f"{path}: not a regular file; expected a {what}")
+        if st.st_size > limit:
+            raise error(f"{path}: {st.st_size:,} bytes; a {what} may have at most {limit:,}")
+        with open(path, "rb") as f:
+            raw = f.read(limit + 1)           # the size may change between stat and read
+    except OSError as e:
+        raise error(f"{path}: cannot read the {what} ({e.strerror or e})") from None
+    except ValueError as e:                   # e.g. an embedded NUL in the path
+        raise error(f"{path!r}: not a usable file name ({e})") from None
+    if len(raw) > limit:
+        raise error(f"{path}: more than {limit:,} bytes; a {what} may have at most {limit:,}")
+    return raw
+
+
+def read_text_bounded(path: str | Path, what: str, error: type[Exception], limit: int = MAX_TEXT_BYTES) -> str:
+    """:func:`read_bounded` decoded as UTF-8; bytes that are not UTF-8 are ``error`` naming the file."""
+    raw = read_bounded(path, what, error, limit)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise error(f"{path}: not UTF-8 text (byte {e.start}); a {what} is a text file") from None
