@@ -194,7 +194,7 @@ def test_results_parquet_any_bytes(tmp_path, data):
 @given(data=BYTES)
 def test_manifest_any_bytes(tmp_path, data):
     d = tmp_path / "sweep"
-    (d / "games" / "cell=c000").mkdir(parents=True)
+    (d / "games" / "cell=c000").mkdir(parents=True, exist_ok=True)
     (d / "manifest.json").write_bytes(data)
     assert check(["status", str(d)], tmp_path) == 2
     assert check(["query", "seat_advantage", "--results", str(d)], tmp_path) == 2
