@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from sim.cli import err, fail
+from sim.cli import MAX_SEED, err, fail, plain   # fail: one line, user text escaped for Rich, exit 2
 
 COMMANDS = ("regress",)
 
 
 def _seeds(text: str) -> tuple[int, ...]:
-    try:
-        seeds = tuple(int(s) for s in text.split(",") if s.strip())
-    except ValueError:
-        seeds = ()
-    if not seeds or any(s < 0 for s in seeds):
-        fail(f"--seeds {text!r} is not allowed; expected comma-separated integers >= 0, e.g. 1,2")
+    items = [s.strip() for s in text.split(",")]
+    ok = len(text) <= 10_000 and all(re.fullmatch(r"[0-9]{1,20}", s, re.ASCII) for s in items)
+    seeds = tuple(int(s) for s in items) if ok else ()
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    if not seeds or any(s > MAX_SEED for s in seeds):
+        fail(f"--seeds {shown!r} is not allowed; expected comma-separated integers from 0 to {MAX_SEED}, e.g. 1,2")
+    if len(set(seeds)) != len(seeds):
+        fail(f"--seeds {shown!r} repeats a seed; expected distinct seeds")
     return seeds
 
 
@@ -48,15 +51,17 @@ def regress(suite: Annotated[Path, typer.Argument(help="suite TOML: a sweep spec
                   progress=not quiet)
     except (ValueError, OSError, SweepError) as e:  # suite, baseline, spec, rule and query errors: ValueErrors
         fail(str(e))
+    if out.note:
+        err.print(f"note: {plain(out.note)}", highlight=False, soft_wrap=True)
     if out.baseline_written:
-        err.print(f"baseline written: {baseline}")
+        err.print(f"baseline written: {plain(str(baseline))}", highlight=False, soft_wrap=True)
     cmp = out.comparison
     if cmp is None:
         return
     colour = "red" if cmp.verdict == "regression" else "green"
     err.print(f"[bold {colour}]{cmp.verdict.upper()}[/]: {len(cmp.flagged)} flagged metric(s) of {len(cmp.tests)}, "
               f"{len(cmp.changed)} changed cell(s) of {len(cmp.cells)}"
-              + (f" ({'; '.join(cmp.reasons)})" if cmp.reasons else ""), highlight=False)
-    err.print("report: " + ", ".join(str(f) for f in out.files), highlight=False)
+              + (f" ({plain('; '.join(cmp.reasons))})" if cmp.reasons else ""), highlight=False)
+    err.print("report: " + plain(", ".join(str(f) for f in out.files)), highlight=False, soft_wrap=True)
     if cmp.verdict == "regression" and not update_baseline:
         raise typer.Exit(code=1)

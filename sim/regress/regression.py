@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,22 +25,43 @@ class Outcome:
     comparison: Comparison | None
     files: list[Path]
     baseline_written: bool
+    note: str = ""            # --update-baseline over a baseline it could not compare with: why
+
+
+def check_folder(path: Path, option: str) -> None:
+    """Refuse, before any game, an output folder that cannot be made or written."""
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{option} {path}: is a file, not a folder; give a folder path")
+    parent = path
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"{option} {path}: cannot make the folder: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {path}: cannot write there: folder {parent} is not writable")
 
 
 def regress(suite_path: Path, baseline_path: Path, report_dir: Path, *, work: Path | None = None,
             update_baseline: bool = False, seeds: tuple[int, ...] | None = None, workers: int | None = None,
             address: str | None = None, progress: bool = True) -> Outcome:
-    """Play ``suite_path`` and compare it with ``baseline_path``; every input is checked before any game."""
+    """Play ``suite_path`` and compare it with ``baseline_path``; every input is checked before any game:
+    the suite, the baseline on its own and against the suite, and the folders and file the run writes."""
     suite = load_suite(suite_path)
-    if seeds:
+    if seeds is not None:
         suite = suite.with_seeds(seeds)
-    old = None
+    check_folder(report_dir, "--report")
+    check_folder(work or report_dir / "work", "--work")
+    if update_baseline:
+        baseline_file.check_writable(baseline_path)
+    old, note = None, ""
     if not update_baseline or baseline_path.exists():
         try:
             old = baseline_file.load(baseline_path)
-        except baseline_file.BaselineError:
-            if not update_baseline:  # updating is how a corrupt or missing baseline is replaced
+            baseline_file.check_against(old, baseline_path, suite, seeds_given=seeds is not None)
+        except baseline_file.BaselineError as e:
+            if not update_baseline:  # updating is how a corrupt, missing or other suite's baseline is replaced
                 raise
+            old, note = None, f"the old baseline was not compared with and is replaced: {e}"
     command = " ".join(["playtest regress", shlex.quote(str(suite_path)), "--baseline",
                         shlex.quote(str(baseline_path)), "--report", shlex.quote(str(report_dir))]
                        + (["--seeds", ",".join(map(str, suite.seeds))] if seeds else []))
@@ -58,4 +80,4 @@ def regress(suite_path: Path, baseline_path: Path, report_dir: Path, *, work: Pa
             files.append(report_dir / name)
     if update_baseline:
         baseline_file.write(baseline_file.from_snapshot(current), baseline_path)
-    return Outcome(cmp, files, update_baseline)
+    return Outcome(cmp, files, update_baseline, note)

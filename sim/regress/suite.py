@@ -17,12 +17,14 @@ seat_win_rate = 0.02
 game_length = 0.5
 ```
 Everything is checked before any game is played; errors name the file, the key and what is allowed.
+The file is untrusted input: its size is checked before it is read, and a bad one is one error line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,6 +32,8 @@ from typing import Any
 
 from sim.regress.metrics import Family, families
 
+MAX_BYTES = 2**20             # a suite is a page of TOML (the nightly one: 1.5 KB)
+MAX_SEED = 2**64 - 1          # master seeds are unsigned 64-bit (cluster.spec)
 TOP_KEYS = {"name": "free text", "description": "free text", "seeds": "a list of master seeds (integers >= 0)",
             "fail_on": "a list of behaviour, drift", "sweep": "a table: the sweep spec",
             "thresholds": "a table: method, level, min_effect"}
@@ -78,7 +82,11 @@ class Suite:
         try:
             return parse_spec(dict(self.sweep, seed=seed), source=f"{self.path} [sweep]", base_dir=self.path.parent)
         except SpecError as e:
-            raise SuiteError(str(e)) from None
+            raise SuiteError(_cut(str(e), 2000)) from None
+        except (TypeError, ValueError, KeyError, AttributeError, OverflowError, RecursionError) as e:
+            # the sweep spec's checks let a value of an odd type through: still one line naming the table
+            raise SuiteError(f"{self.path} [sweep]: not a valid sweep spec ({type(e).__name__}: "
+                             f"{_cut(str(e))})") from None
 
     def with_seeds(self, seeds: tuple[int, ...]) -> "Suite":
         return replace(self, seeds=_seeds(list(seeds), f"{self.path}: --seeds"))
@@ -94,12 +102,37 @@ class Suite:
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _seeds(value: Any, where: str) -> tuple[int, ...]:
+def _cut(text: str, limit: int = 120) -> str:
+    from sim.regress.baseline import cut
+    return cut(text, limit)
+
+
+def _show(value: Any) -> str:
+    """A value as an error shows it: one line, at most 60 characters."""
+    try:
+        return _cut(repr(value), 60)
+    except RecursionError:
+        return "(nested too deeply)"
+
+
+def _finite(value: int | float) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:       # an integer of hundreds of digits
+        return False
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _seeds(value: Any, where: str, key: str = "seeds") -> tuple[int, ...]:
     if (not isinstance(value, list) or not value
-            or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in value)):
-        raise SuiteError(f"{where}: seeds = {value!r} is not allowed; expected a non-empty list of integers >= 0")
+            or not all(_int(s) and 0 <= s <= MAX_SEED for s in value)):
+        raise SuiteError(f"{where}: {key} = {_show(value)} is not allowed; expected a non-empty list of integers "
+                         f">= 0 and below 2**64, each once")
     if len(set(value)) != len(value):
-        raise SuiteError(f"{where}: seeds = {value!r} repeats a seed; expected distinct seeds")
+        raise SuiteError(f"{where}: {key} = {_show(value)} repeats a seed; expected distinct seeds")
     return tuple(value)
 
 
@@ -109,29 +142,35 @@ def _number(value: Any) -> bool:
 
 def _thresholds(raw: Any, fams: list[Family], where: str) -> Thresholds:
     if not isinstance(raw, dict):
-        raise SuiteError(f"{where}: thresholds must be a table with keys {', '.join(THRESHOLD_KEYS)}")
+        raise SuiteError(f"{where}: thresholds = {_show(raw)} is not allowed; expected a table with keys "
+                         f"{', '.join(THRESHOLD_KEYS)}")
     for key in raw:
         if key not in THRESHOLD_KEYS:
-            raise SuiteError(f"{where}: unknown key thresholds.{key}; valid: {', '.join(THRESHOLD_KEYS)}")
+            raise SuiteError(f"{where}: unknown key thresholds.{_cut(key, 60)}; valid: {', '.join(THRESHOLD_KEYS)}")
     method = raw.get("method", "bh")
-    if method not in METHODS:
-        raise SuiteError(f"{where}: thresholds.method = {method!r} is not allowed; expected one of "
+    if not isinstance(method, str) or method not in METHODS:
+        raise SuiteError(f"{where}: thresholds.method = {_show(method)} is not allowed; expected one of "
                          f"{', '.join(METHODS)}")
     level = raw.get("level", 0.01)
-    if not _number(level) or not 0 < level <= 0.5:
-        raise SuiteError(f"{where}: thresholds.level = {level!r} is not allowed; expected "
+    if not _number(level) or not 0 < level <= 0.5:   # NaN fails both comparisons
+        raise SuiteError(f"{where}: thresholds.level = {_show(level)} is not allowed; expected "
                          f"{THRESHOLD_KEYS['level']}")
     given = raw.get("min_effect", {})
     if not isinstance(given, dict):
-        raise SuiteError(f"{where}: thresholds.min_effect must be a table of metric family = number")
+        raise SuiteError(f"{where}: thresholds.min_effect = {_show(given)} is not allowed; expected a table of "
+                         f"metric family = number")
     by_name = {f.name: f for f in fams}
     for key, value in given.items():
         if key not in by_name:
-            raise SuiteError(f"{where}: unknown metric family thresholds.min_effect.{key}; valid: "
+            raise SuiteError(f"{where}: unknown metric family thresholds.min_effect.{_cut(key, 60)}; valid: "
                              f"{', '.join(by_name)}")
-        if not _number(value) or value < 0:
-            raise SuiteError(f"{where}: thresholds.min_effect.{key} = {value!r} is not allowed; expected a "
-                             f"number >= 0")
+        # a rate's shift and a total variation are shares (at most 1); a mean shift is in the family's units
+        top = 1.0 if by_name[key].kind in ("rate", "categorical") else math.inf
+        if not _number(value) or not 0 <= value <= top or not _finite(value):
+            allowed = ("a number from 0 to 1 (a share: 0.02 is 2 percentage points)" if top == 1.0
+                       else "a finite number >= 0")
+            raise SuiteError(f"{where}: thresholds.min_effect.{key} = {_show(value)} is not allowed; expected "
+                             f"{allowed}")
     min_effect = {f.name: float(given.get(f.name, DEFAULT_MIN_EFFECT[f.kind])) for f in fams}
     return Thresholds(method, float(level), min_effect)
 
@@ -139,32 +178,40 @@ def _thresholds(raw: Any, fams: list[Family], where: str) -> Thresholds:
 def parse_suite(raw: dict[str, Any], path: Path) -> Suite:
     """Validate a suite table read from ``path`` (the sweep too: every seed's spec is built once)."""
     where = str(path)
+    from sim.regress.baseline import MAX_DEPTH, depth
+    if depth(raw) > MAX_DEPTH:
+        raise SuiteError(f"{where}: tables and arrays nest more than {MAX_DEPTH} deep; a suite is a few levels")
     for key in raw:
         if key not in TOP_KEYS:
-            raise SuiteError(f"{where}: unknown key {key!r}; valid: {', '.join(TOP_KEYS)}")
+            raise SuiteError(f"{where}: unknown key {_show(key)}; valid: {', '.join(TOP_KEYS)}")
     for key in ("name", "description"):
         if key in raw and not isinstance(raw[key], str):
-            raise SuiteError(f"{where}: {key} = {raw[key]!r} is not allowed; expected text")
+            raise SuiteError(f"{where}: {key} = {_show(raw[key])} is not allowed; expected text")
     sweep = raw.get("sweep")
+    if "sweep" in raw and not isinstance(sweep, dict):
+        raise SuiteError(f"{where}: sweep = {_show(sweep)} is not allowed; expected a table [sweep] (the sweep "
+                         f"spec)")
     if not isinstance(sweep, dict):
         raise SuiteError(f"{where}: missing table [sweep] (the sweep spec: game, rules, games_per_cell, "
                          f"setup, grid, ...)")
     game = sweep.get("game", "paws")
     from sim.games import GAMES
-    if game not in GAMES.names():
-        raise SuiteError(f"{where}: sweep.game = {game!r} is not allowed; expected one of {', '.join(GAMES.names())}")
+    if not isinstance(game, str) or game not in GAMES.names():
+        raise SuiteError(f"{where}: sweep.game = {_show(game)} is not allowed; expected one of "
+                         f"{', '.join(GAMES.names())}")
     fams = families(game)
     if not fams:
         raise SuiteError(f"{where}: sweep.game = {game!r} has no regression metrics yet "
                          f"(add sim/regress/sql/{game}/*.sql)")
     fail_on = raw.get("fail_on", list(FAIL_ON))
-    if not isinstance(fail_on, list) or not all(f in FAIL_ON for f in fail_on):
-        raise SuiteError(f"{where}: fail_on = {fail_on!r} is not allowed; expected a list of "
-                         f"{', '.join(FAIL_ON)}")
+    if (not isinstance(fail_on, list) or not all(isinstance(f, str) and f in FAIL_ON for f in fail_on)
+            or len(set(fail_on)) != len(fail_on)):
+        raise SuiteError(f"{where}: fail_on = {_show(fail_on)} is not allowed; expected a list of "
+                         f"{', '.join(FAIL_ON)} (each at most once; [] only reports)")
     if "seeds" in raw:
         seeds = _seeds(raw["seeds"], where)
     elif "seed" in sweep:
-        seeds = (sweep["seed"],)
+        seeds = _seeds([sweep["seed"]], where, "sweep.seed")
     else:
         raise SuiteError(f"{where}: no seeds: give seeds = [...] or sweep.seed")
     suite = Suite(path=path, name=raw.get("name", path.stem), description=raw.get("description", ""),
@@ -177,12 +224,28 @@ def parse_suite(raw: dict[str, Any], path: Path) -> Suite:
 
 
 def load_suite(path: str | Path) -> Suite:
-    """Read and validate a suite TOML file."""
+    """Read and validate a suite TOML file (its size checked before it is read)."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise SuiteError(f"{path}: no such suite file")
+    if not path.is_file():
+        raise SuiteError(f"{path}: is {'a folder' if path.is_dir() else 'not a regular file'}, not a suite file")
     try:
-        raw = tomllib.loads(path.read_text())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise SuiteError(f"{path}: not valid TOML: {e}") from None
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise SuiteError(f"{path}: {size:,} bytes; a suite file is at most {MAX_BYTES:,} bytes")
+        with path.open("rb") as f:
+            blob = f.read(MAX_BYTES + 1)
+    except OSError as e:
+        raise SuiteError(f"{path}: cannot read the suite file: {e.strerror or e}") from None
+    if len(blob) > MAX_BYTES:
+        raise SuiteError(f"{path}: more than {MAX_BYTES:,} bytes; a suite file is at most {MAX_BYTES:,} bytes")
+    try:
+        raw = tomllib.loads(blob.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise SuiteError(f"{path}: not valid TOML: not UTF-8 text (byte {e.start})") from None
+    except RecursionError:
+        raise SuiteError(f"{path}: not valid TOML: nested too deeply") from None
+    except ValueError as e:   # TOMLDecodeError; an integer of thousands of digits
+        raise SuiteError(f"{path}: not valid TOML: {_cut(str(e))}") from None
     return parse_suite(raw, path)

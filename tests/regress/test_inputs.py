@@ -100,14 +100,16 @@ def test_baseline_round_trip_is_small_and_versioned(tmp_path):
     (lambda b: b | {"format": "something-else"}, "not a regression baseline: format = 'something-else'"),
     (lambda b: b | {"version": 99}, "baseline version 99 is not supported; this playtest reads version 1"),
     (lambda b: {k: v for k, v in b.items() if k != "cells"}, "missing key cells"),
-    (lambda b: b | {"seeds": "1"}, "seeds must be a list, got str"),
+    (lambda b: b | {"seeds": "1"}, "seeds = '1' is not allowed; expected a non-empty list of distinct integers"),
     (lambda b: b | {"cells": [{k: v for k, v in b["cells"][0].items() if k != "records"}]},
      "missing key cells[0].records"),
     (lambda b: b | {"cells": [b["cells"][0] | {"records": {"1": "abc"}}]},
-     "cells[0].records.1 must be a sha256"),
+     "cells[0].records.1 = 'abc' is not allowed; expected a sha256"),
     (lambda b: b | {"cells": [b["cells"][0] | {"metrics": {"stall_rate": {"stalled": [5, 3]}}}]},
-     "cells[0].metrics.stall_rate.stalled = [5, 3]; expected a count or [k, n] with 0 <= k <= n"),
-    (lambda b: b | {"record_columns": {"seed": 64}}, "record_columns must be an object of column: type"),
+     "cells[0].metrics.stall_rate.stalled = [5, 3] is not allowed; expected [k, n]: k of n, integers with "
+     "0 <= k <= n"),
+    (lambda b: b | {"record_columns": {"seed": 64}}, "record_columns.seed = 64 is not allowed; expected a column "
+                                                    "type as text"),
 ])
 def test_corrupt_baseline_is_a_clear_error(tmp_path, corrupt, message):
     path = tmp_path / "b.json"
