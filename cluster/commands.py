@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 COMMANDS = ("sweep", "status")
 
@@ -31,42 +32,65 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
                                                               "machine, or of the cluster with --address)")] = None,
           address: Annotated[Optional[str], typer.Option(help="HOST:PORT of a running Ray cluster to join "
                                                               "(default: start Ray on this machine)")] = None,
-          resume: Annotated[bool, typer.Option(help="finish a sweep already in --out: skip finished parts, "
-                                                    "play the rest")] = False,
+          resume: Annotated[bool, typer.Option(help="finish a sweep already in --out: check every file against the "
+                                                    "spec, move what does not belong to --out/.quarantine, play "
+                                                    "every part missing or bad (rebuilds a lost or broken "
+                                                    "manifest)")] = False,
           progress: Annotated[bool, typer.Option(help="show a live progress bar")] = True) -> None:
     """Play every cell of a sweep spec on Ray; every game becomes a Parquet row under --out."""
     from cluster.manifest import ManifestError
     from cluster.spec import SpecError, load_spec
-    from cluster.sweep import SweepError, SweepInterrupted, run_sweep
+    from cluster.sweep import SweepError, SweepInterrupted, check_out_dir, interrupts, run_sweep
     if workers is not None and workers < 1:
         fail(f"--workers = {workers}: expected at least 1")
     try:
         s = load_spec(spec)
-    except SpecError as e:
+        check_out_dir(out)
+    except (SpecError, SweepError) as e:
         fail(str(e))
     err = Console(stderr=True)
-    err.print(f"sweep {s.name!r}: {len(s.cells)} cells x {s.games_per_cell:,} games = {s.total_games:,} games in "
-              f"{s.total_parts:,} parts of {s.batch_size:,} -> {out}", highlight=False)
-    try:
-        r = run_sweep(s, out, workers=workers, address=address, resume=resume, progress=progress)
-    except SweepInterrupted as e:
-        r = e.summary
-        err.print(f"[bold yellow]interrupted:[/] {r.games_done:,} of {r.games_total:,} games done "
-                  f"({r.parts_done} of {r.parts_total} parts); only finished parts are in {out}.\n"
-                  f"resume with: playtest sweep {spec} --out {out} --resume"
-                  + (f" --address {address}" if address else ""), highlight=False)
-        raise typer.Exit(code=130)
-    except (SweepError, ManifestError) as e:
-        fail(str(e))
+    hint = f"playtest sweep {spec} --out {out} --resume" + (f" --address {address}" if address else "")
+    with interrupts():      # a second Ctrl-C never cuts the stop, the manifest or the hint short
+        err.print(f"sweep {s.name!r}: {len(s.cells)} cells x {s.games_per_cell:,} games = {s.total_games:,} games "
+                  f"in {s.total_parts:,} parts of {s.batch_size:,} -> {out}", highlight=False, markup=False)
+        try:
+            r = run_sweep(s, out, workers=workers, address=address, resume=resume, progress=progress,
+                          log=lambda line: err.print(line, highlight=False, markup=False, soft_wrap=True))
+        except SweepInterrupted as e:
+            r = e.summary
+            if not (out / "manifest.json").exists():     # stopped before the sweep wrote anything
+                err.print("[bold yellow]interrupted[/] " + escape(
+                    f"before any game was played; nothing was written.\nrun it again with: "
+                    f"playtest sweep {spec} --out {out}" + (f" --address {address}" if address else "")),
+                    highlight=False)
+                raise typer.Exit(code=130)
+            err.print("[bold yellow]interrupted:[/] " + escape(
+                f"{r.games_done:,} of {r.games_total:,} games done ({r.parts_done} of {r.parts_total} parts); "
+                f"only finished parts are in {out}.\nresume with: {hint}"), highlight=False)
+            raise typer.Exit(code=130)
+        except KeyboardInterrupt:    # before the sweep began (outside run_sweep's own handling)
+            err.print("[bold yellow]interrupted[/] " + escape(f"before any game was played.\nresume with: {hint}"),
+                      highlight=False)
+            raise typer.Exit(code=130)
+        except (SweepError, ManifestError) as e:
+            fail(str(e))
     err.print(f"{r.games:,} games in {r.wall_s:.1f} s ({r.games_per_s:,.0f} games/s; playing {r.play_s:.1f} s, "
               f"Ray start {r.ray_start_s:.1f} s, {r.workers} workers), {r.parts} parts written"
               + (f", {r.parts_skipped} already done" if r.parts_skipped else "")
-              + f"; sweep {r.games_done:,}/{r.games_total:,} games, {_size(r.bytes)} in {out}", highlight=False)
+              + f"; sweep {r.games_done:,}/{r.games_total:,} games, {_size(r.bytes)} in {out}",
+              highlight=False, markup=False)
 
 
 def status(out: Annotated[Path, typer.Argument(help="a sweep's results directory")],
-           cells: Annotated[bool, typer.Option(help="one line per cell")] = True) -> None:
-    """Report a sweep's state from its manifest: parts and games done per cell, digests, code version."""
+           cells: Annotated[bool, typer.Option(help="one line per cell")] = True,
+           verify: Annotated[bool, typer.Option(help="check every part file against the sweep's spec (stored in "
+                                                     "the manifest), move strays and bad files to "
+                                                     "DIR/.quarantine and correct the manifest; exit 0 if the "
+                                                     "folder is whole, 1 if it found problems (then --resume "
+                                                     "plays what is missing)")] = False) -> None:
+    """Report a sweep's state from its manifest (a cache); --verify checks the files themselves.
+
+    Exit code: 0 (with --verify: the folder is whole), 1 (--verify found problems), 2 (bad input)."""
     from rich.table import Table
 
     from cluster.manifest import DONE, ManifestError, counts, load_manifest
@@ -77,30 +101,87 @@ def status(out: Annotated[Path, typer.Argument(help="a sweep's results directory
         fail(str(e))
     if m is None:
         fail(f"{out}: no sweep here (no manifest.json)")
+    if verify:
+        m, report = _verify(out, m)
     c = counts(m)
     missing = [f"{cell['id']}/{p['batch']}" for cell in m["cells"] for p in cell["parts"] if p["state"] == DONE
                and not all(part_path(out, t, cell["id"], p["batch"]).exists() for t in m["tables"])]
     con = Console()
     pct = 100.0 * c["games_done"] / c["games"] if c["games"] else 0.0
     state = m["state"] + (" (or its driver was killed: --resume finishes it)" if m["state"] == "running" else "")
-    con.print(f"sweep {m['name']!r} ({m['spec_file']}): [bold]{state}[/]\n"
-              f"  {c['games_done']:,} of {c['games']:,} games ({pct:.1f}%), {c['parts_done']} of {c['parts']} parts, "
-              f"{_size(c['bytes'])}\n"
-              f"  {len(m['cells'])} cells x {m['games_per_cell']:,} games, batch {m['batch_size']:,}, seed "
-              f"{m['seed']}, engine {m['engine']}, tables {', '.join(m['tables'])}\n"
-              f"  spec digest {m['spec_digest']}, code {m['code_version']} (core {m['core_digest']}), "
-              f"updated {m['updated']}", highlight=False)
+    con.print(f"sweep {escape(repr(m['name']))} ({escape(m['spec_file'])}): [bold]{escape(state)}[/]\n"
+              + escape(f"  {c['games_done']:,} of {c['games']:,} games ({pct:.1f}%), {c['parts_done']} of "
+                       f"{c['parts']} parts, {_size(c['bytes'])}\n"
+                       f"  {len(m['cells'])} cells x {m['games_per_cell']:,} games, batch {m['batch_size']:,}, seed "
+                       f"{m['seed']}, engine {m['engine']}, tables {', '.join(m['tables'])}\n"
+                       f"  spec digest {m['spec_digest']}, code {m['code_version']} (core {m['core_digest']}), "
+                       f"updated {m['updated']}"), highlight=False)
     if m.get("error"):
-        con.print(f"  [red]error:[/] {m['error']}", highlight=False)
+        con.print(f"  [red]error:[/] {escape(m['error'])}", highlight=False)
     if missing:
-        con.print(f"  [red]{len(missing)} finished parts are missing on disk[/] (e.g. {missing[0]}); "
+        con.print(f"  [red]{len(missing)} finished parts are missing on disk[/] (e.g. {escape(missing[0])}); "
                   "--resume plays them again", highlight=False)
     if cells:
         t = Table("cell", "values", "parts done", "games done")
         for cell in m["cells"]:
             done = [p for p in cell["parts"] if p["state"] == DONE]
-            t.add_row(cell["id"], ", ".join(f"{k}={v}" for k, v in cell["values"].items()) or "(base)",
+            t.add_row(escape(cell["id"]),
+                      escape(", ".join(f"{k}={v}" for k, v in cell["values"].items()) or "(base)"),
                       f"{len(done)}/{len(cell['parts'])}", f"{sum(p['rows'] for p in done):,}")
         con.print(t)
+    if not verify:
+        con.print(escape(f"(from the manifest, a cache; `playtest status {out} --verify` checks the files)"),
+                  highlight=False)
     if m["state"] != "done":
-        con.print(f"resume with: playtest sweep {m['spec_file']} --out {out} --resume", highlight=False)
+        con.print(escape(f"resume with: playtest sweep {m['spec_file']} --out {out} --resume"), highlight=False)
+    if verify and report.problems:
+        raise typer.Exit(code=1)
+
+
+def _verify(out: Path, m: dict):
+    """``status --verify``: check every file against the manifest's own spec, quarantine, correct the manifest.
+
+    Prints what it found and did; returns (the corrected manifest, the report)."""
+    import contextlib
+    import fcntl
+
+    from cluster.manifest import ManifestError, save_manifest
+    from cluster.spec import SpecError, parse_spec
+    from cluster.sweep import LOCK
+    from cluster.verify import VerifyError, quarantine, reconcile, scan
+    rebuild = f"re-run with the spec: playtest sweep SPEC --out {out} --resume"
+    try:
+        spec = parse_spec(m["spec"], source=m["spec_file"], base_dir=Path(m["spec_file"]).parent)
+    except SpecError as e:
+        fail(f"{out}/manifest.json: its stored spec no longer resolves ({e}); {rebuild}")
+    if spec.digest != m["spec_digest"]:
+        fail(f"{out}/manifest.json: its stored spec resolves to digest {spec.digest}, not the recorded "
+             f"{m['spec_digest']} (card data or code changed since); {rebuild}")
+    con = Console()
+    with contextlib.ExitStack() as stack:
+        try:
+            f = stack.enter_context(open(out / LOCK, "a"))
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fail(f"{out}: a driver is running this sweep now; verify after it ends")
+        except OSError as e:
+            fail(f"{out}: cannot lock the folder ({e.strerror or e})")
+        try:
+            report = scan(out, spec, m["core_digest"] if spec.engine == "core" else None)
+            quarantine(out, report)
+            fixed = reconcile(m, spec, report, m["code_version"], m["core_digest"])
+            if report.problems:
+                save_manifest(out, fixed)
+        except (VerifyError, ManifestError) as e:
+            fail(str(e))
+    for line in report.lines():
+        con.print(line, highlight=False, markup=False, soft_wrap=True)
+    if report.whole and not report.problems:
+        con.print("the folder is whole: every part file is there and right, nothing else is", highlight=False)
+    elif report.bad_parts():
+        con.print(escape(f"{report.bad_parts()} parts to play: playtest sweep {m['spec_file']} --out {out} --resume"),
+                  highlight=False)
+    if report.problems:
+        con.print(("manifest.json corrected; " if report.manifest_notes else "")
+                  + "exit code 1: problems were found", highlight=False)
+    return fixed, report

@@ -2,6 +2,11 @@
 
 Only the driver writes it, atomically (temporary name, then rename), as parts finish; a killed driver
 leaves the last complete manifest, and the parts' own Parquet metadata says which later ones finished.
+
+The manifest is a cache, never the truth: ``--resume`` and ``playtest status --verify`` rebuild the part
+list from the spec and check every file on disk (``cluster.verify``). Every field read from it is
+type-checked here (:func:`check_manifest`), so a hand-edited manifest is refused in one line naming the
+field, never a traceback.
 """
 
 from __future__ import annotations
@@ -16,30 +21,44 @@ from cluster.spec import SweepSpec
 
 FORMAT = 1
 NAME = "manifest.json"
+TMP_PREFIX = f".{NAME}.tmp-"                 # ".manifest.json.tmp-<pid>" while it is being saved
 PENDING, DONE = "pending", "done"           # part states
-STATES = ("running", "interrupted", "failed", "done")   # sweep states
+STATES = ("running", "interrupted", "failed", "incomplete", "done")   # "incomplete": verify found parts missing
+MAX_MANIFEST_BYTES = 256 * 2**20             # 100,000 parts of two tables are ~50 MB
+REBUILD = "the manifest is only a cache: `playtest sweep SPEC --out DIR --resume` rebuilds it from the spec " \
+          "and the parts"
 
 
 class ManifestError(ValueError):
-    """The manifest in a results directory is missing, unreadable or of another format."""
+    """The manifest in a results directory is missing, unreadable or of another format; ``detail`` is the
+    message without the hint (``rebuild=True``) that --resume rebuilds it."""
+
+    def __init__(self, detail: str, rebuild: bool = False):
+        super().__init__(f"{detail}; {REBUILD}" if rebuild else detail)
+        self.detail = detail
 
 
 def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+def spec_parts(spec: SweepSpec) -> list[dict[str, Any]]:
+    """The part entries of one cell as the spec alone defines them (every part pending)."""
+    parts = []
+    for batch in range(spec.parts_per_cell):
+        first, games = spec.part_games(batch)
+        parts.append({"batch": batch, "first_game": first, "games": games, "state": PENDING, "rows": 0, "bytes": 0,
+                      "files": {}})
+    return parts
+
+
 def new_manifest(spec: SweepSpec, code_version: str, core_digest: str) -> dict[str, Any]:
     """A fresh manifest for ``spec``: every part pending."""
     cells = []
     for cell in spec.cells:
-        parts = []
-        for batch in range(spec.parts_per_cell):
-            first, games = spec.part_games(batch)
-            parts.append({"batch": batch, "first_game": first, "games": games, "state": PENDING, "rows": 0,
-                          "bytes": 0})
         cells.append({"id": cell.id, "values": cell.values, "match": cell.match.describe(),
                       "rules_digest": cell.match.rules_digest, "data_digest": cell.match.data_digest,
-                      "match_digest": cell.match.digest, "parts": parts})
+                      "match_digest": cell.match.digest, "parts": spec_parts(spec)})
     return {
         "format": FORMAT, "name": spec.name, "spec_file": str(Path(spec.source).resolve()), "spec": spec.raw,
         "spec_digest": spec.digest, "code_version": code_version, "core_digest": core_digest,
@@ -54,30 +73,130 @@ def manifest_path(out_dir: str | Path) -> Path:
     return Path(out_dir) / NAME
 
 
-def load_manifest(out_dir: str | Path) -> dict[str, Any] | None:
-    """The manifest in ``out_dir``, or None if there is none; a broken one is a ManifestError."""
-    path = manifest_path(out_dir)
-    try:
-        m = json.loads(path.read_text())
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as e:
-        raise ManifestError(f"{path}: unreadable sweep manifest ({e})") from None
+# ---- type checks: every field a reader of the manifest uses ------------------------------------------------
+_INT, _STR, _DICT, _LIST = "an integer", "a string", "an object", "a list"
+_TOP = {"format": _INT, "name": _STR, "spec_file": _STR, "spec": _DICT, "spec_digest": _STR, "code_version": _STR,
+        "core_digest": _STR, "game": _STR, "rules": "a string or null", "engine": _STR, "seed": _INT,
+        "games_per_cell": _INT, "batch_size": _INT, "parts_per_cell": _INT, "tables": "a list of strings",
+        "games_total": _INT, "parts_total": _INT, "state": f"one of {', '.join(STATES)}",
+        "error": "a string or null", "created": _STR, "updated": _STR, "runs": "a list of objects", "cells": _LIST}
+_CELL = {"id": _STR, "values": _DICT, "parts": _LIST}
+_PART = {"batch": _INT, "first_game": _INT, "games": _INT, "state": f"{PENDING} or {DONE}", "rows": _INT,
+         "bytes": _INT}
+
+
+def _ok(value: Any, kind: str) -> bool:
+    if kind == _INT:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if kind == _STR:
+        return isinstance(value, str)
+    if kind == _DICT:
+        return isinstance(value, dict)
+    if kind == _LIST:
+        return isinstance(value, list)
+    if kind.endswith("or null"):
+        return value is None or isinstance(value, str)
+    if kind == "a list of strings":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if kind == "a list of objects":
+        return isinstance(value, list) and all(isinstance(v, dict) for v in value)
+    if kind.startswith("one of"):
+        return value in STATES
+    if kind == f"{PENDING} or {DONE}":
+        return value in (PENDING, DONE)
+    raise AssertionError(kind)
+
+
+def _clip(value: Any) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:55] + " ..."
+
+
+def check_manifest(m: Any, path: Path) -> dict[str, Any]:
+    """``m`` if it is a playtest sweep manifest whose every field has the right type, else a ManifestError
+    naming the file and the field."""
+    def bad(where: str, value: Any, kind: str, missing: bool = False) -> ManifestError:
+        what = f"field {where} is missing" if missing else f"field {where} = {_clip(value)} has the wrong type"
+        return ManifestError(f"{path}: {what}; expected {kind}", rebuild=True)
+
     if not isinstance(m, dict) or m.get("format") != FORMAT or "cells" not in m:
-        raise ManifestError(f"{path}: not a playtest sweep manifest of format {FORMAT}")
+        raise ManifestError(f"{path}: not a playtest sweep manifest of format {FORMAT}", rebuild=True)
+    for key, kind in _TOP.items():
+        if key not in m:
+            raise bad(key, None, kind, missing=True)
+        if not _ok(m[key], kind):
+            raise bad(key, m[key], kind)
+    for i, cell in enumerate(m["cells"]):
+        if not isinstance(cell, dict):
+            raise bad(f"cells[{i}]", cell, _DICT)
+        for key, kind in _CELL.items():
+            if key not in cell:
+                raise bad(f"cells[{i}].{key}", None, kind, missing=True)
+            if not _ok(cell[key], kind):
+                raise bad(f"cells[{i}].{key}", cell[key], kind)
+        for j, part in enumerate(cell["parts"]):
+            where = f"cells[{i}].parts[{j}]"
+            if not isinstance(part, dict):
+                raise bad(where, part, _DICT)
+            for key, kind in _PART.items():
+                if key not in part:
+                    raise bad(f"{where}.{key}", None, kind, missing=True)
+                if not _ok(part[key], kind):
+                    raise bad(f"{where}.{key}", part[key], kind)
+            files = part.setdefault("files", {})       # manifests written before file checksums have none
+            kind = "an object of table: {bytes, sha256}"
+            if not isinstance(files, dict) or not all(
+                    isinstance(f, dict) and _ok(f.get("bytes"), _INT) and isinstance(f.get("sha256"), str)
+                    for f in files.values()):
+                raise bad(f"{where}.files", files, kind)
     return m
 
 
+def load_manifest(out_dir: str | Path) -> dict[str, Any] | None:
+    """The manifest in ``out_dir``, or None if there is none; a broken one (unreadable, not JSON, a field of the
+    wrong type) is a ManifestError in one line."""
+    path = manifest_path(out_dir)
+    try:
+        if not path.exists() and not path.is_symlink():
+            return None
+        if not path.is_file():
+            raise ManifestError(f"{path}: not a regular file", rebuild=True)
+        with open(path, "rb") as f:
+            data = f.read(MAX_MANIFEST_BYTES + 1)
+    except OSError as e:
+        raise ManifestError(f"{path}: unreadable sweep manifest ({e.strerror or e})", rebuild=True) from None
+    if len(data) > MAX_MANIFEST_BYTES:
+        raise ManifestError(f"{path}: larger than {MAX_MANIFEST_BYTES:,} bytes, not a sweep manifest", rebuild=True)
+    try:
+        m = json.loads(data)
+    except (ValueError, RecursionError) as e:
+        raise ManifestError(f"{path}: unreadable sweep manifest ({str(e).splitlines()[0][:120]})",
+                            rebuild=True) from None
+    return check_manifest(m, path)
+
+
 def save_manifest(out_dir: str | Path, manifest: dict[str, Any]) -> None:
-    """Write the manifest atomically: readers and a resumed sweep see the old or the new one, never half."""
+    """Write the manifest atomically: readers and a resumed sweep see the old or the new one, never half.
+
+    A failure (full disk, ...) removes the temporary file and is a ManifestError in one line."""
     path = manifest_path(out_dir)
     manifest["updated"] = now()
-    tmp = path.with_name(f".{NAME}.tmp-{os.getpid()}")
-    with open(tmp, "w") as f:
-        json.dump(manifest, f, default=str)      # no indent: the C encoder, ~0.2 s for 100,000 parts
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    tmp = path.with_name(f"{TMP_PREFIX}{os.getpid()}")
+    try:
+        with open(tmp, "w") as f:
+            json.dump(manifest, f, default=str)      # no indent: the C encoder, ~0.2 s for 100,000 parts
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        raise ManifestError(f"{path}: cannot save the sweep manifest ({e.strerror or e})") from None
+    finally:
+        try:
+            tmp.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            pass
 
 
 def counts(manifest: dict[str, Any]) -> dict[str, int]:

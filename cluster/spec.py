@@ -23,7 +23,8 @@ from sim.params import RuleError, fields
 MAX_BATCH = 100_000                 # games per part, at most
 MAX_CELLS = 10_000
 MAX_PARTS = 100_000                 # the manifest holds one entry per part (~300 bytes in the driver)
-MAX_GAMES_PER_CELL = 10**12
+MAX_GAMES_PER_CELL = MAX_PARTS * MAX_BATCH      # 10^10: one cell of MAX_PARTS parts of MAX_BATCH games
+MAX_SPEC_BYTES = 2**20              # a spec file is read only up to this size
 # Automatic batch size: games per part that take ~1-3 s on one core (core: ~20-35k games/s per core).
 AUTO_BATCH = {"core": 40_000, "reference": 200}
 
@@ -117,11 +118,21 @@ def load_spec(path: str | Path) -> SweepSpec:
     """Read and validate a TOML sweep spec; raises :class:`SpecError` naming the file, key and allowed values."""
     path = Path(path)
     try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise SpecError(f"{path}: no such spec file") from None
+        if not path.is_file():      # a folder, device or FIFO is never read (no unbounded or blocking read)
+            if not path.exists():
+                raise SpecError(f"{path}: no such spec file")
+            raise SpecError(f"{path}: not a regular file; a sweep spec is a TOML file")
+        if path.stat().st_size > MAX_SPEC_BYTES:
+            raise SpecError(f"{path}: {path.stat().st_size:,} bytes; a sweep spec is at most {MAX_SPEC_BYTES:,} bytes")
+        with open(path, "rb") as f:
+            data = f.read(MAX_SPEC_BYTES + 1)
+        if len(data) > MAX_SPEC_BYTES:             # grew while being read
+            raise SpecError(f"{path}: more than {MAX_SPEC_BYTES:,} bytes; a sweep spec is at most that")
+        text = data.decode("utf-8")
     except OSError as e:
-        raise SpecError(f"{path}: cannot read the spec ({e.strerror})") from None
+        raise SpecError(f"{path}: cannot read the spec ({e.strerror or e})") from None
+    except UnicodeDecodeError as e:
+        raise SpecError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -144,9 +155,11 @@ def _int_range(src: str, key: str, value: int, lo: int, hi: int, allowed: str) -
         raise SpecError(f"{src}: {key} = {value} is out of range; expected {allowed}")
 
 
-def auto_batch_size(games_per_cell: int, engine: str) -> int:
-    """Games per part when the spec says 0: about AUTO_BATCH[engine], parts of a cell as equal as possible."""
+def auto_batch_size(games_per_cell: int, engine: str, cells: int = 1) -> int:
+    """Games per part when the spec says 0: about AUTO_BATCH[engine], parts of a cell as equal as possible;
+    larger (up to MAX_BATCH) where ``cells`` cells would otherwise make more than MAX_PARTS parts."""
     parts = math.ceil(games_per_cell / AUTO_BATCH[engine])
+    parts = max(1, min(parts, max(MAX_PARTS // max(cells, 1), math.ceil(games_per_cell / MAX_BATCH))))
     return math.ceil(games_per_cell / parts)
 
 
@@ -180,7 +193,6 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
         raise SpecError(f"{src}: engine = {engine!r} is not allowed; expected one of {', '.join(ENGINES)}")
     batch_size = raw.get("batch_size", 0)
     _int_range(src, "batch_size", batch_size, 0, MAX_BATCH, KEYS["batch_size"][1])
-    batch_size = min(batch_size or auto_batch_size(games_per_cell, engine), games_per_cell)
     tables = raw.get("tables", ["games"])
     for t in tables:
         if not isinstance(t, str) or t not in gdef.schemas:
@@ -213,17 +225,34 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     _resolve(gdef, rules, overrides, setup, data, tables, f"{src}: [overrides]")
 
     grid = raw.get("grid", {})
+    explicit = raw.get("cells", [])
     for key, values in grid.items():
         if key not in cell_keys:
             raise SpecError(f"{src}: [grid] unknown key {key!r}; valid: rules, {game} setup keys "
                             f"({', '.join(gdef.setup_keys)}) or rule parameters ({', '.join(param_names)})")
         if not isinstance(values, list) or not values:
-            raise SpecError(f"{src}: [grid] {key} = {values!r} must be a non-empty list of values")
+            raise SpecError(f"{src}: [grid] {key} = {_clip(values)} must be a non-empty list of values")
+        if len(values) > MAX_CELLS:
+            raise SpecError(f"{src}: [grid] {key} lists {len(values)} values; at most {MAX_CELLS} cells are "
+                            "allowed in one sweep")
         seen = [json.dumps(v, sort_keys=True) for v in values]
         if len(set(seen)) != len(seen):
-            raise SpecError(f"{src}: [grid] {key} = {values!r} lists a value twice")
+            raise SpecError(f"{src}: [grid] {key} = {_clip(values)} lists a value twice")
+    # counted before the product is expanded: a grid of 10^10 cells is refused without building it
+    n_cells = (math.prod(len(v) for v in grid.values()) if grid else 0) + len(explicit)
+    if n_cells > MAX_CELLS:
+        sizes = " x ".join(str(len(v)) for v in grid.values())
+        raise SpecError(f"{src}: {n_cells} cells ({sizes or 0} from [grid]"
+                        f"{f' + {len(explicit)} [[cells]]' if explicit else ''}); at most {MAX_CELLS} are allowed "
+                        "in one sweep")
+    n_cells = max(n_cells, 1)
+    batch_size = min(batch_size or auto_batch_size(games_per_cell, engine, n_cells), games_per_cell)
+    per_cell = math.ceil(games_per_cell / batch_size)
+    parts = n_cells * per_cell        # checked before any cell is resolved
+    if parts > MAX_PARTS:
+        raise SpecError(f"{src}: {parts} parts ({n_cells} cells x {per_cell}); "
+                        f"at most {MAX_PARTS} are allowed: raise batch_size (up to {MAX_BATCH}) or split the sweep")
     combos = [dict(zip(grid, combo)) for combo in itertools.product(*grid.values())] if grid else []
-    explicit = raw.get("cells", [])
     for i, cell in enumerate(explicit):
         if not isinstance(cell, dict):
             raise SpecError(f"{src}: cells[{i}] = {cell!r} must be a table ([[cells]]) of key = value")
@@ -234,8 +263,6 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     combos += [dict(c) for c in explicit]
     if not combos:
         combos = [{}]
-    if len(combos) > MAX_CELLS:
-        raise SpecError(f"{src}: {len(combos)} cells; at most {MAX_CELLS} are allowed in one sweep")
 
     width = max(3, len(str(len(combos) - 1)))
     cells: list[Cell] = []
@@ -256,14 +283,16 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
         by_digest[match.digest] = cid
         cells.append(Cell(cid, values, match))
 
-    parts = len(cells) * math.ceil(games_per_cell / batch_size)
-    if parts > MAX_PARTS:
-        raise SpecError(f"{src}: {parts} parts ({len(cells)} cells x {math.ceil(games_per_cell / batch_size)}); "
-                        f"at most {MAX_PARTS} are allowed: raise batch_size (up to {MAX_BATCH}) or split the sweep")
     return SweepSpec(source=src, name=raw.get("name", Path(src).stem), game=game, rules=rules, seed=seed,
                      games_per_cell=games_per_cell, batch_size=batch_size, engine=engine, tables=tables,
                      setup=dict(setup), overrides=dict(overrides), data=data, grid=dict(grid), cells=cells,
                      raw=raw)
+
+
+def _clip(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters (an error line stays one short line)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 5] + " ...]"
 
 
 def _show(values: dict) -> str:

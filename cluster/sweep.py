@@ -4,23 +4,30 @@ Each Ray task plays one part (a batch of one cell) and writes it itself; the dri
 (cell, batch, rows, bytes) and keeps the manifest. Worker or node deaths are retried by Ray
 (``max_retries``); a part is identified by its name and counted once. Ctrl-C keeps the parts that finish
 within ``DRAIN_S``, stops the rest with the driver's Ray job, saves the manifest and leaves only finished
-parts visible; ``resume=True`` plays the parts still missing.
+parts visible; ``resume=True`` checks every file against the spec (``cluster.verify``: the manifest is only a
+cache), moves what does not belong into ``DIR/.quarantine/`` and plays every part missing or bad.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
+import signal
 import socket
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from cluster.manifest import DONE, PENDING, counts, load_manifest, new_manifest, now, save_manifest
-from cluster.part import part_path, play_part, read_part_meta, stale_temporaries
+from cluster.manifest import (DONE, NAME, ManifestError, counts, load_manifest, manifest_path,
+                              new_manifest, now, save_manifest)
+from cluster.part import play_part, stale_temporaries
+from cluster.reaper import RayGuard
 from cluster.spec import SweepSpec
+from cluster.verify import QUARANTINE, Report, VerifyError, quarantine, reconcile, scan
 from cluster.version import code_version, core_digest
 
 TASK_RETRIES = 5               # retries of a part whose worker or node died
@@ -60,41 +67,96 @@ class SweepSummary:
     ray_start_s: float = 0.0   # starting or joining Ray
     play_s: float = 0.0        # first task submitted -> last part finished (Ray start and shutdown aside)
     workers: int = 0           # tasks allowed to run at once
+    verify: Report | None = None   # what --resume found on disk and did about it
 
 
-def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool, code: str, core: str) -> dict[str, Any]:
-    """Check ``out_dir`` against the spec and return the manifest to work from (new or resumed)."""
-    manifest = load_manifest(out_dir)
+def _is_sweep_manifest(path: Path) -> bool:
+    """``path`` is a playtest sweep manifest (a readable JSON object with a format and a spec digest)."""
+    try:
+        if not path.is_file() or path.stat().st_size > 256 * 2**20:
+            return False
+        m = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return path.is_file()          # unreadable: still a sweep's, most likely; refuse rather than nest
+    return isinstance(m, dict) and "format" in m and "spec_digest" in m
+
+
+def check_out_dir(out_dir: Path) -> None:
+    """Refuse an ``--out`` that is not a folder, or that would nest sweeps (before any work)."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise SweepError(f"{out_dir}: not a folder; --out names the results folder")
+    check_not_nested(out_dir)
+
+
+def check_not_nested(out_dir: Path) -> None:
+    """Refuse an ``--out`` inside another sweep's results folder, or a folder with a sweep below it."""
+    resolved = out_dir.resolve()
+    for parent in resolved.parents:
+        if _is_sweep_manifest(parent / NAME):
+            raise SweepError(f"{out_dir} is inside the results folder of another sweep ({parent / NAME}); "
+                             "choose an --out outside it")
+    if resolved.is_dir():
+        with contextlib.suppress(OSError):
+            for entry in resolved.iterdir():
+                if entry.name != QUARANTINE and entry.is_dir() and not entry.is_symlink():
+                    from cluster.verify import _holds_manifest
+                    if inner := _holds_manifest(entry):
+                        raise SweepError(f"{out_dir} holds another sweep's results below it ({inner}); sweeps are "
+                                         "never nested: move that sweep out or choose another --out")
+
+
+def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool, code: str, core: str,
+                log: Callable[[str], None] | None = None) -> tuple[dict[str, Any], Report | None]:
+    """Check ``out_dir`` against the spec and return the manifest to work from (new or resumed) and, on resume,
+    the verification report (every file checked, strays and bad files quarantined, the manifest rebuilt)."""
+    check_not_nested(out_dir)
+    broken: ManifestError | None = None
+    try:
+        manifest = load_manifest(out_dir)
+    except ManifestError as e:
+        manifest, broken = None, e
+    if manifest is not None:
+        if manifest["spec_digest"] != spec.digest:
+            raise SweepError(f"{out_dir} holds a different sweep ({manifest['name']!r} from {manifest['spec_file']}, "
+                             f"spec digest {manifest['spec_digest']}); {spec.source} has digest {spec.digest}. "
+                             "Choose another --out")
+        if not resume:
+            c = counts(manifest)
+            raise SweepError(f"{out_dir} already holds this sweep ({manifest['state']}, {c['parts_done']} of "
+                             f"{c['parts']} parts done); pass --resume to finish it, or choose another --out")
+        if spec.engine == "core" and manifest["core_digest"] != core:
+            raise SweepError(f"{out_dir}: the engine core changed since this sweep started (core digest "
+                             f"{manifest['core_digest']}, now {core}); finish it with the same build or "
+                             "start a new --out")
+    else:
+        if not out_dir.exists() or not any(p.name != LOCK for p in out_dir.iterdir()):
+            return new_manifest(spec, code, core), None
+        if not resume:
+            if broken is not None:
+                raise SweepError(f"{broken.detail}; pass --resume to rebuild it from the spec and the parts on disk")
+            raise SweepError(f"{out_dir}: not empty and holds no sweep manifest; choose a new or empty --out "
+                             "(or pass --resume to rebuild the manifest of this spec's sweep from its parts)")
+    if log:
+        log(f"verifying {spec.total_parts * len(spec.tables):,} part files in {out_dir} against the spec ...")
+    try:
+        report = scan(out_dir, spec, core)
+    except VerifyError as e:
+        raise SweepError(str(e)) from None
     if manifest is None:
-        if out_dir.exists() and any(p.name != LOCK for p in out_dir.iterdir()):
-            raise SweepError(f"{out_dir}: not empty and holds no sweep manifest; choose a new or empty --out")
-        return new_manifest(spec, code, core)
-    if manifest["spec_digest"] != spec.digest:
-        raise SweepError(f"{out_dir} holds a different sweep ({manifest['name']!r} from {manifest['spec_file']}, "
-                         f"spec digest {manifest['spec_digest']}); {spec.source} has digest {spec.digest}. "
-                         "Choose another --out")
-    if not resume:
-        c = counts(manifest)
-        raise SweepError(f"{out_dir} already holds this sweep ({manifest['state']}, {c['parts_done']} of "
-                         f"{c['parts']} parts done); pass --resume to finish it, or choose another --out")
-    if spec.engine == "core" and manifest["core_digest"] != core:
-        raise SweepError(f"{out_dir}: the engine core changed since this sweep started (core digest "
-                         f"{manifest['core_digest']}, now {core}); finish it with the same build or "
-                         "start a new --out")
-    for tmp in stale_temporaries(out_dir):   # left by a killed task; never visible to readers
-        tmp.unlink(missing_ok=True)
-    for cell in manifest["cells"]:
-        for part in cell["parts"]:
-            paths = [part_path(out_dir, t, cell["id"], part["batch"]) for t in manifest["tables"]]
-            if part["state"] == DONE and all(p.exists() for p in paths):
-                continue
-            part.update(state=PENDING, rows=0, bytes=0)
-            metas = [read_part_meta(p) if p.exists() else None for p in paths]
-            if metas and all(m is not None and m.get("playtest.spec_digest") == spec.digest for m in metas) \
-                    and int(metas[0]["playtest.rows"]) == part["games"]:
-                # finished after the last manifest save of a killed driver: the same rows, keep them
-                part.update(state=DONE, rows=part["games"], bytes=sum(p.stat().st_size for p in paths))
-    return manifest
+        if report.other_digests:
+            digest, rel = next(iter(report.other_digests.items()))
+            raise SweepError(f"{out_dir} holds parts of another sweep (spec digest {digest}, e.g. {rel}) and no "
+                             f"readable manifest; {spec.source} has digest {spec.digest}. Choose another --out")
+        if not report.own_files:
+            raise SweepError(f"{out_dir}: not empty and holds neither a sweep manifest nor parts of this spec's "
+                             "sweep; choose a new or empty --out")
+        report.manifest_rebuilt = f"unreadable ({broken.detail})" if broken is not None else "missing"
+    extra = [NAME] if broken is not None and manifest_path(out_dir).exists() else []
+    try:
+        quarantine(out_dir, report, extra)
+    except VerifyError as e:
+        raise SweepError(str(e)) from None
+    return reconcile(manifest, spec, report, code, core), report
 
 
 def loopback_only(address: str | None) -> bool:
@@ -115,8 +177,9 @@ def _check_reachable(address: str) -> None:
                               "(ray start --head) and the port open?") from None
 
 
-def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int]:
-    """Start embedded Ray or join one; returns (we started it, tasks to keep running at once)."""
+def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int, RayGuard | None]:
+    """Start embedded Ray or join one; returns (we started it, tasks to keep running at once, the guard that
+    ends the embedded Ray's processes with the driver)."""
     # both read by Ray when it is first imported: set before that
     if loopback_only(address):
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
@@ -125,7 +188,7 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int]:
     import ray
     if ray.is_initialized():    # a caller's runtime (tests, notebooks): use it, leave it running
         cpus = int(ray.cluster_resources().get("CPU", 1))
-        return False, workers or cpus
+        return False, workers or cpus, None
     if address:
         _check_reachable(address)
         try:
@@ -134,12 +197,20 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int]:
             raise ConnectionError(f"{e} (a cluster with token authentication needs its token here too: "
                                   "~/.ray/auth_token or RAY_AUTH_TOKEN)") from None
         cpus = int(ray.cluster_resources().get("CPU", 1))
-        return True, workers or cpus
+        return True, workers or cpus, None
     workers = workers or os.cpu_count() or 1
-    # "local": a new Ray of our own, never a cluster that `ray start` left running on this machine
-    ray.init(address="local", _node_ip_address="127.0.0.1", num_cpus=workers, include_dashboard=False,
-             logging_level="ERROR", log_to_driver=True, object_store_memory=OBJECT_STORE_BYTES)
-    return True, workers
+    guard = RayGuard.start()     # before Ray starts anything: whatever it starts ends with this process
+    try:
+        # "local": a new Ray of our own, never a cluster that `ray start` left running on this machine
+        ray.init(address="local", _node_ip_address="127.0.0.1", num_cpus=workers, include_dashboard=False,
+                 logging_level="ERROR", log_to_driver=True, object_store_memory=OBJECT_STORE_BYTES)
+    except BaseException:        # Ctrl-C or a failure during the start: no agent or worker is left behind
+        with contextlib.suppress(Exception, KeyboardInterrupt):
+            ray.shutdown()
+        guard.close()
+        raise
+    guard.ready()
+    return True, workers, guard
 
 
 def _error_text(e: BaseException) -> str:
@@ -149,23 +220,59 @@ def _error_text(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}".splitlines()[0]
 
 
+class _Interrupts:
+    """SIGINT handler: the first Ctrl-C raises KeyboardInterrupt; later ones are only counted, so the stop that
+    follows (drain, manifest, Ray shutdown, the resume hint) is never cut short."""
+
+    def __init__(self):
+        self.count = 0
+
+    def __call__(self, signum, frame):
+        self.count += 1
+        if self.count == 1:
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interrupts():
+    """Install :class:`_Interrupts` for the block (main thread only; an outer one already installed is reused)."""
+    current = signal.getsignal(signal.SIGINT)
+    if isinstance(current, _Interrupts):
+        yield current
+        return
+    if threading.current_thread() is not threading.main_thread() or current is not signal.default_int_handler:
+        yield _Interrupts()        # another thread, or the caller handles SIGINT itself: left as it is
+        return
+    handler = _Interrupts()
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield handler
+    finally:
+        signal.signal(signal.SIGINT, current)
+
+
 def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = None, address: str | None = None,
-              resume: bool = False, progress: bool = True,
-              on_part: Callable[[str, int], None] | None = None) -> SweepSummary:
-    """Play every part of ``spec`` into ``out_dir`` (see ``docs/sweeps.md``); ``on_part(cell, batch)`` per part."""
+              resume: bool = False, progress: bool = True, on_part: Callable[[str, int], None] | None = None,
+              log: Callable[[str], None] | None = None) -> SweepSummary:
+    """Play every part of ``spec`` into ``out_dir`` (see ``docs/sweeps.md``); ``on_part(cell, batch)`` per part;
+    ``log(line)`` gets what verification found and did on resume (also in ``SweepSummary.verify``)."""
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
     if workers is not None and workers < 1:
         raise SweepError(f"--workers = {workers}: expected at least 1")
+    check_out_dir(out_dir)
     created = not out_dir.exists()
-    with _driver_lock(out_dir, created):
-        return _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0)
+    with interrupts() as ints, _driver_lock(out_dir, created):
+        return _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints)
 
 
 @contextlib.contextmanager
 def _driver_lock(out_dir: Path, created: bool):
     """One driver per results directory (a killed driver's lock goes with it); a refused start leaves no trace."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise SweepError(f"{out_dir}: cannot create the results folder ({e.strerror or e})") from None
     lock = out_dir / LOCK
     with open(lock, "a") as f:
         try:
@@ -182,21 +289,32 @@ def _driver_lock(out_dir: Path, created: bool):
                     out_dir.rmdir()
 
 
-def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0) -> SweepSummary:
+def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints) -> SweepSummary:
     code, core = code_version(), core_digest()       # once per run: the tree may change while it runs
-    manifest = prepare_dir(spec, out_dir, resume, code, core)
+    try:
+        manifest, report = prepare_dir(spec, out_dir, resume, code, core, log)
+        if report is not None:
+            if log:
+                for line in report.lines():
+                    log(line)
+            save_manifest(out_dir, manifest)     # the verified state, before Ray starts
+    except KeyboardInterrupt:                    # Ctrl-C while verifying: each move was whole; nothing played
+        raise SweepInterrupted(SweepSummary(0, time.perf_counter() - t0, 0.0, 0, 0, out_dir=str(out_dir),
+                                            games_total=spec.total_games, parts_total=spec.total_parts)) from None
+    before = counts(manifest)
+    if before["parts_done"] == before["parts"] and manifest["state"] == "done":   # nothing to play: no Ray
+        save_manifest(out_dir, manifest)
+        return _summary(manifest, out_dir, t0, time.perf_counter(), 0.0, 0, 0, before, 0, report)
     try:       # before anything is written: a cluster that cannot be joined leaves DIR as it was
-        started_ray, running = _start_ray(workers, address)
+        started_ray, running, guard = _start_ray(workers, address)
+    except KeyboardInterrupt:
+        raise SweepInterrupted(_summary(manifest, out_dir, t0, time.perf_counter(), 0.0, 0, 0, before, 0,
+                                        report)) from None
     except (ConnectionError, RuntimeError, ValueError) as e:
         raise SweepError(f"could not {'join Ray at ' + address if address else 'start Ray'}: {e}") from e
     import ray
     t_ray = time.perf_counter()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    before = counts(manifest)
     run = {"started": now(), "code_version": code, "address": address, "games": 0}
-    manifest["runs"].append(run)
-    manifest.update(state="running", error=None, code_version=code)
-    save_manifest(out_dir, manifest)
     in_flight_max = 2 * running if (started_ray and not address) or not workers else running
     meta = {"playtest.spec_digest": spec.digest, "playtest.code_version": code,
             "playtest.core_digest": core if spec.engine == "core" else "", "playtest.sweep": spec.name}
@@ -206,18 +324,18 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0) 
     in_flight: dict[Any, tuple[str, int]] = {}
     games = parts = 0
     last_save, save_gap = time.perf_counter(), SAVE_EVERY_S
-    bar = _progress(before["games"], before["games_done"]) if progress else None
+    bar = None
 
     def finish(ref) -> None:
         nonlocal games, parts
         cell_id, batch = in_flight.pop(ref)
-        _, _, rows, size = ray.get(ref)
+        _, _, rows, size, files = ray.get(ref)
         part = by_id[cell_id]["parts"][batch]
         if part["state"] == DONE:     # a part is its name: never counted twice
             return
         if rows != part["games"]:
             raise SweepError(f"part {cell_id}/{batch}: {rows} rows written, {part['games']} expected")
-        part.update(state=DONE, rows=rows, bytes=size)
+        part.update(state=DONE, rows=rows, bytes=size, files=files)
         games += rows
         parts += 1
         run["games"] = games
@@ -227,6 +345,10 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0) 
             on_part(cell_id, batch)
 
     try:
+        manifest["runs"].append(run)
+        manifest.update(state="running", error=None, code_version=code)
+        save_manifest(out_dir, manifest)
+        bar = _progress(before["games"], before["games_done"]) if progress else None
         match_refs = {c.id: ray.put(c.match) for c in spec.cells}
         t_play = time.perf_counter()
         if bar:
@@ -255,26 +377,31 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0) 
             tmp.unlink(missing_ok=True)
     except KeyboardInterrupt:
         manifest["state"] = "interrupted"
-        _drain(in_flight, finish)
+        _drain(in_flight, finish, ints)
         raise SweepInterrupted(_summary(manifest, out_dir, t0, t_ray, time.perf_counter() - t_ray, games, parts,
-                                        before, running)) from None
+                                        before, running, report)) from None
     except Exception as e:   # the tasks still in flight end with the driver's Ray job (see _drain)
         manifest.update(state="failed", error=_error_text(e))
         raise SweepError(f"sweep failed: {manifest['error']}") from e
     finally:
-        if bar:
-            bar.stop()
-        run.update(ended=now(), games=games)
-        save_manifest(out_dir, manifest)
-        if started_ray:
-            ray.shutdown()
-        if started_ray and manifest["state"] != "done":   # a task stopped mid-write (its part stays pending)
-            for tmp in stale_temporaries(out_dir):
-                tmp.unlink(missing_ok=True)
-    return _summary(manifest, out_dir, t0, t_ray, t_done - t_play, games, parts, before, running)
+        try:
+            if bar:
+                bar.stop()
+            run.update(ended=now(), games=games)
+            save_manifest(out_dir, manifest)      # a ManifestError (disk full) still ends Ray below
+        finally:
+            if started_ray:
+                with contextlib.suppress(Exception):
+                    ray.shutdown()
+            if guard is not None:
+                guard.close()
+            if started_ray and manifest["state"] != "done":   # a task stopped mid-write (its part stays pending)
+                for tmp in stale_temporaries(out_dir):
+                    tmp.unlink(missing_ok=True)
+    return _summary(manifest, out_dir, t0, t_ray, t_done - t_play, games, parts, before, running, report)
 
 
-def _drain(in_flight: dict, finish: Callable) -> None:
+def _drain(in_flight: dict, finish: Callable, ints: _Interrupts | None = None) -> None:
     """After Ctrl-C: keep the tasks in flight that finish within ``DRAIN_S``; the rest end with the driver.
 
     No ``ray.cancel``: in Ray 2.x a cancel racing a task's completion can abort the driver itself
@@ -282,29 +409,28 @@ def _drain(in_flight: dict, finish: Callable) -> None:
     driver's job stops its tasks anyway: the embedded Ray is shut down, a cluster drops a departed job's
     tasks. A part killed mid-write leaves only a hidden temporary file, removed afterwards. In a caller's
     own runtime (``ray.init`` before ``run_sweep``) the remaining tasks run on and write whole parts that
-    the manifest does not list yet; ``resume`` keeps them."""
+    the manifest does not list yet; ``resume`` keeps them. A second Ctrl-C ends the wait at once."""
     import ray
-    refs = list(in_flight)
-    if not refs:
-        return
-    try:
-        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=DRAIN_S)
-    except (Exception, KeyboardInterrupt):  # a second Ctrl-C, or Ray is going down: keep nothing more
-        return
-    for ref in ready:
+    deadline = time.perf_counter() + DRAIN_S
+    while in_flight and time.perf_counter() < deadline and not (ints and ints.count > 1):
         try:
-            finish(ref)
-        except Exception:  # failed: the part stays pending
-            pass
+            ready, _ = ray.wait(list(in_flight), num_returns=len(in_flight), timeout=0.1)
+        except (Exception, KeyboardInterrupt):  # Ray is going down: keep nothing more
+            return
+        for ref in ready:
+            try:
+                finish(ref)
+            except Exception:  # failed: the part stays pending
+                in_flight.pop(ref, None)
 
 
-def _summary(manifest, out_dir, t0, t_ray, play_s, games, parts, before, running) -> SweepSummary:
+def _summary(manifest, out_dir, t0, t_ray, play_s, games, parts, before, running, report=None) -> SweepSummary:
     c = counts(manifest)
     wall = time.perf_counter() - t0
     return SweepSummary(games=games, wall_s=wall, games_per_s=games / wall if wall > 0 else 0.0, parts=parts,
                         bytes=c["bytes"], out_dir=str(out_dir), games_done=c["games_done"], games_total=c["games"],
                         parts_done=c["parts_done"], parts_total=c["parts"], parts_skipped=before["parts_done"],
-                        ray_start_s=t_ray - t0, play_s=play_s, workers=running)
+                        ray_start_s=t_ray - t0, play_s=play_s, workers=running, verify=report)
 
 
 class _progress:

@@ -1,0 +1,384 @@
+"""Check a sweep's results folder against its spec: every part file it should hold, and nothing else.
+
+The spec alone says which files a finished sweep holds: for every cell, every batch and every table,
+``DIR/<table>/cell=<id>/part-<batch:05d>.parquet``. Each is checked on its own evidence: its Parquet
+footer must name this spec's digest, this cell, batch, table, first game and game count, its games table
+must hold that many rows, and its rows must give the content checksum written beside them
+(``playtest.content_sha256``). The manifest is only a cache of the outcome (:func:`reconcile`).
+
+Each expected file is ``ok``, ``missing``, ``corrupt`` (unreadable, truncated, edited rows or metadata,
+another engine core) or ``misplaced`` (a whole part of another cell, batch or table, or of another sweep,
+at this name). Anything else under DIR is ``stray``, except the manifest, the driver's lock, the hidden
+quarantine folder and this sweep's own temporary files (removed). :func:`quarantine` moves strays and the
+corrupt and misplaced files into ``DIR/.quarantine/<UTC time>/<their path>``: never deleted, and hidden
+from the query globs (``DIR/games/*/*.parquet``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from cluster.manifest import DONE, NAME, PENDING, TMP_PREFIX, new_manifest, spec_parts
+from cluster.part import CHECKSUM_KEY, content_sha256, is_temporary, part_path
+from cluster.spec import SweepSpec
+
+QUARANTINE = ".quarantine"
+LOCK = ".sweep.lock"
+MAX_PART_BYTES = 2**30             # a part file larger than this is not read (100,000 games are a few MB)
+MAX_PART_DECODED = 4 * 2**30       # nor one whose footer claims more decoded data than this
+NESTED_SCAN = 10_000               # entries looked at when searching a stray folder for another sweep
+
+
+class VerifyError(ValueError):
+    """The folder cannot be checked or repaired (another sweep inside it, a move that failed); one line."""
+
+
+@dataclass
+class FileCheck:
+    rel: str                       # path relative to DIR
+    status: str                    # ok | missing | corrupt | misplaced
+    why: str = ""
+    bytes: int = 0
+    sha256: str = ""
+    rows: int = 0
+    spec_digest: str | None = None   # of a readable file
+
+
+@dataclass
+class Report:
+    """What a verification found (and, once applied, did)."""
+
+    out_dir: str
+    spec_digest: str
+    files: int = 0                                  # expected files checked
+    parts: int = 0                                  # expected parts
+    ok: dict[tuple[str, int], dict[str, dict]] = field(default_factory=dict)   # whole parts: table -> bytes, sha256
+    rows: dict[tuple[str, int], int] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    corrupt: list[tuple[str, str]] = field(default_factory=list)
+    misplaced: list[tuple[str, str]] = field(default_factory=list)
+    stray: list[str] = field(default_factory=list)
+    temporaries: list[str] = field(default_factory=list)
+    own_files: int = 0                              # readable files carrying this spec's digest
+    other_digests: dict[str, str] = field(default_factory=dict)   # another sweep's digest -> one of its files
+    manifest_notes: list[str] = field(default_factory=list)      # where the manifest disagreed (corrected)
+    manifest_rebuilt: str = ""                      # why the manifest was rebuilt from the spec, if it was
+    quarantine_dir: str = ""
+    quarantined: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    @property
+    def whole(self) -> bool:
+        """Every expected part is there and right, and nothing else is in the folder."""
+        return len(self.ok) == self.parts and not (self.missing or self.corrupt or self.misplaced or self.stray)
+
+    @property
+    def problems(self) -> bool:
+        return not self.whole or bool(self.manifest_notes or self.manifest_rebuilt)
+
+    def bad_parts(self) -> int:
+        return self.parts - len(self.ok)
+
+    def lines(self, limit: int = 20) -> list[str]:
+        """The findings and actions, one line each (long lists cut after ``limit`` entries)."""
+        def some(items: list[str]) -> list[str]:
+            return items[:limit] + ([f"    ... and {len(items) - limit} more"] if len(items) > limit else [])
+
+        out = [f"verified {self.files:,} part files ({self.parts:,} parts) against the spec in {self.wall_s:.1f} s: "
+               f"{len(self.ok):,} parts ok, {len(self.missing):,} files missing, {len(self.corrupt):,} corrupt, "
+               f"{len(self.misplaced):,} misplaced, {len(self.stray):,} stray"]
+        if self.missing:
+            out.append(f"  missing ({len(self.missing)}):")
+            out += some([f"    {r}" for r in self.missing])
+        for name, items in (("corrupt", self.corrupt), ("misplaced", self.misplaced)):
+            if items:
+                out.append(f"  {name} ({len(items)}):")
+                out += some([f"    {r}: {why}" for r, why in items])
+        if self.stray:
+            out.append(f"  stray ({len(self.stray)}), not part of this sweep:")
+            out += some([f"    {r}" for r in self.stray])
+        if self.manifest_rebuilt:
+            out.append(f"  manifest: {self.manifest_rebuilt}; rebuilt from the spec and the verified parts")
+        if self.manifest_notes:
+            out.append(f"  manifest disagreed with the spec or the files ({len(self.manifest_notes)}), corrected:")
+            out += some([f"    {n}" for n in self.manifest_notes])
+        if self.removed:
+            out.append(f"  removed {len(self.removed)} temporary file(s) of killed tasks or drivers: "
+                       + ", ".join(self.removed[:limit]) + (" ..." if len(self.removed) > limit else ""))
+        if self.quarantined:
+            out.append(f"  moved {len(self.quarantined)} file(s) to {self.quarantine_dir}/ (nothing deleted):")
+            out += [f"    {r}" for r in self.quarantined]       # every one: the user may want them back
+        return out
+
+
+def expected_files(spec: SweepSpec) -> list[tuple[str, int, str]]:
+    """(cell id, batch, table) of every file the finished sweep holds."""
+    return [(cell.id, batch, table) for cell in spec.cells for batch in range(spec.parts_per_cell)
+            for table in spec.tables]
+
+
+def _rel(out_dir: Path, path: Path) -> str:
+    return str(path.relative_to(out_dir))
+
+
+def check_file(out_dir: Path, spec: SweepSpec, cell_id: str, batch: int, table: str, core: str | None) -> FileCheck:
+    """Check one expected part file on its own evidence (see the module doc)."""
+    path = part_path(out_dir, table, cell_id, batch)
+    rel = _rel(out_dir, path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return FileCheck(rel, "missing")
+    except OSError as e:
+        return FileCheck(rel, "corrupt", f"cannot stat it ({e.strerror})")
+    if stat.S_ISLNK(st.st_mode):
+        return FileCheck(rel, "corrupt", "a symbolic link, not a part file")
+    if not stat.S_ISREG(st.st_mode):
+        return FileCheck(rel, "corrupt", "not a regular file")
+    if st.st_size > MAX_PART_BYTES:
+        return FileCheck(rel, "corrupt", f"{st.st_size:,} bytes, larger than any part")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_PART_BYTES + 1)
+    except OSError as e:
+        return FileCheck(rel, "corrupt", f"unreadable ({e.strerror})")
+    sha = hashlib.sha256(data).hexdigest()
+    try:
+        pf = pq.ParquetFile(pa.BufferReader(data))
+        md = pf.metadata
+    except (pa.ArrowException, OSError, ValueError, IndexError, TypeError):
+        return FileCheck(rel, "corrupt", "not a readable Parquet file (truncated or overwritten)", len(data), sha)
+    meta = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in (md.metadata or {}).items()
+            if k.startswith(b"playtest.")}
+    check = FileCheck(rel, "corrupt", "", len(data), sha, md.num_rows, meta.get("playtest.spec_digest"))
+    if check.spec_digest is None:
+        check.why = "no playtest part metadata"
+        return check
+    if check.spec_digest != spec.digest:
+        check.status, check.why = "misplaced", f"a part of another sweep (spec digest {check.spec_digest})"
+        return check
+    if CHECKSUM_KEY not in meta:
+        check.why = f"no content checksum ({CHECKSUM_KEY}; written by an older playtest)"
+        return check
+    try:
+        decoded = sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
+        if decoded > MAX_PART_DECODED:
+            check.why = f"its footer claims {decoded:,} bytes of rows, more than any part"
+            return check
+        rows = pf.read()
+    except (pa.ArrowException, OSError, ValueError, IndexError, TypeError) as e:
+        check.why = f"its rows are unreadable ({str(e).splitlines()[0][:100] if str(e) else type(e).__name__})"
+        return check
+    if content_sha256(rows) != meta[CHECKSUM_KEY]:
+        check.why = "its rows do not match their content checksum (edited or damaged)"
+        return check
+    # a whole, self-consistent part of this sweep: is it the one that belongs at this name?
+    says = (meta.get("playtest.cell"), meta.get("playtest.batch"), meta.get("playtest.table"))
+    if says != (cell_id, str(batch), table):
+        check.status = "misplaced"
+        check.why = f"holds {says[2]} of cell {says[0]}, part {says[1]}, not {table} of {cell_id}, part {batch}"
+        return check
+    first, games = spec.part_games(batch)
+    got = (meta.get("playtest.first_game"), meta.get("playtest.games"))
+    if got != (str(first), str(games)):
+        check.why = (f"its metadata says first_game {got[0]}, games {got[1]}; the spec says first_game {first}, "
+                     f"games {games}")
+        return check
+    cell = next(c for c in spec.cells if c.id == cell_id)
+    if meta.get("playtest.match_digest") != cell.match.digest:
+        check.why = f"its metadata says match digest {meta.get('playtest.match_digest')}; the spec's cell has " \
+                    f"{cell.match.digest}"
+        return check
+    if table == "games" and md.num_rows != games:
+        check.why = f"{md.num_rows} rows; the part holds {games} games"
+        return check
+    if core is not None and spec.engine == "core" and meta.get("playtest.core_digest") != core:
+        check.why = f"written by engine core {meta.get('playtest.core_digest')}; this sweep plays core {core}"
+        return check
+    check.status = "ok"
+    return check
+
+
+def _holds_manifest(folder: Path) -> Path | None:
+    """A sweep manifest at or below ``folder`` (the quarantine aside), looking at up to NESTED_SCAN entries."""
+    seen = 0
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if d != QUARANTINE]
+        if NAME in files:
+            return Path(root) / NAME
+        seen += len(dirs) + len(files)
+        if seen > NESTED_SCAN:
+            return None
+    return None
+
+
+def scan(out_dir: str | Path, spec: SweepSpec, core: str | None = None, threads: int | None = None) -> Report:
+    """Verify ``out_dir`` against ``spec`` without changing anything (see the module doc).
+
+    ``core``: the engine core digest the parts must carry (None: not checked)."""
+    t0 = time.perf_counter()
+    out_dir = Path(out_dir)
+    report = Report(out_dir=str(out_dir), spec_digest=spec.digest, parts=spec.total_parts)
+    cell_ids = {c.id for c in spec.cells}
+    part_names = {f"part-{b:05d}.parquet" for b in range(spec.parts_per_cell)}
+
+    def entries(folder: Path) -> list[os.DirEntry]:
+        try:
+            with os.scandir(folder) as it:
+                return sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            raise VerifyError(f"{folder}: cannot list the folder ({e.strerror})") from None
+
+    def stray(entry: os.DirEntry) -> None:
+        if entry.is_dir(follow_symlinks=False) and (inner := _holds_manifest(Path(entry.path))):
+            raise VerifyError(f"{inner} is another sweep's manifest inside this sweep's folder {out_dir}; "
+                              "move that sweep out first (sweeps are never nested)")
+        report.stray.append(_rel(out_dir, Path(entry.path)))
+
+    for top in entries(out_dir):
+        if top.name in (NAME, LOCK, QUARANTINE):
+            continue
+        if top.name.startswith(TMP_PREFIX) and top.is_file(follow_symlinks=False):
+            report.temporaries.append(top.name)
+        elif top.name in spec.tables and top.is_dir(follow_symlinks=False):
+            for cell_dir in entries(Path(top.path)):
+                if cell_dir.name.startswith("cell=") and cell_dir.name[5:] in cell_ids \
+                        and cell_dir.is_dir(follow_symlinks=False):
+                    for f in entries(Path(cell_dir.path)):
+                        if f.name in part_names:
+                            continue              # an expected file: checked below, whatever it is
+                        if is_temporary(f.name) and f.is_file(follow_symlinks=False):
+                            report.temporaries.append(_rel(out_dir, Path(f.path)))
+                        else:
+                            stray(f)
+                else:
+                    stray(cell_dir)
+        else:
+            stray(top)
+
+    wanted = expected_files(spec)
+    report.files = len(wanted)
+    with ThreadPoolExecutor(max_workers=threads or min(4, os.cpu_count() or 1)) as pool:
+        checks = list(pool.map(lambda w: check_file(out_dir, spec, *w, core), wanted))
+    per_part: dict[tuple[str, int], dict[str, FileCheck]] = {}
+    for (cell_id, batch, table), c in zip(wanted, checks):
+        per_part.setdefault((cell_id, batch), {})[table] = c
+        if c.status == "missing":
+            report.missing.append(c.rel)
+        elif c.status == "corrupt":
+            report.corrupt.append((c.rel, c.why))
+        elif c.status == "misplaced":
+            report.misplaced.append((c.rel, c.why))
+        if c.spec_digest == spec.digest:
+            report.own_files += 1
+        elif c.spec_digest:
+            report.other_digests.setdefault(c.spec_digest, c.rel)
+    for key, tables in per_part.items():
+        if all(c.status == "ok" for c in tables.values()):
+            report.ok[key] = {t: {"bytes": c.bytes, "sha256": c.sha256} for t, c in tables.items()}
+            report.rows[key] = tables["games"].rows
+    report.wall_s = time.perf_counter() - t0
+    return report
+
+
+def quarantine(out_dir: str | Path, report: Report, extra: list[str] = ()) -> None:
+    """Move the strays, corrupt and misplaced files (and ``extra`` paths) into ``DIR/.quarantine/<UTC time>/``
+    and remove this sweep's own temporary files; records both in ``report``."""
+    out_dir = Path(out_dir)
+    for rel in report.temporaries:
+        try:
+            (out_dir / rel).unlink()
+            report.removed.append(rel)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise VerifyError(f"{out_dir / rel}: cannot remove this temporary file ({e.strerror})") from None
+    moving = [*extra, *report.stray, *(r for r, _ in report.corrupt), *(r for r, _ in report.misplaced)]
+    if not moving:
+        return
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    qdir, n = out_dir / QUARANTINE / stamp, 1
+    while qdir.exists():
+        n += 1
+        qdir = out_dir / QUARANTINE / f"{stamp}-{n}"
+    report.quarantine_dir = _rel(out_dir, qdir)
+    for rel in moving:
+        src, dest = out_dir / rel, qdir / rel
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(src, dest)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise VerifyError(f"{src}: cannot move it to {qdir} ({e.strerror}); nothing was deleted") from None
+        report.quarantined.append(rel)
+
+
+def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code: str, core: str) -> dict[str, Any]:
+    """A manifest whose parts follow from the spec and whose states follow from ``report`` (the verified
+    files); what ``old`` said differently goes to ``report.manifest_notes``. ``old`` None: built afresh."""
+    m = new_manifest(spec, code, core)
+    if old is not None:
+        for key in ("created", "runs", "state", "error", "code_version", "core_digest", "spec_file", "name"):
+            m[key] = old[key]
+        for key in ("game", "rules", "engine", "seed", "games_per_cell", "batch_size", "parts_per_cell",
+                    "games_total", "parts_total", "tables"):
+            if old[key] != m[key]:
+                report.manifest_notes.append(f"{key} was {old[key]!r}; the spec says {m[key]!r}")
+    notes = report.manifest_notes
+    old_cells = {c["id"]: c for c in old["cells"]} if old is not None else {}
+    if old is not None:
+        ids, old_ids = [c.id for c in spec.cells], [c["id"] for c in old["cells"]]
+        if old_ids != ids:
+            extra = [i for i in old_ids if i not in ids]
+            notes.append(f"cells were {len(old_ids)} ({', '.join(old_ids[:5])}{' ...' if len(old_ids) > 5 else ''})"
+                         f"; the spec has {len(ids)}" + (f"; not in the spec: {', '.join(extra[:5])}" if extra else ""))
+    template = spec_parts(spec)
+    for cell in m["cells"]:
+        said = old_cells.get(cell["id"], {}).get("parts") if old is not None else None
+        if said is not None and len(said) != len(template):
+            notes.append(f"{cell['id']}: {len(said)} part entries; the spec has {len(template)}")
+        for part in cell["parts"]:
+            key = (cell["id"], part["batch"])
+            if key in report.ok:
+                files = report.ok[key]
+                part.update(state=DONE, rows=report.rows[key], bytes=sum(f["bytes"] for f in files.values()),
+                            files=files)
+            if old is None or said is None:
+                continue
+            where = f"{cell['id']} part {part['batch']}"
+            if len(said) == len(template):       # entries by position (so an edited batch number shows)
+                prev = said[part["batch"]]
+            else:                                # entries deleted or added: by batch number
+                prev = next((p for p in said if p["batch"] == part["batch"]), None)
+            if prev is None:
+                notes.append(f"{where}: no entry")
+                continue
+            for k in ("batch", "first_game", "games"):
+                if prev[k] != part[k]:
+                    notes.append(f"{where}: {k} was {prev[k]}; the spec says {part[k]}")
+            if prev["state"] == DONE and part["state"] != DONE:
+                notes.append(f"{where}: was done; its files are missing or bad")
+            elif prev["state"] == PENDING and part["state"] == DONE:
+                notes.append(f"{where}: was pending; whole on disk (finished after the manifest's last save)")
+            elif prev["state"] == DONE and (prev["rows"], prev["bytes"]) != (part["rows"], part["bytes"]):
+                notes.append(f"{where}: rows/bytes were {prev['rows']}/{prev['bytes']}; the files hold "
+                             f"{part['rows']}/{part['bytes']}")
+            elif prev["state"] == DONE and prev["files"] and prev["files"] != part["files"]:
+                notes.append(f"{where}: file checksums differed from the files")
+    if len(report.ok) == report.parts:
+        m["state"], m["error"] = "done", None
+    elif m["state"] == "done":
+        m["state"] = "incomplete"
+    return m
