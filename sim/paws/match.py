@@ -27,11 +27,14 @@ def bot_specs(bots: Any, players: int) -> tuple[str, ...]:
 
 def _int(value: Any, name: str, where: str) -> int:
     try:
-        if isinstance(value, bool):
+        if isinstance(value, bool) or isinstance(value, float) and not value.is_integer():
             raise ValueError
-        return int(value)
-    except (TypeError, ValueError):
+        n = int(value)
+    except (TypeError, ValueError, OverflowError):
+        n = None
+    if n not in (2, 3, 4):      # checked before anything is sized by it (one bot spec per seat)
         raise RuleError(f"{where}: {name} = {value!r} is not allowed; expected 2, 3 or 4") from None
+    return n
 
 
 def resolve(rules: str | None, overrides: dict, setup: dict, data: dict, tables: tuple, where: str) -> Match:
