@@ -390,11 +390,13 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
             run.update(ended=now(), games=games)
             save_manifest(out_dir, manifest)      # a ManifestError (disk full) still ends Ray below
         finally:
-            if started_ray:
-                with contextlib.suppress(Exception):
-                    ray.shutdown()
-            if guard is not None:
-                guard.close()
+            try:
+                if started_ray:
+                    with contextlib.suppress(Exception, KeyboardInterrupt):
+                        ray.shutdown()
+            finally:
+                if guard is not None:
+                    guard.close()     # whatever Ray left running ends here
             if started_ray and manifest["state"] != "done":   # a task stopped mid-write (its part stays pending)
                 for tmp in stale_temporaries(out_dir):
                     tmp.unlink(missing_ok=True)

@@ -9,9 +9,10 @@ must hold that many rows, and its rows must give the content checksum written be
 Each expected file is ``ok``, ``missing``, ``corrupt`` (unreadable, truncated, edited rows or metadata,
 another engine core) or ``misplaced`` (a whole part of another cell, batch or table, or of another sweep,
 at this name). Anything else under DIR is ``stray``, except the manifest, the driver's lock, the hidden
-quarantine folder and this sweep's own temporary files (removed). :func:`quarantine` moves strays and the
-corrupt and misplaced files into ``DIR/.quarantine/<UTC time>/<their path>``: never deleted, and hidden
-from the query globs (``DIR/games/*/*.parquet``).
+quarantine folder, the spec file itself and this sweep's own temporary files (removed).
+:func:`quarantine` moves strays and the corrupt and misplaced files into
+``DIR/.quarantine/<UTC time>/<their path>``: never deleted, and hidden from the query globs
+(``DIR/games/*/*.parquet``).
 """
 
 from __future__ import annotations
@@ -240,7 +241,11 @@ def scan(out_dir: str | Path, spec: SweepSpec, core: str | None = None, threads:
         except OSError as e:
             raise VerifyError(f"{folder}: cannot list the folder ({e.strerror})") from None
 
+    keep = {Path(spec.source).resolve()}       # a spec file kept in its own results folder stays where it is
+
     def stray(entry: os.DirEntry) -> None:
+        if Path(entry.path).resolve() in keep and entry.is_file(follow_symlinks=False):
+            return
         if entry.is_dir(follow_symlinks=False) and (inner := _holds_manifest(Path(entry.path))):
             raise VerifyError(f"{inner} is another sweep's manifest inside this sweep's folder {out_dir}; "
                               "move that sweep out first (sweeps are never nested)")

@@ -157,3 +157,36 @@ def test_without_rules_each_cell_takes_its_games_default_preset():
                                                                               ("survive", "survive")]
     p = parse_spec({"game": "paws", "seed": 1, "games_per_cell": 10}, source="t.toml")
     assert p.cells[0].match.rules.ruleset == "v4"
+
+
+def test_bounded_inputs_are_refused_before_they_are_built(tmp_path):
+    import time
+    big = tmp_path / "big.toml"
+    big.write_text('game = "paws"\nseed = 1\ngames_per_cell = 5\n' + "# padding\n" * 120_000)
+    with pytest.raises(SpecError, match=r"big\.toml: 1,[0-9,]+ bytes; a sweep spec is at most 1,048,576 bytes"):
+        load_spec(big)
+    with pytest.raises(SpecError, match="not a regular file"):
+        load_spec(tmp_path)
+    t = time.perf_counter()          # 10^10 cells: counted, never expanded
+    grid = {"round_limit": list(range(100)), "lives": list(range(1, 101)), "vp_target": list(range(1, 101)),
+            "bots": [f"heuristic:aggression={i}" for i in range(100)], "players": list(range(100))}
+    with pytest.raises(SpecError, match=r"10000000000 cells \(100 x 100 x 100 x 100 x 100 from \[grid\]\); at most"):
+        spec(grid=grid)
+    with pytest.raises(SpecError, match=r"\[grid\] round_limit lists 10001 values; at most 10000"):
+        spec(grid={"round_limit": list(range(10_001))})
+    with pytest.raises(SpecError, match=r"10001 cells \(100 x 100 from \[grid\] \+ 1 \[\[cells\]\]\)"):
+        spec(grid={"round_limit": list(range(100)), "lives": list(range(1, 101))}, cells=[{"players": 2}])
+    assert time.perf_counter() - t < 1.0
+
+
+def test_the_documented_games_per_cell_limit_is_reachable():
+    s = spec(games_per_cell=10**10, batch_size=0)          # automatic batch: grows to fit the part cap
+    assert (s.batch_size, s.parts_per_cell, s.total_parts) == (100_000, 100_000, 100_000)
+    assert spec(games_per_cell=10**10, batch_size=100_000).total_parts == 100_000
+    with pytest.raises(SpecError, match="games_per_cell = 10000000001 is out of range; expected an integer from 1 to "
+                                        "10000000000"):
+        spec(games_per_cell=10**10 + 1)
+    two = spec(games_per_cell=5 * 10**9, batch_size=0, grid={"players": [2, 4]})     # 2 cells share the cap
+    assert (two.batch_size, two.total_parts) == (100_000, 100_000)
+    with pytest.raises(SpecError, match=r"200000 parts \(2 cells x 100000\)"):
+        spec(games_per_cell=10**10, batch_size=100_000, grid={"players": [2, 4]})

@@ -312,3 +312,32 @@ def test_a_failed_manifest_save_leaves_no_temporary_file_and_is_one_line(work, m
     assert "cannot save the sweep manifest (No space left on device)" in str(e.value) and "\n" not in str(e.value)
     assert not [p for p in work.iterdir() if ".tmp" in p.name]
     assert load_manifest(work)["state"] == "done"                 # the old manifest is still there, whole
+
+
+def test_a_sweep_below_a_stray_folder_stops_status_verify_in_one_line(work, clean):
+    shutil.copytree(clean, work / "games" / "cell=c000" / "nested")
+    res = runner.invoke(app, ["status", str(work), "--verify"])
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert "nested/manifest.json is another sweep's manifest inside this sweep's folder" in " ".join(res.output.split())
+    assert not (work / ".quarantine").exists()
+
+
+def test_every_table_of_a_part_is_checked(ray_local, tmp_path):
+    """Tales writes two tables per part: a lost or swapped cards file makes its part play again."""
+    tales = parse_spec({"name": "tales", "game": "tales", "seed": 4, "games_per_cell": 6, "batch_size": 3,
+                        "tables": ["games", "cards"], "grid": {"mode": ["standard", "survive"]}}, source="tales.toml")
+    clean, out = tmp_path / "clean", tmp_path / "out"
+    run_sweep(tales, clean, progress=False)
+    shutil.copytree(clean, out)
+    part_path(out, "cards", "c001", 1).unlink()
+    shutil.copy(part_path(out, "cards", "c000", 0), part_path(out, "games", "c000", 0))   # a cards file as games
+    played, lines, _ = resume(tales, out)
+    assert played == [("c000", 0), ("c001", 1)]
+    assert any("games/cell=c000/part-00000.parquet: holds cards of cell c000, part 0, not games" in x for x in lines)
+    assert visible_parts(out) == visible_parts(clean) and len(visible_parts(out)) == 8
+    for rel in visible_parts(clean):
+        assert pq.read_table(out / rel).replace_schema_metadata(None).equals(
+            pq.read_table(clean / rel).replace_schema_metadata(None)), rel
+    man = load_manifest(out)
+    assert all(set(p["files"]) == {"games", "cards"} for c in man["cells"] for p in c["parts"])
