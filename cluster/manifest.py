@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from cluster.spec import SweepSpec
+from sim.files import read_bounded
 
 FORMAT = 1
 NAME = "manifest.json"
@@ -156,17 +157,10 @@ def load_manifest(out_dir: str | Path) -> dict[str, Any] | None:
     """The manifest in ``out_dir``, or None if there is none; a broken one (unreadable, not JSON, a field of the
     wrong type) is a ManifestError in one line."""
     path = manifest_path(out_dir)
-    try:
-        if not path.exists() and not path.is_symlink():
-            return None
-        if not path.is_file():
-            raise ManifestError(f"{path}: not a regular file", rebuild=True)
-        with open(path, "rb") as f:
-            data = f.read(MAX_MANIFEST_BYTES + 1)
-    except OSError as e:
-        raise ManifestError(f"{path}: unreadable sweep manifest ({e.strerror or e})", rebuild=True) from None
-    if len(data) > MAX_MANIFEST_BYTES:
-        raise ManifestError(f"{path}: larger than {MAX_MANIFEST_BYTES:,} bytes, not a sweep manifest", rebuild=True)
+    if not path.exists() and not path.is_symlink():
+        return None
+    data = read_bounded(path, "sweep manifest", lambda detail: ManifestError(detail, rebuild=True),
+                        MAX_MANIFEST_BYTES)
     try:
         m = json.loads(data)
     except (ValueError, RecursionError) as e:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sim.files import read_text_bounded
 from sim.games import ENGINES, GAMES, Match, get
 from sim.params import RuleError, fields
 
@@ -117,22 +118,7 @@ class SweepSpec:
 def load_spec(path: str | Path) -> SweepSpec:
     """Read and validate a TOML sweep spec; raises :class:`SpecError` naming the file, key and allowed values."""
     path = Path(path)
-    try:
-        if not path.is_file():      # a folder, device or FIFO is never read (no unbounded or blocking read)
-            if not path.exists():
-                raise SpecError(f"{path}: no such spec file")
-            raise SpecError(f"{path}: not a regular file; a sweep spec is a TOML file")
-        if path.stat().st_size > MAX_SPEC_BYTES:
-            raise SpecError(f"{path}: {path.stat().st_size:,} bytes; a sweep spec is at most {MAX_SPEC_BYTES:,} bytes")
-        with open(path, "rb") as f:
-            data = f.read(MAX_SPEC_BYTES + 1)
-        if len(data) > MAX_SPEC_BYTES:             # grew while being read
-            raise SpecError(f"{path}: more than {MAX_SPEC_BYTES:,} bytes; a sweep spec is at most that")
-        text = data.decode("utf-8")
-    except OSError as e:
-        raise SpecError(f"{path}: cannot read the spec ({e.strerror or e})") from None
-    except UnicodeDecodeError as e:
-        raise SpecError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    text = read_text_bounded(path, "spec file", SpecError, MAX_SPEC_BYTES)
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -18,20 +18,25 @@ def read_bounded(path: str | Path, what: str, error: type[Exception], limit: int
     """The bytes of the regular file ``path`` of at most ``limit`` bytes, else ``error`` naming it."""
     try:
         st = os.stat(path)
-        if stat.S_ISDIR(st.st_mode):
-            raise error(f"{path}: is a folder, not a {what}")
-        if not stat.S_ISREG(st.st_mode):
-            raise error(f"{path}: not a regular file; expected a {what}")
-        if st.st_size > limit:
-            raise error(f"{path}: {st.st_size:,} bytes; a {what} may have at most {limit:,}")
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except OSError as e:
+        raise error(f"{path}: cannot read the {what} ({e.strerror or e})") from None
+    except ValueError as e:                   # e.g. an embedded NUL in the path
+        raise error(f"{str(path)!r}: not a usable file name ({e})") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise error(f"{path}: is a folder, not a {what}")
+    if not stat.S_ISREG(st.st_mode):
+        raise error(f"{path}: is not a regular file; expected a {what}")
+    if st.st_size > limit:
+        raise error(f"{path}: {st.st_size:,} bytes; a {what} is at most {limit:,} bytes")
+    try:
         with open(path, "rb") as f:
             raw = f.read(limit + 1)           # the size may change between stat and read
     except OSError as e:
         raise error(f"{path}: cannot read the {what} ({e.strerror or e})") from None
-    except ValueError as e:                   # e.g. an embedded NUL in the path
-        raise error(f"{path!r}: not a usable file name ({e})") from None
     if len(raw) > limit:
-        raise error(f"{path}: more than {limit:,} bytes; a {what} may have at most {limit:,}")
+        raise error(f"{path}: more than {limit:,} bytes; a {what} is at most {limit:,} bytes")
     return raw
 
 

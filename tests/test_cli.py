@@ -60,7 +60,7 @@ def test_query_answers_the_round_limit_question(tmp_path):
     (["play", "paws", "--bots", "heuristic,random"], "bots: 2 given for 4 players"),
     (["play", "paws", "--bots", "genius"], "unknown bot 'genius'"),
     (["play", "paws", "--engine", "gpu"], "engine 'gpu' is not available; expected one of core, reference"),
-    (["play", "paws", "--items", "/nonexistent/items.toml"], "/nonexistent/items.toml: cannot read the card file"),
+    (["play", "paws", "--items", "/nonexistent/items.toml"], "/nonexistent/items.toml: no such card file"),
     (["run", "paws", "--games", "0", "--out", "x.parquet"], "--games 0 is out of range; expected an integer from 1"),
     (["play", "tales", "--data", "monsters=m.toml"],
      "--data: unknown tales data file 'monsters'; valid: creatures, equipment"),
@@ -93,7 +93,7 @@ def test_an_unexpected_error_is_one_line_with_a_pointer_to_debug(monkeypatch):
 @pytest.mark.parametrize("args, needle", [
     (["play", "paws", "--set", "[setup]=1"], "unknown rule parameter '[setup]'"),
     (["play", "paws", "--bots", "[/x]"], "unknown bot '[/x]'"),
-    (["play", "paws", "--data", "items=results[v2]/[bold]x.toml"], "results[v2]/[bold]x.toml: cannot read"),
+    (["play", "paws", "--data", "items=results[v2]/[bold]x.toml"], "results[v2]/[bold]x.toml: no such card file"),
     (["play", "paws", "--seed", "-1"], "--seed -1 is out of range; expected an integer from 0 to 18446744073709551615"),
     (["play", "paws", "--seed", str(2**64)], "--seed 18446744073709551616 is out of range"),
     (["play", "paws", "--game-index", str(2**63)], "--game-index 9223372036854775808 is out of range"),
@@ -104,7 +104,7 @@ def test_an_unexpected_error_is_one_line_with_a_pointer_to_debug(monkeypatch):
     (["run", "paws", "--start", "-5", "--out", "x.parquet"], "--start -5 is out of range"),
     (["run", "paws", "--chunk", "0", "--out", "x.parquet"], "--chunk 0 is out of range"),
     (["run", "tales", "--cards-out", "x.parquet", "--out", "x.parquet"], "the same file as --out"),
-    (["play", "paws", "--data", "monsters=/dev/zero"], "/dev/zero: not a regular file"),
+    (["play", "paws", "--data", "monsters=/dev/zero"], "/dev/zero: is not a regular file"),
     (["bench", "--out", "."], "--out .: is a directory"),
     (["frobnicate"], "No such command 'frobnicate'"),
 ])

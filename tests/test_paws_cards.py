@@ -97,7 +97,7 @@ def test_broken_monster_file_and_missing_file(tmp_path):
     with pytest.raises(CardDataError, match=r"card 2 \(Grumpy Toad\): field 'buff' is 'flight'; allowed: none, "
                                             r"fight_score, regen"):
         load_cards(ITEMS_FILE, p)
-    with pytest.raises(CardDataError, match="nowhere.toml: cannot read the card file"):
+    with pytest.raises(CardDataError, match="nowhere.toml: no such card file"):
         load_cards(tmp_path / "nowhere.toml")
 
 

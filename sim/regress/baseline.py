@@ -19,6 +19,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from sim.files import read_bounded
+
 FORMAT = "playtest-regress-baseline"
 VERSION = 1
 TOP = {"format": str, "version": int, "suite": str, "game": str, "code_version": str, "core_digest": str,
@@ -314,20 +316,7 @@ def read_json(path: Path, what: str, error: type[ValueError], limit: int = MAX_B
     if not path.exists():
         raise error(f"{path}: no such {what} file" + (" (write one with --update-baseline)"
                                                       if what == "baseline" else ""))
-    if path.is_dir():
-        raise error(f"{path}: is a folder, not a {what} file")
-    if not path.is_file():
-        raise error(f"{path}: is not a regular file; expected a {what} file")
-    try:
-        size = path.stat().st_size
-        if size > limit:
-            raise error(f"{path}: corrupt {what}: {size:,} bytes; a {what} file is at most {limit:,} bytes")
-        with path.open("rb") as f:
-            blob = f.read(limit + 1)
-    except OSError as e:
-        raise error(f"{path}: cannot read the {what} file: {e.strerror or e}") from None
-    if len(blob) > limit:
-        raise error(f"{path}: corrupt {what}: more than {limit:,} bytes; a {what} file is at most {limit:,} bytes")
+    blob = read_bounded(path, f"{what} file", error, limit)
 
     def no_constant(name: str) -> Any:
         raise ValueError(f"{name} is not a JSON number")

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sim.files import read_bounded
 from sim.regress.metrics import Family, families
 
 MAX_BYTES = 2**20             # a suite is a page of TOML (the nightly one: 1.5 KB)
@@ -226,20 +227,7 @@ def parse_suite(raw: dict[str, Any], path: Path) -> Suite:
 def load_suite(path: str | Path) -> Suite:
     """Read and validate a suite TOML file (its size checked before it is read)."""
     path = Path(path)
-    if not path.exists():
-        raise SuiteError(f"{path}: no such suite file")
-    if not path.is_file():
-        raise SuiteError(f"{path}: is {'a folder' if path.is_dir() else 'not a regular file'}, not a suite file")
-    try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise SuiteError(f"{path}: {size:,} bytes; a suite file is at most {MAX_BYTES:,} bytes")
-        with path.open("rb") as f:
-            blob = f.read(MAX_BYTES + 1)
-    except OSError as e:
-        raise SuiteError(f"{path}: cannot read the suite file: {e.strerror or e}") from None
-    if len(blob) > MAX_BYTES:
-        raise SuiteError(f"{path}: more than {MAX_BYTES:,} bytes; a suite file is at most {MAX_BYTES:,} bytes")
+    blob = read_bounded(path, "suite file", SuiteError, MAX_BYTES)
     try:
         raw = tomllib.loads(blob.decode("utf-8"))
     except UnicodeDecodeError as e:

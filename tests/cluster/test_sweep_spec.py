@@ -163,9 +163,9 @@ def test_bounded_inputs_are_refused_before_they_are_built(tmp_path):
     import time
     big = tmp_path / "big.toml"
     big.write_text('game = "paws"\nseed = 1\ngames_per_cell = 5\n' + "# padding\n" * 120_000)
-    with pytest.raises(SpecError, match=r"big\.toml: 1,[0-9,]+ bytes; a sweep spec is at most 1,048,576 bytes"):
+    with pytest.raises(SpecError, match=r"big\.toml: 1,[0-9,]+ bytes; a spec file is at most 1,048,576 bytes"):
         load_spec(big)
-    with pytest.raises(SpecError, match="not a regular file"):
+    with pytest.raises(SpecError, match="is a folder, not a spec file"):
         load_spec(tmp_path)
     t = time.perf_counter()          # 10^10 cells: counted, never expanded
     grid = {"round_limit": list(range(100)), "lives": list(range(1, 101)), "vp_target": list(range(1, 101)),

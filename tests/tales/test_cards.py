@@ -128,7 +128,7 @@ def test_shield_needs_a_block_chance_and_no_life(tmp_path):
 
 
 def test_unreadable_and_invalid_files(tmp_path):
-    with pytest.raises(CardDataError, match="cannot read the card file"):
+    with pytest.raises(CardDataError, match="nope.toml: no such card file"):
         load_cards(tmp_path / "nope.toml", None)
     p = tmp_path / "bad.toml"
     p.write_text("[[card]\nname=")
