@@ -97,8 +97,8 @@ class Report:
             return items[:limit] + ([f"    ... and {len(items) - limit} more"] if len(items) > limit else [])
 
         out = [f"verified {self.files:,} part files ({self.parts:,} parts) against the spec in {self.wall_s:.1f} s: "
-               f"{len(self.ok):,} parts ok, {len(self.missing):,} files missing, {len(self.corrupt):,} corrupt, "
-               f"{len(self.misplaced):,} misplaced, {len(self.stray):,} stray"]
+               f"parts ok {len(self.ok):,}; files missing {len(self.missing):,}, corrupt {len(self.corrupt):,}, "
+               f"misplaced {len(self.misplaced):,}, stray {len(self.stray):,}"]
         if self.missing:
             out.append(f"  missing ({len(self.missing)}):")
             out += some([f"    {r}" for r in self.missing])

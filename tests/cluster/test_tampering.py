@@ -105,7 +105,7 @@ def rewrite(path: Path, table: pa.Table, metadata: dict[bytes, bytes]) -> None:
 def test_a_clean_sweep_verifies_whole(clean):
     code, text = status_verify(clean)
     assert code == 0, text
-    assert "8 parts ok, 0 files missing, 0 corrupt, 0 misplaced, 0 stray" in text and "the folder is whole" in text
+    assert "parts ok 8; files missing 0, corrupt 0, misplaced 0, stray 0" in text and "the folder is whole" in text
 
 
 def test_part_removed_from_manifest_with_its_file_is_found_missing_and_replayed(spec, clean, work):
@@ -117,7 +117,7 @@ def test_part_removed_from_manifest_with_its_file_is_found_missing_and_replayed(
     assert res.exit_code == 0 and "--verify" in res.output      # the manifest's view says where the truth is
     code, text = status_verify(work)
     assert code == 1, text
-    assert "1 files missing" in text and "games/cell=c001/part-00002.parquet" in text
+    assert "files missing 1," in text and "games/cell=c001/part-00002.parquet" in text
     assert "c001 part 2: no entry" in text and "parts to play" in text
     assert load_manifest(work)["cells"][1]["parts"][2]["state"] == "pending"      # corrected by --verify
     played, lines, _ = resume(spec, work)
@@ -180,7 +180,7 @@ def test_stray_files_are_quarantined_and_listed_not_counted(spec, clean, work):
     assert code == 1, text
     for rel in ("games/cell=c000/extra.parquet", "games/cell=c000/part-00004.parquet", "games/cell=c999", "notes.txt"):
         assert rel in text
-    assert "moved 4 file(s) to .quarantine/" in text and "8 parts ok" in text
+    assert "moved 4 file(s) to .quarantine/" in text and "parts ok 8;" in text
     assert quarantined(work) == ["games/cell=c000/extra.parquet", "games/cell=c000/part-00004.parquet",
                                  "games/cell=c999/part-00000.parquet", "notes.txt"]
     assert status_verify(work)[0] == 0                         # whole now; nothing was played
