@@ -137,3 +137,22 @@ def test_a_write_failure_leaves_no_file_and_is_one_line(tmp_path, monkeypatch):
     res = runner.invoke(app, ["run", "paws", "--games", "3", "--out", "r.parquet"])
     assert res.exit_code == 2 and "No space left on device" in res.stderr and real is not full_disk
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [["run", "tales", "--games", "5", "--out", "t.parquet"],
+                                     ["play", "tales", "--json"]])
+def test_a_tales_core_capacity_error_is_one_line(command, tmp_path, monkeypatch):
+    """The Tales core's capacity overflow (an option list longer than its fixed buffer) is an EngineError:
+    one line, exit 2, and no results file, like the Paws core's."""
+    import sim.tales.core_engine as core
+    from sim.games import EngineError
+    assert issubclass(core.CoreError, EngineError)
+
+    def overflow(*a, **k):
+        raise core.CoreError("game 3: a decision had more options than the core's capacity")
+    monkeypatch.setattr(core, "play_batch_core", overflow)
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, command)
+    lines = [line for line in res.stderr.splitlines() if line.strip() and not line.startswith("games ")]
+    assert res.exit_code == 2 and lines == ["error: game 3: a decision had more options than the core's capacity"]
+    assert not (tmp_path / "t.parquet").exists()
