@@ -124,21 +124,11 @@ def check_range(flag: str, value: int | None, low: int, high: int) -> None:
 
 
 def check_output_file(flag: str, path: Path) -> None:
-    """Refuse an output file path that cannot be written (a directory, or a folder we cannot create/write)."""
-    if path.is_dir():
-        fail(f"{flag} {path}: is a directory; give a file name, e.g. {path / 'games.parquet'}")
-    parent = path.parent if str(path.parent) else Path(".")
-    probe = parent
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    if not probe.is_dir():
-        fail(f"{flag} {path}: {probe} is not a folder")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        fail(f"{flag} {path}: {probe} is not writable")
-    if path.exists() and not path.is_file():   # a device, FIFO or socket is never replaced by results
-        fail(f"{flag} {path}: exists and is not a regular file; give a new file name")
-    if path.exists() and not os.access(path, os.W_OK):
-        fail(f"{flag} {path}: the file exists and is not writable")
+    """Refuse an output file path that cannot be written (a folder, a device, a folder we cannot write)."""
+    from sim.files import unwritable
+    problem = unwritable(path)
+    if problem:
+        fail(f"{flag} {path}: {problem}")
 
 
 GameArg = Annotated[str, typer.Argument(help="the game: paws or tales")]

@@ -47,3 +47,25 @@ def read_text_bounded(path: str | Path, what: str, error: type[Exception], limit
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise error(f"{path}: not UTF-8 text (byte {e.start}); a {what} is a text file") from None
+
+
+def unwritable(path: str | Path, folder: bool = False) -> str | None:
+    """Why ``path`` cannot be written (as a file, or with ``folder=True`` as a folder to make or fill),
+    checked before any work; None when it can. Folders that do not exist yet are made by the writer."""
+    path = Path(path)
+    if folder and path.exists() and not path.is_dir():
+        return "is a file, not a folder; give a folder path"
+    if not folder and path.is_dir():
+        return f"is a folder; give a file name (e.g. {path / 'results.parquet'})"
+    if not folder and path.exists() and not path.is_file():   # a device, FIFO or socket is never replaced
+        return "is not a regular file; give a new file name"
+    probe = path if folder else (path.parent if str(path.parent) else Path("."))
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        return f"cannot make the folder: {probe} is not a folder"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"cannot write there: folder {probe} is not writable"
+    if not folder and path.exists() and not os.access(path, os.W_OK):
+        return "the file exists and is not writable"
+    return None

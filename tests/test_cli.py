@@ -99,13 +99,13 @@ def test_an_unexpected_error_is_one_line_with_a_pointer_to_debug(monkeypatch):
     (["play", "paws", "--game-index", str(2**63)], "--game-index 9223372036854775808 is out of range"),
     (["play", "paws", "--seed", "abc"], "Invalid value for '--seed'"),
     (["play", "paws", "--no-such-flag"], "No such option: --no-such-flag"),
-    (["run", "paws", "--out", "."], "--out .: is a directory"),
+    (["run", "paws", "--out", "."], "--out .: is a folder; give a file name"),
     (["run", "paws", "--games", str(10**13), "--out", "x.parquet"], "--games 10000000000000 is out of range"),
     (["run", "paws", "--start", "-5", "--out", "x.parquet"], "--start -5 is out of range"),
     (["run", "paws", "--chunk", "0", "--out", "x.parquet"], "--chunk 0 is out of range"),
     (["run", "tales", "--cards-out", "x.parquet", "--out", "x.parquet"], "the same file as --out"),
     (["play", "paws", "--data", "monsters=/dev/zero"], "/dev/zero: is not a regular file"),
-    (["bench", "--out", "."], "--out .: is a directory"),
+    (["bench", "--out", "."], "--out .: is a folder; give a file name"),
     (["frobnicate"], "No such command 'frobnicate'"),
 ])
 def test_bad_input_keeps_its_brackets_and_is_one_line(args, needle, tmp_path, monkeypatch):

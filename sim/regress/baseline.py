@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sim.files import read_bounded
+from sim.files import read_bounded, unwritable
 
 FORMAT = "playtest-regress-baseline"
 VERSION = 1
@@ -91,18 +91,9 @@ def write(baseline: dict[str, Any], path: str | Path) -> None:
 
 def check_writable(path: str | Path) -> None:
     """Refuse, before any game, a baseline path that --update-baseline could not write."""
-    path = Path(path)
-    if path.is_dir():
-        raise BaselineError(f"{path}: is a folder; --update-baseline needs a file path (e.g. {path}/baseline.json)")
-    if path.exists() and not path.is_file():
-        raise BaselineError(f"{path}: is not a regular file; --update-baseline needs a file path")
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        raise BaselineError(f"{path}: cannot write the baseline: {parent} is not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise BaselineError(f"{path}: cannot write the baseline: folder {parent} is not writable")
+    problem = unwritable(path)
+    if problem:
+        raise BaselineError(f"{path}: {problem} (--update-baseline writes the baseline JSON file there)")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from sim.files import unwritable
 from sim.regress import baseline as baseline_file
 from sim.regress.compare import Comparison, compare
 from sim.regress.html import page
@@ -30,15 +30,9 @@ class Outcome:
 
 def check_folder(path: Path, option: str) -> None:
     """Refuse, before any game, an output folder that cannot be made or written."""
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"{option} {path}: is a file, not a folder; give a folder path")
-    parent = path
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir():
-        raise ValueError(f"{option} {path}: cannot make the folder: {parent} is not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{option} {path}: cannot write there: folder {parent} is not writable")
+    problem = unwritable(path, folder=True)
+    if problem:
+        raise ValueError(f"{option} {path}: {problem}")
 
 
 def regress(suite_path: Path, baseline_path: Path, report_dir: Path, *, work: Path | None = None,

@@ -351,7 +351,7 @@ def test_update_baseline_into_a_folder_or_where_nothing_can_be_written(files, mo
     folder = root / "base-dir"
     folder.mkdir()
     refused(invoke(suite, folder, root / "report", "--update-baseline"), root / "report", str(folder),
-            "is a folder; --update-baseline needs a file path")
+            "is a folder; give a file name")
     under_file = root / "suite.toml" / "b.json"
     refused(invoke(suite, under_file, root / "report", "--update-baseline"), root / "report", str(under_file),
             "is not a folder")
