@@ -46,19 +46,37 @@ def render(name: str, columns: list[str], rows: list[tuple], fmt: str) -> str:
         lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
         lines += ["| " + " | ".join(_cell(v, False) for v in r) + " |" for r in rows]
         return "\n".join(lines)
+    return fit_table(name, columns, [[_cell(v, False) for v in r] for r in rows])
+
+
+def fit_table(name: str, columns: list[str], cells: list[list[str]], width: int | None = None) -> str:
+    """A rich table that never cuts a value or a header: every column is as wide as its widest entry; when
+    the columns do not fit the terminal, the rightmost are left out and a last line names them and how
+    to see them. A pipe gets every column at full width."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+    need = [max([len(c) for c in col] + [len(h)]) for h, col in
+            zip(columns, zip(*cells) if cells else [[] for _ in columns])]
+    full = sum(n + 3 for n in need) + 1                  # a cell's padding and border: 3; the last border: 1
+    if width is None:
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else full
+    keep = len(columns)
+    while keep > 1 and sum(n + 3 for n in need[:keep]) + 1 > width:
+        keep -= 1
     table = Table(title=Text(name))          # names and values are data: Text, never read as Rich markup
-    for c in columns:
-        table.add_column(Text(str(c)), justify="right")
-    for r in rows:
-        table.add_row(*[Text(_cell(v, False)) for v in r])
+    for c, n in zip(columns[:keep], need):
+        table.add_column(Text(str(c)), justify="right", min_width=n, no_wrap=True)
+    for r in cells:
+        table.add_row(*[Text(v) for v in r[:keep]])
     buf = io.StringIO()
-    # a terminal gets its own width (rich wraps cells); a pipe gets every column at full width
-    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else max(80, 14 * len(columns))
-    Console(file=buf, width=width, highlight=False).print(table)
-    return buf.getvalue().rstrip("\n")
+    Console(file=buf, width=max(width, sum(n + 3 for n in need[:keep]) + 1), highlight=False).print(table)
+    out = buf.getvalue().rstrip("\n")
+    if keep < len(columns):
+        left = columns[keep:]
+        out += (f"\n({len(left)} more column{'s' if len(left) > 1 else ''} not shown: {', '.join(left)}; "
+                "--format csv, json or markdown shows every column, or widen the terminal)")
+    return out
 
 
 def warn(lines: list[str]) -> None:
