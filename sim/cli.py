@@ -410,6 +410,7 @@ def _register(module: str) -> None:
 _register("cluster.commands")       # sweep, status
 _register("queries.commands")       # query, sql
 _register("sim.regress.commands")   # regress
+_register("queries.compare_commands")  # compare
 
 
 def main() -> None:

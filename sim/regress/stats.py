@@ -1,4 +1,5 @@
-"""The few statistical tests the regression needs, on counts (no SciPy): rates, categories, distributions.
+"""The statistics of regress and compare, on counts (no SciPy): tests on rates, categories and distributions,
+and differences B - A with 95% intervals (unpaired, and paired on common random numbers).
 
 Every test takes the baseline's and the current run's counts and returns a two-sided p-value and an
 effect size in the metric's own units, so a threshold in the suite file ("2 percentage points",
@@ -147,3 +148,104 @@ def adjust(pvalues: Sequence[float], method: str = "bh") -> list[float]:
     out = np.empty(m)
     out[order] = np.minimum(adj, 1.0)
     return out.tolist()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Differences B - A with 95% intervals (playtest compare): unpaired, and paired on common random numbers
+# ---------------------------------------------------------------------------------------------------
+
+Z95 = 1.959963984540054      # the standard normal's 97.5% quantile: two-sided 95%
+
+
+def newcombe(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[float, float, float]:
+    """Difference of two independent proportions k2/n2 - k1/n1 with Newcombe's hybrid score interval
+    (Newcombe 1998, "Interval estimation for the difference between independent proportions", method 10),
+    built from each side's Wilson interval: (difference, low, high)."""
+    if n1 <= 0 or n2 <= 0:
+        return 0.0, -1.0, 1.0
+    p1, p2 = k1 / n1, k2 / n2
+    l1, u1 = wilson(k1, n1, z)
+    l2, u2 = wilson(k2, n2, z)
+    d = p2 - p1
+    return d, d - math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2), d + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+
+
+def mean_difference(mean1: float, var1: float, n1: int, mean2: float, var2: float, n2: int,
+                    z: float = Z95) -> tuple[float, float, float, float]:
+    """Difference of two independent means mean2 - mean1 (sample variances var1, var2) with the large-sample
+    (Welch) normal interval and z-test: (difference, low, high, two-sided p)."""
+    d = mean2 - mean1
+    if n1 <= 1 or n2 <= 1:
+        return d, -math.inf, math.inf, 1.0
+    se = math.sqrt(var1 / n1 + var2 / n2)
+    if se <= 0.0:
+        return d, d, d, 1.0 if d == 0 else 0.0
+    return d, d - z * se, d + z * se, normal_two_sided(d / se)
+
+
+def paired_difference(diffs: np.ndarray, z: float = Z95) -> tuple[float, float, float, float]:
+    """Mean of per-game differences B - A on matched games (common random numbers), with its normal
+    interval and z-test (the paired t-interval at large n; for 0/1 metrics the interval for the
+    difference of paired proportions): (difference, low, high, two-sided p)."""
+    d = np.asarray(diffs, dtype=float)
+    n = len(d)
+    if n <= 1:
+        return (float(d.mean()) if n else 0.0), -math.inf, math.inf, 1.0
+    mean = float(d.mean())
+    se = float(d.std(ddof=1)) / math.sqrt(n)
+    if se <= 0.0:                  # every matched game moved by the same amount (usually: not at all)
+        return mean, mean, mean, 1.0 if mean == 0 else 0.0
+    return mean, mean - z * se, mean + z * se, normal_two_sided(mean / se)
+
+
+def hist_median(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Medians (the lower one, as in the regress report) of histograms: counts is (replicates, values)."""
+    cum = np.cumsum(counts, axis=-1)
+    return values[np.argmax(2 * cum >= cum[..., -1:], axis=-1)]
+
+
+def _bootstrap_summary(d: float, boot: np.ndarray) -> tuple[float, float, float, float]:
+    """(difference, percentile interval, p) from bootstrap replicates; p is the normal test d / sd(boot), so a
+    median that did not move (d = 0) is never called a difference."""
+    sd = float(boot.std(ddof=1))
+    p = 1.0 if d == 0 else normal_two_sided(d / sd) if sd > 0 else 0.0
+    return d, float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975)), p
+
+
+def median_difference(hist1: Mapping[float, int], hist2: Mapping[float, int], replicates: int = 2000,
+                      seed: int = 0) -> tuple[float, float, float, float]:
+    """Difference of the medians of two independent histograms {value: count} with a percentile bootstrap
+    interval (Efron & Tibshirani 1993, ch. 13; each side resampled from its own histogram) and the
+    bootstrap's normal test: (difference, low, high, p). Deterministic for a given seed."""
+    rng = np.random.default_rng(seed)
+    meds = []
+    for h in (hist1, hist2):
+        v = np.array(sorted(h), dtype=float)
+        c = np.array([h[k] for k in sorted(h)], dtype=float)
+        n = int(c.sum())
+        if n == 0:
+            return 0.0, -math.inf, math.inf, 1.0
+        meds.append((hist_median(v, c[None, :])[0], hist_median(v, rng.multinomial(n, c / n, size=replicates))))
+    return _bootstrap_summary(float(meds[1][0] - meds[0][0]), meds[1][1] - meds[0][1])
+
+
+def paired_median_difference(pairs: Mapping[tuple[float, float], int], replicates: int = 2000,
+                             seed: int = 0) -> tuple[float, float, float, float]:
+    """Difference of medians B - A on matched games, {(a, b): count}, with a percentile bootstrap interval
+    that resamples whole pairs (so the interval keeps the games' correlation) and the bootstrap's normal
+    test: (difference, low, high, p)."""
+    keys = list(pairs)
+    c = np.array([pairs[k] for k in keys], dtype=float)
+    n = int(c.sum())
+    if n == 0:
+        return 0.0, -math.inf, math.inf, 1.0
+    rng = np.random.default_rng(seed)
+    draws = np.vstack([c[None, :], rng.multinomial(n, c / n, size=replicates)])
+    meds = []
+    for side in (0, 1):
+        values = np.array(sorted({k[side] for k in keys}), dtype=float)
+        onto = np.zeros((len(keys), len(values)))
+        onto[np.arange(len(keys)), np.searchsorted(values, [k[side] for k in keys])] = 1.0
+        meds.append(hist_median(values, draws @ onto))
+    diff = meds[1] - meds[0]
+    return _bootstrap_summary(float(diff[0]), diff[1:])
