@@ -86,6 +86,13 @@ def warn(lines: list[str]) -> None:
         err.print(f"[bold yellow]warning:[/] {escape(' '.join(line.split()))}", highlight=False, soft_wrap=True)
 
 
+def note(lines: list[str]) -> None:
+    from rich.markup import escape
+    from sim.cli import err
+    for line in lines:
+        err.print(f"[bold]note:[/] {escape(' '.join(line.split()))}", highlight=False, soft_wrap=True)
+
+
 def _params(items: Optional[list[str]]) -> dict[str, str]:
     out = {}
     for item in items or []:
@@ -99,10 +106,17 @@ def _params(items: Optional[list[str]]) -> dict[str, str]:
 def query(name: Annotated[Optional[str], typer.Argument(help="a canned query name (see --list) or a .sql file")]
           = None,
           results: ResultsOpt = None, param: ParamOpt = None, where: WhereOpt = None, fmt: FormatOpt = "table",
+          pool: Annotated[Optional[list[str]], typer.Option(
+              "--pool", help="sum over this variant column on purpose (repeatable); by default an answer is given "
+                             "per value of every column that varies in the results")] = None,
           list_: Annotated[bool, typer.Option("--list", help="list the canned queries and their questions")]
           = False) -> None:
-    """Answer a question: a canned query (or any .sql file) over sweep results, with bound parameters."""
+    """Answer a question: a canned query (or any .sql file) over sweep results, with bound parameters.
+
+    Never pooled silently: when the results vary in a column the query does not group by (a rule
+    parameter, bots, card files), the answer is given per value of it, as its first columns."""
     from queries import library
+    from queries.variants import answer_per_variant
     if list_:
         for q in library.available():
             params = ", ".join(f"{p.name}={','.join(map(str, p.default)) if isinstance(p.default, list) else p.default}"
@@ -120,10 +134,11 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
             fail(f"query {q.name}: give --results DIR (a sweep's results, a Parquet file or a glob)")
         con = library.connect(results, where)
         try:
-            columns, rows = library.answer(con, q, values, results)
+            columns, rows, variants = answer_per_variant(con, q, values, results, pool or ())
         finally:
             con.close()
         warn(library.sweep_notes(results))
+        note(variants.notes())
     except (library.QueryError, library.ResultsError) as e:
         fail(str(e))
     typer.echo(render(q.name, columns, rows, fmt))

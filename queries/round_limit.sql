@@ -4,6 +4,7 @@
 -- in percent. The README's first example; round_limit_effect has the winners too.
 -- game: paws
 -- param: limits int[] >= 1 <= 1000 = 10,15,20,25,30 | round limits to try (comma separated)
+-- fixed: round_limit
 -- columns: round_limit, games, ended_by_limit, pct, ci95_low, ci95_high
 SELECT l.round_limit, count(*) AS games,
        count(*) FILTER (WHERE decided_by_limit(g.rounds, g.end_reason, l.round_limit)) AS ended_by_limit,

@@ -6,6 +6,7 @@
 -- Same rule as round_limit in docs/rules-interpretation.md, computed from vp_trace after the fact.
 -- game: paws
 -- param: limits int[] >= 1 <= 1000 = 15,20,25,30 | round limits to try (comma separated)
+-- fixed: round_limit
 -- columns: ruleset, board, mode, players, round_limit, games, decided, decided_share, ci95_low, ci95_high, draws, winner_changed, wins_no_limit, wins_with_limit, no_winner_no_limit, no_winner_with_limit, first_share_no_limit, first_share_with_limit
 WITH base AS (
     SELECT ruleset, board, mode, players, end_reason, rounds, vp_trace,

@@ -2,6 +2,7 @@
 -- Does where you sit matter? Free-for-all win rate of each seat and of the first player (§2.5: the
 -- highest roll goes first), with Wilson 95% intervals; fair_share = 1 / players. Teams: see team_vp_target.
 -- game: paws
+-- fixed: mode
 -- columns: ruleset, board, players, round_limit, who, games, wins, win_rate, ci95_low, ci95_high, fair_share
 WITH per_setup AS (
     SELECT ruleset, board, players, round_limit,

@@ -1,0 +1,147 @@
+"""Never pool variants silently: a canned query answers once per variant its own columns do not tell apart.
+
+A variant column is one that says which game was played: ``game``, ``ruleset``, every setup value
+(board, mode, players, bots, people) and every rule parameter of the records' game. The canned queries
+group by a fixed list of them; when the results vary in another (a sweep over ``mansion_monster_hp_bonus``,
+over bots, or over card files, which only the sweep's cells tell apart), the query runs once per value
+of those columns, and the answer shows them as its first columns. ``--pool COLUMN`` sums over a column
+on purpose, and the answer says so. Values are read back from the results and bound as parameters:
+never pasted into SQL.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from queries.library import Query, QueryError, _ident, answer, execute
+
+MAX_VARIANTS = 500          # answers split further than this are refused: narrow with --where or --pool
+SOURCE_COLUMNS = ("results", "cell")   # what tells apart cells that share every variant value (card files)
+
+
+@dataclass
+class Variants:
+    """How an answer was split or pooled."""
+
+    split: list[str] = field(default_factory=list)          # columns the answer is given per value of
+    pooled: dict[str, list] = field(default_factory=dict)   # column -> the values summed over (--pool)
+
+    def notes(self) -> list[str]:
+        out = []
+        if self.split:
+            names = ", ".join(self.split)
+            out.append(f"answered per {names}: {'it varies' if len(self.split) == 1 else 'they vary'} in these "
+                       f"results and the query does not group by {'it' if len(self.split) == 1 else 'them'}; "
+                       f"--pool {self.split[0]} sums over it on purpose")
+        for col, values in self.pooled.items():
+            shown = ", ".join(_show(v) for v in values[:8]) + (f" and {len(values) - 8} more" if len(values) > 8 else "")
+            out.append(f"pooled on purpose over {col} ({len(values)} value{'s' if len(values) != 1 else ''}: "
+                       f"{shown})")
+        return out
+
+
+def _show(v: Any) -> str:
+    return json.dumps(v) if isinstance(v, (list, dict)) else str(v)
+
+
+def _key(v: Any) -> str:
+    return json.dumps(v, sort_keys=True, default=str)
+
+
+def variant_columns(con, results: Sequence[str | Path] = ()) -> list[str]:
+    """The columns of ``games`` that name a variant, in the record's order."""
+    from sim.games import GAMES
+    from sim.params import fields
+    present = [r[0] for r in execute(con, "DESCRIBE games", where="results", results=results)[1]]
+    names = {"game", "ruleset"}
+    games = {g for (g,) in execute(con, "SELECT DISTINCT game FROM games", where="results", results=results)[1]}
+    for name in GAMES.names():
+        if name in games:
+            g = GAMES[name]
+            names |= set(g.setup_keys)
+            if g.rule_presets:
+                names |= {f.name for f in fields(next(iter(g.rule_presets.values())))}
+    return [c for c in present if c in names]
+
+
+def plan(con, query: Query, own: Sequence[str], pool: Sequence[str],
+         results: Sequence[str | Path] = ()) -> tuple[Variants, list[tuple]]:
+    """Which columns to split the answer by (and their value combinations), and which are pooled."""
+    candidates = variant_columns(con, results)
+    cols = candidates + list(SOURCE_COLUMNS)
+    rows = execute(con, f"SELECT DISTINCT {', '.join(_ident(c) for c in cols)} FROM games", where="results",
+                   results=results)[1]
+    keyed = [{c: _key(r[i]) for i, c in enumerate(cols)} for r in rows]
+    values = {c: sorted({k[c] for k in keyed}) for c in cols}
+    for col in pool:
+        if col not in cols:
+            varying = [c for c in cols if len(values[c]) > 1]
+            raise QueryError(f"--pool {col!r}: not a variant column of these results; the columns that vary "
+                             f"here: {', '.join(varying) or 'none'}")
+    v = Variants()
+    v.pooled = {c: [json.loads(x) for x in values[c]] for c in pool}
+    # split by a column only where it still varies once the query's own columns, the split so far and the
+    # pooled columns are fixed (bots follow players: a sweep over players alone is not also split by bots)
+    keys = [c for c in candidates if c in set(own) | set(query.fixed)]
+    split: list[str] = []
+    for c in candidates:
+        if c in keys or c in pool or len(values[c]) < 2:
+            continue
+        seen: dict[tuple, set] = {}
+        for k in keyed:
+            seen.setdefault(tuple(k[x] for x in keys + split + list(pool)), set()).add(k[c])
+        if any(len(vals) > 1 for vals in seen.values()):
+            split.append(c)
+    # cells that no variant column tells apart (card files, another code version): split by source too
+    tuples = {tuple(k[c] for c in candidates if c not in pool) for k in keyed}
+    sources = {(k["results"], k["cell"]) for k in keyed}
+    if len(sources) > len(tuples) and not set(SOURCE_COLUMNS) & set(pool):
+        split += [c for c in SOURCE_COLUMNS if len(values[c]) > 1]
+    v.split = split
+    if not split:
+        return v, []
+    idx = [cols.index(c) for c in split]
+    combos = sorted({tuple(r[i] for i in idx) for r in map(lambda r: tuple(_hashable(x) for x in r), rows)},
+                    key=lambda t: [_key(x) for x in t])
+    if len(combos) > MAX_VARIANTS:
+        raise QueryError(f"the answer would split into {len(combos)} variants ({', '.join(split)}); at most "
+                         f"{MAX_VARIANTS}: narrow the results with --where, or --pool a column on purpose")
+    return v, [tuple(_plain(x) for x in c) for c in combos]
+
+
+def _hashable(x: Any) -> Any:
+    return tuple(_hashable(v) for v in x) if isinstance(x, list) else x
+
+
+def _plain(x: Any) -> Any:
+    return [_plain(v) for v in x] if isinstance(x, tuple) else x
+
+
+def answer_per_variant(con, query: Query, values: dict[str, Any], results: Sequence[str | Path],
+                       pool: Sequence[str] = ()) -> tuple[list[str], list[tuple], Variants]:
+    """Answer ``query`` once per variant its own columns do not separate: (columns, rows, how it was split)."""
+    own = [c.rstrip("?") for c in query.columns]
+    if not own:                                   # an ad hoc .sql file: its columns are what it returns
+        own, rows = answer(con, query, values, results)
+    v, combos = plan(con, query, own, pool, results)
+    if not v.split:
+        columns, rows = answer(con, query, values, results)
+        return columns, rows, v
+    con.execute("ALTER VIEW games RENAME TO games_unsplit")
+    con.execute(f"CREATE TEMP TABLE variant_values AS SELECT {', '.join(_ident(c) for c in v.split)} "
+                "FROM games_unsplit LIMIT 0")
+    match = " AND ".join(f"g.{_ident(c)} IS NOT DISTINCT FROM v.{_ident(c)}" for c in v.split)
+    con.execute(f"CREATE VIEW games AS SELECT g.* FROM games_unsplit g SEMI JOIN variant_values v ON {match}")
+    columns: list[str] = []
+    out: list[tuple] = []
+    marks = ", ".join("?" for _ in v.split)
+    for combo in combos:
+        con.execute("DELETE FROM variant_values")
+        con.execute(f"INSERT INTO variant_values VALUES ({marks})", list(combo))
+        cols, rows = answer(con, query, values, results)
+        columns = cols or columns
+        out += [tuple(combo) + tuple(r) for r in rows]
+    return [*v.split, *[c for c in columns]], out, v

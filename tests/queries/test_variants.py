@@ -1,0 +1,140 @@
+"""No canned query pools two variants: results that vary in a column a query does not group by (a rule
+parameter outside its fixed list, or card files that only the sweep's cells tell apart) are answered
+once per variant, and each variant's rows are exactly that variant's answer alone. ``--pool`` sums on
+purpose and says so."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sim.cli import app
+from sim.games import get
+from sim.output import write_parquet
+from queries.library import available
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
+PAWS = [q.name for q in available() if q.game in ("paws", "any")]
+TALES = [q.name for q in available() if q.game in ("tales", "any")]
+
+
+def write_cells(root: Path, game: str, cells: dict, games: int = 240, batch: int = 120,
+                tables=("games",)) -> Path:
+    for cell_id, kw in cells.items():
+        m = get(game).resolve(**kw, tables=tables)
+        for b, lo in enumerate(range(0, games, batch)):
+            out = m.play_batch(3, lo, min(batch, games - lo))
+            for table in tables:
+                write_parquet([out[table]], root / table / f"cell={cell_id}" / f"part-{b:05d}.parquet",
+                              m.schemas[table])
+    return root
+
+
+def same(a, b) -> bool:
+    """The same rows (in any order: a query without a full ORDER BY may list them either way; floats to 10
+    significant digits, as a parallel sum may add in another order)."""
+    def canon(r):
+        return json.dumps({k: float(f"{v:.10g}") if isinstance(v, float) else v for k, v in r.items()}, sort_keys=True)
+    return sorted(map(canon, a)) == sorted(map(canon, b))
+
+
+def ask(name, results, *args):
+    res = runner.invoke(app, ["query", name, "--results", str(results), "--format", "json", *args])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout), res.stderr
+
+
+@pytest.fixture(scope="module")
+def paws_param_sweep(tmp_path_factory):
+    """A grid over mansion_monster_hp_bonus (no canned query groups by it), 2 and 4 players, ffa and Teams."""
+    cells = {}
+    for i, (bonus, setup) in enumerate([(b, s) for b in (1, 2) for s in
+                                        ({"players": 2}, {"players": 4}, {"mode": "teams"})]):
+        cells[f"c{i:03d}"] = dict(rules="v4", setup=setup, overrides={"mansion_monster_hp_bonus": bonus})
+    return write_cells(tmp_path_factory.mktemp("paws-param"), "paws", cells)
+
+
+@pytest.fixture(scope="module")
+def paws_card_sweep(tmp_path_factory):
+    """Two item decks, everything else equal: only the cells tell the variants apart."""
+    root = tmp_path_factory.mktemp("paws-cards")
+    text = (ROOT / "sim/paws/data/items.toml").read_text()
+    other = root / "items-b.toml"
+    other.write_text(re.sub(r'(name = "Bandage Kit"\n(?:.*\n)*?copies = )2', r"\g<1>12", text, count=1))
+    cells = {"c000": dict(rules="v4", setup={"players": 3}),
+             "c001": dict(rules="v4", setup={"players": 3}, data={"items": str(other)})}
+    assert get("paws").resolve(**cells["c000"]).data_digest != get("paws").resolve(**cells["c001"]).data_digest
+    return write_cells(root / "res", "paws", cells)
+
+
+@pytest.mark.parametrize("name", PAWS)
+def test_every_paws_query_answers_per_rule_parameter_value(paws_param_sweep, name):
+    rows, err = ask(name, paws_param_sweep)
+    assert rows and all("mansion_monster_hp_bonus" in list(r)[:3] for r in rows), rows[:1]
+    assert {r["mansion_monster_hp_bonus"] for r in rows} <= {1, 2}
+    assert re.search(r"answered per [a-z_, ]*mansion_monster_hp_bonus", err), err
+    for bonus in (1, 2):      # each variant's rows are the answer over that variant alone
+        alone, _ = ask(name, paws_param_sweep, "--where", f"mansion_monster_hp_bonus = {bonus}")
+        mine = [{k: v for k, v in r.items() if k != "mansion_monster_hp_bonus"} for r in rows
+                if r["mansion_monster_hp_bonus"] == bonus]
+        assert same(mine, alone)
+
+
+@pytest.mark.parametrize("name", PAWS)
+def test_every_paws_query_answers_per_card_file(paws_card_sweep, name):
+    rows, err = ask(name, paws_card_sweep)
+    assert all("cell" in list(r)[:3] for r in rows), rows[:1]        # (no rows: a Teams query, ffa games)
+    assert {r["cell"] for r in rows} <= {"c000", "c001"}
+    for cell in ("c000", "c001"):
+        alone, _ = ask(name, paws_card_sweep, "--where", f"cell = '{cell}'")
+        assert same([{k: v for k, v in r.items() if k != "cell"} for r in rows if r["cell"] == cell], alone)
+
+
+@pytest.fixture(scope="module")
+def tales_param_sweep(tmp_path_factory):
+    """Tales with a grid over loss_elite and two creature files, games and cards tables."""
+    root = tmp_path_factory.mktemp("tales")
+    creatures = (ROOT / "sim/tales/data/creatures.toml").read_text()
+    other = root / "creatures-b.toml"
+    other.write_text(re.sub(r"(\ncopies = )(\d+)", lambda m: m.group(1) + str(int(m.group(2)) + 1), creatures,
+                            count=1))
+    cells = {"c000": dict(rules="standard", overrides={"loss_elite": 2}),
+             "c001": dict(rules="standard", overrides={"loss_elite": 1}),
+             "c002": dict(rules="standard", overrides={"loss_elite": 1}, data={"creatures": str(other)})}
+    return write_cells(root / "res", "tales", cells, tables=("games", "cards"))
+
+
+@pytest.mark.parametrize("name", TALES)
+def test_every_tales_query_answers_per_variant(tales_param_sweep, name):
+    rows, err = ask(name, tales_param_sweep)
+    assert rows and list(rows[0])[:2] == ["loss_elite", "cell"], rows[:1]
+    for value, cell in ((2, "c000"), (1, "c001"), (1, "c002")):
+        alone, _ = ask(name, tales_param_sweep, "--where", f"cell = '{cell}'")
+        mine = [{k: v for k, v in r.items() if k not in ("loss_elite", "cell")} for r in rows
+                if r["cell"] == cell and r["loss_elite"] == value]
+        assert same(mine, alone)
+
+
+def test_pool_sums_on_purpose_and_says_so(paws_param_sweep):
+    rows, err = ask("stall_rate", paws_param_sweep, "--pool", "mansion_monster_hp_bonus")
+    assert "mansion_monster_hp_bonus" not in rows[0]
+    assert "pooled on purpose over mansion_monster_hp_bonus (2 values: 1, 2)" in err
+    split, _ = ask("stall_rate", paws_param_sweep)
+    assert sum(r["games"] for r in rows) == sum(r["games"] for r in split) == 6 * 240
+
+
+def test_a_column_that_follows_another_is_not_split(tmp_path):
+    """bots lists change length with players: a sweep over players alone is answered per players only."""
+    root = write_cells(tmp_path, "paws", {"c000": dict(setup={"players": 2}), "c001": dict(setup={"players": 4})},
+                       games=120)
+    rows, err = ask("stall_rate", root)
+    assert list(rows[0])[0] == "ruleset" and "answered per" not in err and len(rows) == 2
+
+
+def test_pool_names_only_columns_that_can_be_pooled(paws_param_sweep):
+    res = runner.invoke(app, ["query", "stall_rate", "--results", str(paws_param_sweep), "--pool", "winner_seat"])
+    assert res.exit_code == 2 and "the columns that vary here: " in res.stderr
+    assert "mansion_monster_hp_bonus" in res.stderr
