@@ -1,6 +1,7 @@
 """playtest compare: A vs B per matched cell, paired on common random numbers, with adjusted p-values."""
 
 import json
+import os
 import re
 
 import numpy as np
@@ -181,3 +182,29 @@ def test_html_is_a_self_contained_page_titled_a_vs_b(desert, tmp_path):
     assert sources == ["data:image/png;base64,"]            # one plot per matched cell, inline
     text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", page)
     assert "regression" not in text.lower() and not re.search(r"https?:", text)
+
+
+def test_html_renders_in_headless_chromium(desert, tmp_path):
+    """The page as a designer opens it: Chromium (the system's, headless) draws every plot, no console errors."""
+    import shutil
+    import subprocess
+    browser = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)),
+                   None)
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("headless Chromium is needed for the compare page test: apt-get install -y chromium")
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    res = runner.invoke(app, ["compare", str(desert / "A"), str(desert / "B"), "--html", str(tmp_path / "page")])
+    assert res.exit_code == 0, res.output
+    page = tmp_path / "page" / "compare.html"
+    run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
+                          "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    dom = run.stdout
+    body = re.search(r"<body[^>]*>", dom).group(0)
+    plots = re.search(r'data-plots="(\d+)"', body)
+    assert plots and int(plots.group(1)) >= 1 and f'data-plots-rendered="{plots.group(1)}"' in body, body
+    assert "<h1>A vs B</h1>" in dom and ":CONSOLE" not in run.stderr      # Chromium logs console.* as INFO:CONSOLE
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,1600",
+                    f"--screenshot={tmp_path / 'compare.png'}", page.as_uri()], capture_output=True, timeout=120)
+    assert (tmp_path / "compare.png").stat().st_size > 10_000      # a screenshot for the test log

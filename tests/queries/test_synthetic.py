@@ -85,7 +85,7 @@ def test_round_limit_effect_after_the_fact(synthetic):
 def test_round_limit_readme_query(synthetic):
     r = answer("round_limit", [synthetic], {"limits": [2, 3]})
     assert [(x["round_limit"], x["games"], x["ended_by_limit"]) for x in r] == [(2, 14, 10), (3, 14, 7)]
-    check(r[0], pct=round(100 * 10 / 14, 2), ci95_low=round(100 * wilson(10, 14)[0], 2))
+    check(r[0], share=10 / 14, ci95_low=wilson(10, 14)[0], ci95_high=wilson(10, 14)[1])
 
 
 def test_team_vp_target(synthetic):
