@@ -191,20 +191,13 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
         if key not in gdef.setup_keys:
             raise SpecError(f"{src}: [setup] unknown key {key!r}; valid {game} setup keys: "
                             f"{', '.join(gdef.setup_keys)}")
-    data = {}
-    for key, value in raw.get("data", {}).items():
-        if key not in gdef.data_keys:
-            raise SpecError(f"{src}: [data] unknown key {key!r}; valid {game} data files: {', '.join(gdef.data_keys)}")
-        _check_type(src, f"[data] {key}", value, str, gdef.data_keys[key] + " path")
-        p = (Path(base_dir) / value).resolve()
-        if not p.is_file():
-            raise SpecError(f"{src}: [data] {key} = {value!r}: no such file ({p})")
-        data[key] = str(p)
+    data = {key: _data_path(src, f"[data] {key}", gdef, key, value, base_dir)
+            for key, value in raw.get("data", {}).items()}
     overrides = raw.get("overrides", {})
 
     bare = _resolve(gdef, rules, {}, setup, data, tables, f"{src}: [setup]")
     param_names = [f.name for f in fields(bare.rules)]
-    cell_keys = ["rules", *gdef.setup_keys, *param_names]
+    cell_keys = ["rules", *gdef.setup_keys, *gdef.data_keys, *param_names]
     for key in overrides:
         if key not in param_names:
             raise SpecError(f"{src}: [overrides] unknown rule parameter {key!r}; valid: {', '.join(param_names)}")
@@ -215,7 +208,8 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     for key, values in grid.items():
         if key not in cell_keys:
             raise SpecError(f"{src}: [grid] unknown key {key!r}; valid: rules, {game} setup keys "
-                            f"({', '.join(gdef.setup_keys)}) or rule parameters ({', '.join(param_names)})")
+                            f"({', '.join(gdef.setup_keys)}), card data files ({', '.join(gdef.data_keys)}) "
+                            f"or rule parameters ({', '.join(param_names)})")
         if not isinstance(values, list) or not values:
             raise SpecError(f"{src}: [grid] {key} = {_clip(values)} must be a non-empty list of values")
         if len(values) > MAX_CELLS:
@@ -245,7 +239,8 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
         for key in cell:
             if key not in cell_keys:
                 raise SpecError(f"{src}: cells[{i}]: unknown key {key!r}; valid: rules, {game} setup keys "
-                                f"({', '.join(gdef.setup_keys)}) or rule parameters ({', '.join(param_names)})")
+                                f"({', '.join(gdef.setup_keys)}), card data files ({', '.join(gdef.data_keys)}) "
+                                f"or rule parameters ({', '.join(param_names)})")
     combos += [dict(c) for c in explicit]
     if not combos:
         combos = [{}]
@@ -262,7 +257,9 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
                             f"{', '.join(gdef.presets)}")
         cell_setup = {**setup, **{k: v for k, v in values.items() if k in gdef.setup_keys}}
         cell_over = {**overrides, **{k: v for k, v in values.items() if k in param_names}}
-        match = _resolve(gdef, cell_rules, cell_over, cell_setup, data, tables, where)
+        cell_data = {**data, **{k: _data_path(where, k, gdef, k, v, base_dir)
+                                for k, v in values.items() if k in gdef.data_keys}}
+        match = _resolve(gdef, cell_rules, cell_over, cell_setup, cell_data, tables, where)
         if match.digest in by_digest:
             raise SpecError(f"{where}: plays the same games as cell {by_digest[match.digest]}; "
                             "every cell must differ")
@@ -283,6 +280,19 @@ def _clip(value: Any, limit: int = 80) -> str:
 
 def _show(values: dict) -> str:
     return "(" + ", ".join(f"{k}={v!r}" for k, v in values.items()) + ")" if values else "(base)"
+
+
+def _data_path(where: str, label: str, gdef, key: str, value: Any, base_dir: str | Path) -> str:
+    """A card data file named in a spec ([data] or a [grid]/[[cells]] axis): a string path, relative to
+    the spec's folder, of a file that exists; returned absolute."""
+    if key not in gdef.data_keys:
+        raise SpecError(f"{where}: [data] unknown key {key!r}; valid {gdef.name} data files: "
+                        f"{', '.join(gdef.data_keys)}")
+    _check_type(where, label, value, str, gdef.data_keys[key] + " path")
+    p = (Path(base_dir) / value).resolve()
+    if not p.is_file():
+        raise SpecError(f"{where}: {label} = {value!r}: no such file ({p})")
+    return str(p)
 
 
 def _resolve(gdef, rules, overrides, setup, data, tables, where) -> Match:

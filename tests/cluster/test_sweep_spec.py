@@ -1,5 +1,7 @@
 """Sweep specs: cells, batch sizes and digests worked out by hand; every bad spec refused naming file, key, values."""
 
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -190,3 +192,31 @@ def test_the_documented_games_per_cell_limit_is_reachable():
     assert (two.batch_size, two.total_parts) == (100_000, 100_000)
     with pytest.raises(SpecError, match=r"200000 parts \(2 cells x 100000\)"):
         spec(games_per_cell=10**10, batch_size=100_000, grid={"players": [2, 4]})
+
+
+def test_a_card_file_is_a_sweep_axis(tmp_path):
+    """[grid] items = [...] (or [[cells]] items = ...): each cell plays its own deck; paths are relative to
+    the spec; a missing file names the cell and the key."""
+    import re
+    items = (Path(__file__).resolve().parents[2] / "sim" / "paws" / "data" / "items.toml").read_text()
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "decks" / "a.toml").write_text(items)
+    (tmp_path / "decks" / "b.toml").write_text(re.sub(r"(\ncopies = )2", r"\g<1>5", items, count=1))
+    spec = parse_spec({"game": "paws", "seed": 1, "games_per_cell": 10,
+                       "grid": {"items": ["decks/a.toml", "decks/b.toml"], "players": [2, 4]}},
+                      source="s.toml", base_dir=tmp_path)
+    assert [c.values for c in spec.cells][:2] == [{"items": "decks/a.toml", "players": 2},
+                                                  {"items": "decks/a.toml", "players": 4}]
+    digests = {c.match.data_digest for c in spec.cells}
+    assert len(digests) == 2 and len({c.match.digest for c in spec.cells}) == 4
+    with pytest.raises(SpecError, match=r"cell c001 \(items='decks/none.toml'\): items = 'decks/none.toml': "
+                                        r"no such file"):
+        parse_spec({"game": "paws", "seed": 1, "games_per_cell": 10,
+                    "grid": {"items": ["decks/a.toml", "decks/none.toml"]}}, source="s.toml", base_dir=tmp_path)
+    with pytest.raises(SpecError, match=r"items = 7 has the wrong type; expected a string"):
+        parse_spec({"game": "paws", "seed": 1, "games_per_cell": 10, "cells": [{"items": 7}]},
+                   source="s.toml", base_dir=tmp_path)
+    with pytest.raises(SpecError, match="plays the same games as cell c000"):   # the same deck twice
+        parse_spec({"game": "paws", "seed": 1, "games_per_cell": 10,
+                    "grid": {"items": ["decks/a.toml", str(tmp_path / "decks" / "a.toml")]}},
+                   source="s.toml", base_dir=tmp_path)

@@ -138,3 +138,21 @@ def test_pool_names_only_columns_that_can_be_pooled(paws_param_sweep):
     res = runner.invoke(app, ["query", "stall_rate", "--results", str(paws_param_sweep), "--pool", "winner_seat"])
     assert res.exit_code == 2 and "the columns that vary here: " in res.stderr
     assert "mansion_monster_hp_bonus" in res.stderr
+
+
+def test_a_sweep_over_two_decks_is_answered_per_deck(tmp_path, ray_local):
+    """[grid] items = [a, b] in a real sweep: no query sums the two decks; each cell's answer is its own."""
+    from cluster.spec import load_spec
+    from cluster.sweep import run_sweep
+    items = (ROOT / "sim/paws/data/items.toml").read_text()
+    (tmp_path / "a.toml").write_text(items)
+    (tmp_path / "b.toml").write_text(re.sub(r"(\ncopies = )2", r"\g<1>6", items, count=1))
+    (tmp_path / "s.toml").write_text('game = "paws"\nseed = 4\ngames_per_cell = 300\nbatch_size = 150\n'
+                                     '[setup]\nplayers = 3\n[grid]\nitems = ["a.toml", "b.toml"]\n')
+    run_sweep(load_spec(tmp_path / "s.toml"), tmp_path / "res", progress=False)
+    rows, err = ask("seat_advantage", tmp_path / "res")
+    assert {r["cell"] for r in rows} == {"c000", "c001"} and "answered per cell" in err
+    for cell in ("c000", "c001"):
+        alone, _ = ask("seat_advantage", tmp_path / "res", "--where", f"cell = '{cell}'")
+        assert same([{k: v for k, v in r.items() if k != "cell"} for r in rows if r["cell"] == cell], alone)
+        assert sum(r["games"] for r in alone if r["who"] == "first player") == 300
