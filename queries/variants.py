@@ -1,7 +1,8 @@
 """Never pool variants silently: a canned query answers once per variant its own columns do not tell apart.
 
 A variant column is one that says which game was played: ``game``, ``ruleset``, every setup value
-(board, mode, players, bots, people) and every rule parameter of the records' game. The canned queries
+(board, mode, players, bots, people), every rule parameter of the records' game and the card data
+(``data_name``, ``data_digest``). The canned queries
 group by a fixed list of them; when the results vary in another (a sweep over ``mansion_monster_hp_bonus``,
 over bots, or over card files, which only the sweep's cells tell apart), the query runs once per value
 of those columns, and the answer shows them as its first columns. ``--pool COLUMN`` sums over a column
@@ -56,7 +57,7 @@ def variant_columns(con, results: Sequence[str | Path] = ()) -> list[str]:
     from sim.games import GAMES
     from sim.params import fields
     present = [r[0] for r in execute(con, "DESCRIBE games", where="results", results=results)[1]]
-    names = {"game", "ruleset"}
+    names = {"game", "ruleset", "data_name", "data_digest"}
     games = {g for (g,) in execute(con, "SELECT DISTINCT game FROM games", where="results", results=results)[1]}
     for name in GAMES.names():
         if name in games:
@@ -64,7 +65,11 @@ def variant_columns(con, results: Sequence[str | Path] = ()) -> list[str]:
             names |= set(g.setup_keys)
             if g.rule_presets:
                 names |= {f.name for f in fields(next(iter(g.rule_presets.values())))}
-    return [c for c in present if c in names]
+    out = [c for c in present if c in names]
+    if "data_name" in out and "data_digest" in out:     # split by the files' names first: easier to read
+        out.remove("data_name")
+        out.insert(out.index("data_digest"), "data_name")
+    return out
 
 
 def plan(con, query: Query, own: Sequence[str], pool: Sequence[str],

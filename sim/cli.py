@@ -378,8 +378,9 @@ def columns_(game: GameArg, table: Annotated[str, typer.Option(help="the result 
     g = _game(game)
     if table not in g.schemas:
         fail(f"--table {table!r} is not a {game} result table; expected one of {', '.join(g.schemas)}")
+    from sim.record_schema import DATA_DOCS
     params = {f.name: f for f in fields(g.rule_presets[g.default_preset])}
-    docs = g.column_docs.get(table, {})
+    docs = {**(DATA_DOCS if table == "games" else {}), **g.column_docs.get(table, {})}
     rows = []
     for col in g.schemas[table]:
         if col.name in docs:

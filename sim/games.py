@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
 import pyarrow as pa
 
 from sim.params import RuleError, as_dict, digest
+from sim.record_schema import add_data_columns
 
 ENGINES = ("core", "reference")          # core: the Cython engine (default); reference: pure Python
 
@@ -52,7 +54,8 @@ class Match:
     def play_batch(self, seed: int, start: int, count: int, engine: str = "core") -> dict[str, pa.Table]:
         """Games ``start .. start+count-1`` of master seed ``seed``: {table name: Arrow table}."""
         check_engine(engine)
-        return self.definition.play_batch(self, seed, start, count, engine)
+        tables = self.definition.play_batch(self, seed, start, count, engine)
+        return {**tables, "games": add_data_columns(tables["games"], self.data_digest, self.data_name)}
 
     def iter_batches(self, seed: int, start: int, count: int, engine: str = "core",
                      chunk: int | None = None) -> Iterator[dict[str, pa.Table]]:
@@ -64,7 +67,8 @@ class Match:
 
     def play_one(self, seed: int, game_index: int, log: list[str] | None = None) -> dict:
         """One game's record from the reference engine; pass a list as ``log`` for the turn-by-turn log."""
-        return self.definition.play_one(self, seed, game_index, log)
+        record = self.definition.play_one(self, seed, game_index, log)
+        return {**record, "data_digest": self.data_digest, "data_name": self.data_name}
 
     @property
     def rules_digest(self) -> str:
@@ -73,6 +77,11 @@ class Match:
     @property
     def data_digest(self) -> str:
         return self.data.digest
+
+    @property
+    def data_name(self) -> str:
+        """The card data files by name (``items=items.toml; monsters=monsters.toml``), as the record shows them."""
+        return "; ".join(f"{key}={os.path.basename(str(path))}" for key, path in self.definition.data_files(self.data))
 
     def describe(self) -> dict[str, Any]:
         """Plain, JSON-able description: game, setup values and every rule parameter."""
@@ -137,6 +146,10 @@ class GameDef:
 
     def setup_values(self, setup: Any) -> dict:
         return self.setup_values_fn(setup)
+
+    def data_files(self, data: Any) -> list[tuple[str, str]]:
+        """(data key, path) of each card data file of a game's validated data (``<key>_path`` attributes)."""
+        return [(key, getattr(data, f"{key}_path")) for key in self.data_keys]
 
 
 def _paws() -> GameDef:

@@ -36,8 +36,11 @@ def test_run_writes_parquet_with_the_record_schema(tmp_path):
                               "--set", "round_limit=20", "--out", str(out)])
     assert res.exit_code == 0, res.output
     t = pq.read_table(out)
+    from sim.games import get
     from sim.paws.record import SCHEMA
-    assert t.schema.equals(SCHEMA, check_metadata=False) and t.num_rows == 300
+    stored = get("paws").schemas["games"]              # the engine's record, then the card data columns
+    assert t.schema.equals(stored, check_metadata=False) and stored.names[:len(SCHEMA)] == SCHEMA.names
+    assert t.num_rows == 300 and t.column("data_name")[0].as_py() == "items=items.toml; monsters=monsters.toml"
     assert set(t.column("round_limit").to_pylist()) == {20}
     assert t.column("bots")[0].as_py() == ["heuristic", "random", "heuristic:aggression=5", "random"]
     assert pq.read_metadata(out).metadata[b"playtest.seed"] == b"1"

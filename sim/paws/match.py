@@ -8,6 +8,7 @@ import pyarrow as pa
 
 from sim.games import GameDef, Match
 from sim.params import RuleError
+from sim.record_schema import with_data_columns
 from sim.paws.bots import make_bots
 from sim.paws.bots.heuristic import HeuristicWeights
 from sim.paws.cards import load_cards
@@ -71,7 +72,7 @@ PAWS = GameDef(
                 "players": "2, 3 or 4 (teams: 4)",
                 "bots": "one bot spec per seat (random, heuristic, heuristic:aggression=3), or one for all"},
     data_keys={"items": "item deck TOML", "monsters": "monster deck TOML"},
-    schemas={"games": SCHEMA},
+    schemas={"games": with_data_columns(SCHEMA)},
     resolve_fn=resolve, play_batch_fn=play_batch, play_one_fn=play_one, setup_values_fn=setup_values,
     rule_presets=PRESETS, bot_weights=HeuristicWeights, column_docs=COLUMN_DOCS,
 )

@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from sim.games import GameDef, Match
 from sim.params import RuleError
+from sim.record_schema import with_data_columns
 from sim.tales.bots import make_bots
 from sim.tales.bots.heuristic import HeuristicWeights
 from sim.tales.cards import CardDataError, load_cards
@@ -78,7 +79,7 @@ TALES = GameDef(
                 "people": f"team 0's people ({' or '.join(PEOPLES)}; team 1 plays the other), or one per seat",
                 "bots": "one bot spec per seat (random, heuristic, heuristic:aggression=3), or one for all"},
     data_keys={"creatures": "creature cards TOML (both peoples)", "equipment": "equipment deck TOML"},
-    schemas={"games": SCHEMA, "cards": CARD_SCHEMA},
+    schemas={"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA},
     resolve_fn=resolve, play_batch_fn=play_batch, play_one_fn=play_one, setup_values_fn=setup_values,
     rule_presets=PRESETS, bot_weights=HeuristicWeights, column_docs=COLUMN_DOCS,
 )

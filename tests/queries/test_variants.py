@@ -1,5 +1,5 @@
 """No canned query pools two variants: results that vary in a column a query does not group by (a rule
-parameter outside its fixed list, or card files that only the sweep's cells tell apart) are answered
+parameter outside its fixed list, or card files: the record's data_name and data_digest) are answered
 once per variant, and each variant's rows are exactly that variant's answer alone. ``--pool`` sums on
 purpose and says so."""
 
@@ -86,11 +86,12 @@ def test_every_paws_query_answers_per_rule_parameter_value(paws_param_sweep, nam
 @pytest.mark.parametrize("name", PAWS)
 def test_every_paws_query_answers_per_card_file(paws_card_sweep, name):
     rows, err = ask(name, paws_card_sweep)
-    assert all("cell" in list(r)[:3] for r in rows), rows[:1]        # (no rows: a Teams query, ffa games)
-    assert {r["cell"] for r in rows} <= {"c000", "c001"}
-    for cell in ("c000", "c001"):
+    assert all("data_name" in list(r)[:3] for r in rows), rows[:1]   # (no rows: a Teams query, ffa games)
+    decks = {"c000": "items=items.toml; monsters=monsters.toml", "c001": "items=items-b.toml; monsters=monsters.toml"}
+    assert {r["data_name"] for r in rows} <= set(decks.values())
+    for cell, deck in decks.items():
         alone, _ = ask(name, paws_card_sweep, "--where", f"cell = '{cell}'")
-        assert same([{k: v for k, v in r.items() if k != "cell"} for r in rows if r["cell"] == cell], alone)
+        assert same([{k: v for k, v in r.items() if k != "data_name"} for r in rows if r["data_name"] == deck], alone)
 
 
 @pytest.fixture(scope="module")
@@ -110,11 +111,12 @@ def tales_param_sweep(tmp_path_factory):
 @pytest.mark.parametrize("name", TALES)
 def test_every_tales_query_answers_per_variant(tales_param_sweep, name):
     rows, err = ask(name, tales_param_sweep)
-    assert rows and list(rows[0])[:2] == ["loss_elite", "cell"], rows[:1]
-    for value, cell in ((2, "c000"), (1, "c001"), (1, "c002")):
+    assert rows and list(rows[0])[:2] == ["loss_elite", "data_name"], rows[:1]
+    a, b = "creatures=creatures.toml; equipment=equipment.toml", "creatures=creatures-b.toml; equipment=equipment.toml"
+    for value, deck, cell in ((2, a, "c000"), (1, a, "c001"), (1, b, "c002")):
         alone, _ = ask(name, tales_param_sweep, "--where", f"cell = '{cell}'")
-        mine = [{k: v for k, v in r.items() if k not in ("loss_elite", "cell")} for r in rows
-                if r["cell"] == cell and r["loss_elite"] == value]
+        mine = [{k: v for k, v in r.items() if k not in ("loss_elite", "data_name")} for r in rows
+                if r["data_name"] == deck and r["loss_elite"] == value]
         assert same(mine, alone)
 
 
@@ -151,8 +153,9 @@ def test_a_sweep_over_two_decks_is_answered_per_deck(tmp_path, ray_local):
                                      '[setup]\nplayers = 3\n[grid]\nitems = ["a.toml", "b.toml"]\n')
     run_sweep(load_spec(tmp_path / "s.toml"), tmp_path / "res", progress=False)
     rows, err = ask("seat_advantage", tmp_path / "res")
-    assert {r["cell"] for r in rows} == {"c000", "c001"} and "answered per cell" in err
-    for cell in ("c000", "c001"):
+    decks = {"c000": "items=a.toml; monsters=monsters.toml", "c001": "items=b.toml; monsters=monsters.toml"}
+    assert {r["data_name"] for r in rows} == set(decks.values()) and "answered per data_name" in err
+    for cell, deck in decks.items():
         alone, _ = ask("seat_advantage", tmp_path / "res", "--where", f"cell = '{cell}'")
-        assert same([{k: v for k, v in r.items() if k != "cell"} for r in rows if r["cell"] == cell], alone)
+        assert same([{k: v for k, v in r.items() if k != "data_name"} for r in rows if r["data_name"] == deck], alone)
         assert sum(r["games"] for r in alone if r["who"] == "first player") == 300
