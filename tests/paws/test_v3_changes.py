@@ -1,5 +1,6 @@
 """Each row of the rulebook's "Changes from V3" table, played with preset("v3") (and "v3-ap3")."""
 
+import pytest
 from scenario import (Ask, CARDS, Pick, beast_names, begin_turn, deck_top_first, item, item_deck, make_game,
                       monster, monster_deck, names, own, place, reference_only, script)
 
@@ -116,12 +117,14 @@ def test_v3_invasion_defender_has_no_edge():
     assert g.owner[2] == 0 and g.vp(0) == 2
 
 
-def test_v3_invasion_knockout_scores_no_vp():
-    """Our interpretation (the table's "a knockout scores 1 VP" is read as a player-fight knockout,
-    rules.py vp_per_knockout): an invader knocked out by the owner's monster gives the owner no VP,
-    but the owner takes 3 cards. roll 1 P0 1+1 = 2 vs 1+1 = 2 -> nothing; roll 2 mouse 6+6 = 12 vs
-    1+1 = 2 -> P0 (10 HP) at 0. P0's three cards all go to P1."""
-    g = make_game(rules=V3)
+@pytest.mark.parametrize("scores, owner_vp", [(True, 2), (False, 1)])
+def test_v3_invasion_knockout_scores_a_vp(scores, owner_vp):
+    """The change table's "A knockout scores 1 VP; the killer takes 3 cards", and §6.4 "you are knocked
+    out by the owner": the owner who knocks out an invader scores the VP (the default) and takes 3
+    cards. ``invasion_knockout_scores = off`` (the old reading: only raids score) gives the cards, no VP.
+    roll 1 P0 1+1 = 2 vs 1+1 = 2 -> nothing; roll 2 mouse 6+6 = 12 vs 1+1 = 2 -> P0 (10 HP) at 0.
+    P0's three cards all go to P1, who has home 2 and, by default, 1 knockout VP."""
+    g = make_game(rules=preset("v3", {"invasion_knockout_scores": scores}))
     own(g, 1, 2)
     place(g, 0, pos=2, hand=["Tailwind", "Shortcut", "Scavenge"])
     place(g, 1, pos=0, beasts=["Field Mouse"])
@@ -132,7 +135,7 @@ def test_v3_invasion_knockout_scores_no_vp():
                 Ask(1, Decision.TAKE_CARD, (ITEM, item("Tailwind")))):
         invade.invade(g, 0)
     assert names(g.players[1].items) == ["Scavenge", "Tailwind", "Shortcut"]
-    assert g.vp(1) == 1
+    assert (g.vp(1), g.players[1].knockout_vp) == (owner_vp, owner_vp - 1)
 
 
 def test_v3_no_desert_heal():
