@@ -191,3 +191,31 @@ def test_v3_ap_per_preset():
         place(g, 0, pos=4)
         assert begin_turn(g, 0)
         assert g.ap == ap, name
+
+
+@pytest.mark.parametrize("takes", [False, True])
+def test_v3_a_player_out_of_the_game_neither_takes_nor_scores_with_reflected_damage(takes):
+    """§8.7 "you are out of the game" (docs/rules-interpretation.md): P1, on its last life, plays Revenge
+    Strike in P0's V3 raid. roll 1 P0 6+6 = 12 vs 1+1 = 2 -> 10 damage to P1 (9 HP -> 0) and the same
+    10 to P0 (9 -> 0). P1 is knocked out first, by P0: out of the game (3 players: play goes on); P0 scores
+    the knockout VP and finds nothing to take. Then P0 is knocked out "by" P1, who is out: P1 takes no
+    card and scores no VP; Log Pile goes to the discard pile. ``out_of_game_takes_card`` (the old
+    reading) gives P1 the card (the only one: not asked) and the VP."""
+    g = make_game(rules=preset("v3", {"out_of_game_takes_card": takes}), players=3)
+    place(g, 0, pos=4, hp=9, hand=["Log Pile"])
+    place(g, 1, pos=4, hp=9, lives=1, hand=["Revenge Strike"])
+    item_deck(g, "Tailwind", "Shortcut", "Scavenge")
+    g.raids_left = 1
+    with script(g, Ask(1, Decision.COMBAT_CARD, (0, -1), options=[(-1, -1), (0, -1)]),
+                [6, 6, 1, 1], [1, 1, 1, 1]):
+        raid.raid(g, 0, 1)
+    p0, p1, _ = g.players
+    assert (p1.lives, p1.alive, p0.lives, p0.hp, g.over) == (0, False, 1, 10, False)
+    assert (p0.knockout_vp, p0.knockouts_dealt, p1.knockouts_dealt) == (1, 1, 1)
+    assert names(p0.items) == ["Tailwind", "Shortcut", "Scavenge"]
+    if takes:
+        assert (names(p1.items), p1.knockout_vp, g.vp(1)) == (["Log Pile"], 1, 1)
+        assert names(g.item_discard) == ["Revenge Strike"]
+    else:
+        assert (p1.items, p1.knockout_vp, g.vp(1)) == ([], 0, 0)
+        assert names(g.item_discard) == ["Revenge Strike", "Log Pile"]
