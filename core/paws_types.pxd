@@ -125,6 +125,9 @@ ctypedef struct Rules:
     int raid_grabs_cards
     int knockout_cards_taken
     int keep_one_monster
+    int invasion_knockout_scores
+    int knockout_cancels_effects_on_victim
+    int out_of_game_takes_card
     int hand_limit
     int unruled_cards
     int player_dice

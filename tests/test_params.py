@@ -16,6 +16,9 @@ def test_v4_defaults_are_the_rulebooks_numbers():
     assert (r.monster_dice, r.mansion_monster_hp_bonus, r.defender_edge, r.leader_rule) == (4, 1, 1, True)
     assert (r.raid_rolls, r.knockout_cards_taken, r.keep_one_monster, r.vp_per_knockout) == (3, 1, True, 0)
     assert (r.hand_limit, r.item_deck, r.round_limit) == (5, "v4", 0)
+    # the book's words, not the engine's old readings (docs/rules-interpretation.md)
+    assert (r.invasion_knockout_scores, r.knockout_cancels_effects_on_victim, r.out_of_game_takes_card) == \
+        (True, False, False)
 
 
 def test_v3_differs_from_v4_exactly_by_the_change_table():

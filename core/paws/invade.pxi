@@ -53,4 +53,4 @@ cdef void invade(Game* g, int seat) noexcept nogil:
         if from_deck:
             insert_bottom16(g.monster_deck, &g.n_monster_deck, m)
         if ko == 0:
-            knock_out(g, seat, owner, False)
+            knock_out(g, seat, owner, g.r.invasion_knockout_scores)  # V3 "A knockout scores 1 VP"

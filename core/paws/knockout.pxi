@@ -19,6 +19,7 @@ cdef void knock_out(Game* g, int victim, int by, bint scores) noexcept nogil:
     cdef Player* p = &g.players[victim]
     cdef Player* q
     cdef int kept = NOBODY, kept_active = 0, i, k, rep, kind, card, c
+    cdef bint takes = by != NOBODY and (g.players[by].lives > 0 or g.r.out_of_game_takes_card)
     p.lives -= 1
     p.knockouts += 1
     if p.lives > 0 and g.r.keep_one_monster and p.n_monsters > 0:
@@ -30,8 +31,9 @@ cdef void knock_out(Game* g, int victim, int by, bint scores) noexcept nogil:
         kept = pop16(p.monsters, &p.n_monsters, i)
         pop_active(p, i, p.n_monsters + 1)
     if by != NOBODY:
+        g.players[by].knockouts_dealt += 1
+    if takes:  # §8.7: a knocker already out of the game takes nothing
         q = &g.players[by]
-        q.knockouts_dealt += 1
         for rep in range(g.r.knockout_cards_taken):
             opt_clear(g)
             for i in range(p.n_items):
@@ -62,11 +64,12 @@ cdef void knock_out(Game* g, int victim, int by, bint scores) noexcept nogil:
         p.monsters[0] = <int16_t>kept
         p.active[0] = <int8_t>kept_active
         p.n_monsters = 1
-    p.poison_ticks = 0
-    p.poisoner = NOBODY
     p.protected = 0
-    for i in range(MAXP):
-        p.snared[i] = 0
+    if g.r.knockout_cancels_effects_on_victim:  # not in the book: §8.5 names only the Snares you played
+        p.poison_ticks = 0
+        p.poisoner = NOBODY
+        for i in range(MAXP):
+            p.snared[i] = 0
     for i in range(g.n):
         g.players[i].snared[victim] = 0
     for c in range(g.ncells):
@@ -89,7 +92,7 @@ cdef void knock_out(Game* g, int victim, int by, bint scores) noexcept nogil:
         for k in range(4):
             p.tiles[k] = 0
         p.n_monsters = 0
-    if by != NOBODY and scores and g.r.vp_per_knockout:
+    if takes and scores and g.r.vp_per_knockout:
         g.players[by].knockout_vp += 1
         check_vp(g, by)
     if p.lives == 0:

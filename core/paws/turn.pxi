@@ -12,17 +12,17 @@ cdef bint start_turn(Game* g, int seat) noexcept nogil:
     regen = buff(g, seat, B_REGEN)
     if regen:
         heal(g, seat, regen)
+    for i in range(g.n):  # §10 Snare: spent on this turn, even if the poison ends it
+        lost += p.snared[i]
+    for i in range(MAXP):
+        p.snared[i] = 0
     if p.poison_ticks > 0:
         p.poison_ticks -= 1
         knocked = p.knockouts
         card_damage(g, p.poisoner, seat, 1)
         if p.knockouts != knocked:
             return False
-    for i in range(g.n):
-        lost += p.snared[i]
     g.ap = max(0, g.r.ap_per_turn + buff(g, seat, B_EXTRA_AP) - lost)
-    for i in range(MAXP):
-        p.snared[i] = 0
     g.building_fights_left = g.r.building_fights_per_turn if g.r.building_fights_per_turn else (1 << 30)
     g.raids_left = g.r.raids_per_turn
     return True

@@ -60,4 +60,5 @@ def invade(g: Game, seat: int) -> None:
         if from_deck:
             g.monster_deck.insert(0, m)
         if ko == 0:  # §6.4: knocked out by the owner; the owner never loses HP
-            knockout.knock_out(g, seat, owner, scores=False)
+            # V3 "A knockout scores 1 VP": the owner's knockout scores like a raid's (§8.2 names both)
+            knockout.knock_out(g, seat, owner, scores=g.rules.invasion_knockout_scores)

@@ -33,10 +33,13 @@ def knock_out(g: Game, victim: int, by: int, scores: bool) -> None:
     if p.lives > 0 and g.rules.keep_one_monster and p.monsters:
         i = g.ask(victim, Decision.KEEP_MONSTER, list(p.monsters))
         kept, kept_active = p.monsters.pop(i), p.active.pop(i)
-    # §8.2: the knocker looks at your cards and takes some (an item card or a monster card each)
+    # §8.2: the knocker looks at your cards and takes some (an item card or a monster card each).
+    # §8.7: a knocker already out of the game (an earlier Poison Dart, reflected damage) takes nothing.
+    takes = by != NOBODY and (g.players[by].alive or g.rules.out_of_game_takes_card)
     if by != NOBODY:
+        g.players[by].knockouts_dealt += 1
+    if takes:
         q = g.players[by]
-        q.knockouts_dealt += 1
         for _ in range(g.rules.knockout_cards_taken):
             opts = [(ITEM, c) for c in p.items] + [(MONSTER, m) for m in p.monsters]
             if not opts:
@@ -57,8 +60,10 @@ def knock_out(g: Game, victim: int, by: int, scores: bool) -> None:
     p.items = []
     g.monster_deck[0:0] = reversed(p.monsters)
     p.monsters, p.active = ([kept], [kept_active]) if kept != NOBODY else ([], [])
-    p.poison_ticks, p.poisoner, p.protected = 0, NOBODY, False
-    p.snared = [0] * g.n
+    p.protected = False
+    if g.rules.knockout_cancels_effects_on_victim:  # not in the book: §8.5 names only the Snares you played
+        p.poison_ticks, p.poisoner = 0, NOBODY
+        p.snared = [0] * g.n
     for q in g.players:  # §8.5: Snares you played stop working
         q.snared[victim] = 0
     for c, t in enumerate(g.tile):  # §4: the chests and forests you looted reset
@@ -80,7 +85,7 @@ def knock_out(g: Game, victim: int, by: int, scores: bool) -> None:
         p.tiles = [0, 0, 0, 0]
         p.monsters, p.active = [], []
         g.say(f"  ** P{victim} is out of the game")
-    if by != NOBODY and scores and g.rules.vp_per_knockout:
+    if takes and scores and g.rules.vp_per_knockout:
         g.players[by].knockout_vp += 1
         winning.check_vp(g, by)
     if p.lives == 0:

@@ -62,6 +62,15 @@ class PawsRules:
                                       cite="§8.2")
     keep_one_monster: bool = param(True, "a knocked-out player with a life left keeps one monster card (V3: off)",
                                    cite="§8.3")
+    invasion_knockout_scores: bool = param(True, "an owner who knocks out an invader scores vp_per_knockout too "
+                                                 "(V3 \"A knockout scores 1 VP\"); off: only raids score it",
+                                           cite="§6.4, §8.2, Changes from V3")
+    knockout_cancels_effects_on_victim: bool = param(False, "a knockout also ends the Snares and Poison Dart ticks "
+                                                            "played on the victim (the book: only the Snares the "
+                                                            "victim played stop)", cite="§8.5, §10")
+    out_of_game_takes_card: bool = param(False, "a player already out of the game still takes a card (and any "
+                                                "knockout VP) when their earlier card or reflected damage knocks "
+                                                "someone out", cite="§8.2, §8.7, §10")
     # §10 Item cards
     hand_limit: int = param(5, "item cards a player may hold", min=1, max=20, cite="§10")
     item_deck: str = param("v4", "which item deck of the card data is shuffled (V3: 70 copies, V4: 78)",

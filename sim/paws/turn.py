@@ -19,6 +19,8 @@ def start_turn(g: Game, seat: int) -> bool:
     regen = g.buff(seat, Buff.REGEN)
     if regen:
         heal(g, seat, regen)
+    lost = sum(p.snared)                          # §10 Snare: spent on this turn, even if the poison ends it
+    p.snared = [0] * g.n
     if p.poison_ticks > 0:                        # §10 Poison Dart: 1 more at the start of the next turns
         p.poison_ticks -= 1
         g.say(f"  P{seat} suffers poison")
@@ -26,8 +28,7 @@ def start_turn(g: Game, seat: int) -> bool:
         card_damage(g, p.poisoner, seat, 1)
         if p.knockouts != knocked:
             return False
-    g.ap = max(0, r.ap_per_turn + g.buff(seat, Buff.EXTRA_AP) - sum(p.snared))
-    p.snared = [0] * g.n
+    g.ap = max(0, r.ap_per_turn + g.buff(seat, Buff.EXTRA_AP) - lost)
     g.building_fights_left = r.building_fights_per_turn if r.building_fights_per_turn else 1 << 30
     g.raids_left = r.raids_per_turn
     return True

@@ -152,7 +152,8 @@ def test_poison_dart_one_now_and_one_at_the_start_of_each_of_the_next_two_turns(
 def test_poison_tick_knockout_ends_the_turn_and_the_poisoner_takes_a_card():
     """P1 (2 HP) is hit by the dart (1 HP); at the start of P1's turn the tick knocks P1 out (P1 is not
     on the Desert, no rest): P0 takes Pack Rat; P1 respawns; start_turn reports the turn is over. P1's
-    next turn starts on the Desert with a rest (10 -> 12) and no more poison."""
+    next turn starts on the Desert with a rest (10 -> 12) and the dart's last tick (-> 11): a knockout
+    does not end a Poison Dart played on you (§8.5 names only your own Snares)."""
     g = make_game()
     place(g, 0, pos=0, hand=["Poison Dart"])
     place(g, 1, pos=1, hp=2, hand=["Pack Rat", "Scavenge"])
@@ -165,6 +166,7 @@ def test_poison_tick_knockout_ends_the_turn_and_the_poisoner_takes_a_card():
     p0, p1 = g.players
     assert names(p0.items) == ["Pack Rat"]
     assert (p1.lives, p1.hp, p1.pos) == (1, 10, 0)
+    assert begin_turn(g, 1) and p1.hp == 11
     assert begin_turn(g, 1) and p1.hp == 12
 
 

@@ -1,5 +1,6 @@
 """Each row of the rulebook's "Changes from V3" table, played with preset("v3") (and "v3-ap3")."""
 
+import pytest
 from scenario import (Ask, CARDS, Pick, beast_names, begin_turn, deck_top_first, item, item_deck, make_game,
                       monster, monster_deck, names, own, place, reference_only, script)
 
@@ -116,12 +117,14 @@ def test_v3_invasion_defender_has_no_edge():
     assert g.owner[2] == 0 and g.vp(0) == 2
 
 
-def test_v3_invasion_knockout_scores_no_vp():
-    """Our interpretation (the table's "a knockout scores 1 VP" is read as a player-fight knockout,
-    rules.py vp_per_knockout): an invader knocked out by the owner's monster gives the owner no VP,
-    but the owner takes 3 cards. roll 1 P0 1+1 = 2 vs 1+1 = 2 -> nothing; roll 2 mouse 6+6 = 12 vs
-    1+1 = 2 -> P0 (10 HP) at 0. P0's three cards all go to P1."""
-    g = make_game(rules=V3)
+@pytest.mark.parametrize("scores, owner_vp", [(True, 2), (False, 1)])
+def test_v3_invasion_knockout_scores_a_vp(scores, owner_vp):
+    """The change table's "A knockout scores 1 VP; the killer takes 3 cards", and §6.4 "you are knocked
+    out by the owner": the owner who knocks out an invader scores the VP (the default) and takes 3
+    cards. ``invasion_knockout_scores = off`` (the old reading: only raids score) gives the cards, no VP.
+    roll 1 P0 1+1 = 2 vs 1+1 = 2 -> nothing; roll 2 mouse 6+6 = 12 vs 1+1 = 2 -> P0 (10 HP) at 0.
+    P0's three cards all go to P1, who has home 2 and, by default, 1 knockout VP."""
+    g = make_game(rules=preset("v3", {"invasion_knockout_scores": scores}))
     own(g, 1, 2)
     place(g, 0, pos=2, hand=["Tailwind", "Shortcut", "Scavenge"])
     place(g, 1, pos=0, beasts=["Field Mouse"])
@@ -132,7 +135,7 @@ def test_v3_invasion_knockout_scores_no_vp():
                 Ask(1, Decision.TAKE_CARD, (ITEM, item("Tailwind")))):
         invade.invade(g, 0)
     assert names(g.players[1].items) == ["Scavenge", "Tailwind", "Shortcut"]
-    assert g.vp(1) == 1
+    assert (g.vp(1), g.players[1].knockout_vp) == (owner_vp, owner_vp - 1)
 
 
 def test_v3_no_desert_heal():
@@ -188,3 +191,31 @@ def test_v3_ap_per_preset():
         place(g, 0, pos=4)
         assert begin_turn(g, 0)
         assert g.ap == ap, name
+
+
+@pytest.mark.parametrize("takes", [False, True])
+def test_v3_a_player_out_of_the_game_neither_takes_nor_scores_with_reflected_damage(takes):
+    """§8.7 "you are out of the game" (docs/rules-interpretation.md): P1, on its last life, plays Revenge
+    Strike in P0's V3 raid. roll 1 P0 6+6 = 12 vs 1+1 = 2 -> 10 damage to P1 (9 HP -> 0) and the same
+    10 to P0 (9 -> 0). P1 is knocked out first, by P0: out of the game (3 players: play goes on); P0 scores
+    the knockout VP and finds nothing to take. Then P0 is knocked out "by" P1, who is out: P1 takes no
+    card and scores no VP; Log Pile goes to the discard pile. ``out_of_game_takes_card`` (the old
+    reading) gives P1 the card (the only one: not asked) and the VP."""
+    g = make_game(rules=preset("v3", {"out_of_game_takes_card": takes}), players=3)
+    place(g, 0, pos=4, hp=9, hand=["Log Pile"])
+    place(g, 1, pos=4, hp=9, lives=1, hand=["Revenge Strike"])
+    item_deck(g, "Tailwind", "Shortcut", "Scavenge")
+    g.raids_left = 1
+    with script(g, Ask(1, Decision.COMBAT_CARD, (0, -1), options=[(-1, -1), (0, -1)]),
+                [6, 6, 1, 1], [1, 1, 1, 1]):
+        raid.raid(g, 0, 1)
+    p0, p1, _ = g.players
+    assert (p1.lives, p1.alive, p0.lives, p0.hp, g.over) == (0, False, 1, 10, False)
+    assert (p0.knockout_vp, p0.knockouts_dealt, p1.knockouts_dealt) == (1, 1, 1)
+    assert names(p0.items) == ["Tailwind", "Shortcut", "Scavenge"]
+    if takes:
+        assert (names(p1.items), p1.knockout_vp, g.vp(1)) == (["Log Pile"], 1, 1)
+        assert names(g.item_discard) == ["Revenge Strike"]
+    else:
+        assert (p1.items, p1.knockout_vp, g.vp(1)) == ([], 0, 0)
+        assert names(g.item_discard) == ["Revenge Strike", "Log Pile"]
