@@ -71,13 +71,19 @@ def test_core_equals_reference_full(cfg, cards):
     assert_same(cfg, 20261202, 1_000_000 * IDS.index(cfg[0]), 290, cards)
 
 
+def data_columns(record: dict) -> dict:
+    """The card data columns the Match adds to the engine's record (sim/record_schema.py)."""
+    from sim.record_schema import DATA_DOCS
+    return {k: record[k] for k in DATA_DOCS}
+
+
 def test_game_k_replays_alone(cards):
     setup, rules = PawsSetup(), preset("v4")
     batch = play_batch(setup, rules, 99, 40, 30, "core", cards).to_pylist()
     for k in (40, 57, 69):
         alone = play_batch(setup, rules, 99, k, 1, "core", cards).to_pylist()[0]
         assert alone == batch[k - 40]
-        assert play_game(setup, rules, 99, k, cards) == alone
+        assert {**play_game(setup, rules, 99, k, cards), **data_columns(alone)} == alone
 
 
 def test_chunking_does_not_change_the_games(cards):
