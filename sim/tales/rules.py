@@ -50,6 +50,10 @@ class TalesRules:
                                    max=200, cite="interpretation")
     potions_per_fight: int = param(1, "potions a commander may use on one creature in one fight", min=0,
                                    max=5, cite="3. Battle, 1. Use potions")
+    potion_lasts: str = param("turn", "how long a Strength, Armor or First Strike potion works: turn (until the "
+                                      "creature's turn is finished, as printed) or card (the card's duration in "
+                                      "fights of the creature; the old reading)", choices=("turn", "card"),
+                              cite="3. Battle, 1. Use potions")
     # 3. Battle, 2 vs. 2
     team_attackers: int = param(2, "creatures per team in one turn of a 2 vs. 2 game", min=1, max=4,
                                 cite="Game Mode: 2 vs. 2")
