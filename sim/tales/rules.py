@@ -62,8 +62,10 @@ class TalesRules:
                              cite="Victory and Defeat")
     loss_elite: int = param(2, "weighted loss of a destroyed elite creature", min=0, max=10,
                             cite="Victory and Defeat")
-    elite_min_tier: int = param(5, "creatures of this tier or higher are elite (5: the Champions)", min=1,
-                                max=6, cite="Creature Cards")
+    elite_min_tier: int = param(2, "creatures of this tier or higher are elite and count double (2: every tier "
+                                   "above the bottom one, labelled Normal creature; 5: the Champions only, the "
+                                   "old reading, under which the rule never changes a result)", min=1, max=6,
+                                cite="Creature Cards, Victory and Defeat")
     champion_death_ends: bool = param(True, "a destroyed Champion ends the game at once (Survive! presets: "
                                             "off, the game goes to the last creature)", cite="Victory and Defeat")
 

@@ -26,6 +26,8 @@ CONFIGS = [  # (id, setup values, overrides)
      {"potion_lasts": "card", "potions_per_fight": 2}),
     ("potions-turn", {"mode": "2v2", "bots": "heuristic:potion_eagerness=3,random,random,heuristic"},
      {"potion_lasts": "turn", "potions_per_fight": 2}),
+    ("elite-champions-only", {"mode": "standard"}, {"elite_min_tier": 5}),
+    ("elite-every-tier", {"mode": "standard", "bots": "random"}, {"elite_min_tier": 1, "loss_elite": 3}),
 ]
 IDS = [c[0] for c in CONFIGS]
 
@@ -51,5 +53,5 @@ def test_core_equals_reference_fast(cfg):
 @pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 def test_core_equals_reference_full(cfg):
-    # 13 configurations x 300 games = 3,900 seeds at scattered game indices
+    # 15 configurations x 300 games = 4,500 seeds at scattered game indices
     assert_same(cfg, 20261203, 1_000_000 * IDS.index(cfg[0]), 300)

@@ -26,7 +26,7 @@ def test_shadow_form_fails_below_its_chance():
     with script(g, 4, 5):               # Shadow Form needs 5+: fails; Regeneration needs 6+: fails
         fight(g, (0, 0), (1, 0))
     assert g.seats[1].slot[0] == -1     # 7 damage on 6 life: destroyed
-    assert g.seats[1].destroyed == 1 and g.seats[1].losses == 1
+    assert g.seats[1].destroyed == 1 and g.seats[1].losses == 2     # tier 4: elite, counts double
     assert g.seats[0].damage[0] == 6    # the Walker still struck back (simultaneous)
     assert g.seats[0].kills[CREATURE["Lion Warlord"]] == 1
 

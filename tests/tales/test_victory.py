@@ -46,7 +46,37 @@ def test_equal_weighted_losses_are_a_draw():
 def test_elite_weight_comes_from_the_tier():
     g = make_game(elite_min_tier=4, loss_elite=3)
     assert g.loss_weight(CREATURE["Cave Bear"]) == 3 and g.loss_weight(CREATURE["Horned Ram"]) == 1
-    assert make_game().loss_weight(CREATURE["Cave Bear"]) == 1
+    # the default: every tier above the bottom one ("Normal creature") is elite
+    g = make_game()
+    assert g.loss_weight(CREATURE["Moss Wolf"]) == g.loss_weight(CREATURE["Cave Bear"]) == 2
+    assert g.loss_weight(CREATURE["Ashpelt Rat-kin"]) == 1
+    # the old reading: the Champions only
+    g = make_game(elite_min_tier=5)
+    assert g.loss_weight(CREATURE["Cave Bear"]) == 1 and g.loss_weight(CREATURE["Great Mammoth King"]) == 2
+
+
+def _wolf_and_wraith_fall(g):
+    field(g, 0, "Moss Wolf", "Ashpelt Rat-kin")             # Moss Wolf: tier 2
+    field(g, 1, "Hollow Wraith", "Murk Rat")                # Hollow Wraith: tier 1
+    with script(g, 1, 6):                    # the Wolf's 2 on 2 life (Shadow Form fails); the Wraith strikes
+        fight(g, (0, 0), (1, 0))             # at the same time: Death Blow on 6
+    assert g.seats[0].slot[0] == g.seats[1].slot[0] == -1 and not g.over
+    by_losses(g)
+
+
+def test_elite_creatures_count_double_and_decide_the_game():
+    # Victory and Defeat: "Normal creatures count once; Elite creatures count double"
+    g = make_game()
+    _wolf_and_wraith_fall(g)
+    assert (g.seats[0].losses, g.seats[1].losses) == (2, 1)
+    assert g.winner_team == 1 and g.end_reason == "losses"
+
+
+def test_elite_as_the_champions_only_never_counts_a_destroyed_creature_double():
+    g = make_game(elite_min_tier=5)
+    _wolf_and_wraith_fall(g)
+    assert (g.seats[0].losses, g.seats[1].losses) == (1, 1)
+    assert g.winner_team == -1 and g.end_reason == "draw"
 
 
 def test_2v2_team_losses_add_up():
