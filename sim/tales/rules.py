@@ -66,8 +66,9 @@ class TalesRules:
                                    "above the bottom one, labelled Normal creature; 5: the Champions only, the "
                                    "old reading, under which the rule never changes a result)", min=1, max=6,
                                 cite="Creature Cards, Victory and Defeat")
-    champion_death_ends: bool = param(True, "a destroyed Champion ends the game at once (Survive! presets: "
-                                            "off, the game goes to the last creature)", cite="Victory and Defeat")
+    champion_death_ends: bool = param(True, "a destroyed Champion ends the game at once, Survive! too (false: "
+                                            "Survive! goes on to the last creature, the old reading)",
+                                      cite="Victory and Defeat, Bonus Game Mode: Survive!")
 
     def check(self, where: str = "rules") -> None:
         """Cross-field checks that a single field's range cannot express."""
@@ -85,8 +86,8 @@ class TalesRules:
 
 STANDARD = TalesRules()
 TWO_VS_TWO = dataclasses.replace(STANDARD, ruleset="2v2")
-SURVIVE = dataclasses.replace(STANDARD, ruleset="survive", survive=True, equipment_draw=7,
-                              champion_death_ends=False)
+# "Only a few small changes" (Bonus Game Mode: Survive!): the fallen-Champion rule still applies
+SURVIVE = dataclasses.replace(STANDARD, ruleset="survive", survive=True, equipment_draw=7)
 SURVIVE_2V2 = dataclasses.replace(SURVIVE, ruleset="survive-2v2")
 
 PRESETS: dict[str, TalesRules] = {"standard": STANDARD, "2v2": TWO_VS_TWO, "survive": SURVIVE,

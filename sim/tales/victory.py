@@ -1,5 +1,6 @@
-"""Victory and Defeat: a fallen Champion ends the game at once; Survive! ends when a team has no creature
-left; otherwise, after the last round, the fewest weighted losses win and equal losses are a draw.
+"""Victory and Defeat: a fallen Champion ends the game at once (Survive! too, unless
+``champion_death_ends = false``); Survive! ends when a team has no creature left; otherwise, after the
+last round, the fewest weighted losses win and equal losses are a draw.
 
 The weighted loss of a destroyed creature is ``loss_elite`` (tier >= ``elite_min_tier``) or
 ``loss_normal``. In 2 vs. 2 a team's losses are its two commanders' together.

@@ -28,6 +28,8 @@ CONFIGS = [  # (id, setup values, overrides)
      {"potion_lasts": "turn", "potions_per_fight": 2}),
     ("elite-champions-only", {"mode": "standard"}, {"elite_min_tier": 5}),
     ("elite-every-tier", {"mode": "standard", "bots": "random"}, {"elite_min_tier": 1, "loss_elite": 3}),
+    ("survive-no-champion-end", {"mode": "survive"}, {"champion_death_ends": False}),
+    ("survive-2v2-no-champion-end", {"mode": "survive-2v2", "bots": "random"}, {"champion_death_ends": False}),
 ]
 IDS = [c[0] for c in CONFIGS]
 
@@ -53,5 +55,5 @@ def test_core_equals_reference_fast(cfg):
 @pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 def test_core_equals_reference_full(cfg):
-    # 15 configurations x 300 games = 4,500 seeds at scattered game indices
+    # 17 configurations x 300 games = 5,100 seeds at scattered game indices
     assert_same(cfg, 20261203, 1_000_000 * IDS.index(cfg[0]), 300)

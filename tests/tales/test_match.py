@@ -21,7 +21,8 @@ def test_presets_match_the_rulebook():
     std, surv = preset("standard"), preset("survive")
     assert (std.game_rounds, std.army_size, std.first_draw, std.first_place, std.equipment_draw) == (5, 5, 5, 4, 3)
     assert (std.swap_cost, std.swap_gain, std.loss_normal, std.loss_elite, std.hands) == (3, 1, 1, 2, 2)
-    assert surv.survive and surv.equipment_draw == 7 and not surv.champion_death_ends
+    # Survive!'s "only a few small changes": the fallen-Champion rule stays
+    assert surv.survive and surv.equipment_draw == 7 and surv.champion_death_ends
     assert preset("2v2").team_attackers == 2 and preset("survive-2v2").survive
     assert set(PRESETS) == {"standard", "2v2", "survive", "survive-2v2"}
 

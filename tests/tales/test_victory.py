@@ -86,8 +86,19 @@ def test_2v2_team_losses_add_up():
     assert g.winner_team == 1
 
 
-def test_survive_goes_on_after_a_champion_falls_and_ends_with_the_last_creature():
+def test_survive_ends_when_a_champion_falls():
+    # Survive! makes "only a few small changes"; the fallen-Champion rule is not among them
     g = make_game("survive")
+    field(g, 0, "Ashpelt Rat-kin", "Moss Wolf", champion="Ashpelt Rat-kin")
+    field(g, 1, "Dread Lancer", champion="Eclipse Dragon")
+    with script(g):                          # First Strike 4 on 3 life: no roll
+        fight(g, (1, 0), (0, 0))
+    assert g.over and g.winner_team == 1 and g.end_reason == "champion_killed"
+
+
+def test_survive_goes_on_after_a_champion_falls_and_ends_with_the_last_creature():
+    # the old reading, kept as champion_death_ends = false
+    g = make_game("survive", champion_death_ends=False)
     field(g, 0, "Ashpelt Rat-kin", "Moss Wolf", champion="Ashpelt Rat-kin")
     field(g, 1, "Dread Lancer", champion="Eclipse Dragon")
     with script(g):                          # First Strike 4 on 3 life: no roll
@@ -106,4 +117,4 @@ def test_survive_round_cap_decides_by_losses():
         run(g)
         assert g.round == 1
         reasons.add(g.end_reason)
-    assert reasons <= {"losses", "draw", "last_standing"} and reasons & {"losses", "draw"}
+    assert reasons <= {"losses", "draw", "last_standing", "champion_killed"} and reasons & {"losses", "draw"}
