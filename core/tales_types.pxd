@@ -112,6 +112,8 @@ ctypedef struct EquipSpec:
 cdef enum:
     POTION_LASTS_TURN = 0   # potion_lasts = turn: a potion works until the creature's turn is finished
     POTION_LASTS_CARD = 1   # potion_lasts = card: for the card's duration in fights (the old reading)
+    SURVIVE_END_PLAYER = 0  # survive_end = player: Survive! ends when one player has no creature left
+    SURVIVE_END_TEAM = 1    # survive_end = team: when a whole team has none (the old 2 vs. 2 reading)
 
 # every rule parameter of sim.tales.rules.TalesRules but ruleset, same names (bools as 0/1, choices as
 # their index)
@@ -135,6 +137,7 @@ ctypedef struct Rules:
     int loss_elite
     int elite_min_tier
     int champion_death_ends
+    int survive_end         # SURVIVE_END_*
 
 # heuristic bot weights (sim.tales.bots.heuristic.HeuristicWeights)
 ctypedef struct Weights:

@@ -26,8 +26,8 @@ class TalesRules:
     ruleset: str = param("standard", "name of the preset this rule set started from", choices=MODES)
     # Game Flow
     game_rounds: int = param(5, "rounds in a game (not Survive!)", min=1, max=50, cite="Game Flow")
-    survive: bool = param(False, "Survive!: play until a team has no creature left; recruit and equip in "
-                                 "round 1 only", cite="Bonus Game Mode: Survive!")
+    survive: bool = param(False, "Survive!: play until a player has no creature left (survive_end); recruit "
+                                 "and equip in round 1 only", cite="Bonus Game Mode: Survive!")
     max_rounds: int = param(40, "safety cap on Survive! rounds; then the fewest weighted losses win",
                             min=1, max=500, cite="interpretation")
     # 1. Recruitment
@@ -69,6 +69,10 @@ class TalesRules:
     champion_death_ends: bool = param(True, "a destroyed Champion ends the game at once, Survive! too (false: "
                                             "Survive! goes on to the last creature, the old reading)",
                                       cite="Victory and Defeat, Bonus Game Mode: Survive!")
+    survive_end: str = param("player", "Survive!: the game ends when one player (as printed) or a whole team "
+                                       "(team, the old 2 vs. 2 reading) has no creature left on the field; the "
+                                       "same in a 2-player game", choices=("player", "team"),
+                             cite="Bonus Game Mode: Survive!")
 
     def check(self, where: str = "rules") -> None:
         """Cross-field checks that a single field's range cannot express."""

@@ -29,7 +29,10 @@ CONFIGS = [  # (id, setup values, overrides)
     ("elite-champions-only", {"mode": "standard"}, {"elite_min_tier": 5}),
     ("elite-every-tier", {"mode": "standard", "bots": "random"}, {"elite_min_tier": 1, "loss_elite": 3}),
     ("survive-no-champion-end", {"mode": "survive"}, {"champion_death_ends": False}),
-    ("survive-2v2-no-champion-end", {"mode": "survive-2v2", "bots": "random"}, {"champion_death_ends": False}),
+    ("survive-2v2-team-end", {"mode": "survive-2v2"}, {"survive_end": "team", "champion_death_ends": False}),
+    ("survive-2v2-team-champion", {"mode": "survive-2v2", "bots": "random"}, {"survive_end": "team"}),
+    ("survive-2v2-player-no-champion", {"mode": "survive-2v2", "bots": "random,heuristic,heuristic,random"},
+     {"survive_end": "player", "champion_death_ends": False}),
 ]
 IDS = [c[0] for c in CONFIGS]
 
@@ -55,5 +58,5 @@ def test_core_equals_reference_fast(cfg):
 @pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 def test_core_equals_reference_full(cfg):
-    # 17 configurations x 300 games = 5,100 seeds at scattered game indices
+    # 19 configurations x 300 games = 5,700 seeds at scattered game indices
     assert_same(cfg, 20261203, 1_000_000 * IDS.index(cfg[0]), 300)

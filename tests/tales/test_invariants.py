@@ -71,9 +71,10 @@ MODES = [  # (mode, bots, overrides)
     ("survive", "random", {}),
     ("survive-2v2", "heuristic", {}),
     ("survive-2v2", "random", {"potions_per_fight": 2}),
-    # the old reading: Survive! to the last creature
+    # the old readings: Survive! to the last creature, 2 vs. 2 to the last creature of a team
     ("survive", "heuristic", {"champion_death_ends": False}),
-    ("survive-2v2", "heuristic", {"champion_death_ends": False}),
+    ("survive-2v2", "heuristic", {"champion_death_ends": False, "survive_end": "team"}),
+    ("survive-2v2", "random", {"champion_death_ends": False, "survive_end": "player"}),
 ]
 
 
@@ -114,8 +115,10 @@ def check_record(rec, rules, seats):
         assert not all(rec["champion_alive"][s] for s in range(seats) if s % 2 != w)
         assert all(rec["champion_alive"][s] for s in range(seats) if s % 2 == w)
     if reason == "last_standing":
-        assert sum(rec["survivors"][s] for s in range(seats) if s % 2 != w) == 0
-        assert sum(rec["survivors"][s] for s in range(seats) if s % 2 == w) > 0
+        # a player out of creatures (survive_end = team: the whole team) ends Survive!
+        out = all if rules.survive_end == "team" else any
+        assert out(rec["survivors"][s] == 0 for s in range(seats) if s % 2 != w)
+        assert not out(rec["survivors"][s] == 0 for s in range(seats) if s % 2 == w)
         # a player's last creature falls after (or with) his Champion, so the fallen-Champion rule comes first
         assert not rules.champion_death_ends
     if not rules.survive:

@@ -118,3 +118,30 @@ def test_survive_round_cap_decides_by_losses():
         assert g.round == 1
         reasons.add(g.end_reason)
     assert reasons <= {"losses", "draw", "last_standing", "champion_killed"} and reasons & {"losses", "draw"}
+
+
+def _survive_2v2_one_player_loses_his_last_creature(**overrides):
+    g = make_game("survive-2v2", **overrides)
+    field(g, 0, "Ashpelt Rat-kin", champion="Great Mammoth King")       # team 0: seats 0 and 2
+    field(g, 2, "Moss Wolf", champion="Lion Warlord")
+    field(g, 1, "Dread Lancer", champion="Eclipse Dragon")              # team 1: seats 1 and 3
+    field(g, 3, "Murk Rat", champion="Twilight Sovereign")
+    with script(g):                          # the Lancer's First Strike 4 on the Rat-kin's 3 life: no roll
+        fight(g, (1, 0), (0, 0))
+    assert g.on_field(0) == 1
+    return g
+
+
+def test_survive_2v2_ends_when_one_player_has_no_creatures_left():
+    # Bonus Game Mode: Survive!: "Rounds are played until one player has no creatures left"
+    g = _survive_2v2_one_player_loses_his_last_creature()
+    assert g.over and g.winner_team == 1 and g.end_reason == "last_standing"
+
+
+def test_survive_2v2_team_reading_plays_on_while_a_partner_has_creatures():
+    # the old reading, kept as survive_end = team
+    g = _survive_2v2_one_player_loses_his_last_creature(survive_end="team")
+    assert not g.over
+    with script(g):                          # the Lancer's 4 on the Wolf's 4 life; the Wolf's 2 never comes
+        fight(g, (1, 0), (2, 0))
+    assert g.over and g.winner_team == 1 and g.end_reason == "last_standing"
