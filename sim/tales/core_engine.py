@@ -54,8 +54,7 @@ def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict
             bots.append((1, as_dict(bot.w)))
         else:
             bots.append((0, {}))
-    values = {k: _as_int(f, getattr(rules, f.name), CHOICES) for f in fields(rules)
-              if (k := f.name) != "ruleset"}
+    values = {f.name: _as_int(f, getattr(rules, f.name), CHOICES) for f in fields(rules) if f.name != "ruleset"}
     _known("rule parameter(s)", values, RULE_FIELDS)
     return dict(
         rules=values,
