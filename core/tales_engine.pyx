@@ -63,7 +63,12 @@ include "tales/game.pxi"
 # parameter or bot weight the core does not know rather than let it be ignored
 RULE_FIELDS = ("game_rounds", "survive", "max_rounds", "army_size", "first_draw", "first_place", "equipment_draw",
                "swap_cost", "swap_gain", "hands", "points_budget", "max_equip_actions", "potions_per_fight",
-               "team_attackers", "loss_normal", "loss_elite", "elite_min_tier", "champion_death_ends")
+               "potion_lasts", "team_attackers", "loss_normal", "loss_elite", "elite_min_tier",
+               "champion_death_ends", "survive_end")
+# choice-valued rule parameters: the core takes the index of the value in this tuple (the enums in
+# core/tales_types.pxd); sim.tales.core_engine refuses a rule set whose choices differ
+CHOICES = {"potion_lasts": ("turn", "card"),       # POTION_LASTS_TURN, POTION_LASTS_CARD
+           "survive_end": ("player", "team")}      # SURVIVE_END_PLAYER, SURVIVE_END_TEAM
 WEIGHT_FIELDS = ("aggression", "caution", "kill_bonus", "champion_guard", "swap_min_useless", "potion_eagerness")
 # the C enumerations (core/tales_types.pxd) by the names of their twins in sim/tales/kinds.py
 KINDS = {

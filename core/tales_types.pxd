@@ -107,7 +107,16 @@ ctypedef struct EquipSpec:
     int duration        # potions: fights it lasts
     int points          # equipment points required
 
-# every numeric rule parameter of sim.tales.rules.TalesRules, same names (bools as 0/1)
+# a choice-valued rule parameter is passed as the index of its value in the choices of its twin in
+# sim.tales.rules.TalesRules (tales_engine.CHOICES lists them; sim.tales.core_engine checks they agree)
+cdef enum:
+    POTION_LASTS_TURN = 0   # potion_lasts = turn: a potion works until the creature's turn is finished
+    POTION_LASTS_CARD = 1   # potion_lasts = card: for the card's duration in fights (the old reading)
+    SURVIVE_END_PLAYER = 0  # survive_end = player: Survive! ends when one player has no creature left
+    SURVIVE_END_TEAM = 1    # survive_end = team: when a whole team has none (the old 2 vs. 2 reading)
+
+# every rule parameter of sim.tales.rules.TalesRules but ruleset, same names (bools as 0/1, choices as
+# their index)
 ctypedef struct Rules:
     int game_rounds
     int survive
@@ -122,11 +131,13 @@ ctypedef struct Rules:
     int points_budget
     int max_equip_actions
     int potions_per_fight
+    int potion_lasts        # POTION_LASTS_*
     int team_attackers
     int loss_normal
     int loss_elite
     int elite_min_tier
     int champion_death_ends
+    int survive_end         # SURVIVE_END_*
 
 # heuristic bot weights (sim.tales.bots.heuristic.HeuristicWeights)
 ctypedef struct Weights:

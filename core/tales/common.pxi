@@ -87,15 +87,29 @@ cdef bint any_ready(Game* g, int team) noexcept nogil:
     return 0
 
 
-cdef int on_field(Game* g, int team) noexcept nogil:
-    cdef int i, k, n = 0
-    cdef Seat* st
-    for i in range(g.n_team_seats[team]):
-        st = &g.seats[g.team_seats[team][i]]
-        for k in range(g.army):
-            if st.slot[k] != EMPTY:
-                n += 1
+cdef int seat_on_field(Game* g, int seat) noexcept nogil:
+    cdef int k, n = 0
+    cdef Seat* st = &g.seats[seat]
+    for k in range(g.army):
+        if st.slot[k] != EMPTY:
+            n += 1
     return n
+
+
+cdef int on_field(Game* g, int team) noexcept nogil:
+    cdef int i, n = 0
+    for i in range(g.n_team_seats[team]):
+        n += seat_on_field(g, g.team_seats[team][i])
+    return n
+
+
+cdef bint a_seat_is_empty(Game* g, int team) noexcept nogil:
+    """Some player of the team has no creature on the field."""
+    cdef int i
+    for i in range(g.n_team_seats[team]):
+        if seat_on_field(g, g.team_seats[team][i]) == 0:
+            return 1
+    return 0
 
 
 # -- a creature on the field ------------------------------------------------------------------------

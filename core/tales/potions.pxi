@@ -1,5 +1,6 @@
 # 3. Battle, step 1: Use potions (sim/tales/potions.py). The attacker's commander first, then the
-# defender's, each up to potions_per_fight on its own creature. No die.
+# defender's, each up to potions_per_fight on its own creature. A lasting potion works this fight only
+# (potion_lasts = turn) or the card's duration in fights of the creature (card). No die.
 
 cdef void drink(Game* g, Pos p, int hand_index) noexcept nogil:
     cdef Seat* st = &g.seats[p.seat]
@@ -9,7 +10,8 @@ cdef void drink(Game* g, Pos p, int hand_index) noexcept nogil:
     else:
         st.potion_effect[p.slot] = e.effect
         st.potion_amount[p.slot] = e.amount
-        st.potion_left[p.slot] = e.duration
+        # 1. Use potions: "they remain there until the creature's turn is finished"
+        st.potion_left[p.slot] = e.duration if g.r.potion_lasts == POTION_LASTS_CARD else 1
 
 
 cdef void use_potions(Game* g, Pos p) noexcept nogil:

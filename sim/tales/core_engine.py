@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.games import EngineError
-from sim.params import as_dict
+from sim.params import as_dict, fields
 from sim.tales.bots import parse_bot
 from sim.tales.bots.heuristic import HeuristicBot
 from sim.tales.cards import TalesCards
@@ -33,9 +33,19 @@ def _known(what: str, names, core_names) -> None:
                         f"use --engine reference (engine='reference') until core/tales_types.pxd has them")
 
 
+def _as_int(f, value, core_choices: dict) -> int:
+    """A rule value as the core takes it: a number, a bool as 0/1, a choice as its index in the core's choices."""
+    if f.metadata["choices"] is None:
+        return int(value)
+    if tuple(f.metadata["choices"]) != core_choices.get(f.name):
+        raise CoreError(f"the Tales are Real core reads {f.name} as one of {core_choices.get(f.name)}, the rules as "
+                        f"one of {f.metadata['choices']}; rebuild the core or use --engine reference")
+    return core_choices[f.name].index(value)
+
+
 def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict:
     """Everything the core needs, as plain ints and lists (after validation by the frozen objects)."""
-    from core.tales_engine import RULE_FIELDS, WEIGHT_FIELDS
+    from core.tales_engine import CHOICES, RULE_FIELDS, WEIGHT_FIELDS
     bots = []
     for spec in setup.bots:
         bot = parse_bot(spec)
@@ -44,7 +54,7 @@ def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict
             bots.append((1, as_dict(bot.w)))
         else:
             bots.append((0, {}))
-    values = {k: int(v) for k, v in as_dict(rules).items() if k != "ruleset"}
+    values = {f.name: _as_int(f, getattr(rules, f.name), CHOICES) for f in fields(rules) if f.name != "ruleset"}
     _known("rule parameter(s)", values, RULE_FIELDS)
     return dict(
         rules=values,

@@ -40,7 +40,8 @@ class Hand(IntEnum):
 
 
 class Effect(IntEnum):
-    """A potion's effect; it lasts for `duration` fights of the creature that drank it."""
+    """A potion's effect; it lasts this fight (rule `potion_lasts = turn`) or the card's `duration` fights of
+    the creature that drank it (`card`)."""
     NONE = 0
     HEAL = 1            # removes `amount` damage at once
     STRENGTH = 2        # +`amount` damage

@@ -2,8 +2,10 @@
 
 The attacker's commander decides first, then the defender's; each may use up to ``potions_per_fight``
 potions on its own creature (options: -1 = none, then hand positions of potions whose points the
-creature has). Heal acts at once; Strength, Armor and First Strike last ``duration`` fights of that
-creature (a new lasting potion replaces the old one). A used potion goes to the graveyard. No die.
+creature has). Heal acts at once; Strength, Armor and First Strike "remain there until the creature's
+turn is finished" (``potion_lasts = turn``: this fight only) or, in the old reading (``card``), last
+the card's ``duration`` fights of that creature (a new lasting potion replaces the old one). A used
+potion goes to the graveyard. No die.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ def drink(g: Game, pos: tuple[int, int], hand_index: int) -> None:
     if e.effect == Effect.HEAL:
         st.damage[pos[1]] = max(0, st.damage[pos[1]] - e.amount)
     else:
-        st.potion[pos[1]] = [int(e.effect), e.amount, e.duration]
+        # 1. Use potions: "they remain there until the creature's turn is finished"
+        fights = e.duration if g.rules.potion_lasts == "card" else 1
+        st.potion[pos[1]] = [int(e.effect), e.amount, fights]
     g.say(f"    {g.name(pos)} uses {e.name}")
 
 

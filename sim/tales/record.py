@@ -31,7 +31,8 @@ RECORD_COLUMNS = [
     ("winner_team", pa.int8(), "the winning team (seat % 2); -1: a draw"),
     ("winner_people", pa.string(), "animalis, schatten or mixed; empty on a draw"),
     ("end_reason", pa.string(), "champion_killed, losses (fewer weighted losses after the last round), draw or "
-                                "last_standing (Survive!: the other side has no creature left)"),
+                                "last_standing (Survive!: a player of the other side, or with survive_end = team "
+                                "the whole side, has no creature left)"),
     ("rounds", pa.int16(), "rounds played"),
     ("turns", pa.int32(), "turns played"),
     ("fights", pa.int32(), "attacker-defender fights (2 vs. 2: up to 2 a turn)"),

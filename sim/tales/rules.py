@@ -26,8 +26,8 @@ class TalesRules:
     ruleset: str = param("standard", "name of the preset this rule set started from", choices=MODES)
     # Game Flow
     game_rounds: int = param(5, "rounds in a game (not Survive!)", min=1, max=50, cite="Game Flow")
-    survive: bool = param(False, "Survive!: play until a team has no creature left; recruit and equip in "
-                                 "round 1 only", cite="Bonus Game Mode: Survive!")
+    survive: bool = param(False, "Survive!: play until a player has no creature left (survive_end); recruit "
+                                 "and equip in round 1 only", cite="Bonus Game Mode: Survive!")
     max_rounds: int = param(40, "safety cap on Survive! rounds; then the fewest weighted losses win",
                             min=1, max=500, cite="interpretation")
     # 1. Recruitment
@@ -50,6 +50,10 @@ class TalesRules:
                                    max=200, cite="interpretation")
     potions_per_fight: int = param(1, "potions a commander may use on one creature in one fight", min=0,
                                    max=5, cite="3. Battle, 1. Use potions")
+    potion_lasts: str = param("turn", "how long a Strength, Armor or First Strike potion works: turn (until the "
+                                      "creature's turn is finished, as printed) or card (the card's duration in "
+                                      "fights of the creature; the old reading)", choices=("turn", "card"),
+                              cite="3. Battle, 1. Use potions")
     # 3. Battle, 2 vs. 2
     team_attackers: int = param(2, "creatures per team in one turn of a 2 vs. 2 game", min=1, max=4,
                                 cite="Game Mode: 2 vs. 2")
@@ -58,10 +62,17 @@ class TalesRules:
                              cite="Victory and Defeat")
     loss_elite: int = param(2, "weighted loss of a destroyed elite creature", min=0, max=10,
                             cite="Victory and Defeat")
-    elite_min_tier: int = param(5, "creatures of this tier or higher are elite (5: the Champions)", min=1,
-                                max=6, cite="Creature Cards")
-    champion_death_ends: bool = param(True, "a destroyed Champion ends the game at once (Survive! presets: "
-                                            "off, the game goes to the last creature)", cite="Victory and Defeat")
+    elite_min_tier: int = param(2, "creatures of this tier or higher are elite and count double (2: every tier "
+                                   "above the bottom one, labelled Normal creature; 5: the Champions only, the "
+                                   "old reading, under which the rule never changes a result)", min=1, max=6,
+                                cite="Creature Cards, Victory and Defeat")
+    champion_death_ends: bool = param(True, "a destroyed Champion ends the game at once, Survive! too (false: "
+                                            "Survive! goes on to the last creature, the old reading)",
+                                      cite="Victory and Defeat, Bonus Game Mode: Survive!")
+    survive_end: str = param("player", "Survive!: the game ends when one player (as printed) or a whole team "
+                                       "(team, the old 2 vs. 2 reading) has no creature left on the field; the "
+                                       "same in a 2-player game", choices=("player", "team"),
+                             cite="Bonus Game Mode: Survive!")
 
     def check(self, where: str = "rules") -> None:
         """Cross-field checks that a single field's range cannot express."""
@@ -79,8 +90,8 @@ class TalesRules:
 
 STANDARD = TalesRules()
 TWO_VS_TWO = dataclasses.replace(STANDARD, ruleset="2v2")
-SURVIVE = dataclasses.replace(STANDARD, ruleset="survive", survive=True, equipment_draw=7,
-                              champion_death_ends=False)
+# "Only a few small changes" (Bonus Game Mode: Survive!): the fallen-Champion rule still applies
+SURVIVE = dataclasses.replace(STANDARD, ruleset="survive", survive=True, equipment_draw=7)
 SURVIVE_2V2 = dataclasses.replace(SURVIVE, ruleset="survive-2v2")
 
 PRESETS: dict[str, TalesRules] = {"standard": STANDARD, "2v2": TWO_VS_TWO, "survive": SURVIVE,

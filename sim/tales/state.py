@@ -101,7 +101,10 @@ class Game:
                 if self.seats[s].slot[k] != EMPTY and not self.seats[s].exhausted[k]]
 
     def on_field(self, team: int) -> int:
-        return sum(1 for s in self.team_seats(team) for c in self.seats[s].slot if c != EMPTY)
+        return sum(self.seat_on_field(s) for s in self.team_seats(team))
+
+    def seat_on_field(self, seat: int) -> int:
+        return sum(1 for c in self.seats[seat].slot if c != EMPTY)
 
     # -- a creature on the field ---------------------------------------------------------------
     def card(self, pos: tuple[int, int]):

@@ -1,5 +1,7 @@
-"""Victory and Defeat: a fallen Champion ends the game at once; Survive! ends when a team has no creature
-left; otherwise, after the last round, the fewest weighted losses win and equal losses are a draw.
+"""Victory and Defeat: a fallen Champion ends the game at once (Survive! too, unless
+``champion_death_ends = false``); Survive! ends when one player has no creature left (``survive_end =
+team``: when a whole team has none); otherwise, after the last round, the fewest weighted losses win and
+equal losses are a draw.
 
 The weighted loss of a destroyed creature is ``loss_elite`` (tier >= ``elite_min_tier``) or
 ``loss_normal``. In 2 vs. 2 a team's losses are its two commanders' together.
@@ -23,7 +25,11 @@ def after_fight(g: Game) -> None:
     if g.rules.champion_death_ends and (fell[0] or fell[1]):
         finish(g, NOBODY if fell[0] and fell[1] else (1 if fell[0] else 0), "champion_killed")
     elif g.rules.survive:
-        empty = [g.on_field(t) == 0 for t in (0, 1)]
+        # Survive!: "rounds are played until one player has no creatures left on the playing area"
+        if g.rules.survive_end == "player":
+            empty = [any(g.seat_on_field(s) == 0 for s in g.team_seats(t)) for t in (0, 1)]
+        else:
+            empty = [g.on_field(t) == 0 for t in (0, 1)]
         if empty[0] or empty[1]:
             finish(g, NOBODY if empty[0] and empty[1] else (1 if empty[0] else 0), "last_standing")
 

@@ -20,6 +20,19 @@ CONFIGS = [  # (id, setup values, overrides)
     ("survive-2v2-random", {"mode": "survive-2v2", "bots": "random"}, {"max_rounds": 6}),
     ("params", {"mode": "standard"}, {"army_size": 7, "first_draw": 8, "first_place": 6, "equipment_draw": 5,
                                       "elite_min_tier": 4, "loss_elite": 3, "game_rounds": 8}),
+    # earlier readings kept as parameters (docs/rules-interpretation.md, Readings of the book's words): each
+    # value of each new or changed parameter on both engines
+    ("potions-card", {"mode": "standard", "bots": "heuristic:potion_eagerness=3,random"},
+     {"potion_lasts": "card", "potions_per_fight": 2}),
+    ("potions-turn", {"mode": "2v2", "bots": "heuristic:potion_eagerness=3,random,random,heuristic"},
+     {"potion_lasts": "turn", "potions_per_fight": 2}),
+    ("elite-champions-only", {"mode": "standard"}, {"elite_min_tier": 5}),
+    ("elite-every-tier", {"mode": "standard", "bots": "random"}, {"elite_min_tier": 1, "loss_elite": 3}),
+    ("survive-no-champion-end", {"mode": "survive"}, {"champion_death_ends": False}),
+    ("survive-2v2-team-end", {"mode": "survive-2v2"}, {"survive_end": "team", "champion_death_ends": False}),
+    ("survive-2v2-team-champion", {"mode": "survive-2v2", "bots": "random"}, {"survive_end": "team"}),
+    ("survive-2v2-player-no-champion", {"mode": "survive-2v2", "bots": "random,heuristic,heuristic,random"},
+     {"survive_end": "player", "champion_death_ends": False}),
 ]
 IDS = [c[0] for c in CONFIGS]
 
@@ -45,5 +58,5 @@ def test_core_equals_reference_fast(cfg):
 @pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 def test_core_equals_reference_full(cfg):
-    # 11 configurations x 300 games = 3,300 seeds at scattered game indices
+    # 19 configurations x 300 games = 5,700 seeds at scattered game indices
     assert_same(cfg, 20261203, 1_000_000 * IDS.index(cfg[0]), 300)

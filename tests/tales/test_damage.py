@@ -26,7 +26,7 @@ def test_shadow_form_fails_below_its_chance():
     with script(g, 4, 5):               # Shadow Form needs 5+: fails; Regeneration needs 6+: fails
         fight(g, (0, 0), (1, 0))
     assert g.seats[1].slot[0] == -1     # 7 damage on 6 life: destroyed
-    assert g.seats[1].destroyed == 1 and g.seats[1].losses == 1
+    assert g.seats[1].destroyed == 1 and g.seats[1].losses == 2     # tier 4: elite, counts double
     assert g.seats[0].damage[0] == 6    # the Walker still struck back (simultaneous)
     assert g.seats[0].kills[CREATURE["Lion Warlord"]] == 1
 
@@ -148,8 +148,26 @@ def test_strength_potion_adds_damage_for_this_fight_only():
     assert g.cards.equipment[g.seats[0].equipment_graveyard[0]].name == "Potion of Might"
 
 
-def test_lasting_potion_wears_off_after_its_duration():
+def test_a_potion_remains_until_the_creatures_turn_is_finished():
+    # 1. Use potions: "They remain there until the creature's turn is finished" (potion_lasts = turn), even
+    # a card whose stand-in duration is 2 fights
     g = make_game()
+    field(g, 0, "Moss Wolf", "Ashpelt Rat-kin")
+    field(g, 1, "Mist Weaver")
+    hand(g, 1, "Ironbark Elixir")       # armor 1; the card says 2 fights
+    # Wolf on the Weaver: Evade fails (1), 2 - 1 = 1, Shadow Form fails (1); the Weaver's 1: Regeneration fails
+    with script(g, Ask(1, Decision.POTION, 0), 1, 1, 1):
+        fight(g, (0, 0), (1, 0))
+    assert g.seats[1].damage[0] == 1 and g.seats[1].potion[0] == [0, 0, 0]
+    # a second fight of the Weaver (a later round): no armor, the Rat-kin's 1 lands; Shadow Form fails (1)
+    with script(g, 1, 1, 1):            # Evade fails, Shadow Form fails, the Rat-kin's Regeneration fails
+        fight(g, (0, 1), (1, 0))
+    assert g.seats[1].damage[0] == 2
+
+
+def test_lasting_potion_wears_off_after_its_duration():
+    # the old reading, kept as potion_lasts = card: the card's duration in fights of the creature
+    g = make_game(potion_lasts="card")
     field(g, 0, "Moss Wolf", "Ashpelt Rat-kin")
     field(g, 1, "Mist Weaver")
     hand(g, 1, "Ironbark Elixir")       # armor 1 for 2 fights

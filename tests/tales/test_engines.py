@@ -67,7 +67,7 @@ CONFIGS = [  # (id, setup values, overrides, rolled card files)
      {"potions_per_fight": 3}, True),
     ("survive-2v2", {"mode": "survive-2v2"}, {}, False),
     ("survive-2v2-random", {"mode": "survive-2v2", "bots": "random,random,heuristic,heuristic"},
-     {"champion_death_ends": True}, False),
+     {"champion_death_ends": False, "survive_end": "team"}, False),
     ("standard-swaps", {"mode": "standard", "bots": "heuristic:swap_min_useless=0"},
      {"swap_cost": 1, "swap_gain": 2, "equipment_draw": 8, "max_equip_actions": 6}, False),
     ("standard-threshold-points", {"mode": "standard", "people": "animalis,animalis"},
@@ -196,11 +196,16 @@ def test_invariants_over_many_core_games(mode):
             assert r.champion_death_ends
             assert any(not g["champion_alive"][s] for s in range(seats) if s % 2 != w)
             assert all(g["champion_alive"][s] for s in range(seats) if s % 2 == w)
-        elif g["end_reason"] == "last_standing":
-            assert team_alive[1 - w] == 0 < team_alive[w]
+        # Survive!: a team is out when one of its players (survive_end = team: all of them) has no creature left
+        out = [(all if r.survive_end == "team" else any)(g["survivors"][s] == 0 for s in range(seats) if s % 2 == t)
+               for t in (0, 1)]
+        fell = [r.champion_death_ends and not all(g["champion_alive"][s] for s in range(seats) if s % 2 == t)
+                for t in (0, 1)]
+        if g["end_reason"] == "last_standing":
+            assert out[1 - w] and not out[w] and team_alive[w] > 0
         elif g["end_reason"] == "losses":
             assert team_losses[w] < team_losses[1 - w]
-        if r.survive and g["end_reason"] in ("losses", "draw") and min(team_alive) > 0:
+        if r.survive and g["end_reason"] in ("losses", "draw") and not (all(out) or all(fell)):
             assert g["rounds"] == r.max_rounds
     assert reasons >= {"draw", "champion_killed" if r.champion_death_ends else "last_standing"}
     # the card table agrees with the records: creature rows lost = destroyed, kills = the other side's losses

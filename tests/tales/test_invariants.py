@@ -71,10 +71,15 @@ MODES = [  # (mode, bots, overrides)
     ("survive", "random", {}),
     ("survive-2v2", "heuristic", {}),
     ("survive-2v2", "random", {"potions_per_fight": 2}),
+    # the old readings: Survive! to the last creature, 2 vs. 2 to the last creature of a team
+    ("survive", "heuristic", {"champion_death_ends": False}),
+    ("survive-2v2", "heuristic", {"champion_death_ends": False, "survive_end": "team"}),
+    ("survive-2v2", "random", {"champion_death_ends": False, "survive_end": "player"}),
 ]
 
 
-@pytest.mark.parametrize("mode,bots,over", MODES, ids=[f"{m}-{b}" for m, b, _ in MODES])
+@pytest.mark.parametrize("mode,bots,over", MODES, ids=[f"{m}-{b}" + "".join(f"-{k}={v}" for k, v in o.items())
+                                                 for m, b, o in MODES])
 def test_invariants_hold_at_every_decision_and_in_every_record(mode, bots, over, monkeypatch):
     counter = {}
     monkeypatch.setattr(game_mod, "make_bots", lambda specs: [Checked(b, counter) for b in make_bots(specs)])
@@ -90,7 +95,7 @@ def test_invariants_hold_at_every_decision_and_in_every_record(mode, bots, over,
     # every kind of decision came up, so the checks above ran where they matter
     assert {Decision.CHAMPION, Decision.RETURN, Decision.EQUIP, Decision.ATTACKER, Decision.DEFENDER,
             Decision.POTION} <= set(counter)
-    expected = {"last_standing"} if rules.survive else {"champion_killed"}
+    expected = {"last_standing"} if rules.survive and not rules.champion_death_ends else {"champion_killed"}
     assert expected <= reasons
 
 
@@ -110,8 +115,12 @@ def check_record(rec, rules, seats):
         assert not all(rec["champion_alive"][s] for s in range(seats) if s % 2 != w)
         assert all(rec["champion_alive"][s] for s in range(seats) if s % 2 == w)
     if reason == "last_standing":
-        assert sum(rec["survivors"][s] for s in range(seats) if s % 2 != w) == 0
-        assert sum(rec["survivors"][s] for s in range(seats) if s % 2 == w) > 0
+        # a player out of creatures (survive_end = team: the whole team) ends Survive!
+        out = all if rules.survive_end == "team" else any
+        assert out(rec["survivors"][s] == 0 for s in range(seats) if s % 2 != w)
+        assert not out(rec["survivors"][s] == 0 for s in range(seats) if s % 2 == w)
+        # a player's last creature falls after (or with) his Champion, so the fallen-Champion rule comes first
+        assert not rules.champion_death_ends
     if not rules.survive:
         assert reason != "last_standing"
     assert rec["winner_side"] == (w if seats == 2 else -1)

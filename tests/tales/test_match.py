@@ -21,8 +21,23 @@ def test_presets_match_the_rulebook():
     std, surv = preset("standard"), preset("survive")
     assert (std.game_rounds, std.army_size, std.first_draw, std.first_place, std.equipment_draw) == (5, 5, 5, 4, 3)
     assert (std.swap_cost, std.swap_gain, std.loss_normal, std.loss_elite, std.hands) == (3, 1, 1, 2, 2)
-    assert surv.survive and surv.equipment_draw == 7 and not surv.champion_death_ends
+    # Survive!'s "only a few small changes": the fallen-Champion rule stays, one player out ends the game
+    assert surv.survive and surv.equipment_draw == 7 and surv.champion_death_ends and surv.survive_end == "player"
     assert preset("2v2").team_attackers == 2 and preset("survive-2v2").survive
+    # the literal readings are the defaults everywhere (docs/rules-interpretation.md)
+    for r in PRESETS.values():
+        assert (r.potion_lasts, r.elite_min_tier, r.champion_death_ends, r.survive_end) == ("turn", 2, True, "player")
+
+
+def test_old_readings_are_reachable_by_their_parameters():
+    old = preset("survive-2v2", {"potion_lasts": "card", "elite_min_tier": "5", "champion_death_ends": "false",
+                                 "survive_end": "team"})
+    assert (old.potion_lasts, old.elite_min_tier, old.champion_death_ends, old.survive_end) == \
+        ("card", 5, False, "team")
+    with pytest.raises(RuleError, match="potion_lasts = 'fight' is not allowed; expected one of turn, card"):
+        preset("standard", {"potion_lasts": "fight"})
+    with pytest.raises(RuleError, match="survive_end = 'side' is not allowed; expected one of player, team"):
+        preset("survive", {"survive_end": "side"})
     assert set(PRESETS) == {"standard", "2v2", "survive", "survive-2v2"}
 
 

@@ -150,7 +150,7 @@ def test_example_sweep_plays_every_mode_with_its_own_rules():
     assert got == {(m, m, p, b) for m in ("standard", "2v2", "survive", "survive-2v2")
                    for p in ("animalis", "schatten") for b in ("heuristic", "random")}
     survive = [c.match.rules for c in spec.cells if c.match.setup.mode.startswith("survive")]
-    assert all(r.survive and r.equipment_draw == 7 and not r.champion_death_ends for r in survive)
+    assert all(r.survive and r.equipment_draw == 7 and r.champion_death_ends for r in survive)
 
 
 def test_tales_nightly_suite_and_baseline_agree():
