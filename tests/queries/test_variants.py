@@ -159,3 +159,17 @@ def test_a_sweep_over_two_decks_is_answered_per_deck(tmp_path, ray_local):
         alone, _ = ask("seat_advantage", tmp_path / "res", "--where", f"cell = '{cell}'")
         assert same([{k: v for k, v in r.items() if k != "data_name"} for r in rows if r["data_name"] == deck], alone)
         assert sum(r["games"] for r in alone if r["who"] == "first player") == 300
+
+
+def test_two_folders_of_one_configuration_are_answered_per_folder(tmp_path):
+    """Nothing in the record tells two runs of one configuration apart (another seed, another code version):
+    each folder gets its own answer, and --pool results sums them on purpose."""
+    a = write_cells(tmp_path / "a", "paws", {"c000": dict(setup={"players": 2})}, games=120)
+    b = write_cells(tmp_path / "b", "paws", {"c000": dict(setup={"players": 2})}, games=120)
+    res = runner.invoke(app, ["query", "stall_rate", "--results", str(a), "--results", str(b), "--format", "json"])
+    rows = json.loads(res.stdout)
+    assert res.exit_code == 0 and [r["results"] for r in rows] == [str(a), str(b)] and "answered per results" in res.stderr
+    res = runner.invoke(app, ["query", "stall_rate", "--results", str(a), "--results", str(b), "--format", "json",
+                              "--pool", "results"])
+    assert res.exit_code == 0 and [r["games"] for r in json.loads(res.stdout)] == [240]
+    assert "pooled on purpose over results (2 values" in res.stderr
