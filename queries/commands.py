@@ -80,17 +80,15 @@ def fit_table(name: str, columns: list[str], cells: list[list[str]], width: int 
 
 
 def warn(lines: list[str]) -> None:
-    from rich.markup import escape
-    from sim.cli import err
+    from sim.cli import warn as warn_line
     for line in lines:
-        err.print(f"[bold yellow]warning:[/] {escape(' '.join(line.split()))}", highlight=False, soft_wrap=True)
+        warn_line(line)
 
 
 def note(lines: list[str]) -> None:
-    from rich.markup import escape
-    from sim.cli import err
+    from sim.cli import note as note_line
     for line in lines:
-        err.print(f"[bold]note:[/] {escape(' '.join(line.split()))}", highlight=False, soft_wrap=True)
+        note_line(line)
 
 
 def _params(items: Optional[list[str]]) -> dict[str, str]:

@@ -129,11 +129,13 @@ def answer_per_variant(con, query: Query, values: dict[str, Any], results: Seque
                        pool: Sequence[str] = ()) -> tuple[list[str], list[tuple], Variants]:
     """Answer ``query`` once per variant its own columns do not separate: (columns, rows, how it was split)."""
     own = [c.rstrip("?") for c in query.columns]
+    whole = None
     if not own:                                   # an ad hoc .sql file: its columns are what it returns
-        own, rows = answer(con, query, values, results)
+        whole = answer(con, query, values, results)
+        own = whole[0]
     v, combos = plan(con, query, own, pool, results)
     if not v.split:
-        columns, rows = answer(con, query, values, results)
+        columns, rows = whole or answer(con, query, values, results)
         return columns, rows, v
     con.execute("ALTER VIEW games RENAME TO games_unsplit")
     con.execute(f"CREATE TEMP TABLE variant_values AS SELECT {', '.join(_ident(c) for c in v.split)} "
@@ -149,4 +151,4 @@ def answer_per_variant(con, query: Query, values: dict[str, Any], results: Seque
         cols, rows = answer(con, query, values, results)
         columns = cols or columns
         out += [tuple(combo) + tuple(r) for r in rows]
-    return [*v.split, *[c for c in columns]], out, v
+    return [*v.split, *columns], out, v

@@ -61,6 +61,11 @@ def warn(message: str) -> None:
     err.print(f"[bold yellow]warning:[/] {plain(one_line(message))}", highlight=False, soft_wrap=True)
 
 
+def note(message: str) -> None:
+    """A note line on stderr (how an answer was split or pooled), printed as plain text."""
+    err.print(f"[bold]note:[/] {plain(one_line(message))}", highlight=False, soft_wrap=True)
+
+
 class Playtest(TyperGroup):
     """The top-level command group: every error ends in one line and a non-zero exit, never a traceback.
 
