@@ -1,28 +1,6 @@
-"""Bot specs, shared by every game: ``random``, ``heuristic`` or ``heuristic:aggression=3:caution=1``
-(a heuristic bot's weights after colons). Each game names its own bot classes (``sim/<game>/bots``)."""
+"""Bot kinds, for the importers that name them from here (the CLI's ``bots`` listing); the bot specs,
+the random bot and each game's roster live in :mod:`sim.kit.bots`."""
 
-from __future__ import annotations
+from sim.kit.bots import BOT_KINDS
 
-from typing import Callable
-
-from sim.params import RuleError, parse_assignments, with_overrides
-
-BOT_KINDS = ("random", "heuristic")
-
-
-def bot_parser(random_bot: type, heuristic_bot: type, weights: type) -> Callable[[str], object]:
-    """A game's ``parse_bot(spec)``: unknown kinds or weights are refused with the valid ones."""
-
-    def parse_bot(spec: str):
-        kind, *assigned = spec.strip().split(":")
-        if kind not in BOT_KINDS:
-            raise RuleError(f"bot {spec!r}: unknown bot {kind!r}; valid bots: {', '.join(BOT_KINDS)}")
-        if kind == "random":
-            if assigned:
-                raise RuleError(f"bot {spec!r}: the random bot takes no weights")
-            return random_bot()
-        w = with_overrides(weights(), parse_assignments(assigned, where=f"bot {spec!r}"),
-                           where=f"bot {spec!r}", what="weight")
-        return heuristic_bot(w)
-
-    return parse_bot
+__all__ = ["BOT_KINDS"]

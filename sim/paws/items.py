@@ -6,6 +6,7 @@ of a fight you are in. Card Block (ward) is never played: it cancels the next ho
 
 from __future__ import annotations
 
+from sim.kit.decks import reshuffle
 from sim.paws import knockout
 from sim.paws.kinds import Decision, Effect, Timing
 from sim.paws.state import NOBODY, Fight, Game
@@ -20,8 +21,7 @@ def draw_item(g: Game) -> int:
     if not g.item_deck:
         if not g.item_discard:
             return NOBODY
-        g.item_deck, g.item_discard = g.item_discard, []
-        g.rng.shuffle(g.item_deck)
+        reshuffle(g.rng, g.item_deck, g.item_discard)
     return g.item_deck.pop()
 
 

@@ -18,7 +18,7 @@ def place_free(g: Game, seat: int) -> None:
             cells = placement_cells(g)
             if not cells:
                 return
-            cell = cells[g.ask(seat, Decision.PLACE_FREE, cells)]
+            cell = g.choose(seat, Decision.PLACE_FREE, cells)
             place_tile(g, seat, kind_index, cell)
 
 
@@ -44,7 +44,7 @@ def knock_out(g: Game, victim: int, by: int, scores: bool) -> None:
             opts = [(ITEM, c) for c in p.items] + [(MONSTER, m) for m in p.monsters]
             if not opts:
                 break
-            kind, card = opts[g.ask(by, Decision.TAKE_CARD, opts)]
+            kind, card = g.choose(by, Decision.TAKE_CARD, opts)
             if kind == ITEM:
                 p.items.remove(card)
                 q.items.append(card)

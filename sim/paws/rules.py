@@ -9,7 +9,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from sim.params import RuleError, param, with_overrides
+from sim.kit.presets import pick_preset
+from sim.params import RuleError, param
 
 BOARDS = ("beginner", "explorer")
 MODES = ("ffa", "teams")
@@ -162,9 +163,7 @@ PRESETS: dict[str, PawsRules] = {"v3": V3, "v3-ap3": V3_AP3, "v4": V4}
 
 def preset(name: str, overrides: dict | None = None, where: str = "rules") -> PawsRules:
     """A named preset (``v3``, ``v3-ap3``, ``v4``) with optional validated overrides."""
-    if name not in PRESETS:
-        raise RuleError(f"{where}: unknown Paws in Peril rule set {name!r}; valid rule sets: {', '.join(PRESETS)}")
-    return with_overrides(PRESETS[name], overrides or {}, where)
+    return pick_preset(PRESETS, name, overrides, where, title="Paws in Peril")
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sim.kit.state import NOBODY, GameState
 from sim.paws.board import NO_CELL, distances, geometry
 from sim.paws.cards import CardSet
 from sim.paws.kinds import Buff, Tile
 from sim.paws.rules import PawsRules, PawsSetup
 from sim.rng import Rng
-
-NOBODY = -1
 
 
 @dataclass
@@ -55,11 +54,11 @@ class Fight:
     escaped: int = NOBODY       # seat that ran, if any
 
 
-class Game:
-    """All state of one game of Paws in Peril, plus its counters and optional event log."""
+class Game(GameState):
+    """All state of one game of Paws in Peril, plus its counters (bots decide through ``ask``/``choose``)."""
 
     def __init__(self, setup: PawsSetup, rules: PawsRules, cards: CardSet, bots, rng: Rng, log: list | None):
-        self.setup, self.rules, self.cards, self.bots, self.rng, self.log = setup, rules, cards, bots, rng, log
+        super().__init__(setup, rules, cards, bots, rng, log)
         self.n = setup.players
         self.radius = 2 if setup.board == "beginner" else rules.explorer_radius
         self.coords, self.nbrs = geometry(self.radius)
@@ -91,18 +90,7 @@ class Game:
         self.raids = 0
         self.items_played = 0
 
-    # -- decisions -----------------------------------------------------------------------------
-    def ask(self, seat: int, kind, options: list) -> int:
-        """Every bot choice goes through here; a choice of one is not asked (and draws no random number)."""
-        if len(options) == 1:
-            return 0
-        return self.bots[seat].decide(self, seat, kind, options)
-
     # -- derived facts -------------------------------------------------------------------------
-    def say(self, text: str) -> None:
-        if self.log is not None:
-            self.log.append(text)
-
     def vp(self, seat: int) -> int:
         """§1: one VP per home or mansion owned (plus V3's VP per knockout)."""
         return self.owner.count(seat) + self.players[seat].knockout_vp * self.rules.vp_per_knockout

@@ -45,7 +45,7 @@ def take_turn(g: Game, seat: int) -> None:
     if start_turn(g, seat):
         for _ in range(g.rules.max_actions_per_turn):
             acts = legal_actions(g, seat)
-            act = acts[g.ask(seat, Decision.ACTION, acts)]
+            act = g.choose(seat, Decision.ACTION, acts)
             if act[0] == Action.END_TURN:
                 break
             apply_action(g, seat, act)

@@ -94,13 +94,13 @@ def take_turn(g: Game, team: int) -> None:
         mine, theirs = g.ready(team), g.ready(other)
         if not mine or not theirs:
             return
-        att = mine[g.ask(g.member(team, k), Decision.ATTACKER, mine)]
+        att = g.choose(g.member(team, k), Decision.ATTACKER, mine)
         g.attacker = att
         if abilities.provokes(g, att):
-            dfn = theirs[g.ask(att[0], Decision.PROVOKE, theirs)]
+            dfn = g.choose(att[0], Decision.PROVOKE, theirs)
             g.say(f"  {g.name(att)} provokes {g.name(dfn)}")
         else:
-            dfn = theirs[g.ask(g.member(other, k), Decision.DEFENDER, theirs)]
+            dfn = g.choose(g.member(other, k), Decision.DEFENDER, theirs)
         g.attacker = None
         fight(g, att, dfn)
         if g.over:

@@ -15,6 +15,7 @@ carried. Taking a card off must leave the creature alive (its life bonus goes wi
 
 from __future__ import annotations
 
+from sim.kit.decks import draw
 from sim.tales.kinds import Act, Decision, Hand, Kind
 from sim.tales.state import EMPTY, Game
 
@@ -24,11 +25,9 @@ SWAP = (Act.SWAP, -1, -1, -1)
 
 def draw_equipment(g: Game, seat: int, count: int) -> int:
     """Draw up to ``count`` cards from the seat's pairing deck into its hand; returns how many."""
-    deck = g.equipment_deck[g.seats[seat].pairing]
-    k = min(count, len(deck))
-    for _ in range(k):
-        g.seats[seat].hand.append(deck.pop())
-    return k
+    drawn = draw(g.equipment_deck[g.seats[seat].pairing], count)
+    g.seats[seat].hand.extend(drawn)
+    return len(drawn)
 
 
 def can_carry(g: Game, pos: tuple[int, int], equipment_id: int) -> bool:
@@ -110,7 +109,7 @@ def apply(g: Game, seat: int, act: tuple[int, int, int, int]) -> None:
 def equip_seat(g: Game, seat: int) -> None:
     for _ in range(g.rules.max_equip_actions):
         opts = options(g, seat)
-        act = opts[g.ask(seat, Decision.EQUIP, opts)]
+        act = g.choose(seat, Decision.EQUIP, opts)
         if act[0] == Act.PASS:
             return
         apply(g, seat, act)

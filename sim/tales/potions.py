@@ -40,7 +40,7 @@ def drink(g: Game, pos: tuple[int, int], hand_index: int) -> None:
 def use_potions(g: Game, pos: tuple[int, int]) -> None:
     for _ in range(g.rules.potions_per_fight):
         options = [NONE] + usable(g, pos)
-        choice = options[g.ask(pos[0], Decision.POTION, options)]
+        choice = g.choose(pos[0], Decision.POTION, options)
         if choice == NONE:
             return
         drink(g, pos, choice)

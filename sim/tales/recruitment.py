@@ -8,6 +8,7 @@ non-middle slots left to right in draw order; refills fill empty slots left to r
 
 from __future__ import annotations
 
+from sim.kit.decks import draw, put_under
 from sim.tales.kinds import Decision
 from sim.tales.state import EMPTY, Game
 
@@ -25,10 +26,10 @@ def place(g: Game, seat: int, slot: int, creature: int) -> None:
 def first_recruitment(g: Game, seat: int) -> None:
     """Draw ``first_draw``, put the unwanted ones under the deck, place the rest and the Champion."""
     st, r = g.seats[seat], g.rules
-    drawn = [st.deck.pop() for _ in range(min(r.first_draw, len(st.deck)))]
+    drawn = draw(st.deck, r.first_draw)
     while len(drawn) > r.first_place:
         back = drawn.pop(g.ask(seat, Decision.RETURN, list(drawn)))
-        st.deck.insert(0, back)                     # "placed under the creature deck"
+        put_under(st.deck, back)                    # "placed under the creature deck"
     slots = [k for k in range(g.army) if k != g.middle]
     for k, c in zip(slots, drawn):
         place(g, seat, k, c)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from sim.params import RuleError, param, with_overrides
+from sim.kit.presets import pick_preset
+from sim.params import RuleError, param
 
 MODES = ("standard", "2v2", "survive", "survive-2v2")
 TEAM_MODES = ("2v2", "survive-2v2")
@@ -100,9 +101,7 @@ PRESETS: dict[str, TalesRules] = {"standard": STANDARD, "2v2": TWO_VS_TWO, "surv
 
 def preset(name: str, overrides: dict | None = None, where: str = "rules") -> TalesRules:
     """A named preset (``standard``, ``2v2``, ``survive``, ``survive-2v2``) with validated overrides."""
-    if name not in PRESETS:
-        raise RuleError(f"{where}: unknown Tales are Real rule set {name!r}; valid rule sets: {', '.join(PRESETS)}")
-    return with_overrides(PRESETS[name], overrides or {}, where)
+    return pick_preset(PRESETS, name, overrides, where, title="Tales are Real")
 
 
 def people_of(value, seats: int, where: str = "people") -> tuple[str, ...]:

@@ -17,7 +17,7 @@ def choose_champions(g: Game) -> None:
     """Each commander picks a Champion (face down, revealed in recruitment) and shuffles the rest."""
     for st in g.seats:
         options = g.cards.champions(st.people)
-        st.champion = options[g.ask(st.seat, Decision.CHAMPION, options)]
+        st.champion = g.choose(st.seat, Decision.CHAMPION, options)
         st.deck = g.cards.creature_deck(st.people)
         g.rng.shuffle(st.deck)
 

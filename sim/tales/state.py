@@ -13,13 +13,13 @@ the Champion stands in slot ``army_size // 2`` (the middle). Layouts (``A`` = ar
 
 from __future__ import annotations
 
+from sim.kit.state import NOBODY, GameState
+from sim.rng import Rng
 from sim.tales.cards import TalesCards
 from sim.tales.kinds import Effect, Hand, Kind, People
 from sim.tales.rules import TalesRules, TalesSetup
-from sim.rng import Rng
 
 EMPTY = -1
-NOBODY = -1
 
 
 class Seat:
@@ -50,12 +50,12 @@ class Seat:
         self.gear_kills = [0] * n_equipment     # kills made by creatures while carrying it
 
 
-class Game:
-    """All state of one game of Tales are Real, plus its counters and optional event log."""
+class Game(GameState):
+    """All state of one game of Tales are Real, plus its counters (bots decide through ``ask``/``choose``)."""
 
     def __init__(self, setup: TalesSetup, rules: TalesRules, cards: TalesCards, bots, rng: Rng,
                  log: list | None):
-        self.setup, self.rules, self.cards, self.bots, self.rng, self.log = setup, rules, cards, bots, rng, log
+        super().__init__(setup, rules, cards, bots, rng, log)
         self.n = setup.seats
         self.army = rules.army_size
         self.middle = rules.army_size // 2
@@ -74,17 +74,6 @@ class Game:
         self.over = False
         self.winner_team = NOBODY
         self.end_reason = ""
-
-    # -- decisions -----------------------------------------------------------------------------
-    def ask(self, seat: int, kind, options: list) -> int:
-        """Every bot choice goes through here; a choice of one is not asked (and draws no random number)."""
-        if len(options) == 1:
-            return 0
-        return self.bots[seat].decide(self, seat, kind, options)
-
-    def say(self, text: str) -> None:
-        if self.log is not None:
-            self.log.append(text)
 
     # -- seats and teams -----------------------------------------------------------------------
     def team_seats(self, team: int) -> list[int]:

@@ -6,10 +6,10 @@ from tales_scenario import CREATURE, Pick, field, hand, make_game, script
 
 import sim.tales.potions as potions_mod
 from sim.games import get
+from sim.kit.bots import RandomBot
 from sim.params import RuleError
 from sim.tales.bots import parse_bot
 from sim.tales.bots.heuristic import HeuristicBot, HeuristicWeights
-from sim.tales.bots.random_bot import RandomBot
 from sim.tales.equipment import PASS, options
 from sim.tales.kinds import Act, Decision
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sim.kit.bots import best
 from sim.params import param
 from sim.paws.board import FAR, NO_CELL
 from sim.paws.items import attackable
@@ -68,7 +69,7 @@ class HeuristicBot:
             scores = [-item_value(g, c) for c in options]
         else:  # PLACE_FREE: the first cell (nearest the Desert in spiral order)
             return 0
-        return scores.index(max(scores))
+        return best(scores)
 
     # -- where to go -----------------------------------------------------------------------------
     def cell_value(self, g: Game, seat: int, c: int) -> int:

@@ -1,17 +1,14 @@
 """Tales are Real bots. A seat's bot is named by a spec: ``random``, ``heuristic`` or
-``heuristic:aggression=3:caution=1`` (weights after colons; parsing in ``sim/bots.py``)."""
+``heuristic:aggression=3:caution=1`` (weights after colons).
+The spec parsing and the random bot are shared: ``sim/kit/bots.py``."""
 
 from __future__ import annotations
 
-from sim.bots import BOT_KINDS, bot_parser
+from sim.kit.bots import BOT_KINDS, BotRoster, RandomBot
 from sim.tales.bots.heuristic import HeuristicBot, HeuristicWeights
-from sim.tales.bots.random_bot import RandomBot
 
-__all__ = ["BOT_KINDS", "HeuristicBot", "HeuristicWeights", "RandomBot", "make_bots", "parse_bot"]
+__all__ = ["BOT_KINDS", "HeuristicBot", "HeuristicWeights", "RandomBot", "ROSTER", "make_bots", "parse_bot"]
 
-parse_bot = bot_parser(RandomBot, HeuristicBot, HeuristicWeights)
-
-
-def make_bots(specs) -> list:
-    """One bot per seat."""
-    return [parse_bot(s) for s in specs]
+ROSTER = BotRoster(HeuristicBot, HeuristicWeights)
+parse_bot = ROSTER.parse
+make_bots = ROSTER.make

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sim.kit.bots import best
 from sim.params import param
 from sim.tales.equipment import can_carry
 from sim.tales.kinds import Ability, Act, Decision, Effect, Kind
@@ -83,7 +84,7 @@ class HeuristicBot:
             scores = [self.provoke_score(g, g.attacker, pos) for pos in options]
         else:  # POTION
             scores = [self.potion_score(g, seat, h) for h in options]
-        return scores.index(max(scores))
+        return best(scores)
 
     # -- equipment -------------------------------------------------------------------------------
     def usable(self, g: Game, seat: int, equipment_id: int) -> bool:
