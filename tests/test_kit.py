@@ -37,7 +37,7 @@ def weight_text(roster: BotRoster) -> st.SearchStrategy[str]:
 
 def spec_text(roster: BotRoster) -> st.SearchStrategy[str]:
     """Anything a user might type as a bot: arbitrary text, or a kind with ``:``-separated items."""
-    kinds = st.sampled_from(("heuristic",) * 4 + ("random", "", "Heuristic", "greedy")) | st.text(max_size=10)
+    kinds = st.sampled_from(("heuristic",) * 3 + BOT_KINDS + ("", "Heuristic", "greedy")) | st.text(max_size=10)
     structured = st.builds(lambda k, items, pad: pad + ":".join([k, *items]) + pad, kinds,
                            st.lists(weight_text(roster), max_size=3), st.sampled_from(["", " ", "\t"]))
     return st.text() | structured
