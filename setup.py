@@ -16,6 +16,7 @@ EXTENSIONS = [
     "core.rng",
     "core.paws_engine",
     "core.tales_engine",
+    "core.tales_scenario",   # the scenario tests only (tests/tales/core_scenario.py)
 ]
 
 DEBUG = os.environ.get("PLAYTEST_CYTHON_DEBUG", "0") == "1"

@@ -46,6 +46,7 @@ cdef inline void rows_push(CardRows* t, int game, int seat, int kind, int card, 
     t.n += 1
 
 
+include "tales/draws.pxi"
 include "tales/common.pxi"
 include "tales/setup.pxi"
 include "tales/recruitment.pxi"

@@ -12,8 +12,7 @@ cdef int who_begins(Game* g) noexcept nogil:
 
 
 cdef void remove_destroyed(Game* g) noexcept nogil:
-    """The doomed leave the field with their gear (to the graveyard, which the core does not keep);
-    losses are counted; a fallen Champion noted."""
+    """The doomed go to the graveyard with their gear; losses are counted; a fallen Champion noted."""
     cdef int s, k, c
     cdef Seat* st
     for s in range(g.n):
@@ -25,6 +24,7 @@ cdef void remove_destroyed(Game* g) noexcept nogil:
                 st.destroyed += 1
                 if c == st.champion:
                     g.champion_fell[st.team] = 1
+                to_graveyard(g, s, k)
                 st.slot[k] = EMPTY
                 st.n_gear[k] = 0
                 st.potion_effect[k] = 0

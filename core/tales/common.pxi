@@ -1,15 +1,6 @@
-# Shared helpers of the Tales are Real core: draws, the decision hook, teams, a creature's numbers.
-# Mirrors sim/tales/state.py.
-
-# -- every random draw goes through die() and below() ----------------------------------------------
-cdef inline int die(Game* g) noexcept nogil:
-    return pcg32_die(&g.rng)
-
-
-cdef inline int below(Game* g, int n) noexcept nogil:
-    """Uniform in [0, n) for n >= 1."""
-    return <int>pcg32_below(&g.rng, <uint32_t>n)
-
+# Shared helpers of the Tales are Real core: shuffles, option lists, teams, a creature's numbers.
+# Mirrors sim/tales/state.py. Every random draw goes through die() and below(), every decision through
+# ask(): core/tales/draws.pxi in the engine, core/tales/script.pxi in the scenario tests' module.
 
 cdef inline void shuffle16(Game* g, int16_t* arr, int n) noexcept nogil:
     """Fisher-Yates from the last position down, as sim.rng.Rng.shuffle."""
@@ -30,7 +21,7 @@ cdef inline int pop16(int16_t* arr, int* n, int i) noexcept nogil:
     return v
 
 
-# -- one decision's options and the decision hook --------------------------------------------------
+# -- one decision's options (ask() chooses among them) ------------------------------------------------
 cdef inline void opt_clear(Game* g) noexcept nogil:
     g.n_opt = 0
 
@@ -44,15 +35,6 @@ cdef inline void opt_add(Game* g, int a, int b, int c, int d) noexcept nogil:
     g.opt_c[g.n_opt] = c
     g.opt_d[g.n_opt] = d
     g.n_opt += 1
-
-
-cdef int ask(Game* g, int seat, int kind) noexcept nogil:
-    """Every bot choice goes through here; a choice of one is not asked (and draws no random number)."""
-    if g.n_opt <= 1:
-        return 0
-    if g.bots[seat].kind == BOT_RANDOM:
-        return below(g, g.n_opt)
-    return heuristic_decide(g, seat, kind)
 
 
 # -- seats and teams --------------------------------------------------------------------------------

@@ -111,7 +111,7 @@ cdef void swap(Game* g, int s) noexcept nogil:
         opt_clear(g)
         for h in range(st.n_hand):
             opt_add(g, h, 0, 0, 0)
-        pop16(st.hand, &st.n_hand, ask(g, s, D_DISCARD))
+        card_to_graveyard(g, s, pop16(st.hand, &st.n_hand, ask(g, s, D_DISCARD)))
     draw_equipment(g, s, g.r.swap_gain)
 
 

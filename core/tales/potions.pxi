@@ -4,7 +4,9 @@
 
 cdef void drink(Game* g, Pos p, int hand_index) noexcept nogil:
     cdef Seat* st = &g.seats[p.seat]
-    cdef const EquipSpec* e = &g.eq[pop16(st.hand, &st.n_hand, hand_index)]
+    cdef int used = pop16(st.hand, &st.n_hand, hand_index)
+    cdef const EquipSpec* e = &g.eq[used]
+    card_to_graveyard(g, p.seat, used)
     if e.effect == E_HEAL:
         st.damage[p.slot] = max(0, st.damage[p.slot] - e.amount)
     else:

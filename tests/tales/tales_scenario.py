@@ -3,16 +3,23 @@
 A scenario builds a :class:`~sim.tales.state.Game` in a known state (battle lines, damage, gear,
 hands, decks) and runs one engine function inside ``with script(g, ...)``: the dice, random picks
 and bot decisions it expects, in order (tests/script_queue.py). (Named after tests/paws/scenario.py,
-whose pattern it follows.)
+whose pattern it follows.) A scenario module runs on both engines (``pytestmark = both_engines``, see
+conftest.py); ``@reference_only`` keeps a test to the reference engine (say why next to it).
 """
 
 from __future__ import annotations
+
+import pytest
 
 from sim.tales.cards import load_cards
 from sim.tales.kinds import Decision
 from sim.tales.rules import PEOPLES, TalesRules, TalesSetup, preset
 from sim.tales.state import EMPTY, Game
 from script_queue import Ask, Pick, Script, ScriptedBot, ScriptedRng, ScriptError, no_shuffle, script  # noqa: F401
+
+ENGINES = ("reference", "core")
+both_engines = pytest.mark.usefixtures("engine")
+reference_only = pytest.mark.parametrize("engine", ["reference"], indirect=True)
 
 CARDS = load_cards()
 CREATURE = {c.name: c.id for c in CARDS.creatures}
@@ -83,4 +90,4 @@ def deck_top_first(g: Game, seat: int) -> list[str]:
 
 __all__ = ["Pick", "Ask", "script", "make_game", "field", "hand", "creature_deck", "equipment_deck", "names",
            "gear_names", "deck_top_first", "no_shuffle", "CARDS", "CREATURE", "EQUIPMENT", "Decision",
-           "ScriptError"]
+           "ScriptError", "ENGINES", "both_engines", "reference_only"]

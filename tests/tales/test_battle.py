@@ -1,9 +1,11 @@
 """3. Battle: who begins, attacker and defender choice, Provoke, the round/exhaust cycle, 2 vs. 2 turns."""
 
-from tales_scenario import Ask, Decision, creature_deck, field, make_game, script
+from tales_scenario import Ask, Decision, both_engines, creature_deck, field, make_game, script
 
 from sim.tales.battle import battle, take_turn, who_begins
 from sim.tales.game import play_round
+
+pytestmark = both_engines
 
 
 def test_higher_die_begins_and_ties_roll_again():

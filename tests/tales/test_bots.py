@@ -2,7 +2,7 @@
 and that it beats random play."""
 
 import pytest
-from tales_scenario import CREATURE, Pick, field, hand, make_game, script
+from tales_scenario import CREATURE, Pick, both_engines, field, hand, make_game, reference_only, script
 
 import sim.tales.potions as potions_mod
 from sim.games import get
@@ -13,7 +13,10 @@ from sim.tales.bots.heuristic import HeuristicBot, HeuristicWeights
 from sim.tales.equipment import PASS, options
 from sim.tales.kinds import Act, Decision
 
+pytestmark = both_engines
 
+
+@reference_only  # bot spec parsing (sim.tales.bots): no engine function to run
 def test_bot_specs():
     assert isinstance(parse_bot("random"), RandomBot)
     assert parse_bot("heuristic:aggression=4:potion_eagerness=0").w == HeuristicWeights(aggression=4,
@@ -26,6 +29,9 @@ def test_bot_specs():
         parse_bot("random:aggression=1")
 
 
+# the core's random bot is the below(options) of the engine's ask() (core/tales/draws.pxi), which the
+# scenario module's ask() replaces with the script
+@reference_only
 def test_random_bot_draws_one_number_from_the_game_stream():
     g = make_game()
     with script(g, Pick(3, 2)):
@@ -73,6 +79,7 @@ def test_heuristic_chooses_its_best_champion():
     assert HeuristicBot().decide(g, 0, Decision.CHAMPION, champs) == 0
 
 
+@reference_only  # counts the reference's drink() calls over whole games (test_core_differential: core == reference)
 def test_potion_eagerness_zero_never_uses_a_potion(monkeypatch):
     used = []
     real = potions_mod.drink
@@ -83,6 +90,7 @@ def test_potion_eagerness_zero_never_uses_a_potion(monkeypatch):
         assert bool(used) == expect_any
 
 
+@reference_only  # whole seeded games through sim.games (test_core_differential: core == reference)
 @pytest.mark.parametrize("mode", ["standard", "survive"])
 def test_heuristic_beats_random_play(mode):
     wins = games = 0

@@ -1,9 +1,11 @@
 """3. Battle, hits and damage: shields, Evade, Death Blow, the reduction order, Shadow Form, Regeneration,
 Area Damage and First Strike, each with scripted dice (sim/tales/damage.py, abilities.py)."""
 
-from tales_scenario import CREATURE, Ask, Decision, field, hand, make_game, script
+from tales_scenario import CREATURE, Ask, Decision, both_engines, field, gear_names, hand, make_game, script
 
 from sim.tales.battle import fight
+
+pytestmark = both_engines
 
 
 def test_reduction_order_is_equipment_then_creature_then_people():
@@ -27,6 +29,11 @@ def test_shadow_form_fails_below_its_chance():
         fight(g, (0, 0), (1, 0))
     assert g.seats[1].slot[0] == -1     # 7 damage on 6 life: destroyed
     assert g.seats[1].destroyed == 1 and g.seats[1].losses == 2     # tier 4: elite, counts double
+    # 3. Determine damage: the commander places "the creature card, as well as its equipment card(s)" on the
+    # graveyard
+    assert g.seats[1].graveyard == [CREATURE["Abyss Walker"]] and gear_names(g.seats[1].equipment_graveyard) == [
+        "Guard Blade"]
+    assert g.seats[1].gear[0] == [] and g.seats[0].graveyard == []
     assert g.seats[0].damage[0] == 6    # the Walker still struck back (simultaneous)
     assert g.seats[0].kills[CREATURE["Lion Warlord"]] == 1
 

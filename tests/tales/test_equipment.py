@@ -1,10 +1,13 @@
 """2. Equipment: free hands, equipment points, rearranging, the 3-for-1 swap, Survive!'s seven cards, and
 2 vs. 2 (shared deck per pairing, equipping a teammate's creatures)."""
 
-from tales_scenario import EQUIPMENT, Ask, Decision, equipment_deck, field, gear_names, hand, make_game, script
+from tales_scenario import (EQUIPMENT, Ask, Decision, both_engines, equipment_deck, field, gear_names, hand,
+                            make_game, script)
 
 from sim.tales.equipment import PASS, SWAP, can_carry, can_take_off, equip_seat, equipment, options
 from sim.tales.kinds import Act
+
+pytestmark = both_engines
 
 
 def E(name):

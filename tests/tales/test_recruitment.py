@@ -1,11 +1,13 @@
 """Game Setup and 1. Recruitment: Champion face down, deck shuffles, draw 5 place 4, the Champion in the
 middle, refill to five in later rounds, none in Survive!."""
 
-from tales_scenario import (CARDS, CREATURE, Ask, Decision, creature_deck, deck_top_first, field, make_game, names,
-                      no_shuffle, script)
+from tales_scenario import (CARDS, CREATURE, Ask, Decision, both_engines, creature_deck, deck_top_first, field,
+                            make_game, names, no_shuffle, script)
 
 from sim.tales.recruitment import recruitment
 from sim.tales.setup import setup_game
+
+pytestmark = both_engines
 
 
 def test_setup_champion_choice_then_shuffles_in_seat_order():

@@ -1,12 +1,14 @@
 """Victory and Defeat: a fallen Champion ends the game at once, weighted losses after the last round
 (ties are draws), Survive! to the last creature, and the Survive! round cap."""
 
-from tales_scenario import CARDS, CREATURE, Ask, Decision, field, make_game, script
+from tales_scenario import CARDS, CREATURE, Ask, Decision, both_engines, field, make_game, reference_only, script
 
 from sim.tales.battle import battle, fight
 from sim.tales.game import new_game, run
 from sim.tales.rules import TalesSetup, preset
 from sim.tales.victory import by_losses
+
+pytestmark = both_engines
 
 
 def test_a_destroyed_champion_ends_the_game_at_once():
@@ -109,6 +111,7 @@ def test_survive_goes_on_after_a_champion_falls_and_ends_with_the_last_creature(
     assert g.over and g.winner_team == 1 and g.end_reason == "last_standing"
 
 
+@reference_only  # whole seeded games with the Python generator and bots (test_core_differential: core == reference)
 def test_survive_round_cap_decides_by_losses():
     setup = TalesSetup(mode="survive", bots=("heuristic", "heuristic"))
     reasons = set()

@@ -1,0 +1,35 @@
+# The engine's draws and decisions (core/tales_engine.pyx): every die and random pick comes from the
+# game's own generator, every decision from the seat's bot. core/tales/script.pxi has the same functions
+# for the scenario tests' module (core/tales_scenario.pyx), fed from a script instead; nothing here
+# checks for one.
+
+cdef inline int die(Game* g) noexcept nogil:
+    return pcg32_die(&g.rng)
+
+
+cdef inline int below(Game* g, int n) noexcept nogil:
+    """Uniform in [0, n) for n >= 1."""
+    return <int>pcg32_below(&g.rng, <uint32_t>n)
+
+
+cdef int ask(Game* g, int seat, int kind) noexcept nogil:
+    """Every bot choice goes through here; a choice of one is not asked (and draws no random number)."""
+    if g.n_opt <= 1:
+        return 0
+    if g.bots[seat].kind == BOT_RANDOM:
+        return below(g, g.n_opt)
+    return heuristic_decide(g, seat, kind)
+
+
+# -- the graveyards ------------------------------------------------------------------------------------
+# The engine keeps none: nothing in the records reads them (losses and destroyed count what goes there).
+# The rule files still say where a card goes, so that the scenario tests' module can record it; here
+# that compiles to nothing.
+cdef inline void to_graveyard(Game* g, int seat, int slot) noexcept nogil:
+    """A destroyed creature leaves the field for its people's graveyard, with its equipment."""
+    pass
+
+
+cdef inline void card_to_graveyard(Game* g, int seat, int equipment_id) noexcept nogil:
+    """An equipment card from the hand goes to the graveyard: a potion used, a card swapped away."""
+    pass

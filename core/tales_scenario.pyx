@@ -1,0 +1,249 @@
+# cython: language_level=3
+"""Tales are Real core for the rulebook scenario tests; only tests import it (tests/tales/core_scenario.py).
+
+It is built from the engine's rule files (``core/tales/*.pxi``) with ``core/tales/script.pxi`` in place
+of ``core/tales/draws.pxi``: every die, random pick and bot decision is the next entry of a script, so a
+hand-worked scenario runs on the core exactly as the Python harness runs it on the reference engine.
+The engine (``core/tales_engine.pyx``) never looks for a script.
+"""
+
+from libc.stdint cimport int16_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from core.tales_engine cimport _configure
+from core.tales_types cimport *
+
+include "tales/script.pxi"
+include "tales/common.pxi"
+include "tales/setup.pxi"
+include "tales/recruitment.pxi"
+include "tales/equipment.pxi"
+include "tales/abilities.pxi"
+include "tales/potions.pxi"
+include "tales/damage.pxi"
+include "tales/victory.pxi"
+include "tales/battle.pxi"
+include "tales/heuristic.pxi"
+include "tales/game.pxi"
+
+
+# the reference engine's functions (and Game methods) that CoreScenario.run runs on the core, by name
+SECTION_FUNCTIONS = ("setup_game", "recruitment", "equipment", "equip_seat", "options", "can_carry", "can_take_off",
+                     "fight", "take_turn", "battle", "who_begins", "play_round", "by_losses", "life_left",
+                     "loss_weight", "on_field", "decide")
+END_REASONS = ("champion_killed", "losses", "draw", "last_standing")     # R_* (sim.tales.kinds.END_REASONS)
+LIMITS = {"army_size": MAXARMY, "hands": MAXHANDS, "creature deck": MAXPEOPLE, "hand": MAXHAND,
+          "equipment deck": MAXEQDECK, "script": MAXSCRIPT}
+
+
+cdef class CoreScenario:
+    """Runs one section function of the core on a reference-engine game state, with a scripted draw queue.
+
+    The rulebook scenario tests build a ``sim.tales.state.Game``; ``run`` loads its whole state into the
+    C struct, runs the named function with the script (core/tales/script.pxi), and writes the state back
+    into the same Python objects, so the same assertions check both engines. ``inputs`` are
+    ``sim.tales.core_engine.core_inputs(...)`` for that game's setup, rules and cards.
+    """
+    cdef Game* g
+    cdef CreatureSpec* cspec
+    cdef EquipSpec* espec
+
+    def __cinit__(self, dict inputs):
+        self.g = <Game*>malloc(sizeof(Game))
+        self.cspec = <CreatureSpec*>malloc(sizeof(CreatureSpec) * max(1, len(inputs["creatures"])))
+        self.espec = <EquipSpec*>malloc(sizeof(EquipSpec) * max(1, len(inputs["equipment"])))
+        if self.g == NULL or self.cspec == NULL or self.espec == NULL:
+            raise MemoryError()
+        _configure(self.g, self.cspec, self.espec, inputs["rules"], inputs["players"], inputs["people"],
+                   inputs["bots"], inputs["creatures"], inputs["equipment"], inputs["champions"],
+                   inputs["people_decks"], inputs["equipment_deck"])
+
+    def __dealloc__(self):
+        free(self.g)
+        free(self.cspec)
+        free(self.espec)
+
+    def run(self, game, str name, tuple args, list entries):
+        """Run section function ``name`` on ``game``'s state; returns (its result, the script report).
+
+        entries: (kind, x, y, a, b, c, d) per script entry, kind S_DIE (x: value), S_PICK (x: n, y: the
+        value) or S_ASK (x: seat, y: decision kind, (a, b, c, d): the option). The report says how many
+        entries were used, the options of each decision asked, and the first draw or decision that did
+        not match. Positions in ``args`` are (seat, slot) pairs.
+        """
+        cdef Game* g = self.g
+        cdef int i
+        if name not in SECTION_FUNCTIONS:
+            raise ValueError(f"no section function {name!r} in the core; known: {', '.join(SECTION_FUNCTIONS)}")
+        if len(entries) > MAXSCRIPT:
+            raise ValueError(f"a script of {len(entries)} entries; the core takes at most {MAXSCRIPT}")
+        self._load(game)
+        memset(&script, 0, sizeof(Script))
+        script.n = len(entries)
+        for i, (kind, x, y, a, b, c, d) in enumerate(entries):
+            script.entries[i].kind, script.entries[i].x, script.entries[i].y = kind, x, y
+            script.entries[i].opt[0], script.entries[i].opt[1] = a, b
+            script.entries[i].opt[2], script.entries[i].opt[3] = c, d
+            script.seen_at[i] = -1
+        result = self._call(name, args)
+        if g.error and not script.failed:
+            raise RuntimeError(f"{name}: a decision had more options than the core's capacity ({MAXOPT})")
+        if script.buried_lost:
+            raise RuntimeError(f"{name}: more than {MAXBURIED} cards went to the graveyard")
+        self._store(game, name in ("fight", "take_turn", "battle", "play_round"))
+        seen = {i: [tuple(script.seen[k]) for k in range(script.seen_at[i], script.seen_at[i] + script.seen_n[i])]
+                for i in range(script.used) if script.seen_at[i] >= 0}
+        failed = None
+        if script.failed:
+            failed = dict(kind=script.failed - 1, x=script.failed_x, y=script.failed_y,
+                          options=None if script.failed_n_seen < 0 else
+                          [tuple(script.seen[k]) for k in range(script.failed_seen,
+                                                                script.failed_seen + script.failed_n_seen)])
+        return result, dict(used=script.used, seen=seen, failed=failed)
+
+    cdef object _call(self, str name, tuple args):
+        cdef Game* g = self.g
+        cdef Bot kept
+        cdef int k
+        if name == "setup_game":
+            setup_game(g)
+        elif name == "recruitment":
+            recruitment(g)
+        elif name == "equipment":
+            equipment(g)
+        elif name == "equip_seat":
+            equip_seat(g, args[0])
+        elif name == "options":
+            equip_options(g, args[0])
+            return [(g.opt_a[k], g.opt_b[k], g.opt_c[k], g.opt_d[k]) for k in range(g.n_opt)]
+        elif name == "can_carry":
+            return bool(can_carry(g, pos(args[0][0], args[0][1]), args[1]))
+        elif name == "can_take_off":
+            return bool(can_take_off(g, pos(args[0][0], args[0][1]), args[1]))
+        elif name == "fight":
+            fight(g, pos(args[0][0], args[0][1]), pos(args[1][0], args[1][1]))
+        elif name == "take_turn":
+            take_turn(g, args[0])
+        elif name == "battle":
+            battle(g)
+        elif name == "who_begins":
+            return who_begins(g)
+        elif name == "play_round":
+            play_round(g)
+        elif name == "by_losses":
+            by_losses(g)
+        elif name == "life_left":
+            return life_left(g, pos(args[0][0], args[0][1]))
+        elif name == "loss_weight":
+            return loss_weight(g, args[0])
+        elif name == "on_field":
+            return on_field(g, args[0])
+        elif name == "decide":  # the heuristic bot: (seat, kind, options as (a, b, c, d), {weight: value})
+            seat, kind, options, weights = args
+            if not 1 <= len(options) <= MAXOPT:
+                raise ValueError(f"a decision among {len(options)} options")
+            g.n_opt = 0
+            for a, b, c, d in options:
+                opt_add(g, a, b, c, d)
+            kept = g.bots[seat]
+            g.bots[seat].kind = BOT_HEURISTIC
+            g.bots[seat].w = weights
+            try:
+                return heuristic_decide(g, seat, kind)
+            finally:
+                g.bots[seat] = kept
+        return None
+
+    cdef _load(self, game):
+        """The whole state of a reference-engine Game into the struct."""
+        cdef Game* g = self.g
+        cdef Seat* st
+        cdef int s, k, i, p, a, b, c, d
+        if game.n != g.n or game.army != g.army or len(game.equipment_deck) != g.n // 2:
+            raise ValueError("the game's seats or army differ from this bridge's inputs")
+        for p in range(g.n // 2):
+            if len(game.equipment_deck[p]) > MAXEQDECK:
+                raise ValueError(f"beyond the core's capacity: {LIMITS}")
+            g.n_eq_deck[p] = len(game.equipment_deck[p])
+            for i in range(g.n_eq_deck[p]):
+                g.eq_deck[p][i] = game.equipment_deck[p][i]
+        for s in range(g.n):
+            py, st = game.seats[s], &g.seats[s]
+            if int(py.people) != st.people:
+                raise ValueError(f"P{s} plays {py.people!r}, this bridge's inputs another people")
+            if len(py.deck) > MAXPEOPLE or len(py.hand) > MAXHAND or any(len(x) > MAXHANDS for x in py.gear):
+                raise ValueError(f"P{s}: beyond the core's capacity: {LIMITS}")
+            st.team, st.pairing, st.champion = py.team, py.pairing, py.champion
+            st.n_deck = len(py.deck)
+            for i in range(st.n_deck):
+                st.deck[i] = py.deck[i]
+            st.n_hand = len(py.hand)
+            for i in range(st.n_hand):
+                st.hand[i] = py.hand[i]
+            for k in range(MAXARMY):
+                st.slot[k], st.damage[k], st.exhausted[k], st.doomed[k], st.n_gear[k] = EMPTY, 0, 0, 0, 0
+                st.potion_effect[k], st.potion_amount[k], st.potion_left[k] = 0, 0, 0
+            for k in range(g.army):
+                st.slot[k], st.damage[k], st.exhausted[k], st.doomed[k] = (py.slot[k], py.damage[k], py.exhausted[k],
+                                                                           py.doomed[k])
+                st.potion_effect[k], st.potion_amount[k], st.potion_left[k] = py.potion[k]
+                st.n_gear[k] = len(py.gear[k])
+                for i in range(st.n_gear[k]):
+                    st.gear[k][i] = py.gear[k][i]
+            st.losses, st.destroyed = py.losses, py.destroyed
+            memset(st.fielded, 0, sizeof(st.fielded))
+            memset(st.kills, 0, sizeof(st.kills))
+            memset(st.gear_used, 0, sizeof(st.gear_used))
+            memset(st.gear_kills, 0, sizeof(st.gear_kills))
+            for i in range(len(py.fielded)):
+                st.fielded[i], st.kills[i] = py.fielded[i], py.kills[i]
+            for i in range(len(py.gear_used)):
+                st.gear_used[i], st.gear_kills[i] = py.gear_used[i], py.gear_kills[i]
+        g.round, g.turns, g.fights = game.round, game.turns, game.fights
+        g.first_team, g.active = game.first_team, game.active
+        (a, b), (c, d) = game.fight or ((NOBODY, EMPTY), (NOBODY, EMPTY))
+        g.fight_att, g.fight_dfn = pos(a, b), pos(c, d)
+        a, b = game.attacker or (NOBODY, EMPTY)
+        g.attacker = pos(a, b)
+        g.champion_fell[0], g.champion_fell[1] = game.champion_fell
+        g.over, g.winner_team = game.over, game.winner_team
+        g.end_reason = END_REASONS.index(game.end_reason) if game.end_reason else -1
+        g.error = 0
+        g.n_opt = 0
+
+    cdef _store(self, game, bint fought):
+        """The struct's state back into the same Python objects (lists are filled in place); the cards that
+        went to the graveyard are appended to the seats' graveyards. ``fought``: the function resolved
+        fights, after which the reference engine has no fight or chosen attacker left."""
+        cdef Game* g = self.g
+        cdef Seat* st
+        cdef int s, k, i, p
+        for p in range(g.n // 2):
+            game.equipment_deck[p][:] = [g.eq_deck[p][i] for i in range(g.n_eq_deck[p])]
+        for s in range(g.n):
+            py, st = game.seats[s], &g.seats[s]
+            py.champion = st.champion
+            py.deck[:] = [st.deck[i] for i in range(st.n_deck)]
+            py.hand[:] = [st.hand[i] for i in range(st.n_hand)]
+            py.slot[:] = [st.slot[k] for k in range(g.army)]
+            py.damage[:] = [st.damage[k] for k in range(g.army)]
+            py.exhausted[:] = [st.exhausted[k] for k in range(g.army)]
+            py.doomed[:] = [st.doomed[k] for k in range(g.army)]
+            py.gear[:] = [[st.gear[k][i] for i in range(st.n_gear[k])] for k in range(g.army)]
+            py.potion[:] = [[st.potion_effect[k], st.potion_amount[k], st.potion_left[k]] for k in range(g.army)]
+            py.losses, py.destroyed = st.losses, st.destroyed
+            py.fielded[:] = [st.fielded[i] for i in range(len(py.fielded))]
+            py.kills[:] = [st.kills[i] for i in range(len(py.kills))]
+            py.gear_used[:] = [st.gear_used[i] for i in range(len(py.gear_used))]
+            py.gear_kills[:] = [st.gear_kills[i] for i in range(len(py.gear_kills))]
+        for i in range(script.n_buried):
+            s, what, card_id = script.buried[i][0], script.buried[i][1], script.buried[i][2]
+            (game.seats[s].equipment_graveyard if what else game.seats[s].graveyard).append(card_id)
+        game.round, game.turns, game.fights = g.round, g.turns, g.fights
+        game.first_team, game.active = g.first_team, g.active
+        if fought:
+            game.fight = game.attacker = None
+        game.champion_fell[:] = [g.champion_fell[0], g.champion_fell[1]]
+        game.over, game.winner_team = bool(g.over), g.winner_team
+        game.end_reason = END_REASONS[g.end_reason] if g.end_reason >= 0 else ""
