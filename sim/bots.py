@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from sim.params import RuleError, parse_assignments, with_overrides
 
@@ -26,3 +26,13 @@ def bot_parser(random_bot: type, heuristic_bot: type, weights: type) -> Callable
         return heuristic_bot(w)
 
     return parse_bot
+
+
+def bot_specs(bots: Any, seats: int) -> tuple[str, ...]:
+    """Bots as one spec per seat: a comma-separated string or a list; a single spec fills every seat."""
+    if bots is None:
+        bots = "heuristic"
+    specs = [s.strip() for s in bots.split(",")] if isinstance(bots, str) else [str(s).strip() for s in bots]
+    if len(specs) == 1:
+        specs = specs * seats
+    return tuple(specs)
