@@ -22,7 +22,7 @@ from cluster.manifest import ManifestError, load_manifest, save_manifest
 from cluster.part import CHECKSUM_KEY, part_path
 from cluster.spec import parse_spec
 from cluster.sweep import SweepError, run_sweep
-from sim.cli import app
+from cli.main import app
 
 SPEC = {"name": "tamper", "game": "paws", "rules": "v4", "seed": 21, "games_per_cell": 30, "batch_size": 8,
         "grid": {"players": [2, 4]}}

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 import typer
 from typer.testing import CliRunner
 
-from sim.cli import app
-from sim.regress import baseline as baseline_file
-from sim.regress import regression
+from cli.main import app
+from regress import baseline as baseline_file
+from regress import regression
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
