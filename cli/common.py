@@ -81,7 +81,7 @@ def game_named(name: str) -> Game:
 
 def per_game(describe) -> str:
     """Help text listing, per registered game, what ``describe(game)`` says (games it says nothing of are
-    left out): ``paws: ...; other: ...``."""
+    left out): ``game: ...; other game: ...``."""
     parts = [(name, describe(GAMES[name])) for name in GAMES.names()]
     return "; ".join(f"{name}: {text}" for name, text in parts if text)
 

@@ -103,10 +103,7 @@ def play(game: GameArg, rules: RulesOpt = None, board: BoardOpt = None, mode: Mo
         return
     for line in log:
         typer.echo(line)
-    winner = ", ".join(f"{k.replace('_', ' ')} {rec[k]}"
-                       for k in ("winner_seat", "winner_side", "winner_team") if k in rec)
-    typer.echo(f"result: {rec['end_reason']}, {winner}, {rec['rounds']} rounds, {rec['turns']} turns"
-               + (f", VP {rec['vp']}" if "vp" in rec else ""))
+    typer.echo(f"result: {m.definition.result_line(rec)}")
 
 
 def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to write")],

@@ -16,9 +16,6 @@ from sim.bots import BOT_KINDS
 from sim.params import allowed, fields
 
 ListFormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or markdown")]
-LIST_NOTE = ("Lists in the record (vp, bots, buildings, ...) hold one value per seat, seat 0 first, and SQL "
-             "indexes them from 1: vp[1] is seat 0's VP, the winner's VP is vp[winner_seat + 1], and "
-             "vp_trace[r][s + 1] is seat s's VP after round r.")
 
 
 def _show(title: str, columns: list[str], rows: list[tuple], fmt: str) -> None:
@@ -81,7 +78,7 @@ def columns(game: GameArg, table: Annotated[str, typer.Option(help="the result t
     rows = [(col.name, str(col.type), meanings[col.name]) for col in g.schemas[table]]
     _show(f"{g.title}: columns of the {table} table", ["column", "type", "meaning"], rows, fmt)
     if fmt == "table":
-        typer.echo(LIST_NOTE)
+        typer.echo(g.columns_note())
 
 
 COMMANDS = {"rules": rules, "bots": bots, "columns": columns}

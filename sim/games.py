@@ -157,6 +157,7 @@ class Game(abc.ABC):
     per_seat_columns: ClassVar[tuple[str, ...]]           # list columns with one value per seat (seat 0 first;
     #                                                       a list of lists: per round, then per seat)
     end_reasons: ClassVar[Mapping[str, str]]              # end reason -> winner, none or either (WINNER_RULES)
+    outcome_columns: ClassVar[tuple[str, ...]]            # who won, as ``playtest play`` shows it after the log
     compare_columns: ClassVar[CompareColumns]             # what compare reads from the records
     bench_presets: ClassVar[tuple[BenchPreset, ...]]      # what ``playtest bench`` measures
     bench_profiled: ClassVar[str]                         # the label of the bench preset to profile
@@ -236,6 +237,17 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def winner(self, record: Mapping[str, Any]) -> int:
         """The winning seat or team of one game record (as the game's mode counts them); -1: none."""
+
+    def result_line(self, record: Mapping[str, Any]) -> str:
+        """One game's outcome in words, the last line of ``playtest play``: how it ended, who won, how long."""
+        winner = ", ".join(f"{k.replace('_', ' ')} {record[k]}" for k in self.outcome_columns)
+        return f"{record['end_reason']}, {winner}, {record['rounds']} rounds, {record['turns']} turns"
+
+    def columns_note(self) -> str:
+        """How SQL reads the record's per-seat lists (printed under ``playtest columns``)."""
+        c = self.per_seat_columns
+        return (f"Lists in the record ({', '.join(c[:3])}, ...) hold one value per seat, seat 0 first, and SQL "
+                f"indexes them from 1: {c[-1]}[1] is seat 0's.")
 
     # --- the SQL the game brings -----------------------------------------------------------------
 

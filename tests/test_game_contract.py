@@ -54,6 +54,7 @@ def test_it_loads_as_a_game_of_its_own_name(game):
     assert game.title and game.presets and game.default_preset in game.rule_presets
     assert list(game.schemas)[0] == "games" and game.setup_keys and game.data_keys
     assert set(game.end_reasons.values()) <= set(WINNER_RULES)
+    assert game.outcome_columns and set(game.outcome_columns) <= set(game.schemas["games"].names)
 
 
 def test_every_preset_resolves_to_its_rule_set(game):
@@ -137,6 +138,7 @@ def test_the_winner_agrees_with_the_end_reason(game, core_games):
         ok = {"winner": w >= 0, "none": w == -1, "either": w >= -1}[rule]
         assert ok, f"game {rec['game_index']}: end reason {rec['end_reason']} ({rule}) with winner {w}"
         assert w < rec[game.seats_column]
+        assert game.result_line(rec).startswith(f"{rec['end_reason']}, ")
         seen.add(rec["end_reason"])
     assert seen, "no games"
 

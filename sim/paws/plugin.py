@@ -51,6 +51,7 @@ class Paws(Game):
     # §13: a VP target or the last player with lives left wins; the round_limit rule ends a game with its
     # VP leader, or a tie; a game still going after max_rounds has stalled, with no winner
     end_reasons = {"vp": "winner", "last_alive": "winner", "round_limit": "either", "stalled": "none"}
+    outcome_columns = ("winner_seat", "winner_team")
     compare_columns = CompareColumns(
         first_win="CASE WHEN mode = 'teams' THEN winner_team = first_seat % 2 ELSE winner_seat = first_seat END",
         winner="CASE WHEN mode = 'teams' THEN winner_team ELSE winner_seat END",
@@ -93,3 +94,11 @@ class Paws(Game):
 
     def winner(self, record: Mapping[str, Any]) -> int:
         return record["winner_team"] if record["mode"] == "teams" else record["winner_seat"]
+
+    def result_line(self, record: Mapping[str, Any]) -> str:
+        return f"{super().result_line(record)}, VP {record['vp']}"
+
+    def columns_note(self) -> str:
+        return ("Lists in the record (vp, bots, buildings, ...) hold one value per seat, seat 0 first, and SQL "
+                "indexes them from 1: vp[1] is seat 0's VP, the winner's VP is vp[winner_seat + 1], and "
+                "vp_trace[r][s + 1] is seat s's VP after round r.")

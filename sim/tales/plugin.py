@@ -43,6 +43,7 @@ class Tales(Game):
     # Victory and Defeat: a destroyed Champion, fewer weighted losses or (Survive!) the last side standing
     # decide a winner; equal losses after the last round are a draw
     end_reasons = {"champion_killed": "winner", "losses": "winner", "draw": "none", "last_standing": "winner"}
+    outcome_columns = ("winner_side", "winner_team")
     compare_columns = CompareColumns(
         first_win="winner_team = first_side", winner="winner_team", draw="end_reason = 'draw'",
         unit="CASE WHEN players = 2 THEN 'seat' ELSE 'team' END", units="2", own_rows=("draw",))
