@@ -44,8 +44,8 @@ ItemsOpt = Annotated[Optional[Path], typer.Option(help=f"the items data file, as
 MonstersOpt = Annotated[Optional[Path], typer.Option(help=f"the monsters data file, as --data monsters=PATH "
                                                           f"({_data_help('monsters')}; default: the packaged "
                                                           f"stand-ins)")]
-DataOpt = Annotated[Optional[list[str]], typer.Option("--data", help="a card data file name=PATH (repeatable; " + per_game(
-    lambda g: ", ".join(g.data_keys)) + ")")]
+DataOpt = Annotated[Optional[list[str]], typer.Option(
+    "--data", help="a card data file name=PATH (repeatable; " + per_game(lambda g: ", ".join(g.data_keys)) + ")")]
 
 
 def resolve_match(game: str, rules: Optional[str], board: Optional[str], mode: Optional[str],

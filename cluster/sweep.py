@@ -27,7 +27,7 @@ from cluster.manifest import (DONE, NAME, ManifestError, counts, load_manifest, 
 from cluster.part import play_part, stale_temporaries
 from cluster.reaper import RayGuard
 from cluster.spec import SweepSpec
-from cluster.verify import QUARANTINE, Report, VerifyError, quarantine, reconcile, scan
+from cluster.verify import QUARANTINE, Report, VerifyError, _holds_manifest, quarantine, reconcile, scan
 from cluster.version import code_version, core_digest
 from sim.progress import GamesBar
 
@@ -100,7 +100,6 @@ def check_not_nested(out_dir: Path) -> None:
         with contextlib.suppress(OSError):
             for entry in resolved.iterdir():
                 if entry.name != QUARANTINE and entry.is_dir() and not entry.is_symlink():
-                    from cluster.verify import _holds_manifest
                     if inner := _holds_manifest(entry):
                         raise SweepError(f"{out_dir} holds another sweep's results below it ({inner}); sweeps are "
                                          "never nested: move that sweep out or choose another --out")

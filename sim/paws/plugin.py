@@ -84,7 +84,7 @@ class Paws(Game):
         if engine == "core":
             from sim.paws.core_engine import play_batch_core     # the compiled core, loaded when first played
             return {"games": play_batch_core(match.setup, match.rules, match.data, seed, start, count)}
-        from sim.paws.game import play_game
+        from sim.paws.game import play_game                       # the reference engine, likewise
         return {"games": to_table([play_game(match.setup, match.rules, seed, i, match.data)
                                    for i in range(start, start + count)])}
 

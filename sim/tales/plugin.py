@@ -76,7 +76,7 @@ class Tales(Game):
             from sim.tales.core_engine import play_batch_core     # the compiled core, loaded when first played
             return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
                                    want_cards="cards" in match.tables)
-        from sim.tales.game import play_game
+        from sim.tales.game import play_game                       # the reference engine, likewise
         stats: list | None = [] if "cards" in match.tables else None
         games = [play_game(match.setup, match.rules, seed, i, match.data, stats=stats)
                  for i in range(start, start + count)]
