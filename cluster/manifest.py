@@ -12,17 +12,16 @@ field, never a traceback.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 from cluster.spec import SweepSpec
-from sim.files import read_bounded
+from sim.files import TMP_MARK, read_bounded, write_atomic
 
 FORMAT = 1
 NAME = "manifest.json"
-TMP_PREFIX = f".{NAME}.tmp-"                 # ".manifest.json.tmp-<pid>" while it is being saved
+TMP_PREFIX = f".{NAME}{TMP_MARK}"            # ".manifest.json.tmp-<pid>" while it is being saved
 PENDING, DONE = "pending", "done"           # part states
 STATES = ("running", "interrupted", "failed", "incomplete", "done")   # "incomplete": verify found parts missing
 MAX_MANIFEST_BYTES = 256 * 2**20             # 100,000 parts of two tables are ~50 MB
@@ -175,22 +174,10 @@ def save_manifest(out_dir: str | Path, manifest: dict[str, Any]) -> None:
     A failure (full disk, ...) removes the temporary file and is a ManifestError in one line."""
     path = manifest_path(out_dir)
     manifest["updated"] = now()
-    tmp = path.with_name(f"{TMP_PREFIX}{os.getpid()}")
-    try:
-        with open(tmp, "w") as f:
-            json.dump(manifest, f, default=str)      # no indent: the C encoder, ~0.2 s for 100,000 parts
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+    try:   # no indent: the C encoder, ~0.2 s for 100,000 parts
+        write_atomic(path, json.dumps(manifest, default=str), fsync=True)
     except OSError as e:
         raise ManifestError(f"{path}: cannot save the sweep manifest ({e.strerror or e})") from None
-    finally:
-        try:
-            tmp.unlink()
-        except FileNotFoundError:
-            pass
-        except OSError:
-            pass
 
 
 def counts(manifest: dict[str, Any]) -> dict[str, int]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import pyarrow as pa
@@ -22,9 +21,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from cluster.version import loaded_core_digest
+from sim.files import TMP_MARK, write_atomic
 from sim.games import Match
 
-TMP_MARK = ".tmp-"                  # temporary names: ".part-00012.parquet.tmp-<pid>"
 CHECKSUM_KEY = "playtest.content_sha256"
 
 
@@ -110,20 +109,12 @@ def write_part(table, path: Path, metadata: dict[str, str]) -> tuple[int, str]:
     """Write one Arrow table atomically (hidden temporary name, then rename); returns (size, SHA-256 of the file).
 
     The metadata gets the rows' :func:`content_sha256`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}{TMP_MARK}{os.getpid()}")
     meta = {**metadata, CHECKSUM_KEY: content_sha256(table)}
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
     buf = pa.BufferOutputStream()
     pq.write_table(table, buf, compression="zstd")
     data = buf.getvalue()
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    write_atomic(path, data)                # temporary name ".part-00012.parquet.tmp-<pid>", then rename
     return data.size, hashlib.sha256(data).hexdigest()
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.files import read_text_bounded
-from sim.games import ENGINES, GAMES, Match, get
+from sim.games import ENGINES, GAMES, Game, Match, get
 from sim.params import RuleError, fields
 
 MAX_BATCH = 100_000                 # games per part, at most
@@ -68,7 +68,7 @@ class SweepSpec:
     source: str                       # the spec file (or the name given to parse_spec)
     name: str
     game: str
-    rules: str | None                # None: each cell's game default (Tales: its mode's preset)
+    rules: str | None                # None: each cell's game default (a game may pick it by a setup value)
     seed: int
     games_per_cell: int
     batch_size: int                   # resolved: never 0
@@ -167,7 +167,7 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     if game not in GAMES.names():
         raise SpecError(f"{src}: game = {game!r} is not allowed; expected one of {', '.join(GAMES.names())}")
     gdef = get(game)
-    rules = raw.get("rules")            # None: the game's own choice (paws: v4; tales: the mode's preset)
+    rules = raw.get("rules")            # None: the game's own choice (Game.preset_note says how)
     if rules is not None and rules not in gdef.presets:
         raise SpecError(f"{src}: rules = {rules!r} is not allowed; expected one of {', '.join(gdef.presets)}")
     seed = raw["seed"]
@@ -181,16 +181,14 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     _int_range(src, "batch_size", batch_size, 0, MAX_BATCH, KEYS["batch_size"][1])
     tables = raw.get("tables", ["games"])
     for t in tables:
-        if not isinstance(t, str) or t not in gdef.schemas:
+        if not isinstance(t, str):
             raise SpecError(f"{src}: tables: {t!r} is not a {game} result table; expected some of "
                             f"{', '.join(gdef.schemas)}")
+    _check_keys(gdef, f"{src}: tables", tables=tables)
     tables = ("games",) + tuple(dict.fromkeys(t for t in tables if t != "games"))
 
     setup = raw.get("setup", {})
-    for key in setup:
-        if key not in gdef.setup_keys:
-            raise SpecError(f"{src}: [setup] unknown key {key!r}; valid {game} setup keys: "
-                            f"{', '.join(gdef.setup_keys)}")
+    _check_keys(gdef, f"{src}: [setup]", setup=setup)
     data = {key: _data_path(src, f"[data] {key}", gdef, key, value, base_dir)
             for key, value in raw.get("data", {}).items()}
     overrides = raw.get("overrides", {})
@@ -282,12 +280,10 @@ def _show(values: dict) -> str:
     return "(" + ", ".join(f"{k}={v!r}" for k, v in values.items()) + ")" if values else "(base)"
 
 
-def _data_path(where: str, label: str, gdef, key: str, value: Any, base_dir: str | Path) -> str:
+def _data_path(where: str, label: str, gdef: Game, key: str, value: Any, base_dir: str | Path) -> str:
     """A card data file named in a spec ([data] or a [grid]/[[cells]] axis): a string path, relative to
     the spec's folder, of a file that exists; returned absolute."""
-    if key not in gdef.data_keys:
-        raise SpecError(f"{where}: [data] unknown key {key!r}; valid {gdef.name} data files: "
-                        f"{', '.join(gdef.data_keys)}")
+    _check_keys(gdef, f"{where}: [data]", data=[key])
     _check_type(where, label, value, str, gdef.data_keys[key] + " path")
     p = (Path(base_dir) / value).resolve()
     if not p.is_file():
@@ -295,7 +291,15 @@ def _data_path(where: str, label: str, gdef, key: str, value: Any, base_dir: str
     return str(p)
 
 
-def _resolve(gdef, rules, overrides, setup, data, tables, where) -> Match:
+def _check_keys(gdef: Game, where: str, **given) -> None:
+    """The game's own check of setup, data and table names (Game.check_keys), as a SpecError."""
+    try:
+        gdef.check_keys(where=where, **given)
+    except RuleError as e:
+        raise SpecError(str(e)) from None
+
+
+def _resolve(gdef: Game, rules, overrides, setup, data, tables, where) -> Match:
     try:
         return gdef.resolve(rules, overrides, setup, data, tables, where=where)
     except (RuleError, ValueError) as e:   # card-data errors are ValueErrors naming file, card and field

@@ -27,8 +27,9 @@ from cluster.manifest import (DONE, NAME, ManifestError, counts, load_manifest, 
 from cluster.part import play_part, stale_temporaries
 from cluster.reaper import RayGuard
 from cluster.spec import SweepSpec
-from cluster.verify import QUARANTINE, Report, VerifyError, quarantine, reconcile, scan
+from cluster.verify import QUARANTINE, Report, VerifyError, _holds_manifest, quarantine, reconcile, scan
 from cluster.version import code_version, core_digest
+from sim.progress import GamesBar
 
 TASK_RETRIES = 5               # retries of a part whose worker or node died
 SAVE_EVERY_S = 1.0             # the manifest is rewritten at most this often while parts finish
@@ -99,7 +100,6 @@ def check_not_nested(out_dir: Path) -> None:
         with contextlib.suppress(OSError):
             for entry in resolved.iterdir():
                 if entry.name != QUARANTINE and entry.is_dir() and not entry.is_symlink():
-                    from cluster.verify import _holds_manifest
                     if inner := _holds_manifest(entry):
                         raise SweepError(f"{out_dir} holds another sweep's results below it ({inner}); sweeps are "
                                          "never nested: move that sweep out or choose another --out")
@@ -348,7 +348,7 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
         manifest["runs"].append(run)
         manifest.update(state="running", error=None, code_version=code)
         save_manifest(out_dir, manifest)
-        bar = _progress(before["games"], before["games_done"]) if progress else None
+        bar = GamesBar(before["games"], before["games_done"]) if progress else None
         match_refs = {c.id: ray.put(c.match) for c in spec.cells}
         t_play = time.perf_counter()
         if bar:
@@ -433,32 +433,3 @@ def _summary(manifest, out_dir, t0, t_ray, play_s, games, parts, before, running
                         bytes=c["bytes"], out_dir=str(out_dir), games_done=c["games_done"], games_total=c["games"],
                         parts_done=c["parts_done"], parts_total=c["parts"], parts_skipped=before["parts_done"],
                         ray_start_s=t_ray - t0, play_s=play_s, workers=running, verify=report)
-
-
-class _progress:
-    """A live bar on stderr: games done, games/s in this run, ETA."""
-
-    def __init__(self, total: int, done: int):
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-        self.bar = Progress(TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
-                            console=Console(stderr=True))
-        self.task = self.bar.add_task("games", total=total, completed=done, rate="")
-        self.games = 0
-        self.t0 = time.perf_counter()
-
-    def start(self) -> None:
-        self.t0 = time.perf_counter()
-        self.bar.start()
-
-    def advance(self, n: int) -> None:
-        self.games += n
-        self.bar.update(self.task, advance=n)
-
-    def refresh(self) -> None:
-        rate = self.games / max(time.perf_counter() - self.t0, 1e-9)
-        self.bar.update(self.task, rate=f"{rate:,.0f} games/s")
-
-    def stop(self) -> None:
-        self.bar.stop()

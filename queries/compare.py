@@ -11,7 +11,9 @@ When both sides played the same (seed, game index) games (a sweep's cells share 
 two sweeps of one seed do too), the games are matched and B - A is the mean of per-game differences
 (common random numbers): the same dice fall in both, so the noise that A and B share cancels and the
 interval is narrower. The unpaired interval on the same games is reported beside it (their width
-ratio). The statistics are :mod:`sim.regress.stats`, the module the nightly regression uses.
+ratio). The statistics are :mod:`queries.stats`, the module the nightly regression uses too. What a
+game's records mean here (who won, a draw, the first player's win) is the game's own declaration
+(:class:`sim.games.CompareColumns`).
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from queries import library
-from sim.regress import stats
+from queries import library, stats
+from queries.pages import BASE, CSS, CUR, SCRIPT, esc, html_table, png_base64
+from sim.games import GAMES, CompareColumns
+from sim.params import fields
 
 LEVEL = 0.05                                   # "no real difference" when the adjusted p is at least this
 METHODS = {"holm": "Holm (family-wise error)", "bh": "Benjamini-Hochberg (false discovery rate)"}
-SETUP_COLUMNS = ("ruleset", "board", "mode", "players", "people", "bots")
 
 
 class CompareError(ValueError):
@@ -123,32 +126,6 @@ class Report:
                 "rows": [r.as_dict() for r in self.rows]}
 
 
-# ---------------------------------------------------------------------------------------------------
-# Per-game values by game: what "the first player won", "the winner" and "a draw" mean in each record
-# ---------------------------------------------------------------------------------------------------
-
-GAME_SQL = {
-    "paws": {
-        "first_win": "CASE WHEN mode = 'teams' THEN winner_team = first_seat % 2 ELSE winner_seat = first_seat END",
-        "winner": "CASE WHEN mode = 'teams' THEN winner_team ELSE winner_seat END",
-        # a round-limit end with a tie for most VP; a stalled game is counted as stalled, not as a draw
-        "draw": "winner_seat = -1 AND winner_team = -1 AND end_reason = 'round_limit'",
-        "knockouts": "list_sum(knockouts)",
-        "unit": "CASE WHEN mode = 'teams' THEN 'team' ELSE 'seat' END",
-        "units": "CASE WHEN mode = 'teams' THEN 2 ELSE players END",
-    },
-    "tales": {
-        "first_win": "winner_team = first_side",
-        "winner": "winner_team",
-        "draw": "end_reason = 'draw'",
-        "knockouts": "0",                # no knockouts in Tales (no row for them)
-        "unit": "CASE WHEN players = 2 THEN 'seat' ELSE 'team' END",
-        "units": "2",
-    },
-}
-OWN_ROW = ("stalled", "draw")        # end reasons that have a row of their own
-
-
 def _q(con, sql: str, params: dict[str, Any] | None = None, results: Sequence[str] = ()) -> list[tuple]:
     return library.execute(con, sql, params, where="compare", results=results)[1]
 
@@ -168,19 +145,17 @@ def _game(con, side: Side, results: Sequence[str]) -> str:
     games = sorted(str(g) for (g,) in rows)
     if len(games) > 1:
         raise CompareError(f"{side.label}: holds games of more than one game ({', '.join(games)}); "
-                           "compare one game at a time (--where \"game = 'paws'\")")
-    if games[0] not in GAME_SQL:
-        raise CompareError(f"{side.label}: holds {games[0]} games; compare knows {', '.join(GAME_SQL)}")
+                           f"compare one game at a time (--where \"game = '{games[0]}'\")")
+    if games[0] not in GAMES:
+        raise CompareError(f"{side.label}: holds {games[0]} games; compare knows {', '.join(GAMES.names())}")
     return games[0]
 
 
 def _candidates(game: str, columns: Sequence[str]) -> list[str]:
     """The setup columns and rule-parameter columns the records have: what may define a cell."""
-    from sim.games import get
-    from sim.params import fields
-    g = get(game)
+    g = GAMES[game]
     params = {f.name for f in fields(g.rule_presets[g.default_preset])}
-    return [c for c in columns if c in SETUP_COLUMNS or c in params]
+    return [c for c in columns if c in g.setup_columns or c in params]
 
 
 def _distinct(con, side: Side, cols: Sequence[str], results: Sequence[str]) -> dict[str, list[str]]:
@@ -234,13 +209,13 @@ def _short(v: Any) -> str:
 
 def _games(con, game: str, side: Side, keys: Sequence[str], key: tuple, results: Sequence[str]) -> dict:
     """The per-game values of one side's cell, sorted by (seed, game index), as numpy arrays."""
-    sql = GAME_SQL[game]
+    sql = GAMES[game].compare_columns
     cond = [side.predicate] + [f"{_text(k)} IS NOT DISTINCT FROM $k{i}" for i, k in enumerate(keys)]
     params = dict(side.params) | {f"k{i}": v for i, v in enumerate(key)}
     res = con.execute(
-        f"SELECT seed, game_index, ({sql['first_win']})::TINYINT AS first_win, ({sql['winner']})::INTEGER AS winner, "
-        f"end_reason, ({sql['draw']})::TINYINT AS draw, rounds::INTEGER AS rounds, "
-        f"({sql['knockouts']})::DOUBLE AS knockouts, {sql['unit']} AS unit, ({sql['units']})::INTEGER AS units "
+        f"SELECT seed, game_index, ({sql.first_win})::TINYINT AS first_win, ({sql.winner})::INTEGER AS winner, "
+        f"end_reason, ({sql.draw})::TINYINT AS draw, rounds::INTEGER AS rounds, "
+        f"({sql.knockouts or '0'})::DOUBLE AS knockouts, {sql.unit} AS unit, ({sql.units})::INTEGER AS units "
         f"FROM games WHERE {' AND '.join(cond)} ORDER BY seed, game_index", params)
     return {k: np.asarray(v) for k, v in res.fetchnumpy().items()}
 
@@ -266,7 +241,7 @@ def _hist(x: np.ndarray) -> dict[float, int]:
     return {float(k): int(n) for k, n in zip(v, c)}
 
 
-def _metrics(game: str, a: dict, b: dict) -> list[tuple[str, str, str, np.ndarray, np.ndarray]]:
+def _metrics(cols: CompareColumns, a: dict, b: dict) -> list[tuple[str, str, str, np.ndarray, np.ndarray]]:
     """(name, kind, verdict phrase, A values, B values) of every metric both sides can have."""
     units_a, units_b = set(a["unit"].tolist()), set(b["unit"].tolist())
     out = []
@@ -281,16 +256,17 @@ def _metrics(game: str, a: dict, b: dict) -> list[tuple[str, str, str, np.ndarra
                         (a["winner"] == s).astype(np.int8), (b["winner"] == s).astype(np.int8)))
     reasons = sorted(set(a["end_reason"].tolist()) | set(b["end_reason"].tolist()))
     for r in reasons:
-        if r not in OWN_ROW:
+        if r not in cols.own_rows:
             out.append((f"ends by {r}", "share", f"the share of games ending by {r}",
                         (a["end_reason"] == r).astype(np.int8), (b["end_reason"] == r).astype(np.int8)))
-    if game == "paws":             # a Paws game can stall (no winner by max_rounds); a Tales game cannot
+    if cols.stall_reason:          # a game that can stall (no winner by its round cap)
+        stalled = cols.stall_reason
         out.append(("stall share", "share", "the stall share",
-                    (a["end_reason"] == "stalled").astype(np.int8), (b["end_reason"] == "stalled").astype(np.int8)))
+                    (a["end_reason"] == stalled).astype(np.int8), (b["end_reason"] == stalled).astype(np.int8)))
     out.append(("draw share", "share", "the draw share", a["draw"], b["draw"]))
     out.append(("game length (mean)", "mean", "the mean game length", a["rounds"], b["rounds"]))
     out.append(("game length (median)", "median", "the median game length", a["rounds"], b["rounds"]))
-    if game == "paws":
+    if cols.knockouts:
         out.append(("knockouts per game", "mean", "knockouts per game", a["knockouts"], b["knockouts"]))
     return out
 
@@ -321,7 +297,7 @@ def _cell_rows(game: str, comparison: str, cell: str, a: dict, b: dict) -> tuple
         a = {k: v[m[0]] for k, v in a.items()}
         b = {k: v[m[1]] for k, v in b.items()}
     rows = []
-    for name, kind, phrase, xa, xb in _metrics(game, a, b):
+    for name, kind, phrase, xa, xb in _metrics(GAMES[game].compare_columns, a, b):
         if len(xa) < 2 or len(xb) < 2:
             continue
         ud, ulo, uhi, up = _unpaired(kind, xa, xb)
@@ -482,7 +458,7 @@ def compare_by(folder: str, by: str, baseline: str | None = None, where: str | N
         if len(games) != 1:
             raise CompareError(f"{folder}: " + ("no games" + (" match --where" if where else "") if not games else
                                                 f"holds games of more than one game ({', '.join(games)})"))
-        cands = _candidates(games[0], columns) if games[0] in GAME_SQL else []
+        cands = _candidates(games[0], columns) if games[0] in GAMES else []
         if by not in cands:
             raise CompareError(f"--by {by!r} is not a setup column or rule parameter of these {games[0]} records; "
                                f"expected one of {', '.join(cands)}")
@@ -582,12 +558,11 @@ def markdown(report: Report) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------
-# The HTML page: the regress report's style and plots (sim/regress/html.py), titled A vs B
+# The HTML page: the regress report's style and plots (queries/pages.py), titled A vs B
 # ---------------------------------------------------------------------------------------------------
 
 def _css() -> str:
-    from sim.regress import html as rhtml
-    keep = [line for line in rhtml.CSS.splitlines() if ".pass" not in line]     # its verdict colours are its own
+    keep = [line for line in CSS.splitlines() if ".pass" not in line]     # the regression's verdict colours
     return "\n".join(keep) + "\n.same { background: #e3f4e1; color: #1d6b25; } .differs { background: #fff3e0; " \
                              "color: #8a4b00; }\n"
 
@@ -598,8 +573,6 @@ def cell_figure(plot: CellPlot, rows: list[Row]) -> str:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from sim.regress.html import BASE, CUR, _png
     shares = [r for r in rows if r.kind == "share"]
     fig, axes = plt.subplots(1, 3, figsize=(15.6, 3.8))
     ax = axes[0]
@@ -649,7 +622,7 @@ def cell_figure(plot: CellPlot, rows: list[Row]) -> str:
     ax.set_title("game length")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    data = _png(fig)
+    data = png_base64(fig)
     plt.close(fig)
     return data
 
@@ -666,7 +639,6 @@ def _quantile(hist: dict[float, int], q: float) -> float:
 
 def page(report: Report) -> str:
     """The comparison as one self-contained HTML page (inline PNG plots, no outside file or address)."""
-    from sim.regress.html import SCRIPT, _esc, _table
     differ = [r for r in report.rows if r.differs]
     state = "differs" if differ else "same"
     title = "A vs B"
@@ -674,24 +646,24 @@ def page(report: Report) -> str:
             f"no real difference in any of the {len(report.rows)} metrics")
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{_css()}</style>"
              f"</head><body><h1>{title}</h1>",
-             f"<div class='verdict {state}' id='verdict'>{_esc(head)}</div>",
-             "<ul>" + "".join(f"<li>{_esc(h)}</li>" for h in report.header) + "</ul>",
+             f"<div class='verdict {state}' id='verdict'>{esc(head)}</div>",
+             "<ul>" + "".join(f"<li>{esc(h)}</li>" for h in report.header) + "</ul>",
              "<section id='verdicts'><h2>Verdicts</h2><ul>"
-             + "".join(f"<li>{_esc(s)}</li>" for s in summary(report)) + "</ul></section>"]
+             + "".join(f"<li>{esc(s)}</li>" for s in summary(report)) + "</ul></section>"]
     if report.unmatched:
         parts.append("<h2>Unmatched cells (not compared)</h2><ul>"
-                     + "".join(f"<li>{_esc(u)}</li>" for u in report.unmatched) + "</ul>")
+                     + "".join(f"<li>{esc(u)}</li>" for u in report.unmatched) + "</ul>")
     head_row, cells = table(report)
     parts.append(f"<section id='all'><h2>Every metric ({len(report.rows)})</h2>"
-                 + _table(head_row, cells, [r.differs for r in report.rows]) + "</section>")
+                 + html_table(head_row, cells, [r.differs for r in report.rows]) + "</section>")
     parts.append("<section id='plots'><h2>A beside B, per matched cell</h2>")
     for plot in report.plots:
         rows = [r for r in report.rows if r.comparison == plot.comparison and r.cell == plot.cell]
         name = ", ".join(x for x in (plot.comparison, plot.cell) if x) or "all games"
-        parts.append(f"<h3>{_esc(name)}</h3><img class='plot' alt='plots of {_esc(name)}' "
+        parts.append(f"<h3>{esc(name)}</h3><img class='plot' alt='plots of {esc(name)}' "
                      f"src='data:image/png;base64,{cell_figure(plot, rows)}'>")
     parts.append("</section>")
     if report.command:
-        parts.append(f"<h2>Reproduce</h2><pre><code>{_esc(report.command)}</code></pre>")
+        parts.append(f"<h2>Reproduce</h2><pre><code>{esc(report.command)}</code></pre>")
     parts.append(f"<script>{SCRIPT}</script></body></html>")
     return "\n".join(parts)

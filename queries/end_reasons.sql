@@ -1,7 +1,7 @@
 -- name: end_reasons
 -- How do games end? Share of each end reason per game and setup, with Wilson 95% intervals.
 -- Any game: groups by whichever of ruleset, board, mode, players, round_limit, team_vp_target the records have
--- (paws: vp, last_alive, round_limit, stalled; tales: champion_killed, losses, draw, last_standing).
+-- (each game's end reasons: playtest columns GAME, column end_reason).
 -- game: any
 -- columns: game, ruleset?, board?, mode?, players?, team_vp_target?, round_limit?, end_reason, games, share, ci95_low, ci95_high
 WITH counted AS (

@@ -1,10 +1,12 @@
-"""The SQL question library: canned ``queries/*.sql`` files and a DuckDB connection over result directories.
+"""The SQL question library: canned SQL files and a DuckDB connection over result directories.
 
-Each SQL file opens with a comment header (the aiosql pattern)::
+The canned questions are the game-agnostic ``queries/*.sql`` beside this module and every registered
+game's own (``sql/queries/*.sql`` in its package, found through :data:`sim.games.GAMES`). Each SQL file
+opens with a comment header (the aiosql pattern)::
 
     -- name: stall_rate
     -- Share of games that stall or end by the round limit, ... (the question, one or more lines)
-    -- game: paws
+    -- game: <the game whose records it reads, or any>
     -- param: limits int[] >= 1 <= 1000 = 15,20,25,30 | round limits to try
     -- param: kind str in (creature, equipment, any) = any | which cards
     -- columns: ruleset, board, ..., ci95_high
@@ -40,14 +42,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-QUERY_DIR = Path(__file__).parent
+from sim.files import read_text_bounded
+from sim.games import GAMES
+
+QUERY_DIR = Path(__file__).parent            # the game-agnostic questions; each game brings its own
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1
 
-# Wilson score interval (z = 1.959964: 95%); n = 0 gives NULL. Created on every connection.
-# Round-limit helpers: the winner after round `l` from the per-round VP trace (Teams: seats 0+2 vs 1+3;
-# a tie for most VP is a draw, -1) — docs/rules-interpretation.md, "Round limit". A game that stalled at
-# max_rounds = l is decided by a limit of l: the limit is checked before the safety cap.
+# Wilson score interval (z = 1.959964: 95%); n = 0 gives NULL. Created on every connection, with every
+# registered game's own macros (all_macros).
 MACROS = """
 CREATE OR REPLACE MACRO wilson_low(k, n, z := 1.959963984540054) AS
     CASE WHEN n > 0 THEN greatest(0.0, ((k::DOUBLE / n + z * z / (2 * n))
@@ -55,22 +58,11 @@ CREATE OR REPLACE MACRO wilson_low(k, n, z := 1.959963984540054) AS
 CREATE OR REPLACE MACRO wilson_high(k, n, z := 1.959963984540054) AS
     CASE WHEN n > 0 THEN least(1.0, ((k::DOUBLE / n + z * z / (2 * n))
         + z * sqrt((k::DOUBLE / n) * (1 - k::DOUBLE / n) / n + z * z / (4.0 * n * n))) / (1 + z * z / n)) END;
-CREATE OR REPLACE MACRO sole_leader(scores) AS
-    CASE WHEN list_position(scores, list_max(scores))
-              = len(scores) + 1 - list_position(list_reverse(scores), list_max(scores))
-         THEN list_position(scores, list_max(scores)) - 1 ELSE -1 END;
-CREATE OR REPLACE MACRO scores_after(vp_trace, l, mode) AS
-    CASE WHEN mode = 'teams' THEN [vp_trace[l][1] + vp_trace[l][3], vp_trace[l][2] + vp_trace[l][4]]
-         ELSE vp_trace[l] END;
-CREATE OR REPLACE MACRO decided_by_limit(rounds, end_reason, l) AS
-    rounds > l OR (rounds = l AND end_reason = 'stalled');
-CREATE OR REPLACE MACRO limit_winner(vp_trace, l, mode) AS sole_leader(scores_after(vp_trace, l, mode));
 """
 # DuckDB 2.0's window_self_join rewrite scans a CTE twice and applies a hive file filter (cell = 'c001') to
 # one scan only: a filtered end_reasons summed every cell in its denominator (tests/queries/test_variants.py).
 SAFE_CONFIG = {"disabled_optimizers": "window_self_join"}
 RESERVED_VIEWS = frozenset(["games_all", "games_unsplit", "variant_values"])   # the connection's own names
-MACRO_NAMES = frozenset(re.findall(r"MACRO (\w+)", MACROS))
 
 PARAM_TYPES = {"int": "an integer", "float": "a number", "str": "a string",
                "int[]": "a comma-separated list of integers"}
@@ -187,37 +179,73 @@ def _param(line: str, path: Path) -> Param:
     return Param(p.name, p.type, parse_value(p, m[4], str(path)), p.help, low, high, choices)
 
 
-def parse_sql_file(path: Path) -> Query:
-    """Read one SQL file and its header. A file with no header is an ad hoc query named after its stem."""
-    from sim.files import read_text_bounded
-    text = read_text_bounded(path, "SQL file", QueryError)
-    head = []
+HEADER_KEYS = ("name", "game", "kind", "unit", "columns", "fixed", "param")   # "-- key: value" lines
+
+
+@dataclass(frozen=True)
+class SqlHeader:
+    """The opening ``--`` comment of a SQL file: its ``key: value`` lines and the rest (its question)."""
+
+    values: dict[str, str]            # name, game, kind, unit, columns, fixed: as written, stripped
+    params: tuple[str, ...]           # every ``param:`` line, in order
+    question: str                     # the other comment lines, joined
+
+    def names(self, key: str) -> tuple[str, ...]:
+        """A comma-separated header value (``columns``, ``fixed``) as a tuple."""
+        return tuple(c.strip() for c in self.values.get(key, "").split(",") if c.strip())
+
+
+def sql_header(text: str) -> SqlHeader:
+    """The header of a SQL file's text: the comment lines before its first line of SQL.
+
+    The one parser of these headers: canned queries here, the regression's metric families too."""
+    values: dict[str, str] = {}
+    params, question = [], []
     for line in text.splitlines():
         if not line.startswith("--"):
             break
-        head.append(line[2:].strip())
-    name, game, question, params, columns, fixed = path.stem, "any", [], {}, (), ()
-    for line in head:
-        key, _, rest = line.partition(":")
-        if key == "name":
-            name = rest.strip()
-        elif key == "game":
-            game = rest.strip()
-        elif key == "columns":
-            columns = tuple(c.strip() for c in rest.split(",") if c.strip())
-        elif key == "fixed":
-            fixed = tuple(c.strip() for c in rest.split(",") if c.strip())
-        elif key == "param":
-            p = _param(rest.strip(), path)
-            params[p.name] = p
+        line = line[2:].strip()
+        key, sep, rest = line.partition(":")
+        if sep and key in HEADER_KEYS:
+            if key == "param":
+                params.append(rest.strip())
+            else:
+                values[key] = rest.strip()
         elif line:
             question.append(line)
-    return Query(name, " ".join(question), game, params, columns, text, path, fixed)
+    return SqlHeader(values, tuple(params), " ".join(question))
+
+
+def parse_sql_file(path: Path, game: str = "any") -> Query:
+    """Read one SQL file and its header. A file with no header is an ad hoc query named after its stem;
+    ``game`` is the game its header names when it names none (a game's own query: that game)."""
+    text = read_text_bounded(path, "SQL file", QueryError)
+    head = sql_header(text)
+    params = {}
+    for line in head.params:
+        p = _param(line, path)
+        params[p.name] = p
+    return Query(head.values.get("name", path.stem), head.question, head.values.get("game", game), params,
+                 head.names("columns"), text, path, head.names("fixed"))
+
+
+def canned_files() -> dict[str, tuple[Path, str]]:
+    """Every canned query by name (its file's stem): (file, the game it is for or "any"), by name.
+
+    The game-agnostic ones beside this module, then each registered game's own."""
+    found = {p.stem: (p, "any") for p in sorted(QUERY_DIR.glob("*.sql"))}
+    for game in GAMES.names():
+        for p in GAMES[game].query_files():
+            if p.stem in found:
+                raise QueryError(f"{p}: a canned query named {p.stem!r} exists already ({found[p.stem][0]}); "
+                                 f"every canned query needs a name of its own")
+            found[p.stem] = (p, game)
+    return dict(sorted(found.items()))
 
 
 def available() -> list[Query]:
-    """Every canned query in ``queries/``, by name."""
-    return [parse_sql_file(p) for p in sorted(QUERY_DIR.glob("*.sql"))]
+    """Every canned query, by name."""
+    return [parse_sql_file(path, game) for path, game in canned_files().values()]
 
 
 def load(name: str) -> Query:
@@ -227,10 +255,20 @@ def load(name: str) -> Query:
         if not path.is_file():
             raise QueryError(f"{name}: no such SQL file")
         return parse_sql_file(path)
-    path = QUERY_DIR / f"{name}.sql"
-    if not re.fullmatch(r"\w+", name) or not path.is_file():
+    files = canned_files()
+    if not re.fullmatch(r"\w+", name) or name not in files:
         raise QueryError(f"unknown query {name!r}; available: {', '.join(q.name for q in available())}")
-    return parse_sql_file(path)
+    return parse_sql_file(*files[name])
+
+
+@functools.lru_cache(maxsize=1)
+def all_macros() -> str:
+    """The macros every connection gets: the Wilson interval and every registered game's own."""
+    return MACROS + "".join(GAMES[game].sql_macros() for game in GAMES.names())
+
+
+def macro_names() -> frozenset[str]:
+    return frozenset(name.lower() for name in re.findall(r"MACRO (\w+)", all_macros()))
 
 
 def bind(query: Query, given: dict[str, Any] | None) -> dict[str, Any]:
@@ -280,7 +318,7 @@ def table_name_ok(name: str) -> bool:
     not a SQL keyword, not ``games_all`` or ``*_parts`` (the raw views) and not a macro's name."""
     low = name.lower()
     return bool(_TABLE_NAME.fullmatch(name)) and low not in _keywords() and low not in RESERVED_VIEWS \
-        and not low.endswith("_parts") and low not in MACRO_NAMES
+        and not low.endswith("_parts") and low not in macro_names()
 
 
 def _is_int(v: Any) -> bool:
@@ -741,7 +779,7 @@ def read_error(e: Exception, results: Sequence[str | Path] = ()) -> ResultsError
 
 def connect(results: Sequence[str | Path], where: str | None = None, threads: int | None = None,
             locked: bool = True):
-    """A DuckDB connection with the Wilson and round-limit macros and one view per result table.
+    """A DuckDB connection with the Wilson macros, every game's own (all_macros) and one view per result table.
 
     ``games`` (and any other table the results hold, e.g. ``cards``) unions every given result; each
     row also has ``results`` (the path it came from) and ``cell`` (NULL for a single Parquet file).
@@ -768,7 +806,7 @@ def connect(results: Sequence[str | Path], where: str | None = None, threads: in
     else:
         con = duckdb.connect(config={**SAFE_CONFIG, **({"threads": threads} if threads else {})})
     try:
-        con.execute(MACROS)
+        con.execute(all_macros())
         for table, selects in per_table.items():
             raw = f"{table}_all" if table == "games" else table
             try:

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from queries.library import Query, QueryError, _ident, answer, execute
+from sim.games import GAMES
+from sim.params import fields
 
 MAX_VARIANTS = 500          # answers split further than this are refused: narrow with --where or --pool
 SOURCE_COLUMNS = ("results", "cell")   # what tells apart cells that share every variant value (card files)
@@ -54,8 +56,6 @@ def _key(v: Any) -> str:
 
 def variant_columns(con, results: Sequence[str | Path] = ()) -> list[str]:
     """The columns of ``games`` that name a variant, in the record's order."""
-    from sim.games import GAMES
-    from sim.params import fields
     present = [r[0] for r in execute(con, "DESCRIBE games", where="results", results=results)[1]]
     names = {"game", "ruleset", "data_name", "data_digest"}
     games = {g for (g,) in execute(con, "SELECT DISTINCT game FROM games", where="results", results=results)[1]}

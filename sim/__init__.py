@@ -1,4 +1,5 @@
-"""playtest's rules, data, bots, reference engines, batch API and CLI."""
+"""playtest's bottom layer: the game registry and interface, rule parameters, card data, bots, files and one
+package per game (its rules, reference engine and record). Imports nothing of cluster, queries, regress or cli."""
 
 import os
 

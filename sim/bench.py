@@ -18,30 +18,24 @@ import tempfile
 import time
 from pathlib import Path
 
-from sim.games import EngineError, get
+from sim.games import GAMES, EngineError, get
 from sim.params import RuleError
-
-# (game, label, rules preset, overrides, setup): the issue's fixed set for Paws in Peril (v4 and v3,
-# Beginner and Explorer, 2 and 4 players, Teams); Tales are Real's four modes when that game is present.
-PAWS_PRESETS = [
-    ("paws", f"{rules} {board} {players}p", rules, {}, {"board": board, "players": players})
-    for rules in ("v4", "v3") for board in ("beginner", "explorer") for players in (4, 2)
-] + [("paws", f"{rules} {board} teams", rules, {}, {"board": board, "mode": "teams"})
-     for rules in ("v4", "v3") for board in ("beginner",)]
-TALES_MODES = ("standard", "2v2", "survive", "survive-2v2")
-PROFILED = "v4 beginner 4p"    # the preset of the issue's targets
 
 
 def presets(game: str | None = None) -> list[tuple]:
-    """The benchmark's presets, optionally of one game only."""
-    from sim.games import GAMES
-    out = list(PAWS_PRESETS)
-    if "tales" in GAMES.names():
-        out += [("tales", f"tales {mode}", None, {}, {"mode": mode}) for mode in TALES_MODES]
-    if game is not None:
-        get(game)  # an unknown game is a clear error
-        out = [p for p in out if p[0] == game]
-    return out
+    """The benchmark's presets as (game, label, rules, overrides, setup): each game's own
+    (``Game.bench_presets``), of every registered game or of ``game`` only."""
+    names = GAMES.names() if game is None else (get(game).name,)   # an unknown game is a clear error
+    return [(name, p.label, p.rules, dict(p.overrides), dict(p.setup)) for name in names
+            for p in GAMES[name].bench_presets]
+
+
+def profiled(game: str | None = None) -> tuple:
+    """The preset to profile: the one the game names (``Game.bench_profiled``; no game given: the
+    registry's default game's), else the first."""
+    g = get(game) if game is not None else GAMES.default
+    found = presets(game)
+    return next((p for p in found if p[0] == g.name and p[1] == g.bench_profiled), found[0])
 
 
 def _time(fn) -> float:
@@ -66,7 +60,7 @@ def measure(game: str, rules, overrides: dict, setup: dict, seed: int, games: in
 
 
 def readable_symbol(sym: str) -> str:
-    """``__pyx_f_4core_11paws_engine_heuristic_action.constprop.0`` -> ``paws_engine.heuristic_action``."""
+    """``__pyx_f_4core_11game_engine_heuristic_action.constprop.0`` -> ``game_engine.heuristic_action``."""
     sym = re.sub(r"\.(constprop|isra|part|cold)\.\d+", "", sym)
     if not sym.startswith("__pyx_f_"):
         return sym
@@ -152,7 +146,7 @@ def run_bench(out: Path, games: int, reference_games: int, seed: int, game: str 
         except (EngineError, RuleError) as e:  # a game whose core is not built yet: say so, measure the rest
             report.setdefault("skipped", []).append({"game": g, "label": label, "why": str(e)})
     if profile:
-        target = next((p for p in presets(game) if p[1] == PROFILED), presets(game)[0])
+        target = profiled(game)
         console.print(f"bench: profiling {target[1]} ...", highlight=False)
         report["profile"] = _profile_preset(target, seed, games)
     out = Path(out)

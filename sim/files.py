@@ -1,15 +1,22 @@
-"""Reading files we did not write: only regular files, only up to a size, before any parsing.
+"""Files: reading what we did not write, and writing so that no reader ever sees half a file.
 
 Every file a user names (card data, sweep specs, suites, baselines, SQL files, manifests) is read
 through :func:`read_bounded`, so a device such as ``/dev/zero``, a FIFO, a folder or a huge file is
 refused in one line naming it instead of filling memory or blocking.
+
+Every file playtest writes for others to read (result Parquet files, sweep parts, the manifest, a
+baseline) is written under a hidden temporary name beside it and renamed into place
+(:func:`replacing`, :func:`write_atomic`): a reader, or a sweep resumed after a crash, finds the old
+file or the new one, never a torn one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
+from typing import Iterator
 
 MAX_TEXT_BYTES = 1 << 20            # card files, specs and SQL are a few KiB; more than 1 MiB is refused
 
@@ -69,3 +76,41 @@ def unwritable(path: str | Path, folder: bool = False) -> str | None:
     if not folder and path.exists() and not os.access(path, os.W_OK):
         return "the file exists and is not writable"
     return None
+
+
+TMP_MARK = ".tmp-"                  # temporary names: ".<name>.tmp-<pid>", hidden, one per writing process
+
+
+def temporary_name(path: str | Path) -> Path:
+    """The hidden temporary name :func:`replacing` writes ``path`` under: ``.<name>.tmp-<pid>`` beside it."""
+    path = Path(path)
+    return path.with_name(f".{path.name}{TMP_MARK}{os.getpid()}")
+
+
+@contextlib.contextmanager
+def replacing(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path to write ``path``'s new content to; when the block ends without an error it is
+    renamed onto ``path`` (atomic on one file system), and whatever happens it is not left behind.
+
+    The folder is made if it is missing."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_name(path)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):    # renamed already, never made, or its folder went away
+            tmp.unlink()
+
+
+def write_atomic(path: str | Path, data: bytes | str, fsync: bool = False) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` through :func:`replacing`; ``fsync`` flushes it to the
+    disk before the rename (a file a crash must never find empty, such as the sweep manifest)."""
+    raw = data.encode() if isinstance(data, str) else data
+    with replacing(path) as tmp:
+        with open(tmp, "wb") as f:
+            f.write(raw)
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())

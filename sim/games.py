@@ -1,26 +1,37 @@
-"""The games playtest knows, behind one interface that the CLI, sweeps and regression use.
+"""The games playtest knows: one interface every game implements, and the registry that finds them.
 
-A :class:`GameDef` turns plain values (a preset name, rule overrides, setup values such as board or
+A game is one package that registers a :class:`Game` subclass under the entry-point group
+``playtest.games`` (in ``pyproject.toml``: ``[project.entry-points."playtest.games"]``, name = the
+game's name, value = ``package.module:Class``). :data:`GAMES` reads that group; this module imports
+nothing game-specific, and nothing above it (CLI, sweeps, queries, compare, bench, regression) names a
+game: whatever they need to know about one, they ask its :class:`Game`.
+
+A :class:`Game` turns plain values (a preset name, rule overrides, setup values such as board or
 players, paths to data files) into a validated, picklable :class:`Match`: everything needed to play
-any range of games of one configuration with either engine. Adding a game means adding a ``GameDef``
-to ``GAMES``; nothing downstream names a game.
+any range of games of one configuration with either engine.
 """
 
 from __future__ import annotations
 
+import abc
 import hashlib
-import importlib.util
 import json
 import os
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+import sys
+from dataclasses import dataclass
+from functools import cached_property
+from importlib import metadata
+from pathlib import Path
+from typing import Any, ClassVar, Iterator, Mapping, NamedTuple
 
 import pyarrow as pa
 
-from sim.params import RuleError, as_dict, digest
-from sim.record_schema import add_data_columns
+from sim.params import RuleError, as_dict, digest, fields
+from sim.record_schema import DATA_DOCS, add_data_columns
 
 ENGINES = ("core", "reference")          # core: the Cython engine (default); reference: pure Python
+ENTRY_POINT_GROUP = "playtest.games"     # where a game package registers its Game class
+WINNER_RULES = ("winner", "none", "either")   # what an end reason says of the winner (Game.end_reasons)
 
 
 class EngineError(RuntimeError):
@@ -44,7 +55,8 @@ class Match:
     tables: tuple[str, ...] = ("games",)   # result tables a batch returns; "games" always first
 
     @property
-    def definition(self) -> "GameDef":
+    def definition(self) -> "Game":
+        """The registered game this configuration is of."""
         return GAMES[self.game]
 
     @property
@@ -54,7 +66,7 @@ class Match:
     def play_batch(self, seed: int, start: int, count: int, engine: str = "core") -> dict[str, pa.Table]:
         """Games ``start .. start+count-1`` of master seed ``seed``: {table name: Arrow table}."""
         check_engine(engine)
-        tables = self.definition.play_batch(self, seed, start, count, engine)
+        tables = self.definition.play_games(self, seed, start, count, engine)
         return {**tables, "games": add_data_columns(tables["games"], self.data_digest, self.data_name)}
 
     def iter_batches(self, seed: int, start: int, count: int, engine: str = "core",
@@ -67,7 +79,7 @@ class Match:
 
     def play_one(self, seed: int, game_index: int, log: list[str] | None = None) -> dict:
         """One game's record from the reference engine; pass a list as ``log`` for the turn-by-turn log."""
-        record = self.definition.play_one(self, seed, game_index, log)
+        record = self.definition.play_logged(self, seed, game_index, log)
         return {**record, "data_digest": self.data_digest, "data_name": self.data_name}
 
     @property
@@ -80,7 +92,7 @@ class Match:
 
     @property
     def data_name(self) -> str:
-        """The card data files by name (``items=items.toml; monsters=monsters.toml``), as the record shows them."""
+        """The card data files by name (``key=file.toml; ...``), as the record shows them."""
         return "; ".join(f"{key}={os.path.basename(str(path))}" for key, path in self.definition.data_files(self.data))
 
     def describe(self) -> dict[str, Any]:
@@ -96,24 +108,75 @@ class Match:
 
 
 @dataclass(frozen=True)
-class GameDef:
-    """How to build and play one game. ``resolve`` validates everything before any game is played."""
+class CompareColumns:
+    """What ``playtest compare`` reads from a game's records: SQL expressions over one row of ``games``."""
 
-    name: str
-    title: str
-    presets: tuple[str, ...]
-    default_preset: str
-    setup_keys: dict[str, str]                      # setup value name -> help (allowed values)
-    data_keys: dict[str, str]                       # data file name -> help
-    schemas: dict[str, pa.Schema]                   # result table name -> schema ("games" first)
-    resolve_fn: Callable[..., Match]
-    play_batch_fn: Callable[..., dict[str, pa.Table]]
-    play_one_fn: Callable[..., dict]
-    setup_values_fn: Callable[[Any], dict]
-    default_chunk: dict[str, int] = field(default_factory=lambda: {"core": 65536, "reference": 256})
-    rule_presets: Mapping[str, Any] = field(default_factory=dict)   # preset name -> its frozen rule set
-    bot_weights: Any = None                          # the heuristic bot's frozen weights class (defaults)
-    column_docs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)   # table -> column -> meaning
+    first_win: str                   # true when the first player's seat (or team) won
+    winner: str                      # the winning seat or team as an integer; -1: none
+    draw: str                        # true for a draw
+    unit: str                        # text: what competes, 'seat' or 'team'
+    units: str                       # how many seats or teams compete
+    own_rows: tuple[str, ...] = ()   # end reasons with a row of their own (not an "ends by" row)
+    stall_reason: str | None = None  # the end reason of a game nobody won by the round cap: a "stall share" row
+    knockouts: str | None = None     # knockouts in one game: a "knockouts per game" row
+
+
+class BenchPreset(NamedTuple):
+    """One configuration ``playtest bench`` measures: its label and what to resolve."""
+
+    label: str
+    rules: str | None
+    overrides: dict
+    setup: dict
+
+
+class Game(abc.ABC):
+    """One game playtest can simulate, as its package registers it (``playtest.games`` entry points).
+
+    Class attributes say what the game is: its rule presets, setup values, card data files, result
+    tables and what their columns mean. Methods build a :class:`Match` (``resolve``: every key checked
+    here, in one place) and play it (``play_games`` for batches, ``play_logged`` for one game with its
+    log). The SQL the game brings lives beside its module in ``sql/``: ``sql/queries/*.sql`` (canned
+    questions), ``sql/regress/*.sql`` (nightly regression metrics) and ``sql/macros.sql`` (DuckDB macros
+    its queries use, installed on every query connection).
+    """
+
+    name: ClassVar[str]                                   # registry name, and the record's ``game`` column
+    title: ClassVar[str]                                  # the rulebook's title
+    default: ClassVar[bool] = False                       # the game a suite or bench names when none is given
+    rule_presets: ClassVar[Mapping[str, Any]]             # preset name -> its frozen rule set
+    default_preset: ClassVar[str]                         # the preset whose values are the parameters' defaults
+    preset_note: ClassVar[str] = ""                       # how a preset is picked when none is given (help)
+    setup_keys: ClassVar[Mapping[str, str]]               # setup value name -> allowed values, in words
+    data_keys: ClassVar[Mapping[str, str]]                # card data file name -> what it holds
+    schemas: ClassVar[Mapping[str, pa.Schema]]            # result table -> schema ("games" first)
+    column_docs: ClassVar[Mapping[str, Mapping[str, str]]]   # table -> column -> meaning
+    bot_weights: ClassVar[type]                           # the heuristic bot's frozen weights (defaults)
+    default_chunk: ClassVar[Mapping[str, int]] = {"core": 65536, "reference": 256}   # games in memory at once
+    seats_column: ClassVar[str] = "players"               # the record column that counts the seats
+    per_seat_columns: ClassVar[tuple[str, ...]]           # list columns with one value per seat (seat 0 first;
+    #                                                       a list of lists: per round, then per seat)
+    end_reasons: ClassVar[Mapping[str, str]]              # end reason -> winner, none or either (WINNER_RULES)
+    outcome_columns: ClassVar[tuple[str, ...]]            # who won, as ``playtest play`` shows it after the log
+    compare_columns: ClassVar[CompareColumns]             # what compare reads from the records
+    bench_presets: ClassVar[tuple[BenchPreset, ...]]      # what ``playtest bench`` measures
+    bench_profiled: ClassVar[str]                         # the label of the bench preset to profile
+
+    @property
+    def presets(self) -> tuple[str, ...]:
+        return tuple(self.rule_presets)
+
+    # --- building a configuration ---------------------------------------------------------------
+
+    def check_keys(self, *, setup: Any = (), data: Any = (), tables: Any = (), where: str = "rules") -> None:
+        """Refuse unknown setup values, data files or result tables in one line naming the valid ones.
+
+        The one place these names are checked: the CLI, sweep specs and :meth:`resolve` all call it."""
+        for what, given, valid in (("setup value", setup, self.setup_keys), ("data file", data, self.data_keys),
+                                   ("result table", tables, self.schemas)):
+            for key in given:
+                if key not in valid:
+                    raise RuleError(f"{where}: unknown {self.name} {what} {key!r}; valid: {', '.join(valid)}")
 
     def resolve(self, rules: str | None = None, overrides: Mapping[str, Any] | None = None,
                 setup: Mapping[str, Any] | None = None, data: Mapping[str, Any] | None = None,
@@ -123,68 +186,152 @@ class GameDef:
         Raises :class:`sim.params.RuleError` (or the game's data error, a ``ValueError``) naming the
         field and the allowed values.
         """
-        setup = dict(setup or {})
-        data = dict(data or {})
-        for key in setup:
-            if key not in self.setup_keys:
-                raise RuleError(f"{where}: unknown {self.name} setup value {key!r}; "
-                                f"valid: {', '.join(self.setup_keys)}")
-        for key in data:
-            if key not in self.data_keys:
-                raise RuleError(f"{where}: unknown {self.name} data file {key!r}; valid: {', '.join(self.data_keys)}")
-        for t in tables:
-            if t not in self.schemas:
-                raise RuleError(f"{where}: unknown {self.name} result table {t!r}; valid: {', '.join(self.schemas)}")
+        setup, data = dict(setup or {}), dict(data or {})
+        self.check_keys(setup=setup, data=data, tables=tables, where=where)
         tables = ("games",) + tuple(t for t in tables if t != "games")
-        return self.resolve_fn(rules, dict(overrides or {}), setup, data, tables, where)
+        s, r, d = self.configure(rules, dict(overrides or {}), setup, data, where)
+        return Match(self.name, s, r, d, tables)
 
-    def play_batch(self, match: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:
-        return self.play_batch_fn(match, seed, start, count, engine)
+    @abc.abstractmethod
+    def configure(self, rules: str | None, overrides: dict, setup: dict, data: dict,
+                  where: str) -> tuple[Any, Any, Any]:
+        """(setup object, rule set, card data) from checked keys: values are validated here, bots built
+        once to refuse a bad spec, card data loaded. ``rules`` None: the game's own choice of preset."""
 
-    def play_one(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
-        return self.play_one_fn(match, seed, game_index, log)
-
+    @abc.abstractmethod
     def setup_values(self, setup: Any) -> dict:
-        return self.setup_values_fn(setup)
+        """A setup object as plain values by setup key (what a Match describes and digests)."""
 
     def data_files(self, data: Any) -> list[tuple[str, str]]:
         """(data key, path) of each card data file of a game's validated data (``<key>_path`` attributes)."""
         return [(key, getattr(data, f"{key}_path")) for key in self.data_keys]
 
+    def column_meanings(self, table: str = "games") -> dict[str, str]:
+        """Every column of a result table with its meaning: the game's column docs, the card data columns'
+        own, or the rule parameter's help and rulebook section ("" where nothing says)."""
+        params = {f.name: f for f in fields(self.rule_presets[self.default_preset])}
+        docs = {**(DATA_DOCS if table == "games" else {}), **self.column_docs.get(table, {})}
+        out = {}
+        for col in self.schemas[table]:
+            if col.name in docs:
+                out[col.name] = docs[col.name]
+            elif col.name in params:
+                f = params[col.name]
+                out[col.name] = f"rule parameter: {f.metadata['help']}" + (f" ({f.metadata['cite']})"
+                                                                           if f.metadata["cite"] else "")
+            else:
+                out[col.name] = ""
+        return out
 
-def _paws() -> GameDef:
-    from sim.paws.match import PAWS
-    return PAWS
+    # --- playing ---------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def play_games(self, match: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:
+        """Games ``start .. start+count-1`` of ``match`` with ``engine``: every table of ``match.tables``,
+        as the engine records them (:meth:`Match.play_batch` adds the card data columns)."""
+
+    @abc.abstractmethod
+    def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
+        """One game's record from the reference engine, its turn-by-turn log appended to ``log`` if given."""
+
+    @abc.abstractmethod
+    def winner(self, record: Mapping[str, Any]) -> int:
+        """The winning seat or team of one game record (as the game's mode counts them); -1: none."""
+
+    def result_line(self, record: Mapping[str, Any]) -> str:
+        """One game's outcome in words, the last line of ``playtest play``: how it ended, who won, how long."""
+        winner = ", ".join(f"{k.replace('_', ' ')} {record[k]}" for k in self.outcome_columns)
+        return f"{record['end_reason']}, {winner}, {record['rounds']} rounds, {record['turns']} turns"
+
+    def columns_note(self) -> str:
+        """How SQL reads the record's per-seat lists (printed under ``playtest columns``)."""
+        c = self.per_seat_columns
+        return (f"Lists in the record ({', '.join(c[:3])}, ...) hold one value per seat, seat 0 first, and SQL "
+                f"indexes them from 1: {c[-1]}[1] is seat 0's.")
+
+    # --- the SQL the game brings -----------------------------------------------------------------
+
+    @cached_property
+    def sql_dir(self) -> Path:
+        """``sql/`` beside the module that defines the game's class."""
+        return Path(sys.modules[type(self).__module__].__file__).parent / "sql"
+
+    def query_files(self) -> list[Path]:
+        """The game's canned questions (``sql/queries/*.sql``)."""
+        return sorted((self.sql_dir / "queries").glob("*.sql"))
+
+    def metric_files(self) -> list[Path]:
+        """The game's nightly regression metric families (``sql/regress/*.sql``)."""
+        return sorted((self.sql_dir / "regress").glob("*.sql"))
+
+    def sql_macros(self) -> str:
+        """The DuckDB macros the game's queries use (``sql/macros.sql``; empty when it has none)."""
+        path = self.sql_dir / "macros.sql"
+        return path.read_text() if path.is_file() else ""
+
+    @property
+    def setup_columns(self) -> tuple[str, ...]:
+        """Record columns that say how a game was set up: the preset, the seats and every setup value."""
+        return tuple(dict.fromkeys(("ruleset", self.seats_column, *self.setup_keys)))
+
+    def __repr__(self) -> str:
+        return f"<game {self.name}: {self.title}>"
 
 
-_LOADERS: dict[str, Callable[[], GameDef]] = {"paws": _paws}
+class Registry(Mapping[str, Game]):
+    """Game name -> :class:`Game`, from the ``playtest.games`` entry points; each game's package is
+    imported on first use (so importing sim.games stays cheap)."""
 
+    def __init__(self, group: str = ENTRY_POINT_GROUP):
+        self.group = group
+        self._loaded: dict[str, Game] = {}
 
-def _tales() -> GameDef:
-    from sim.tales.match import TALES
-    return TALES
-
-
-if importlib.util.find_spec("sim.tales") is not None:  # Tales are Real, once its package exists
-    _LOADERS["tales"] = _tales
-
-
-class _Registry(dict):
-    """Game name -> GameDef, loaded on first use (so importing sim.games stays cheap)."""
-
-    def __missing__(self, name: str) -> GameDef:
-        if name not in _LOADERS:
-            raise RuleError(f"unknown game {name!r}; expected one of {', '.join(_LOADERS)}")
-        self[name] = _LOADERS[name]()
-        return self[name]
+    @cached_property
+    def _points(self) -> dict[str, metadata.EntryPoint]:
+        points = sorted(metadata.entry_points(group=self.group), key=lambda ep: ep.name)
+        return {ep.name: ep for ep in points}
 
     def names(self) -> tuple[str, ...]:
-        return tuple(_LOADERS)
+        """Every registered game's name, sorted."""
+        return tuple(self._points)
+
+    def __getitem__(self, name: str) -> Game:
+        if name not in self._loaded:
+            if name not in self._points:
+                known = ", ".join(self._points) or "none (is playtest installed? pip install -e .)"
+                raise RuleError(f"unknown game {name!r}; expected one of {known}")
+            cls = self._points[name].load()
+            if not (isinstance(cls, type) and issubclass(cls, Game)) or cls.name != name:
+                raise TypeError(f"entry point {self.group}:{name} = {self._points[name].value} is not the "
+                                f"Game class of a game named {name!r}")
+            self._loaded[name] = cls()
+        return self._loaded[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._points
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._points)
+
+    def __len__(self) -> int:
+        return len(self._points)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self[name] if name in self else default
+
+    @property
+    def default(self) -> Game:
+        """The game that declares itself the default (``Game.default``): what a suite without a game plays."""
+        chosen = [name for name in self.names() if self[name].default]
+        if len(chosen) != 1:
+            raise RuleError(f"{len(chosen)} registered games declare themselves the default "
+                            f"({', '.join(chosen) or 'none'}); exactly one must")
+        return self[chosen[0]]
 
 
-GAMES = _Registry()
+GAMES = Registry()
 
 
-def get(name: str) -> GameDef:
+def get(name: str) -> Game:
     """The game called ``name``; an unknown name is a RuleError listing the known games."""
     return GAMES[name]

@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from pathlib import Path
 from typing import Iterable, Mapping
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sim.files import replacing
+
 
 @contextlib.contextmanager
 def _atomic_writer(path: Path, schema: pa.Schema):
     """A ParquetWriter on a hidden temporary name; ``path`` appears (by rename) only if the block succeeds."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
+    with replacing(path) as tmp:
         with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
             yield writer
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def write_parquet_tables(batches: Iterable[Mapping[str, pa.Table]], paths: Mapping[str, str | Path],

@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli import app
+from cli.main import app
 
 runner = CliRunner()
 
@@ -49,7 +49,7 @@ def test_run_writes_parquet_with_the_record_schema(tmp_path):
 def test_query_answers_the_round_limit_question(tmp_path):
     out = tmp_path / "r.parquet"
     assert runner.invoke(app, ["run", "paws", "--games", "400", "--seed", "2", "--out", str(out)]).exit_code == 0
-    res = runner.invoke(app, ["query", "queries/round_limit.sql", "--data", str(out)])
+    res = runner.invoke(app, ["query", "sim/paws/sql/queries/round_limit.sql", "--data", str(out)])
     assert res.exit_code == 0, res.output
     assert "ended_by_limit" in res.output and "400" in res.output
 

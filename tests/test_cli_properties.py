@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from sim.cli import app
+from cli.main import app
 
 runner = CliRunner()
 

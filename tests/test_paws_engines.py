@@ -6,7 +6,7 @@ counts, Teams, the round limit and every bot) is marked slow and still runs in C
 
 import pytest
 
-from sim.batch import iter_batches, play_batch
+from sim.paws.batch import iter_batches, play_batch
 from sim.params import RuleError
 from sim.paws.game import play_game
 from sim.paws.rules import PawsSetup, preset

@@ -123,7 +123,7 @@ RECORD_SETUPS = SETUPS + [("v4", {"round_limit": 7}, PawsSetup(mode="teams")),
 
 @pytest.mark.parametrize("i", range(len(RECORD_SETUPS)))
 def test_record_invariants_over_thousands_of_core_games(i, cards):
-    from sim.batch import play_batch
+    from sim.paws.batch import play_batch
     rs, over, setup = RECORD_SETUPS[i]
     rows = play_batch(setup, preset(rs, over), 77, 0, 3000, "core", cards).to_pylist()
     for rec in rows:

@@ -5,7 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli import app
+from cli.main import app
 from sim.games import GAMES, get
 from sim.params import fields
 

@@ -66,7 +66,7 @@ def alive(recorded: dict[int, tuple[str, int]]) -> dict[int, str]:
 def start(tmp_path) -> tuple[subprocess.Popen, Path]:
     spec, out = tmp_path / "exits.toml", tmp_path / "out"
     spec.write_text(SPEC)
-    cmd = [sys.executable, "-c", "from sim.cli import app; app()", "sweep", str(spec), "--out", str(out),
+    cmd = [sys.executable, "-c", "from cli.main import app; app()", "sweep", str(spec), "--out", str(out),
            "--workers", "2", "--no-progress"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"})

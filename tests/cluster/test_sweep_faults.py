@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 def start_sweep(tmp_path) -> tuple[subprocess.Popen, Path, Path]:
     spec, out = tmp_path / "faults.toml", tmp_path / "out"
     spec.write_text(SPEC)
-    cmd = [sys.executable, "-c", "from sim.cli import app; app()", "sweep", str(spec), "--out", str(out),
+    cmd = [sys.executable, "-c", "from cli.main import app; app()", "sweep", str(spec), "--out", str(out),
            "--workers", "2", "--no-progress"]
     # its own session: whatever Ray processes it starts are ours to stop, and only those
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

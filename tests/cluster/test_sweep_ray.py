@@ -14,7 +14,7 @@ from cluster.manifest import load_manifest, save_manifest
 from cluster.part import part_path
 from cluster.spec import parse_spec
 from cluster.sweep import SweepError, run_sweep
-from sim.cli import app
+from cli.main import app
 
 SPEC = {"name": "small", "game": "paws", "rules": "v4", "seed": 11, "games_per_cell": 30, "batch_size": 8,
         "setup": {"board": "beginner"}, "grid": {"players": [2, 4]}, "overrides": {"round_limit": 20}}

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cluster.spec import SpecError, auto_batch_size, load_spec, parse_spec
-from sim.cli import app
+from cli.main import app
 
 BASE = {"name": "t", "game": "paws", "rules": "v4", "seed": 1, "games_per_cell": 10, "batch_size": 4}
 

@@ -22,7 +22,7 @@ from cluster.manifest import ManifestError, load_manifest, save_manifest
 from cluster.part import CHECKSUM_KEY, part_path
 from cluster.spec import parse_spec
 from cluster.sweep import SweepError, run_sweep
-from sim.cli import app
+from cli.main import app
 
 SPEC = {"name": "tamper", "game": "paws", "rules": "v4", "seed": 21, "games_per_cell": 30, "batch_size": 8,
         "grid": {"players": [2, 4]}}
@@ -300,12 +300,12 @@ def test_a_sweep_inside_a_sweeps_folder_is_refused_not_quarantined(spec, work, c
 
 
 def test_a_failed_manifest_save_leaves_no_temporary_file_and_is_one_line(work, monkeypatch):
-    import cluster.manifest as manifest
+    import sim.files    # the manifest is written by its one atomic writer, with fsync
 
     def full(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(manifest.os, "fsync", full)
+    monkeypatch.setattr(sim.files.os, "fsync", full)
     man = load_manifest(work)
     with pytest.raises(ManifestError) as e:
         save_manifest(work, man)

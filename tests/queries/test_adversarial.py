@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from queries import library
-from sim.cli import app
+from cli.main import app
 from synthetic import write_synthetic
 
 runner = CliRunner()

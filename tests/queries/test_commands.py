@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from queries import library
-from sim.cli import app
+from cli.main import app
 from synthetic import write_synthetic, write_tales
 
 runner = CliRunner()
@@ -60,7 +60,7 @@ def test_param_where_and_several_result_sets(synthetic, tmp_path):
 def test_old_usage_sql_file_over_a_single_parquet_file_and_a_glob(tmp_path):
     out = tmp_path / "r.parquet"
     ok(["run", "paws", "--games", "300", "--seed", "4", "--players", "3", "--out", str(out)])
-    table = ok(["query", "queries/round_limit.sql", "--data", str(out), "--format", "csv"])
+    table = ok(["query", "sim/paws/sql/queries/round_limit.sql", "--data", str(out), "--format", "csv"])
     rows = list(csv.reader(io.StringIO(table)))
     assert rows[0][:3] == ["round_limit", "games", "ended_by_limit"] and rows[1][:2] == ["10", "300"]
     by_name = ok(["query", "round_limit", "--results", str(tmp_path / "*.parquet"), "--format", "csv"])

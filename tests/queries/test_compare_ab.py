@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 
 from conftest import write_results
 from queries import compare
-from sim.cli import app
+from cli.main import app
 from sim.games import get
 from sim.output import write_parquet
-from sim.regress import stats
+from queries import stats
 
 runner = CliRunner()
 BEGINNER_3 = {"board": "beginner", "players": 3}

@@ -5,8 +5,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sim.cli  # noqa: F401 - the CLI registers the query commands (import order)
-from queries.commands import fit_table
+from cli.common import fit_table
 
 NAMES = st.text("abcdefghij_", min_size=1, max_size=14)
 VALUES = st.one_of(st.integers(-10**9, 10**12).map(str), st.floats(0, 1).map(lambda f: f"{f:.4f}"),

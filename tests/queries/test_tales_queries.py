@@ -352,7 +352,7 @@ def test_game_length_covers_every_tales_mode(real):
 
 def test_playtest_query_tales(synthetic):
     from typer.testing import CliRunner
-    from sim.cli import app
+    from cli.main import app
     runner = CliRunner()
     res = runner.invoke(app, ["query", "tales_champions", "--results", str(synthetic), "--format", "csv",
                               "--where", "mode = '2v2'"])

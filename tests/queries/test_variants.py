@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli import app
+from cli.main import app
 from sim.games import get
 from sim.output import write_parquet
 from queries.library import available

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 import typer
 from typer.testing import CliRunner
 
-from sim.cli import app
-from sim.regress import baseline as baseline_file
-from sim.regress import regression
+from cli.main import app
+from regress import baseline as baseline_file
+from regress import regression
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -632,7 +632,7 @@ SUITE_FIELDS = {   # a suite line to replace -> the line written with the value
     "games_per_cell = 100": "games_per_cell = {}",
     "[sweep.grid]\n": "[sweep.setup]\nboard = {}\n[sweep.grid]\n",
     # not players: Paws builds a bot list of that many seats before it checks the count, so players =
-    # [8589934591] exhausts memory in sim/paws/match.py (reported; outside the regression's files)
+    # [8589934591] exhausts memory in sim/paws/plugin.py (reported; outside the regression's files)
     "method = \"bh\"": "method = {}",
     "level = 0.05": "level = {}",
     "stall_rate = 0.01": "stall_rate = {}",

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.regress.compare import compare
-from sim.regress.suite import parse_suite
+from regress.compare import compare
+from regress.suite import parse_suite
 
 
 def suite(level=0.01, method="bh", **min_effect):

@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sim.games import get
-from sim.regress.digest import parts_digest, table_digest
+from regress.digest import parts_digest, table_digest
 
 
 @pytest.fixture(scope="module")

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from sim.regress import baseline
-from sim.regress.suite import load_suite
+from regress import baseline
+from regress.suite import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 

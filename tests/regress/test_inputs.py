@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from sim.regress import baseline
-from sim.regress.suite import SuiteError, load_suite
+from regress import baseline
+from regress.suite import SuiteError, load_suite
 
 GOOD = """
 name = "small"

@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sim.games import GAMES, get
-from sim.regress.metrics import compute, families
+from regress.metrics import compute, families
 
 
 def write_cells(root, game, cells, games, engine):

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli import app
-from sim.regress import baseline
-from sim.regress.compare import compare
-from sim.regress.suite import load_suite
+from cli.main import app
+from regress import baseline
+from regress.compare import compare
+from regress.suite import load_suite
 
 pytestmark = pytest.mark.slow
 

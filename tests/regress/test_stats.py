@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from sim.regress import stats
+from queries import stats
 
 
 def test_two_proportion_z_hand_worked():

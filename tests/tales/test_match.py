@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli import app
+from cli.main import app
 from sim.games import get
 from sim.params import RuleError, fields
 from sim.tales.game import play_game

@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from queries import library
-from sim.cli import app
-from sim.regress import baseline
-from sim.regress.digest import parts_digest
+from cli.main import app
+from regress import baseline
+from regress.digest import parts_digest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,7 +154,7 @@ def test_example_sweep_plays_every_mode_with_its_own_rules():
 
 
 def test_tales_nightly_suite_and_baseline_agree():
-    from sim.regress.suite import load_suite
+    from regress.suite import load_suite
     suite = load_suite(ROOT / "examples" / "tales-nightly.toml")
     b = baseline.load(ROOT / "examples" / "tales-nightly-baseline.json")
     assert b["suite"] == suite.name and b["game"] == suite.game == "tales" and b["spec_digest"] == suite.digest

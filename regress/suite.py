@@ -5,7 +5,7 @@ name = "nightly"
 seeds = [1, 2]               # each seed plays every cell once (default: the sweep's seed)
 fail_on = ["behaviour", "drift"]
 [sweep]                      # a sweep spec (cluster.spec), same keys as for `playtest sweep`
-game = "paws"
+game = "..."                 # a registered game (left out: the game the registry names the default)
 games_per_cell = 20000
 [sweep.grid]
 players = [2, 4]
@@ -30,8 +30,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from cluster.spec import SpecError, parse_spec
+from regress.baseline import MAX_DEPTH, cut, depth
+from regress.metrics import Family, families
 from sim.files import read_bounded
-from sim.regress.metrics import Family, families
+from sim.games import GAMES
 
 MAX_BYTES = 2**20             # a suite is a page of TOML (the nightly one: 1.5 KB)
 MAX_SEED = 2**64 - 1          # master seeds are unsigned 64-bit (cluster.spec)
@@ -79,15 +82,14 @@ class Suite:
 
     def spec(self, seed: int):
         """The sweep spec of this suite played with master seed ``seed`` (a cluster.spec.SweepSpec)."""
-        from cluster.spec import SpecError, parse_spec
         try:
             return parse_spec(dict(self.sweep, seed=seed), source=f"{self.path} [sweep]", base_dir=self.path.parent)
         except SpecError as e:
-            raise SuiteError(_cut(str(e), 2000)) from None
+            raise SuiteError(cut(str(e), 2000)) from None
         except (TypeError, ValueError, KeyError, AttributeError, OverflowError, RecursionError) as e:
             # the sweep spec's checks let a value of an odd type through: still one line naming the table
             raise SuiteError(f"{self.path} [sweep]: not a valid sweep spec ({type(e).__name__}: "
-                             f"{_cut(str(e))})") from None
+                             f"{cut(str(e))})") from None
 
     def with_seeds(self, seeds: tuple[int, ...]) -> "Suite":
         return replace(self, seeds=_seeds(list(seeds), f"{self.path}: --seeds"))
@@ -103,15 +105,10 @@ class Suite:
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _cut(text: str, limit: int = 120) -> str:
-    from sim.regress.baseline import cut
-    return cut(text, limit)
-
-
 def _show(value: Any) -> str:
     """A value as an error shows it: one line, at most 60 characters."""
     try:
-        return _cut(repr(value), 60)
+        return cut(repr(value), 60)
     except RecursionError:
         return "(nested too deeply)"
 
@@ -147,7 +144,7 @@ def _thresholds(raw: Any, fams: list[Family], where: str) -> Thresholds:
                          f"{', '.join(THRESHOLD_KEYS)}")
     for key in raw:
         if key not in THRESHOLD_KEYS:
-            raise SuiteError(f"{where}: unknown key thresholds.{_cut(key, 60)}; valid: {', '.join(THRESHOLD_KEYS)}")
+            raise SuiteError(f"{where}: unknown key thresholds.{cut(key, 60)}; valid: {', '.join(THRESHOLD_KEYS)}")
     method = raw.get("method", "bh")
     if not isinstance(method, str) or method not in METHODS:
         raise SuiteError(f"{where}: thresholds.method = {_show(method)} is not allowed; expected one of "
@@ -163,7 +160,7 @@ def _thresholds(raw: Any, fams: list[Family], where: str) -> Thresholds:
     by_name = {f.name: f for f in fams}
     for key, value in given.items():
         if key not in by_name:
-            raise SuiteError(f"{where}: unknown metric family thresholds.min_effect.{_cut(key, 60)}; valid: "
+            raise SuiteError(f"{where}: unknown metric family thresholds.min_effect.{cut(key, 60)}; valid: "
                              f"{', '.join(by_name)}")
         # a rate's shift and a total variation are shares (at most 1); a mean shift is in the family's units
         top = 1.0 if by_name[key].kind in ("rate", "categorical") else math.inf
@@ -179,7 +176,6 @@ def _thresholds(raw: Any, fams: list[Family], where: str) -> Thresholds:
 def parse_suite(raw: dict[str, Any], path: Path) -> Suite:
     """Validate a suite table read from ``path`` (the sweep too: every seed's spec is built once)."""
     where = str(path)
-    from sim.regress.baseline import MAX_DEPTH, depth
     if depth(raw) > MAX_DEPTH:
         raise SuiteError(f"{where}: tables and arrays nest more than {MAX_DEPTH} deep; a suite is a few levels")
     for key in raw:
@@ -195,15 +191,14 @@ def parse_suite(raw: dict[str, Any], path: Path) -> Suite:
     if not isinstance(sweep, dict):
         raise SuiteError(f"{where}: missing table [sweep] (the sweep spec: game, rules, games_per_cell, "
                          f"setup, grid, ...)")
-    game = sweep.get("game", "paws")
-    from sim.games import GAMES
+    game = sweep.get("game", GAMES.default.name)     # a suite that names no game plays the default one
     if not isinstance(game, str) or game not in GAMES.names():
         raise SuiteError(f"{where}: sweep.game = {_show(game)} is not allowed; expected one of "
                          f"{', '.join(GAMES.names())}")
     fams = families(game)
     if not fams:
         raise SuiteError(f"{where}: sweep.game = {game!r} has no regression metrics yet "
-                         f"(add sim/regress/sql/{game}/*.sql)")
+                         f"(add {GAMES[game].sql_dir / 'regress'}/*.sql)")
     fail_on = raw.get("fail_on", list(FAIL_ON))
     if (not isinstance(fail_on, list) or not all(isinstance(f, str) and f in FAIL_ON for f in fail_on)
             or len(set(fail_on)) != len(fail_on)):
@@ -235,5 +230,5 @@ def load_suite(path: str | Path) -> Suite:
     except RecursionError:
         raise SuiteError(f"{path}: not valid TOML: nested too deeply") from None
     except ValueError as e:   # TOMLDecodeError; an integer of thousands of digits
-        raise SuiteError(f"{path}: not valid TOML: {_cut(str(e))}") from None
+        raise SuiteError(f"{path}: not valid TOML: {cut(str(e))}") from None
     return parse_suite(raw, path)

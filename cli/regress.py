@@ -8,9 +8,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from sim.cli import MAX_SEED, err, fail, plain   # fail: one line, user text escaped for Rich, exit 2
-
-COMMANDS = ("regress",)
+from cli.common import MAX_SEED, err, fail, plain   # fail: one line, user text escaped for Rich, exit 2
+from cluster.sweep import SweepError
+from regress.regression import regress as run
 
 
 def _seeds(text: str) -> tuple[int, ...]:
@@ -41,8 +41,6 @@ def regress(suite: Annotated[Path, typer.Argument(help="suite TOML: a sweep spec
             address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run the sweep on")] = None,
             quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
     """Play a fixed suite and compare with a baseline: exit 0 nothing moved, 1 regression, 2 error."""
-    from cluster.sweep import SweepError
-    from sim.regress.regression import regress as run
     if workers is not None and workers < 1:
         fail(f"--workers {workers} is not allowed; expected at least 1")
     try:
@@ -65,3 +63,6 @@ def regress(suite: Annotated[Path, typer.Argument(help="suite TOML: a sweep spec
     err.print("report: " + plain(", ".join(str(f) for f in out.files)), highlight=False, soft_wrap=True)
     if cmp.verdict == "regression" and not update_baseline:
         raise typer.Exit(code=1)
+
+
+COMMANDS = {"regress": regress}

@@ -1,4 +1,5 @@
-"""Balance metrics of a run, per cell, as counts: one SQL file per metric family under ``sql/<game>/``.
+"""Balance metrics of a run, per cell, as counts: one SQL file per metric family, in the game's package
+(``sql/regress/*.sql`` beside its :class:`sim.games.Game`).
 
 A family's SQL runs through the query library (:mod:`queries.library`) over the run's results and
 returns one row per (cell, key) in one of three shapes, named by its ``-- kind:`` header line:
@@ -8,7 +9,7 @@ returns one row per (cell, key) in one of three shapes, named by its ``-- kind:`
 - ``ordinal``: ``cell, key, count`` with a numeric key (games per length), compared by Mann-Whitney U.
 
 Counts (not rates) are what the baseline stores, so any later run can be tested against it. A new
-game gets its metrics by adding ``sql/<game>/*.sql`` keyed by its own outcome columns.
+game gets its metrics by adding such files keyed by its own outcome columns.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-SQL_DIR = Path(__file__).parent / "sql"
+from queries.library import QueryError, connect, execute, sql_header
+from sim.files import read_text_bounded
+from sim.games import GAMES
+
 KINDS = ("rate", "categorical", "ordinal")
 
 
@@ -32,28 +36,15 @@ class Family:
     unit: str = ""            # ordinal only: what the key counts (rounds)
 
 
-def _header(path: Path) -> dict[str, str]:
-    out: dict[str, str] = {"question": ""}
-    for line in path.read_text().splitlines():
-        if not line.startswith("--"):
-            break
-        key, sep, rest = line[2:].strip().partition(":")
-        if sep and key in ("name", "kind", "unit", "game", "columns"):
-            out[key] = rest.strip()
-        else:
-            out["question"] = (out["question"] + " " + line[2:].strip()).strip()
-    return out
-
-
 def families(game: str) -> list[Family]:
-    """The metric families of ``game`` (empty when the game has none yet)."""
+    """The metric families of ``game`` (empty when the game has none yet): its ``sql/regress/*.sql``."""
     out = []
-    for path in sorted((SQL_DIR / game).glob("*.sql")):
-        head = _header(path)
-        kind = head.get("kind", "")
+    for path in GAMES[game].metric_files():
+        head = sql_header(read_text_bounded(path, "SQL file", QueryError))
+        kind = head.values.get("kind", "")
         if kind not in KINDS:
             raise ValueError(f"{path}: kind {kind!r} is not allowed; expected one of {', '.join(KINDS)}")
-        out.append(Family(head.get("name", path.stem), kind, head["question"], path, head.get("unit", "")))
+        out.append(Family(head.values.get("name", path.stem), kind, head.question, path, head.values.get("unit", "")))
     return out
 
 
@@ -62,7 +53,6 @@ def compute(game: str, results: Sequence[str | Path]) -> dict[str, dict[str, dic
 
     Counts from several directories (one per seed) of the same cells add up.
     """
-    from queries.library import connect, execute
     fams = families(game)
     out: dict[str, dict[str, dict]] = {}
     con = connect([str(r) for r in results])

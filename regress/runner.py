@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -10,21 +9,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from cluster.sweep import OBJECT_STORE_BYTES, run_sweep
+from cluster.version import code_version, core_digest
+from regress.digest import parts_digest, record_columns
+from regress.metrics import compute
+from regress.suite import Suite
 from sim.games import get
-from sim.regress.digest import parts_digest, record_columns
-from sim.regress.metrics import compute
-from sim.regress.suite import Suite
 
 WORK_MARK = ".regress-work"   # a work dir holding this file was made by a regression run and may be cleared
-
-
-def cell_key(values: dict[str, Any]) -> str:
-    """A cell's identity across runs: its varied values (ids are positions and shift when a grid changes)."""
-    return json.dumps(values, sort_keys=True, default=str)
-
-
-def cell_label(values: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in values.items()) or "(base)"
 
 
 def prepare_work(work: Path) -> None:
@@ -48,7 +40,6 @@ def ray_runtime(workers: int | None, address: str | None):
     if address or ray.is_initialized():
         yield
         return
-    from cluster.sweep import OBJECT_STORE_BYTES
     ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, include_dashboard=False,
              logging_level="ERROR", object_store_memory=OBJECT_STORE_BYTES)
     try:
@@ -60,8 +51,6 @@ def ray_runtime(workers: int | None, address: str | None):
 def play(suite: Suite, work: Path, *, workers: int | None = None, address: str | None = None,
          progress: bool = True) -> dict[str, Any]:
     """Run every seed of ``suite`` into ``work`` and return the run's snapshot (what a baseline stores)."""
-    from cluster.sweep import run_sweep
-    from cluster.version import code_version, core_digest
     specs = {seed: suite.spec(seed) for seed in suite.seeds}
     prepare_work(work)
     cells: dict[str, dict[str, Any]] = {}

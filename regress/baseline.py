@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from pathlib import Path
 from typing import Any
 
-from sim.files import read_bounded, unwritable
+from regress.cells import cell_key, cell_label
+from regress.metrics import families
+from sim.files import read_bounded, unwritable, write_atomic
+from sim.games import GAMES
 
 FORMAT = "playtest-regress-baseline"
 VERSION = 1
@@ -82,11 +84,7 @@ def _dumps(obj: Any, indent: int = 0, expand: bool = False) -> str:
 
 def write(baseline: dict[str, Any], path: str | Path) -> None:
     """Write the baseline atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(_dumps(baseline) + "\n")
-    os.replace(tmp, path)
+    write_atomic(path, _dumps(baseline) + "\n")
 
 
 def check_writable(path: str | Path) -> None:
@@ -251,8 +249,6 @@ def parse(data: Any, path: str | Path) -> dict[str, Any]:
         raise BaselineError(f"{path}: baseline version {show(version)} is not supported; this playtest "
                             f"reads version {VERSION} ({REBUILD})")
     ck.typed(data, TOP, "")
-    from sim.games import GAMES
-    from sim.regress.metrics import families
     game = data["game"]
     if game not in GAMES.names():
         raise ck.bad("game", game, f"one of {', '.join(GAMES.names())}")
@@ -270,7 +266,6 @@ def parse(data: Any, path: str | Path) -> dict[str, Any]:
     fams = {f.name: f for f in families(game)}
     ids: dict[str, int] = {}
     values: dict[str, int] = {}
-    from sim.regress.runner import cell_key
     for i, cell in enumerate(cells):
         where = f"cells[{i}]"
         if not isinstance(cell, dict):
@@ -335,7 +330,6 @@ def check_against(data: dict[str, Any], path: str | Path, suite: Any, *, seeds_g
     regression reports (changed rules, card data, setup or code in the same cells) is left to the run.
     Seeds are checked only when the suite's own are played: ``--seeds`` plays other seeds on purpose.
     """
-    from sim.regress.runner import cell_key, cell_label
     other = f"the baseline is for another suite; {REBUILD}"
     if data["game"] != suite.game:
         raise BaselineError(f"{path}: game = {show(data['game'])} but {suite.path} plays sweep.game = "

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sim.regress.compare import Comparison, Test
-from sim.regress.metrics import Family
-from sim.regress.suite import Suite
+from regress.compare import Comparison, Test
+from regress.metrics import Family
+from regress.suite import Suite
 
 METHOD = {"bh": "Benjamini-Hochberg (false discovery rate)", "holm": "Holm (family-wise error)"}
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sim.regress import stats
-from sim.regress.runner import cell_key, cell_label
-from sim.regress.suite import Suite
+from queries import stats
+from regress.cells import cell_key, cell_label
+from regress.suite import Suite
 
 UNITS = {"rate": "pp", "categorical": "TV", "ordinal": ""}
 

@@ -7,13 +7,13 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from regress import baseline as baseline_file
+from regress.compare import Comparison, compare
+from regress.html import page
+from regress.report import markdown
+from regress.runner import play
+from regress.suite import load_suite
 from sim.files import unwritable
-from sim.regress import baseline as baseline_file
-from sim.regress.compare import Comparison, compare
-from sim.regress.html import page
-from sim.regress.report import markdown
-from sim.regress.runner import play
-from sim.regress.suite import load_suite
 
 REPORT_FILES = ("report.md", "report.html", "result.json")
 

@@ -10,9 +10,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from sim.cli import fail
-
-COMMANDS = ("compare",)
+from cli.common import FORMATS, err, fail, fit_table, plain, render, warn
+from queries import compare as cmp
+from queries import library
+from sim.files import unwritable
 
 
 def compare(a: Annotated[str, typer.Argument(help="results A: a sweep's results DIR, a Parquet file or a glob "
@@ -33,10 +34,6 @@ def compare(a: Annotated[str, typer.Argument(help="results A: a sweep's results 
             = "holm") -> None:
     """A vs B per matched cell: every balance metric as A, B, B-A with a 95% interval, an adjusted p-value and
     a verdict in words; paired on the games both sides played (the same seed and game index)."""
-    from queries import compare as cmp
-    from queries import library
-    from queries.commands import FORMATS, fit_table, render, warn
-    from sim.files import unwritable
     if fmt not in FORMATS:
         fail(f"--format {fmt!r} is not available; expected one of {', '.join(FORMATS)}")
     if by is None and b is None:
@@ -50,7 +47,8 @@ def compare(a: Annotated[str, typer.Argument(help="results A: a sweep's results 
     try:
         report = (cmp.compare_by(a, by, baseline, where, adjust) if by is not None
                   else cmp.compare_folders(a, b, where, adjust))
-        warn(library.sweep_notes([a] + ([b] if b else [])))
+        for line in library.sweep_notes([a] + ([b] if b else [])):
+            warn(line)
     except (cmp.CompareError, library.QueryError, library.ResultsError) as e:
         fail(str(e))
     report.command = "playtest compare " + " ".join(shlex.quote(x) for x in sys.argv[2:]) \
@@ -76,5 +74,7 @@ def compare(a: Annotated[str, typer.Argument(help="results A: a sweep's results 
             out.write_text(cmp.page(report))
         except OSError as e:
             fail(f"--html {html}: cannot write the page ({e.strerror or e})")
-        from sim.cli import err, plain
         err.print(f"page: {plain(str(out))}", highlight=False, soft_wrap=True)
+
+
+COMMANDS = {"compare": compare}

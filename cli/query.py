@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import shutil
-import sys
 from typing import Annotated, Optional
 
 import typer
 
-from sim.cli import fail
-
-COMMANDS = ("query", "sql")
-FORMATS = ("table", "csv", "json", "markdown")
+from cli.common import FORMATS, fail, note, render, warn
+from queries import library
+from queries.variants import answer_per_variant
 
 ResultsOpt = Annotated[Optional[list[str]], typer.Option(
     "--results", "--data", help="a sweep's results DIR, a Parquet file or a glob (repeatable); "
@@ -24,71 +18,6 @@ WhereOpt = Annotated[Optional[str], typer.Option(
     help="filter the games first: one boolean expression over their columns (constants, comparisons, AND/OR/NOT, "
          "IN, BETWEEN, LIKE and a few functions; no statements), e.g. \"board = 'explorer' AND players = 4\"")]
 FormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or markdown")]
-
-
-def _cell(v, exact: bool) -> str:
-    if isinstance(v, float) and not exact:
-        return f"{v:.4f}"
-    return "" if v is None else str(v)
-
-
-def render(name: str, columns: list[str], rows: list[tuple], fmt: str) -> str:
-    """The answer as text: a rich table, CSV, JSON records or a Markdown table."""
-    if fmt == "csv":
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(columns)
-        w.writerows([[_cell(v, True) for v in r] for r in rows])
-        return buf.getvalue().rstrip("\n")
-    if fmt == "json":
-        return json.dumps([dict(zip(columns, r)) for r in rows], default=str)
-    if fmt == "markdown":
-        lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-        lines += ["| " + " | ".join(_cell(v, False) for v in r) + " |" for r in rows]
-        return "\n".join(lines)
-    return fit_table(name, columns, [[_cell(v, False) for v in r] for r in rows])
-
-
-def fit_table(name: str, columns: list[str], cells: list[list[str]], width: int | None = None) -> str:
-    """A rich table that never cuts a value or a header: every column is as wide as its widest entry; when
-    the columns do not fit the terminal, the rightmost are left out and a last line names them and how
-    to see them. A pipe gets every column at full width."""
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-    need = [max([len(c) for c in col] + [len(h)]) for h, col in
-            zip(columns, zip(*cells) if cells else [[] for _ in columns])]
-    full = sum(n + 3 for n in need) + 1                  # a cell's padding and border: 3; the last border: 1
-    if width is None:
-        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else full
-    keep = len(columns)
-    while keep > 1 and sum(n + 3 for n in need[:keep]) + 1 > width:
-        keep -= 1
-    table = Table(title=Text(name))          # names and values are data: Text, never read as Rich markup
-    for c, n in zip(columns[:keep], need):
-        table.add_column(Text(str(c)), justify="right", min_width=n, no_wrap=True)
-    for r in cells:
-        table.add_row(*[Text(v) for v in r[:keep]])
-    buf = io.StringIO()
-    Console(file=buf, width=max(width, sum(n + 3 for n in need[:keep]) + 1), highlight=False).print(table)
-    out = buf.getvalue().rstrip("\n")
-    if keep < len(columns):
-        left = columns[keep:]
-        out += (f"\n({len(left)} more column{'s' if len(left) > 1 else ''} not shown: {', '.join(left)}; "
-                "--format csv, json or markdown shows every column, or widen the terminal)")
-    return out
-
-
-def warn(lines: list[str]) -> None:
-    from sim.cli import warn as warn_line
-    for line in lines:
-        warn_line(line)
-
-
-def note(lines: list[str]) -> None:
-    from sim.cli import note as note_line
-    for line in lines:
-        note_line(line)
 
 
 def _params(items: Optional[list[str]]) -> dict[str, str]:
@@ -113,8 +42,6 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
 
     Never pooled silently: when the results vary in a column the query does not group by (a rule
     parameter, bots, card files), the answer is given per value of it, as its first columns."""
-    from queries import library
-    from queries.variants import answer_per_variant
     if list_:
         for q in library.available():
             params = ", ".join(f"{p.name}={','.join(map(str, p.default)) if isinstance(p.default, list) else p.default}"
@@ -135,8 +62,10 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
             columns, rows, variants = answer_per_variant(con, q, values, results, pool or ())
         finally:
             con.close()
-        warn(library.sweep_notes(results))
-        note(variants.notes())
+        for line in library.sweep_notes(results):
+            warn(line)
+        for line in variants.notes():
+            note(line)
     except (library.QueryError, library.ResultsError) as e:
         fail(str(e))
     typer.echo(render(q.name, columns, rows, fmt))
@@ -155,7 +84,6 @@ def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games'
     read_text ...), install and load extensions and change settings. Run only SQL you trust; --read-only
     runs one SELECT statement on the locked connection the canned queries use.
     """
-    from queries import library
     if fmt not in FORMATS:
         fail(f"--format {fmt!r} is not available; expected one of {', '.join(FORMATS)}")
     if not statement.strip():
@@ -172,7 +100,11 @@ def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games'
             columns, rows = library.execute(con, statement, params, where="sql", results=results)
         finally:
             con.close()
-        warn(library.sweep_notes(results))
+        for line in library.sweep_notes(results):
+            warn(line)
     except (library.QueryError, library.ResultsError) as e:
         fail(str(e))
     typer.echo(render("sql", columns, rows, fmt))
+
+
+COMMANDS = {"query": query, "sql": sql}

@@ -13,11 +13,12 @@ import pyarrow as pa
 
 from sim.games import ENGINES, Match, check_engine  # noqa: F401  (re-exported)
 from sim.paws.cards import CardSet, load_cards
+from sim.paws.plugin import Paws
 from sim.paws.rules import PawsRules, PawsSetup
 
 
 def _match(setup: PawsSetup, rules: PawsRules, cards: CardSet | None) -> Match:
-    return Match("paws", setup, rules, cards or load_cards())
+    return Match(Paws.name, setup, rules, cards or load_cards())
 
 
 def play_batch(setup: PawsSetup, rules: PawsRules, master_seed: int, start: int, count: int,

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
-COMMANDS = ("sweep", "status")
-
-
-def fail(message: str) -> None:
-    """The CLI's user error (imported late: sim.cli imports this module to register its commands)."""
-    from sim.cli import fail as cli_fail
-    cli_fail(message)
+from cli.common import fail
+from cluster.manifest import DONE, ManifestError, counts, load_manifest, save_manifest
+from cluster.part import part_path
+from cluster.spec import SpecError, load_spec, parse_spec
+from cluster.sweep import LOCK, SweepError, SweepInterrupted, check_out_dir, interrupts, run_sweep
+from cluster.verify import VerifyError, quarantine, reconcile, scan
 
 
 def _size(n: float) -> str:
@@ -38,9 +40,6 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
                                                     "manifest)")] = False,
           progress: Annotated[bool, typer.Option(help="show a live progress bar")] = True) -> None:
     """Play every cell of a sweep spec on Ray; every game becomes a Parquet row under --out."""
-    from cluster.manifest import ManifestError
-    from cluster.spec import SpecError, load_spec
-    from cluster.sweep import SweepError, SweepInterrupted, check_out_dir, interrupts, run_sweep
     if workers is not None and workers < 1:
         fail(f"--workers = {workers}: expected at least 1")
     try:
@@ -91,10 +90,6 @@ def status(out: Annotated[Path, typer.Argument(help="a sweep's results directory
     """Report a sweep's state from its manifest (a cache); --verify checks the files themselves.
 
     Exit code: 0 (with --verify: the folder is whole), 1 (--verify found problems), 2 (bad input)."""
-    from rich.table import Table
-
-    from cluster.manifest import DONE, ManifestError, counts, load_manifest
-    from cluster.part import part_path
     try:
         m = load_manifest(out)
     except ManifestError as e:
@@ -142,13 +137,6 @@ def _verify(out: Path, m: dict):
     """``status --verify``: check every file against the manifest's own spec, quarantine, correct the manifest.
 
     Prints what it found and did; returns (the corrected manifest, the report)."""
-    import contextlib
-    import fcntl
-
-    from cluster.manifest import ManifestError, save_manifest
-    from cluster.spec import SpecError, parse_spec
-    from cluster.sweep import LOCK
-    from cluster.verify import VerifyError, quarantine, reconcile, scan
     rebuild = f"re-run with the spec: playtest sweep SPEC --out {out} --resume"
     try:
         spec = parse_spec(m["spec"], source=m["spec_file"], base_dir=Path(m["spec_file"]).parent)
@@ -185,3 +173,6 @@ def _verify(out: Path, m: dict):
         con.print(("manifest.json corrected; " if report.manifest_notes else "")
                   + "exit code 1: problems were found", highlight=False)
     return fixed, report
+
+
+COMMANDS = {"sweep": sweep, "status": status}

@@ -7,54 +7,12 @@ baseline beside current.
 
 from __future__ import annotations
 
-import base64
-import html
-import io
-
-from sim.regress import stats
-from sim.regress.compare import Comparison
-from sim.regress.report import TEST_HEAD, summary_lines, test_row
-from sim.regress.runner import cell_key, cell_label
-from sim.regress.suite import Suite
-
-BASE, CUR = "#8c8c8c", "#d95f02"   # baseline grey, current orange
-
-CSS = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
-.verdict { padding: .6em 1em; border-radius: 6px; font-size: 1.4em; font-weight: bold; }
-.pass { background: #e3f4e1; color: #1d6b25; } .regression { background: #fde2e1; color: #a01c17; }
-table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: 13px; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; } tr.flag td { background: #fff3e0; }
-img.plot { max-width: 100%; border: 1px solid #eee; margin: .3em 0 1.2em; }
-code { background: #f4f4f4; padding: 0 .3em; }
-"""
-
-# Set on load, so a headless browser can tell that every plot decoded and rendered.
-SCRIPT = """
-window.addEventListener('load', () => {
-  const imgs = Array.from(document.images);
-  document.body.dataset.plots = imgs.length;
-  document.body.dataset.plotsRendered = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
-});
-"""
-
-
-def _esc(s: object) -> str:
-    return html.escape(str(s))
-
-
-def _table(head: list[str], rows: list[list[str]], flags: list[bool] | None = None) -> str:
-    flags = flags or [False] * len(rows)
-    body = "".join(("<tr class='flag'>" if f else "<tr>") + "".join(f"<td>{_esc(c).replace('**', '')}</td>" for c in r)
-                   + "</tr>" for r, f in zip(rows, flags))
-    return "<table><tr>" + "".join(f"<th>{_esc(h)}</th>" for h in head) + "</tr>" + body + "</table>"
-
-
-def _png(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=80)
-    return base64.b64encode(buf.getvalue()).decode()
+from queries import stats
+from queries.pages import BASE, CSS, CUR, SCRIPT, esc, html_table, png_base64
+from regress.cells import cell_key, cell_label
+from regress.compare import Comparison
+from regress.report import TEST_HEAD, summary_lines, test_row
+from regress.suite import Suite
 
 
 def cell_figure(suite: Suite, base: dict, cur: dict) -> str:
@@ -117,7 +75,7 @@ def cell_figure(suite: Suite, base: dict, cur: dict) -> str:
         ax.set_title(f.name.replace("_", " "))
         ax.legend(fontsize=8)
     fig.tight_layout()
-    data = _png(fig)
+    data = png_base64(fig)
     plt.close(fig)
     return data
 
@@ -126,27 +84,27 @@ def page(suite: Suite, cmp: Comparison, baseline_path: str, command: str) -> str
     """The whole report as one HTML page."""
     fams = {f.name: f for f in suite.families}
     verdict = "REGRESSION" if cmp.verdict == "regression" else "PASS"
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>regress {_esc(suite.name)}: {verdict}"
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>regress {esc(suite.name)}: {verdict}"
              f"</title><style>{CSS}</style></head><body>",
-             f"<div class='verdict {cmp.verdict}' id='verdict'>Balance regression {_esc(suite.name)}: {verdict}</div>",
-             "<ul>" + "".join(f"<li>{_esc(s.replace('`', ''))}</li>" for s in summary_lines(suite, cmp, baseline_path))
+             f"<div class='verdict {cmp.verdict}' id='verdict'>Balance regression {esc(suite.name)}: {verdict}</div>",
+             "<ul>" + "".join(f"<li>{esc(s.replace('`', ''))}</li>" for s in summary_lines(suite, cmp, baseline_path))
              + "</ul>",
-             f"<p><b>Why:</b> {_esc('; '.join(cmp.reasons))}.</p>" if cmp.reasons else "<p>Nothing moved.</p>"]
+             f"<p><b>Why:</b> {esc('; '.join(cmp.reasons))}.</p>" if cmp.reasons else "<p>Nothing moved.</p>"]
     if cmp.unmatched or cmp.skipped:
         parts.append("<h2>Not compared</h2><ul>"
-                     + "".join(f"<li>{_esc(u)}</li>" for u in cmp.unmatched + cmp.skipped) + "</ul>")
+                     + "".join(f"<li>{esc(u)}</li>" for u in cmp.unmatched + cmp.skipped) + "</ul>")
     flagged = cmp.flagged
     parts.append(f"<section id='flagged'><h2>Flagged metrics ({len(flagged)})</h2>")
-    parts.append(_table(TEST_HEAD, [test_row(t, fams) for t in flagged], [True] * len(flagged))
+    parts.append(html_table(TEST_HEAD, [test_row(t, fams) for t in flagged], [True] * len(flagged))
                  if flagged else "<p>None.</p>")
     parts.append("</section>")
     parts.append(f"<section id='behaviour'><h2>Changed behaviour ({len(cmp.changed)} of {len(cmp.cells)} cells)"
-                 "</h2>" + _table(["cell", "values", "status", "detail"],
+                 "</h2>" + html_table(["cell", "values", "status", "detail"],
                                   [[c.cell, c.label, c.status, c.detail] for c in cmp.cells],
                                   [c.status == "changed" for c in cmp.cells]) + "</section>")
     if cmp.suite_changes:
         parts.append("<h2>Suite changes since the baseline</h2><ul>"
-                     + "".join(f"<li><code>{_esc(s)}</code></li>" for s in cmp.suite_changes) + "</ul>")
+                     + "".join(f"<li><code>{esc(s)}</code></li>" for s in cmp.suite_changes) + "</ul>")
     base_cells = {cell_key(c["values"]): c for c in cmp.baseline["cells"]}
     flagged_cells = {t.cell for t in flagged}
     order = sorted(cmp.current["cells"], key=lambda c: (c["id"] not in flagged_cells, c["id"]))
@@ -156,12 +114,12 @@ def page(suite: Suite, cmp: Comparison, baseline_path: str, command: str) -> str
         if base is None:
             continue
         title = f"{cur['id']} ({cell_label(cur['values'])})" + (": flagged" if cur["id"] in flagged_cells else "")
-        parts.append(f"<h3>{_esc(title)}</h3><img class='plot' alt='plots of {_esc(cur['id'])}' "
+        parts.append(f"<h3>{esc(title)}</h3><img class='plot' alt='plots of {esc(cur['id'])}' "
                      f"src='data:image/png;base64,{cell_figure(suite, base, cur)}'>")
     parts.append("</section>")
     parts.append(f"<section id='all'><h2>All {len(cmp.tests)} metrics</h2>"
-                 + _table(TEST_HEAD, [test_row(t, fams) for t in cmp.tests], [t.flagged for t in cmp.tests])
+                 + html_table(TEST_HEAD, [test_row(t, fams) for t in cmp.tests], [t.flagged for t in cmp.tests])
                  + "</section>")
-    parts.append(f"<h2>Reproduce</h2><pre><code>{_esc(command)}</code></pre>")
+    parts.append(f"<h2>Reproduce</h2><pre><code>{esc(command)}</code></pre>")
     parts.append(f"<script>{SCRIPT}</script></body></html>")
     return "\n".join(parts)

@@ -1,0 +1,142 @@
+"""What every ``playtest`` command shares: one-line errors and warnings on stderr, numeric ranges, output
+file checks, and the tables answers are printed as (table, csv, json or markdown)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from sim.files import unwritable
+from sim import games
+from sim.games import GAMES, Game
+from sim.params import RuleError
+
+MAX_SEED = 2**64 - 1                   # master seeds are unsigned 64-bit (core/rng.pxd)
+MAX_GAME_INDEX = 2**63 - 1             # game indices are signed 64-bit in the cores
+MAX_GAMES = 10**12                     # games in one local run
+BUG_EXIT = 3                           # an unexpected error (a bug): not 1, which regress uses for "regression"
+FORMATS = ("table", "csv", "json", "markdown")
+
+err = Console(stderr=True)
+
+
+def plain(text: Any) -> str:
+    """User text (paths, names, filters, messages quoting them) made safe for Rich: shown as written."""
+    return escape(str(text))
+
+
+def one_line(text: Any) -> str:
+    """A message as one line: its lines joined (a user error is one line on the terminal)."""
+    return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def fail(message: str, code: int = 2) -> None:
+    """A user error: one clear line on stderr and exit code 2, never a traceback.
+
+    The message is printed as plain text (brackets in it are kept, never read as Rich markup) and never
+    wrapped, so it stays one line however narrow the terminal."""
+    err.print(f"[bold red]error:[/] {plain(one_line(message))}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code=code)
+
+
+def warn(message: str) -> None:
+    """A warning line on stderr, printed as plain text."""
+    err.print(f"[bold yellow]warning:[/] {plain(one_line(message))}", highlight=False, soft_wrap=True)
+
+
+def note(message: str) -> None:
+    """A note line on stderr (how an answer was split or pooled), printed as plain text."""
+    err.print(f"[bold]note:[/] {plain(one_line(message))}", highlight=False, soft_wrap=True)
+
+
+def check_range(flag: str, value: int | None, low: int, high: int) -> None:
+    """Refuse a numeric option outside ``low..high`` in one line naming the flag and the range."""
+    if value is not None and not low <= value <= high:
+        fail(f"{flag} {value} is out of range; expected an integer from {low} to {high}")
+
+
+def check_output_file(flag: str, path: Path) -> None:
+    """Refuse an output file path that cannot be written (a folder, a device, a folder we cannot write)."""
+    problem = unwritable(path)
+    if problem:
+        fail(f"{flag} {path}: {problem}")
+
+
+def game_named(name: str) -> Game:
+    """The registered game ``name``, or a one-line error listing the games."""
+    try:
+        return games.get(name)
+    except RuleError as e:
+        fail(str(e))
+
+
+def per_game(describe) -> str:
+    """Help text listing, per registered game, what ``describe(game)`` says (games it says nothing of are
+    left out): ``game: ...; other game: ...``."""
+    parts = [(name, describe(GAMES[name])) for name in GAMES.names()]
+    return "; ".join(f"{name}: {text}" for name, text in parts if text)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Answers as text
+# ---------------------------------------------------------------------------------------------------
+
+def _cell(v, exact: bool) -> str:
+    if isinstance(v, float) and not exact:
+        return f"{v:.4f}"
+    return "" if v is None else str(v)
+
+
+def render(name: str, columns: list[str], rows: list[tuple], fmt: str) -> str:
+    """The answer as text: a rich table, CSV, JSON records or a Markdown table."""
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(columns)
+        w.writerows([[_cell(v, True) for v in r] for r in rows])
+        return buf.getvalue().rstrip("\n")
+    if fmt == "json":
+        return json.dumps([dict(zip(columns, r)) for r in rows], default=str)
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+        lines += ["| " + " | ".join(_cell(v, False) for v in r) + " |" for r in rows]
+        return "\n".join(lines)
+    return fit_table(name, columns, [[_cell(v, False) for v in r] for r in rows])
+
+
+def fit_table(name: str, columns: list[str], cells: list[list[str]], width: int | None = None) -> str:
+    """A rich table that never cuts a value or a header: every column is as wide as its widest entry; when
+    the columns do not fit the terminal, the rightmost are left out and a last line names them and how
+    to see them. A pipe gets every column at full width."""
+    from rich.table import Table
+    from rich.text import Text
+    need = [max([len(c) for c in col] + [len(h)]) for h, col in
+            zip(columns, zip(*cells) if cells else [[] for _ in columns])]
+    full = sum(n + 3 for n in need) + 1                  # a cell's padding and border: 3; the last border: 1
+    if width is None:
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else full
+    keep = len(columns)
+    while keep > 1 and sum(n + 3 for n in need[:keep]) + 1 > width:
+        keep -= 1
+    table = Table(title=Text(name))          # names and values are data: Text, never read as Rich markup
+    for c, n in zip(columns[:keep], need):
+        table.add_column(Text(str(c)), justify="right", min_width=n, no_wrap=True)
+    for r in cells:
+        table.add_row(*[Text(v) for v in r[:keep]])
+    buf = io.StringIO()
+    Console(file=buf, width=max(width, sum(n + 3 for n in need[:keep]) + 1), highlight=False).print(table)
+    out = buf.getvalue().rstrip("\n")
+    if keep < len(columns):
+        left = columns[keep:]
+        out += (f"\n({len(left)} more column{'s' if len(left) > 1 else ''} not shown: {', '.join(left)}; "
+                "--format csv, json or markdown shows every column, or widen the terminal)")
+    return out

@@ -1,0 +1,171 @@
+"""``playtest play``, ``run`` and ``bench``: one game with its log, a local batch to Parquet, engine speed."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cli.common import (MAX_GAME_INDEX, MAX_GAMES, MAX_SEED, check_output_file, check_range, err, fail,
+                        per_game, warn)
+from sim import output
+from sim.bench import run_bench
+from sim import games as registry
+from sim.games import GAMES, EngineError, Match, check_engine
+from sim.params import RuleError, parse_assignments
+from sim.progress import GamesBar
+
+
+def _setup_help(key: str) -> str:
+    """What the games that have setup value ``key`` allow for it (help text from the registry)."""
+    return per_game(lambda g: g.setup_keys.get(key, ""))
+
+
+def _data_help(key: str) -> str:
+    return per_game(lambda g: g.data_keys.get(key, ""))
+
+
+GameArg = Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAMES.names())}")]
+RulesOpt = Annotated[Optional[str], typer.Option("--rules", help="rule set preset (" + per_game(
+    lambda g: ", ".join(g.presets) + (f"; {g.preset_note}" if g.preset_note else "")) + ")")]
+BoardOpt = Annotated[Optional[str], typer.Option(help=f"board ({_setup_help('board')})")]
+ModeOpt = Annotated[Optional[str], typer.Option(help=f"mode ({_setup_help('mode')})")]
+PlayersOpt = Annotated[Optional[int], typer.Option(help=f"players ({_setup_help('players')})")]
+PeopleOpt = Annotated[Optional[str], typer.Option(help=f"people, comma separated ({_setup_help('people')})")]
+BotsOpt = Annotated[Optional[str], typer.Option(help="bot per seat, comma separated (random, heuristic, "
+                                                     "heuristic:aggression=3); one name = every seat")]
+SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value (repeatable)")]
+EngineOpt = Annotated[str, typer.Option(help="engine: core (Cython, default) or reference (pure Python)")]
+ItemsOpt = Annotated[Optional[Path], typer.Option(help=f"the items data file, as --data items=PATH "
+                                                       f"({_data_help('items')}; default: the packaged stand-ins)")]
+MonstersOpt = Annotated[Optional[Path], typer.Option(help=f"the monsters data file, as --data monsters=PATH "
+                                                          f"({_data_help('monsters')}; default: the packaged "
+                                                          f"stand-ins)")]
+DataOpt = Annotated[Optional[list[str]], typer.Option(
+    "--data", help="a card data file name=PATH (repeatable; " + per_game(lambda g: ", ".join(g.data_keys)) + ")")]
+
+
+def resolve_match(game: str, rules: Optional[str], board: Optional[str], mode: Optional[str],
+                  players: Optional[int], bots: Optional[str], overrides: Optional[list[str]],
+                  items: Optional[Path] = None, monsters: Optional[Path] = None,
+                  data: Optional[list[str]] = None, engine: str = "core", tables: tuple[str, ...] = ("games",),
+                  people: Optional[str] = None) -> Match:
+    """Validate everything before any game is played and return the game's Match."""
+    given = (("board", board), ("mode", mode), ("players", players), ("bots", bots),
+             ("people", people.split(",") if people and "," in people else people))
+    setup = {k: v for k, v in given if v is not None}
+    try:
+        check_engine(engine)
+        g = registry.get(game)
+        files = parse_assignments(data or [], where="--data")
+        g.check_keys(data=files, where="--data")
+        for key, path in (("items", items), ("monsters", monsters)):
+            if path is not None:
+                files[key] = str(path)
+        return g.resolve(rules, parse_assignments(overrides or [], where="--set"), setup, files,
+                         tables=tables, where="--set")
+    except (RuleError, ValueError) as e:  # card-data errors are ValueErrors naming file, card and field
+        fail(str(e))
+
+
+def engine_call(fn):
+    """Run an engine call; an engine that cannot play this configuration is a clear error, not a traceback."""
+    try:
+        return fn()
+    except (EngineError, RuleError) as e:
+        fail(str(e))
+
+
+def play(game: GameArg, rules: RulesOpt = None, board: BoardOpt = None, mode: ModeOpt = None,
+         players: PlayersOpt = None, bots: BotsOpt = None, people: PeopleOpt = None,
+         seed: Annotated[int, typer.Option(help="master seed")] = 0,
+         game_index: Annotated[int, typer.Option(help="which game of the batch")] = 0,
+         set_: SetOpt = None, engine: EngineOpt = "core",
+         as_json: Annotated[bool, typer.Option("--json", help="print the game record as JSON")] = False,
+         items: ItemsOpt = None, monsters: MonstersOpt = None, data: DataOpt = None) -> None:
+    """Play one game and print its turn-by-turn log (or its record with --json)."""
+    check_range("--seed", seed, 0, MAX_SEED)
+    check_range("--game-index", game_index, 0, MAX_GAME_INDEX)
+    m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine, people=people)
+    log: list[str] | None = None if as_json else []
+    rec = m.play_one(seed, game_index, log)
+    if engine == "core":  # the core keeps no log: the reference engine narrates the same game
+        core = engine_call(lambda: m.play_batch(seed, game_index, 1, "core"))["games"].to_pylist()[0]
+        if core != rec:
+            warn("the core and the reference engine disagree on this game; "
+                 "the log is the reference engine's, the record the core's")
+        rec = core
+    if as_json:
+        typer.echo(json.dumps(rec))
+        return
+    for line in log:
+        typer.echo(line)
+    typer.echo(f"result: {m.definition.result_line(rec)}")
+
+
+def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to write")],
+        rules: RulesOpt = None, board: BoardOpt = None, mode: ModeOpt = None, players: PlayersOpt = None,
+        bots: BotsOpt = None, people: PeopleOpt = None,
+        games: Annotated[int, typer.Option(help="number of games")] = 1000,
+        seed: Annotated[int, typer.Option(help="master seed")] = 0,
+        start: Annotated[int, typer.Option(help="first game index")] = 0,
+        set_: SetOpt = None, engine: EngineOpt = "core",
+        items: ItemsOpt = None, monsters: MonstersOpt = None, data: DataOpt = None,
+        chunk: Annotated[Optional[int], typer.Option(help="games per chunk in memory (default: the engine's)")]
+        = None,
+        cards_out: Annotated[Optional[Path], typer.Option(
+            help="also write the per-card table (card, side, games, survived, kills) here (games that keep "
+                 "one: " + ", ".join(n for n in GAMES.names() if "cards" in GAMES[n].schemas) + ")")]
+        = None) -> None:
+    """Play a local batch of games and write one Parquet file (two with --cards-out), with a progress bar."""
+    check_range("--games", games, 1, MAX_GAMES)
+    check_range("--seed", seed, 0, MAX_SEED)
+    check_range("--start", start, 0, MAX_GAME_INDEX - games + 1)
+    check_range("--chunk", chunk, 1, MAX_GAMES)
+    check_output_file("--out", out)
+    if cards_out is not None:
+        check_output_file("--cards-out", cards_out)
+        if cards_out.resolve() == out.resolve():
+            fail(f"--cards-out {cards_out}: the same file as --out; give another name")
+    tables = ("games", "cards") if cards_out else ("games",)
+    m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine, tables, people)
+    meta = {"playtest.rules_digest": m.rules_digest, "playtest.cards_digest": m.data_digest,
+            "playtest.seed": str(seed), "playtest.engine": engine, "playtest.game": m.game}
+    paths = {"games": out, "cards": cards_out}
+    t0 = time.perf_counter()
+    bar = GamesBar(games, console=err)
+    try:
+        with bar:
+            rows = engine_call(lambda: output.write_parquet_tables(
+                m.iter_batches(seed, start, games, engine, chunk), {t: paths[t] for t in tables}, m.schemas,
+                metadata=meta, on_chunk=bar.advance))
+    except OSError as e:   # a full disk or a folder that went away: the temporary file is already removed
+        fail(f"--out {out}: cannot write the results ({e.strerror or e}); nothing was written")
+    wall = time.perf_counter() - t0
+    err.print(f"{rows:,} games in {wall:.1f} s ({rows / wall:,.0f} games/s) -> {out}"
+              + (f" and {cards_out}" if cards_out else ""), markup=False, highlight=False)
+
+
+def bench(out: Annotated[Path, typer.Option(help="where to write the results (.json; a .md table is written "
+                                                 "beside it)")] = Path("bench/bench.json"),
+          games: Annotated[int, typer.Option(help="core games per preset")] = 20000,
+          reference_games: Annotated[int, typer.Option(help="reference-engine games per preset (same seeds)")] = 300,
+          seed: Annotated[int, typer.Option(help="master seed")] = 1,
+          game: Annotated[Optional[str], typer.Option(help="only this game's presets (default: all games)")] = None,
+          profile: Annotated[bool, typer.Option(help="also measure where the core spends its time")] = True) -> None:
+    """Benchmark (not a test): games/s per core of both engines on fixed presets, same seeds, and the ratio."""
+    check_range("--games", games, 1, MAX_GAMES)
+    check_range("--reference-games", reference_games, 1, MAX_GAMES)
+    check_range("--seed", seed, 0, MAX_SEED)
+    check_output_file("--out", out)
+    try:
+        run_bench(out=out, games=games, reference_games=reference_games, seed=seed, game=game, profile=profile,
+                  console=err)
+    except RuleError as e:
+        fail(str(e))
+
+
+COMMANDS = {"play": play, "run": run, "bench": bench}

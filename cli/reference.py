@@ -1,0 +1,84 @@
+"""``playtest rules``, ``bots`` and ``columns``: a game's vocabulary, from its registered definition."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cli.common import FORMATS, fail, game_named, plain, render
+from cli.play import GameArg
+from sim.bots import BOT_KINDS
+from sim.params import allowed, fields
+
+ListFormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or markdown")]
+
+
+def _show(title: str, columns: list[str], rows: list[tuple], fmt: str) -> None:
+    """A reference list: a left-aligned table whose names and values are never cut (text columns wrap),
+    or csv/json/markdown like a query's answer."""
+    if fmt not in FORMATS:
+        fail(f"--format {fmt!r} is not available; expected one of {', '.join(FORMATS)}")
+    if fmt != "table":
+        typer.echo(render(title, columns, rows, fmt))
+        return
+    table = Table(title=plain(title), title_justify="left", show_lines=False)
+    for i, c in enumerate(columns):
+        last = i == len(columns) - 1
+        table.add_column(plain(c), overflow="fold", no_wrap=not last, ratio=1 if last else None)
+    for r in rows:
+        table.add_row(*[plain("" if v is None else v) for v in r])
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 160
+    Console(width=max(width, 100), highlight=False, soft_wrap=False).print(table)
+
+
+def rules(game: GameArg,
+          preset: Annotated[Optional[str], typer.Option(help="also show this preset's value of each parameter")]
+          = None, fmt: ListFormatOpt = "table") -> None:
+    """List every rule parameter: default, a preset's value, allowed values, rulebook section and meaning."""
+    g = game_named(game)
+    if preset is not None and preset not in g.rule_presets:
+        fail(f"--preset {preset!r} is not a {game} preset; expected one of {', '.join(g.rule_presets)}")
+    base = g.rule_presets[g.default_preset]
+    columns = ["parameter", f"default ({g.default_preset})"] + ([preset] if preset else []) + \
+        ["allowed", "section", "meaning"]
+    rows = []
+    for f in fields(base):
+        row = [f.name, getattr(base, f.name)]
+        if preset:
+            row.append(getattr(g.rule_presets[preset], f.name))
+        rows.append(tuple(row + [allowed(f), f.metadata["cite"], f.metadata["help"]]))
+    _show(f"{g.title}: rule parameters (--set name=value, or a sweep's [overrides]/[grid])", columns, rows, fmt)
+
+
+def bots(game: GameArg, fmt: ListFormatOpt = "table") -> None:
+    """List the bot kinds and the heuristic bot's weights with their defaults and meaning."""
+    g = game_named(game)
+    rows = [("random", "", "", "", "picks uniformly among the legal options at every decision")]
+    rows += [("heuristic", "", "", "", "scores every option by fixed weights (below); "
+              "heuristic:NAME=VALUE:... changes them")]
+    rows += [(f"heuristic:{f.name}", "weight", getattr(g.bot_weights(), f.name), allowed(f), f.metadata["help"])
+             for f in fields(g.bot_weights)]
+    assert {r[0] for r in rows[:len(BOT_KINDS)]} == set(BOT_KINDS)
+    _show(f"{g.title}: bots (--bots, one spec per seat, comma separated)",
+          ["bot", "kind", "default", "allowed", "meaning"], rows, fmt)
+
+
+def columns(game: GameArg, table: Annotated[str, typer.Option(help="the result table")] = "games",
+            fmt: ListFormatOpt = "table") -> None:
+    """List the record's columns with their type and meaning (for SQL over results)."""
+    g = game_named(game)
+    if table not in g.schemas:
+        fail(f"--table {table!r} is not a {game} result table; expected one of {', '.join(g.schemas)}")
+    meanings = g.column_meanings(table)
+    rows = [(col.name, str(col.type), meanings[col.name]) for col in g.schemas[table]]
+    _show(f"{g.title}: columns of the {table} table", ["column", "type", "meaning"], rows, fmt)
+    if fmt == "table":
+        typer.echo(g.columns_note())
+
+
+COMMANDS = {"rules": rules, "bots": bots, "columns": columns}

@@ -1,0 +1,104 @@
+"""Paws in Peril as a playtest game: the :class:`sim.games.Game` its package registers
+(``pyproject.toml``, entry point ``playtest.games: paws``)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import pyarrow as pa
+
+from sim.bots import bot_specs
+from sim.games import BenchPreset, CompareColumns, Game, Match
+from sim.params import RuleError
+from sim.paws.bots import make_bots
+from sim.paws.bots.heuristic import HeuristicWeights
+from sim.paws.cards import CardSet, load_cards
+from sim.paws.record import COLUMN_DOCS, SCHEMA, to_table
+from sim.paws.rules import BOARDS, MODES, PRESETS, PawsRules, PawsSetup, preset
+from sim.record_schema import with_data_columns
+
+
+def _players(value: Any, where: str) -> int:
+    try:
+        if isinstance(value, bool) or isinstance(value, float) and not value.is_integer():
+            raise ValueError
+        n = int(value)
+    except (TypeError, ValueError, OverflowError):
+        n = None
+    if n not in (2, 3, 4):      # checked before anything is sized by it (one bot spec per seat)
+        raise RuleError(f"{where}: players = {value!r} is not allowed; expected 2, 3 or 4") from None
+    return n
+
+
+class Paws(Game):
+    """Paws in Peril: 2-4 players (or two teams of two) race for VP on the Beginner or Explorer board."""
+
+    name = "paws"
+    title = "Paws in Peril"
+    default = True                    # the first game playtest had: suites that name no game play it
+    rule_presets = PRESETS
+    default_preset = "v4"
+    preset_note = "default v4"
+    setup_keys = {"board": f"one of {', '.join(BOARDS)} (default {BOARDS[0]})",
+                  "mode": f"one of {', '.join(MODES)} (default {MODES[0]})",
+                  "players": "2, 3 or 4 (teams: 4; default 4)",
+                  "bots": "one bot spec per seat (random, heuristic, heuristic:aggression=3), or one for all"}
+    data_keys = {"items": "item deck TOML", "monsters": "monster deck TOML"}
+    schemas = {"games": with_data_columns(SCHEMA)}
+    column_docs = COLUMN_DOCS
+    bot_weights = HeuristicWeights
+    per_seat_columns = ("bots", "vp", "buildings", "lives_left", "knockouts", "knockouts_dealt", "vp_trace")
+    # §13: a VP target or the last player with lives left wins; the round_limit rule ends a game with its
+    # VP leader, or a tie; a game still going after max_rounds has stalled, with no winner
+    end_reasons = {"vp": "winner", "last_alive": "winner", "round_limit": "either", "stalled": "none"}
+    outcome_columns = ("winner_seat", "winner_team")
+    compare_columns = CompareColumns(
+        first_win="CASE WHEN mode = 'teams' THEN winner_team = first_seat % 2 ELSE winner_seat = first_seat END",
+        winner="CASE WHEN mode = 'teams' THEN winner_team ELSE winner_seat END",
+        # a round-limit end with a tie for most VP; a stalled game is counted as stalled, not as a draw
+        draw="winner_seat = -1 AND winner_team = -1 AND end_reason = 'round_limit'",
+        unit="CASE WHEN mode = 'teams' THEN 'team' ELSE 'seat' END",
+        units="CASE WHEN mode = 'teams' THEN 2 ELSE players END",
+        own_rows=("stalled",), stall_reason="stalled", knockouts="list_sum(knockouts)")
+    # v4 and v3 on both boards with 4 and 2 players, and Teams on Beginner
+    bench_presets = tuple(
+        [BenchPreset(f"{rules} {board} {players}p", rules, {}, {"board": board, "players": players})
+         for rules in ("v4", "v3") for board in BOARDS for players in (4, 2)]
+        + [BenchPreset(f"{rules} beginner teams", rules, {}, {"board": "beginner", "mode": "teams"})
+           for rules in ("v4", "v3")])
+    bench_profiled = "v4 beginner 4p"
+
+    def configure(self, rules: str | None, overrides: dict, setup: dict, data: dict,
+                  where: str) -> tuple[PawsSetup, PawsRules, CardSet]:
+        players = _players(setup.get("players", 4), where)
+        s = PawsSetup(board=setup.get("board", "beginner"), mode=setup.get("mode", "ffa"), players=players,
+                      bots=bot_specs(setup.get("bots"), players))
+        make_bots(s.bots)
+        return s, preset(rules or self.default_preset, overrides, where), load_cards(data.get("items"),
+                                                                                    data.get("monsters"))
+
+    def setup_values(self, setup: PawsSetup) -> dict:
+        return {"board": setup.board, "mode": setup.mode, "players": setup.players, "bots": list(setup.bots)}
+
+    def play_games(self, match: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:
+        if engine == "core":
+            from sim.paws.core_engine import play_batch_core     # the compiled core, loaded when first played
+            return {"games": play_batch_core(match.setup, match.rules, match.data, seed, start, count)}
+        from sim.paws.game import play_game                       # the reference engine, likewise
+        return {"games": to_table([play_game(match.setup, match.rules, seed, i, match.data)
+                                   for i in range(start, start + count)])}
+
+    def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
+        from sim.paws.game import play_game
+        return play_game(match.setup, match.rules, seed, game_index, match.data, log=log)
+
+    def winner(self, record: Mapping[str, Any]) -> int:
+        return record["winner_team"] if record["mode"] == "teams" else record["winner_seat"]
+
+    def result_line(self, record: Mapping[str, Any]) -> str:
+        return f"{super().result_line(record)}, VP {record['vp']}"
+
+    def columns_note(self) -> str:
+        return ("Lists in the record (vp, bots, buildings, ...) hold one value per seat, seat 0 first, and SQL "
+                "indexes them from 1: vp[1] is seat 0's VP, the winner's VP is vp[winner_seat + 1], and "
+                "vp_trace[r][s + 1] is seat s's VP after round r.")

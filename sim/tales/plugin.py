@@ -1,0 +1,93 @@
+"""Tales are Real as a playtest game: the :class:`sim.games.Game` its package registers
+(``pyproject.toml``, entry point ``playtest.games: tales``).
+
+Setup values: ``mode`` (standard, 2v2, survive, survive-2v2; it picks the rule preset when no
+``rules`` is given and the seats: 2, or 4 in 2 vs. 2), ``people`` (team 0's people, or one per seat)
+and ``bots``. Data files: ``creatures`` and ``equipment``. Tables: ``games`` and the optional ``cards``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import pyarrow as pa
+
+from sim.bots import bot_specs
+from sim.games import BenchPreset, CompareColumns, Game, Match
+from sim.params import RuleError
+from sim.record_schema import with_data_columns
+from sim.tales.bots import make_bots
+from sim.tales.bots.heuristic import HeuristicWeights
+from sim.tales.cards import CardDataError, TalesCards, load_cards
+from sim.tales.kinds import People
+from sim.tales.record import CARD_SCHEMA, COLUMN_DOCS, SCHEMA, cards_table, to_table
+from sim.tales.rules import MODES, PEOPLES, PRESETS, TalesRules, TalesSetup, people_of, preset
+
+
+class Tales(Game):
+    """Tales are Real: Animalis vs. Schatten, a card battle of two players or two teams of two."""
+
+    name = "tales"
+    title = "Tales are Real: Animalis vs. Schatten"
+    rule_presets = PRESETS
+    default_preset = "standard"
+    preset_note = "default: the --mode's"
+    setup_keys = {"mode": f"one of {', '.join(MODES)} (picks the rule preset unless rules are given)",
+                  "people": f"team 0's people ({' or '.join(PEOPLES)}; team 1 plays the other), or one per seat",
+                  "bots": "one bot spec per seat (random, heuristic, heuristic:aggression=3), or one for all"}
+    data_keys = {"creatures": "creature cards TOML (both peoples)", "equipment": "equipment deck TOML"}
+    schemas = {"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA}
+    column_docs = COLUMN_DOCS
+    bot_weights = HeuristicWeights
+    per_seat_columns = ("people", "bots", "champion", "weighted_losses", "destroyed", "survivors", "champion_alive")
+    # Victory and Defeat: a destroyed Champion, fewer weighted losses or (Survive!) the last side standing
+    # decide a winner; equal losses after the last round are a draw
+    end_reasons = {"champion_killed": "winner", "losses": "winner", "draw": "none", "last_standing": "winner"}
+    outcome_columns = ("winner_side", "winner_team")
+    compare_columns = CompareColumns(
+        first_win="winner_team = first_side", winner="winner_team", draw="end_reason = 'draw'",
+        unit="CASE WHEN players = 2 THEN 'seat' ELSE 'team' END", units="2", own_rows=("draw",))
+    bench_presets = tuple(BenchPreset(f"tales {mode}", None, {}, {"mode": mode}) for mode in MODES)
+    bench_profiled = "tales standard"
+
+    def configure(self, rules: str | None, overrides: dict, setup: dict, data: dict,
+                  where: str) -> tuple[TalesSetup, TalesRules, TalesCards]:
+        mode = setup.get("mode", "standard")
+        if mode not in MODES:
+            raise RuleError(f"{where}: mode {mode!r} is not allowed; expected one of {', '.join(MODES)}")
+        seats = 4 if "2v2" in mode else 2
+        s = TalesSetup(mode=mode, people=people_of(setup.get("people"), seats, where=f"{where}: people"),
+                       bots=bot_specs(setup.get("bots"), seats))
+        make_bots(s.bots)
+        r = preset(rules or mode, overrides, where)
+        cards = load_cards(data.get("creatures"), data.get("equipment"))
+        for people in {People[p.upper()] for p in s.people}:
+            deck = len(cards.creature_deck(people))
+            if deck < r.first_draw:
+                raise CardDataError(f"{cards.creatures_path}: {deck} {people.name.lower()} non-Champion cards; "
+                                    f"first_draw = {r.first_draw} needs at least that many")
+        return s, r, cards
+
+    def setup_values(self, setup: TalesSetup) -> dict:
+        return {"mode": setup.mode, "people": list(setup.people), "bots": list(setup.bots)}
+
+    def play_games(self, match: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:
+        if engine == "core":
+            from sim.tales.core_engine import play_batch_core     # the compiled core, loaded when first played
+            return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
+                                   want_cards="cards" in match.tables)
+        from sim.tales.game import play_game                       # the reference engine, likewise
+        stats: list | None = [] if "cards" in match.tables else None
+        games = [play_game(match.setup, match.rules, seed, i, match.data, stats=stats)
+                 for i in range(start, start + count)]
+        out = {"games": to_table(games)}
+        if stats is not None:
+            out["cards"] = cards_table(stats)
+        return out
+
+    def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
+        from sim.tales.game import play_game
+        return play_game(match.setup, match.rules, seed, game_index, match.data, log=log)
+
+    def winner(self, record: Mapping[str, Any]) -> int:
+        return record["winner_team"]
