@@ -28,23 +28,43 @@ cdef bint start_turn(Game* g, int seat) noexcept nogil:
     return True
 
 
-cdef void take_turn(Game* g, int seat) noexcept nogil:
-    cdef Player* p = &g.players[seat]
-    cdef int k, choice, kind, a, b
-    cdef int knocked = p.knockouts
+cdef bint take_turn(Game* g, int seat) noexcept nogil:
+    """A whole turn of ``seat``; True if it stopped at decision g.stop_at (finish_turn goes on from there)."""
     g.seat = seat
-    g.turns += 1
+    g.rec.turns += 1
     g.look_ok = 0
+    g.actions = 0
+    g.turn_knockouts = g.players[seat].knockouts
     if start_turn(g, seat):
-        for k in range(g.r.max_actions_per_turn):
-            legal_actions(g, seat)
-            choice = ask(g, seat, D_ACTION)
-            kind, a, b = g.opt_a[choice], g.opt_b[choice], g.opt_c[choice]
-            if kind == A_END_TURN:
-                break
-            apply_action(g, seat, kind, a, b)
-            # the heuristic's look at the board (heuristic.pxi) survives only a move
-            g.look_ok = g.look_ok and kind == A_MOVE
-            if g.over or p.knockouts != knocked or g.error:
-                break
+        return finish_turn(g)
     g.seat = NOBODY
+    return False
+
+
+cdef bint finish_turn(Game* g) noexcept nogil:
+    """The rest of the turn in progress (g.seat) from the state alone; True if it stopped at decision
+    g.stop_at, before taking it (g.seat stays set), False when the turn is over."""
+    while g.actions < g.r.max_actions_per_turn:
+        if g.decisions == g.stop_at:
+            return True
+        g.decisions += 1
+        if not take_action(g):
+            break
+    g.seat = NOBODY
+    return False
+
+
+cdef bint take_action(Game* g) noexcept nogil:
+    """One top-level decision: the player picks a legal action and it is carried out. False when that
+    ends the turn: End turn, the game over, the player knocked out, or a void game."""
+    cdef int seat = g.seat, choice, kind, a, b
+    legal_actions(g, seat)
+    choice = ask(g, seat, D_ACTION)
+    kind, a, b = g.opt_a[choice], g.opt_b[choice], g.opt_c[choice]
+    if kind == A_END_TURN:
+        return False
+    g.actions += 1
+    apply_action(g, seat, kind, a, b)
+    # the heuristic's look at the board (heuristic.pxi) survives only a move
+    g.look_ok = g.look_ok and kind == A_MOVE
+    return not (g.over or g.players[seat].knockouts != g.turn_knockouts or g.error)
