@@ -1,5 +1,5 @@
 # Shared helpers of the Tales are Real core: draws, the decision hook, teams, a creature's numbers.
-# Mirrors sim/tales/state.py.
+# Mirrors sim/tales/state.py. Card lists (pop16, shuffle16) are the engine kit's (core/kit/lists.pxi).
 
 # -- every random draw goes through die() and below() ----------------------------------------------
 cdef inline int die(Game* g) noexcept nogil:
@@ -9,25 +9,6 @@ cdef inline int die(Game* g) noexcept nogil:
 cdef inline int below(Game* g, int n) noexcept nogil:
     """Uniform in [0, n) for n >= 1."""
     return <int>pcg32_below(&g.rng, <uint32_t>n)
-
-
-cdef inline void shuffle16(Game* g, int16_t* arr, int n) noexcept nogil:
-    """Fisher-Yates from the last position down, as sim.rng.Rng.shuffle."""
-    cdef int i, j, t
-    for i in range(n - 1, 0, -1):
-        j = below(g, i + 1)
-        t = arr[i]
-        arr[i] = arr[j]
-        arr[j] = <int16_t>t
-
-
-cdef inline int pop16(int16_t* arr, int* n, int i) noexcept nogil:
-    """Remove and return arr[i], keeping the order of the rest (Python's list.pop(i))."""
-    cdef int v = arr[i], j
-    for j in range(i, n[0] - 1):
-        arr[j] = arr[j + 1]
-    n[0] -= 1
-    return v
 
 
 # -- one decision's options and the decision hook --------------------------------------------------
