@@ -150,6 +150,22 @@ cdef class PausedGame:
         self.paused = paused
         return paused
 
+    def options(self):
+        """The options of the decision a paused game is at, as (Action, a, b) triples (legal_actions)."""
+        cdef int k
+        if not self.paused:
+            raise ValueError("the game is not paused at a decision")
+        legal_actions(self.g, self.g.seat)
+        return [(self.g.opt_a[k], self.g.opt_b[k], self.g.opt_c[k]) for k in range(self.g.n_opt)]
+
+    def take(self, int choice):
+        """Take option ``choice`` of options() as the paused decision (take_option), instead of the bot."""
+        opts = self.options()
+        if not 0 <= choice < len(opts):
+            raise ValueError(f"option {choice} of {len(opts)}")
+        take_option(self.g, choice)
+        self.paused = False
+
     def record(self):
         """The game's record as the batch loop writes it, and its standings trace so far."""
         cdef GameRecord rec
@@ -388,6 +404,7 @@ cdef class CoreScenario:
         g.error = 0
         g.look_ok = 0
         g.n_opt = 0
+        g.in_round = 0
         g.stop_at = -1
 
     cdef _store(self, game):

@@ -301,6 +301,7 @@ ctypedef struct Game:
     GameRecord rec                # the record's counters, counted here as the game goes (zeroed by
                                   # setup_game); record_game() fills in the rest at the end
     # where a game stands between two top-level decisions, so that play_from() can continue a copy:
+    int in_round                  # a round is in progress (its standings row not yet written)
     int turn_of                   # turns of this round begun or skipped, in seat order from first_seat
     int actions                   # actions taken in the turn in progress
     int turn_knockouts            # the turn's player's knockouts when it began (one more ends the turn)

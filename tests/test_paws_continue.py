@@ -82,3 +82,25 @@ def test_a_paused_game_is_at_a_decision_of_a_turn_and_not_over():
     assert g.paused and rec["end_reason"] == -1      # the game is not over yet
     assert rec["turns"] >= 1 and len(rec["vp_trace"]) == rec["rounds"] - 1   # inside a round
     assert PausedGame(inputs, SEED, 0, n + 5).paused is False                 # past the end: played through
+
+
+def test_a_search_can_take_each_option_on_its_own_copy():
+    """At a heuristic seat's decision (the heuristic draws nothing), taking each legal option on a copy
+    and playing on: the option the bot takes gives the game as played; the options are the core's."""
+    _, inputs = inputs_of(CONFIGS[0])
+    whole = production(inputs, 5)
+    n = PausedGame(inputs, SEED, 5).decisions
+    g = PausedGame(inputs, SEED, 5, n // 3)
+    options = g.options()
+    assert len(options) > 1 and options[0] == (0, -1, -1)          # End turn is always first
+    ends = []
+    for k in range(len(options)):
+        c = g.copy()
+        c.take(k)
+        assert c.decisions == n // 3 + 1
+        c.play_on()
+        ends.append(c.record())
+    assert ends.count(whole) >= 1
+    assert len({repr(e) for e in ends}) > 1, "different moves lead to different games"
+    with pytest.raises(ValueError, match="option 99 of"):
+        g.copy().take(99)

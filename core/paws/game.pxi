@@ -102,6 +102,7 @@ cdef void setup_game(Game* g, const int16_t* monster_deck, int n_monster_deck,
     g.error = 0
     memset(&g.rec, 0, sizeof(GameRecord))
     g.turn_of = 0
+    g.in_round = 0
     g.actions = 0
     g.decisions = 0
     for s in range(g.n):
@@ -127,19 +128,23 @@ cdef bint play_round(Game* g, RowBuffer* trace) noexcept nogil:
     g.round += 1
     g.turn_of = 0
     g.seat = NOBODY
-    return finish_round(g, trace)
+    g.in_round = 1
+    return round_turns(g, trace, False)
 
 
 cdef bint finish_round(Game* g, RowBuffer* trace) noexcept nogil:
-    """The rest of the round from the state: the turn in progress (if g.seat is set), the turns after
-    it, the standings row and the round's end. True if it stopped at decision g.stop_at."""
+    """The rest of the round in progress from the state: the turn in progress (if g.seat is set), the
+    turns after it, the standings row and the round's end. True if it stopped at decision g.stop_at."""
+    if g.seat != NOBODY and finish_turn(g):
+        return True
+    return round_turns(g, trace, g.over or g.error)
+
+
+cdef bint round_turns(Game* g, RowBuffer* trace, bint stop) noexcept nogil:
+    """The round's turns from g.turn_of on (none if ``stop``: the game is over or void), then its
+    standings row and its end. True if it stopped at decision g.stop_at."""
     cdef int k, seat
-    cdef bint stop = False
     cdef Standings* row
-    if g.seat != NOBODY:
-        if finish_turn(g):
-            return True
-        stop = g.over or g.error
     while not stop and g.turn_of < g.n:
         seat = (g.first_seat + g.turn_of) % g.n
         g.turn_of += 1
@@ -151,14 +156,15 @@ cdef bint finish_round(Game* g, RowBuffer* trace) noexcept nogil:
         for k in range(g.n):
             row.vp[k] = <int8_t>vp(g, k)
     check_round_end(g)
+    g.in_round = 0
     return False
 
 
 cdef bint play_from(Game* g, RowBuffer* trace) noexcept nogil:
-    """Play the game on from its state to the end: the turn in progress (if any) and the rest of its
-    round, then whole rounds. True if it stopped at decision g.stop_at (set g.stop_at and call again to
-    go on), False when the game is over (or void)."""
-    if g.seat != NOBODY and finish_round(g, trace):
+    """Play the game on from its state to the end: the rest of the round in progress (if any), then
+    whole rounds. True if it stopped at decision g.stop_at (set g.stop_at and call again to go on),
+    False when the game is over (or void)."""
+    if g.in_round and finish_round(g, trace):
         return True
     while not g.over and not g.error:
         if play_round(g, trace):
