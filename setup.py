@@ -11,10 +11,13 @@ import sys
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-# Every compiled module, as its dotted name; its source is core/<name>.pyx.
+# Every compiled module, as its dotted name; its source is core/<name>.pyx. The engines include the
+# engine kit (core/kit/*.pxi, docs/engine-kit.md) and their rule files; *_scenario modules are test-only
+# builds of the same rules with scripted draws (only tests import them).
 EXTENSIONS = [
     "core.rng",
     "core.paws_engine",
+    "core.paws_scenario",
     "core.tales_engine",
     "core.tales_scenario",   # the scenario tests only (tests/tales/core_scenario.py)
 ]

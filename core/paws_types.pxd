@@ -1,6 +1,10 @@
 # Paws in Peril engine core: C types. Each field mirrors the reference engine (sim/paws/state.py);
-# enumeration values mirror sim/paws/kinds.py.
+# enumeration values mirror sim/paws/kinds.py. The Python side is the source of truth for the rule
+# parameters, bot weights, enumerations, card specs and the game record: sim.paws.core_engine.DECLARATIONS
+# says which Python declaration each struct and enum follows, and tests/test_core_declarations.py holds
+# this file to them.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from core.kit.types cimport Cells, RowBuffer
 from core.rng cimport pcg32_t
 
 cdef enum:
@@ -25,9 +29,9 @@ cdef enum:
 
 # Timing
 cdef enum:
-    ON_TURN = 0
-    IN_COMBAT = 1
-    ANYTIME = 2
+    TIMING_ON_TURN = 0
+    TIMING_IN_COMBAT = 1
+    TIMING_ANYTIME = 2
 
 # Effect
 cdef enum:
@@ -83,6 +87,14 @@ cdef enum:
     F_INVASION = 1
     F_RAID = 2
 
+# end_reason: index into sim.paws.record.END_REASONS
+cdef enum:
+    R_VP = 0                      # a player or team reached the VP target (§13)
+    R_LAST_ALIVE = 1              # the others are out of lives (§1)
+    R_ROUND_LIMIT = 2             # the round_limit rule ended it
+    R_STALLED = 3                 # no winner after max_rounds
+
+# Bot kind: index into sim.bots.BOT_KINDS
 cdef enum:
     BOT_RANDOM = 0
     BOT_HEURISTIC = 1
@@ -195,10 +207,6 @@ ctypedef struct Fight:
     int reflect[2]
     int escaped
 
-# A set of cells: cell c is bit (c & 63) of w[c >> 6] (helpers in core/paws/common.pxi).
-ctypedef struct Cells:
-    uint64_t w[2]
-
 cdef enum:
     MAXLEVELS = 16                # distinct cell worths in one look (at most 6 + MAXP are used)
 
@@ -213,35 +221,28 @@ ctypedef struct Look:
     Cells level_cells[MAXLEVELS]  # the cells with cell_value(c) == level_value[i] (disjoint)
     int moves[MAXC]               # move_score(c) of a tiled cell, or UNKNOWN until first needed
 
-# A scenario's script (tests/paws/scenario.py): the dice, below(n) picks and bot decisions a hand-worked
-# test expects, in order. While Game.script is set, every draw and decision comes from it (script.pxi).
-cdef enum:
-    S_DIE = 0
-    S_PICK = 1
-    S_ASK = 2
-    MAXSCRIPT = 2048              # entries of one script
-    MAXSEEN = 16384               # option triples recorded over one script's decisions
+# The game record (sim.paws.record.RECORD_COLUMNS): the columns the core fills, same names and order;
+# the batch loop writes one per game into a numpy structured array of the declaration's dtype.
+ctypedef struct GameRecord:
+    int8_t first_seat
+    int8_t winner_seat
+    int8_t winner_team
+    int8_t end_reason             # R_*
+    int16_t rounds
+    int32_t turns                 # counted in place (Game.rec) as the game goes
+    int8_t vp[MAXP]               # per seat, the first Game.n entries
+    int8_t buildings[MAXP]
+    int8_t lives_left[MAXP]
+    int8_t knockouts[MAXP]
+    int8_t knockouts_dealt[MAXP]
+    int32_t building_fights       # counted in place
+    int32_t invasions             # counted in place
+    int32_t raids                 # counted in place
+    int32_t items_played          # counted in place
 
-ctypedef struct ScriptEntry:
-    int kind                      # S_DIE, S_PICK or S_ASK
-    int x                         # die: the value; pick: n; ask: the seat
-    int y                         # pick: the result; ask: the decision kind
-    int opt[3]                    # ask: the option (a, b, c) to choose
-
-ctypedef struct Script:
-    ScriptEntry entries[MAXSCRIPT]
-    int n                         # entries
-    int used                      # entries consumed, in order
-    int failed                    # 0, or 1 + the kind (S_*) of the first draw or decision that did not match
-    int failed_x                  # ... its n (pick) or seat (ask)
-    int failed_y                  # ... its decision kind (ask)
-    int failed_seen               # ... its options: seen[failed_seen : failed_seen + failed_n_seen] (ask)
-    int failed_n_seen
-    int junk                      # draws after a failure: dice cycle 1..6 so that no loop waits on a tie
-    int seen_at[MAXSCRIPT]        # entry i is an ask: its options are seen[seen_at[i] : seen_at[i] + seen_n[i]]
-    int seen_n[MAXSCRIPT]
-    int n_seen
-    int seen[MAXSEEN][3]          # the options of every decision asked, as (a, b, c)
+# One round's row of the standings trace (the record's vp_trace): each seat's VP after the round.
+ctypedef struct Standings:
+    int8_t vp[MAXP]
 
 ctypedef struct Game:
     Rules r
@@ -253,7 +254,6 @@ ctypedef struct Game:
     const MonsterSpec* mons
     Bot bots[MAXP]
     pcg32_t rng
-    Script* script                # a scenario's script, or NULL (always, outside tests): draws come from rng
     int nbrs[MAXC][6]
     int tile[MAXC]
     int owner[MAXC]
@@ -288,8 +288,7 @@ ctypedef struct Game:
     int n_item_discard
     int first_seat
     int round
-    int turns
-    int seat
+    int seat                      # whose turn it is, NOBODY between turns
     int ap
     int building_fights_left
     int raids_left
@@ -297,12 +296,17 @@ ctypedef struct Game:
     int over
     int winner_seat
     int winner_team
-    int end_reason                # 0 vp, 1 last_alive, 2 round_limit, 3 stalled
-    int building_fights
-    int invasions
-    int raids
-    int items_played
+    int end_reason                # R_*, -1 until the game is over
     int error                     # an option list overflowed: the game is void
+    GameRecord rec                # the record's counters, counted here as the game goes (zeroed by
+                                  # setup_game); record_game() fills in the rest at the end
+    # where a game stands between two top-level decisions, so that play_from() can continue a copy:
+    int in_round                  # a round is in progress (its standings row not yet written)
+    int turn_of                   # turns of this round begun or skipped, in seat order from first_seat
+    int actions                   # actions taken in the turn in progress
+    int turn_knockouts            # the turn's player's knockouts when it began (one more ends the turn)
+    int64_t decisions             # top-level decisions (turn actions) taken in the game
+    int64_t stop_at               # play_from() stops before decision number stop_at; -1: never
     Look look                     # the heuristic's last look at the board
     int look_ok                   # look is still right (cleared by any action but a move)
     # one decision's options: (a, b, c) triples

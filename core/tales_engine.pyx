@@ -2,51 +2,29 @@
 """Tales are Real engine core: plays whole batches of games in C with the GIL released.
 
 The rules live in the ``core/tales/*.pxi`` files, one per rulebook section, each mirroring its module
-in ``sim/tales/``; this module holds the batch loop and its typed column buffers. Use it through
-``sim.tales.core_engine`` (which validates parameters and builds the Arrow tables).
+in ``sim/tales/``, on top of the engine kit (``core/kit/``, docs/engine-kit.md); this module holds the
+batch loop. Use it through ``sim.tales.core_engine`` (which validates parameters, passes the record
+dtype derived from ``sim.tales.record`` and builds the Arrow tables).
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
+from core.kit.types cimport RowBuffer
 from core.tales_types cimport *
 from core.rng cimport pcg32_below, pcg32_die, pcg32_for_game, pcg32_t
 
 
-# The optional card table: rows appended game by game into a growing C buffer.
-ctypedef struct CardRows:
-    CardRow* data
-    size_t n
-    size_t cap
-    int failed
-
-
-cdef inline void rows_push(CardRows* t, int game, int seat, int kind, int card, int champion, int survived,
-                           int kills) noexcept nogil:
-    cdef CardRow* grown
-    if t.failed:
-        return
-    if t.n == t.cap:
-        grown = <CardRow*>realloc(t.data, t.cap * 2 * sizeof(CardRow))
-        if grown == NULL:
-            t.failed = 1
-            return
-        t.data = grown
-        t.cap *= 2
-    t.data[t.n].game = game
-    t.data[t.n].seat = <int8_t>seat
-    t.data[t.n].kind = <int8_t>kind
-    t.data[t.n].card = <int16_t>card
-    t.data[t.n].champion = <int8_t>champion
-    t.data[t.n].survived = <int8_t>survived
-    t.data[t.n].kills = <int16_t>kills
-    t.n += 1
-
-
+include "kit/draws.pxi"
 include "tales/draws.pxi"
+include "kit/lists.pxi"
+include "kit/rows.pxi"
+include "kit/record.pxi"
+include "kit/inputs.pxi"
+include "kit/state.pxi"
 include "tales/common.pxi"
 include "tales/setup.pxi"
 include "tales/recruitment.pxi"
@@ -60,17 +38,19 @@ include "tales/heuristic.pxi"
 include "tales/game.pxi"
 
 
-# the fields of the Rules and Weights structs (core/tales_types.pxd): sim.tales.core_engine refuses a rule
-# parameter or bot weight the core does not know rather than let it be ignored
-RULE_FIELDS = ("game_rounds", "survive", "max_rounds", "army_size", "first_draw", "first_place", "equipment_draw",
-               "swap_cost", "swap_gain", "hands", "points_budget", "max_equip_actions", "potions_per_fight",
-               "potion_lasts", "team_attackers", "loss_normal", "loss_elite", "elite_min_tier",
-               "champion_death_ends", "survive_end")
+cdef Rules _no_rules
+cdef Weights _no_weights
+memset(&_no_rules, 0, sizeof(Rules))
+memset(&_no_weights, 0, sizeof(Weights))
+# the fields of the Rules and Weights structs (core/tales_types.pxd), read off the structs themselves:
+# _configure refuses any other key, which the dict-to-struct conversion would silently drop (and
+# sim.tales.core_engine refuses it before, with a hint)
+RULE_FIELDS = tuple(<dict>_no_rules)
+WEIGHT_FIELDS = tuple(<dict>_no_weights)
 # choice-valued rule parameters: the core takes the index of the value in this tuple (the enums in
 # core/tales_types.pxd); sim.tales.core_engine refuses a rule set whose choices differ
 CHOICES = {"potion_lasts": ("turn", "card"),       # POTION_LASTS_TURN, POTION_LASTS_CARD
            "survive_end": ("player", "team")}      # SURVIVE_END_PLAYER, SURVIVE_END_TEAM
-WEIGHT_FIELDS = ("aggression", "caution", "kill_bonus", "champion_guard", "swap_min_useless", "potion_eagerness")
 # the C enumerations (core/tales_types.pxd) by the names of their twins in sim/tales/kinds.py
 KINDS = {
     "People": {"ANIMALIS": P_ANIMALIS, "SCHATTEN": P_SCHATTEN},
@@ -93,53 +73,52 @@ CARD_ROW_DTYPE = np.dtype([("game", np.int32), ("card", np.int16), ("kills", np.
 
 
 def play_batch(dict rules, int players, list people, list bots, list creatures, list equipment, list champions,
-               list people_decks, list equipment_deck, bint want_cards, uint64_t master_seed, int64_t start,
-               int64_t count):
-    """Play games start..start+count-1; returns a dict of numpy columns (see sim.tales.core_engine).
+               list people_decks, list equipment_deck, object record_dtype, bint want_cards, uint64_t master_seed,
+               int64_t start, int64_t count):
+    """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
+    ``record_dtype``, "rng_state": the generator's state after each game (tests compare draws), "void":
+    the offset of the first void game (an option list overflowed) or -1, and "cards": the card table's
+    rows (CARD_ROW_DTYPE) if ``want_cards``} (see sim.tales.core_engine).
 
-    rules: {name: int} for every numeric TalesRules field; people: P_* per seat; bots: [(kind, {weight:
-    int})] per seat; creatures: [(people, damage, life, people_chance, tier, ability, ability_chance,
-    ability_amount, points)] by id; equipment: [(kind, hand, damage, life, block, armor, effect, amount,
-    duration, points)] by id; champions, people_decks: creature ids per people (file order);
-    equipment_deck: ids, one per copy, before shuffling.
+    rules: {name: int} for every Rules field; people: P_* per seat; bots: [(kind, {weight: int})] per
+    seat; creatures: [(people, damage, life, people_chance, tier, ability, ability_chance, ability_amount,
+    points)] by id; equipment: [(kind, hand, damage, life, block, armor, effect, amount, duration,
+    points)] by id; champions, people_decks: creature ids per people (file order); equipment_deck: ids,
+    one per copy, before shuffling.
     """
     cdef Game* g = <Game*>malloc(sizeof(Game))
     cdef CreatureSpec* cspec = <CreatureSpec*>malloc(sizeof(CreatureSpec) * max(1, len(creatures)))
     cdef EquipSpec* espec = <EquipSpec*>malloc(sizeof(EquipSpec) * max(1, len(equipment)))
-    cdef CardRows rows
+    cdef RowBuffer rows
+    cdef GameRecord* recs
+    cdef uint64_t[::1] rng_states
+    cdef int64_t first_void
     if g == NULL or cspec == NULL or espec == NULL:
         free(g); free(cspec); free(espec)
         raise MemoryError()
     rows.data = NULL
+    out = {}
     try:
         _configure(g, cspec, espec, rules, players, people, bots, creatures, equipment, champions, people_decks,
                    equipment_deck)
-        cols = {name: np.empty(count, dt) for name, dt in (
-            ("first_side", np.int8), ("winner_team", np.int8), ("end_reason", np.int8), ("rounds", np.int16),
-            ("turns", np.int32), ("fights", np.int32))}
-        cols["errors"] = np.zeros(count, np.int8)
-        cols["rng_state"] = np.empty(count, np.uint64)   # the generator after the game: tests compare draws
-        for name in ("weighted_losses", "destroyed", "survivors", "champion_alive", "champion"):
-            cols[name] = np.empty(count * players, np.int16)
-        rows.cap = 1 << 12
-        rows.n = 0
-        rows.failed = 0
+        out["records"] = new_records(record_dtype, count)
+        recs = record_rows(out["records"])
+        out["rng_state"] = np.empty(count, np.uint64)
+        rng_states = out["rng_state"]
         if want_cards:
-            rows.data = <CardRow*>malloc(rows.cap * sizeof(CardRow))
-            if rows.data == NULL:
-                raise MemoryError()
-        _run(g, _Views(cols), &rows if want_cards else NULL, master_seed, start, count)
-        if rows.failed:
-            raise MemoryError("card table")
+            rows_init(&rows, sizeof(CardRow), 1 << 12)
+        with nogil:
+            first_void = _run(g, recs, &rng_states[0] if count else NULL, &rows if want_cards else NULL,
+                              master_seed, start, count)
+        out["void"] = first_void
         if want_cards:
-            cols["cards"] = (np.frombuffer((<char*>rows.data)[:rows.n * sizeof(CardRow)], dtype=CARD_ROW_DTYPE)
-                             .copy() if rows.n else np.empty(0, CARD_ROW_DTYPE))
+            out["cards"] = rows_array(&rows, CARD_ROW_DTYPE)
     finally:
-        free(rows.data)
+        rows_free(&rows)
         free(g)
         free(cspec)
         free(espec)
-    return cols
+    return out
 
 
 cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int players, list people,
@@ -150,6 +129,7 @@ cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int 
             or len(creatures) > MAXCRE or len(equipment) > MAXEQ or len(equipment_deck) > MAXEQDECK
             or any(len(d) > MAXPEOPLE or len(c) > MAXPEOPLE for d, c in zip(people_decks, champions))):
         raise ValueError(f"beyond the core's capacity: {LIMITS}")
+    refuse_unknown("rule parameter(s)", rules, RULE_FIELDS)
     memset(g, 0, sizeof(Game))
     g.r = rules
     g.n = players
@@ -176,6 +156,7 @@ cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int 
         kind, weights = bots[s]
         g.bots[s].kind = kind
         if weights:
+            refuse_unknown("bot weight(s)", weights, WEIGHT_FIELDS)
             g.bots[s].w = weights
     for k, spec in enumerate(creatures):
         (cspec[k].people, cspec[k].damage, cspec[k].life, cspec[k].people_chance, cspec[k].tier, cspec[k].ability,
@@ -185,23 +166,21 @@ cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int 
          espec[k].effect, espec[k].amount, espec[k].duration, espec[k].points) = spec
 
 
-cdef class _Views:
-    """Typed views of the output columns, so the game loop writes them without the GIL."""
-    cdef int8_t[::1] first_side, winner_team, end_reason, errors
-    cdef int16_t[::1] rounds
-    cdef int32_t[::1] turns, fights
-    cdef int16_t[::1] losses, destroyed, survivors, champion_alive, champion
-    cdef uint64_t[::1] rng_state
-
-    def __init__(self, dict c):
-        self.first_side, self.winner_team, self.end_reason = c["first_side"], c["winner_team"], c["end_reason"]
-        self.errors, self.rounds, self.turns, self.fights = c["errors"], c["rounds"], c["turns"], c["fights"]
-        self.losses, self.destroyed, self.survivors = c["weighted_losses"], c["destroyed"], c["survivors"]
-        self.champion_alive, self.champion = c["champion_alive"], c["champion"]
-        self.rng_state = c["rng_state"]
+cdef void card_row(RowBuffer* rows, int game, int seat, int kind, int card, int champion, int survived,
+                   int kills) noexcept nogil:
+    cdef CardRow* r = <CardRow*>rows_push(rows)
+    if r == NULL:
+        return
+    r.game = game
+    r.seat = <int8_t>seat
+    r.kind = <int8_t>kind
+    r.card = <int16_t>card
+    r.champion = <int8_t>champion
+    r.survived = <int8_t>survived
+    r.kills = <int16_t>kills
 
 
-cdef void card_rows(Game* g, CardRows* rows, int game) noexcept nogil:
+cdef void card_rows(Game* g, RowBuffer* rows, int game) noexcept nogil:
     """The card table's rows of one game (sim.tales.game.card_rows): per seat, creatures fielded then
     equipment carried, by card id."""
     cdef int s, c, k, i, alive, carried
@@ -213,51 +192,52 @@ cdef void card_rows(Game* g, CardRows* rows, int game) noexcept nogil:
                 alive = 0
                 for k in range(g.army):
                     alive |= st.slot[k] == c
-                rows_push(rows, game, s, 0, c, c == st.champion, alive, st.kills[c])
+                card_row(rows, game, s, 0, c, c == st.champion, alive, st.kills[c])
         for c in range(MAXEQ):
             if st.gear_used[c]:
                 carried = 0
                 for k in range(g.army):
                     for i in range(st.n_gear[k]):
                         carried |= st.gear[k][i] == c
-                rows_push(rows, game, s, 1, c, 0, carried, st.gear_kills[c])
+                card_row(rows, game, s, 1, c, 0, carried, st.gear_kills[c])
 
 
-cdef void _run(Game* g, _Views v, CardRows* rows, uint64_t master_seed, int64_t start, int64_t count):
-    cdef int64_t i
-    cdef int s, k, alive, n = g.n
-    cdef int8_t[::1] first_side = v.first_side, winner_team = v.winner_team, end_reason = v.end_reason
-    cdef int8_t[::1] errors = v.errors
-    cdef int16_t[::1] rounds = v.rounds
-    cdef int32_t[::1] turns = v.turns, fights = v.fights
-    cdef int16_t[::1] losses = v.losses, destroyed = v.destroyed, survivors = v.survivors
-    cdef int16_t[::1] champion_alive = v.champion_alive, champion = v.champion
-    cdef uint64_t[::1] rng_state = v.rng_state
+cdef void record_game(Game* g, GameRecord* rec) noexcept nogil:
+    """The game's record (sim/tales/game.py record), read off the state at the end."""
+    cdef int s, k
     cdef Seat* st
-    with nogil:
-        for i in range(count):
-            pcg32_for_game(&g.rng, master_seed, <uint64_t>(start + i))
-            play_game(g)
-            first_side[i] = g.first_team
-            winner_team[i] = g.winner_team
-            end_reason[i] = g.end_reason
-            rounds[i] = g.round
-            turns[i] = g.turns
-            fights[i] = g.fights
-            errors[i] = g.error
-            rng_state[i] = g.rng.state
-            for s in range(n):
-                st = &g.seats[s]
-                losses[i * n + s] = st.losses
-                destroyed[i * n + s] = st.destroyed
-                champion[i * n + s] = st.champion
-                alive = 0
-                champion_alive[i * n + s] = 0
-                for k in range(g.army):
-                    if st.slot[k] != EMPTY:
-                        alive += 1
-                        if st.slot[k] == st.champion:
-                            champion_alive[i * n + s] = 1
-                survivors[i * n + s] = alive
-            if rows != NULL:
-                card_rows(g, rows, <int>i)
+    rec.first_side = g.first_team
+    rec.winner_team = g.winner_team
+    rec.end_reason = g.end_reason
+    rec.rounds = g.round
+    rec.turns = g.turns
+    rec.fights = g.fights
+    for s in range(g.n):
+        st = &g.seats[s]
+        rec.champion[s] = st.champion
+        rec.weighted_losses[s] = st.losses
+        rec.destroyed[s] = st.destroyed
+        rec.survivors[s] = 0
+        rec.champion_alive[s] = 0
+        for k in range(g.army):
+            if st.slot[k] != EMPTY:
+                rec.survivors[s] += 1
+                if st.slot[k] == st.champion:
+                    rec.champion_alive[s] = 1
+
+
+cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* rows, uint64_t master_seed,
+                  int64_t start, int64_t count) noexcept nogil:
+    """Play the batch into ``recs`` (and the card rows if ``rows``); the offset of the first void game,
+    or -1."""
+    cdef int64_t i, first_void = -1
+    for i in range(count):
+        pcg32_for_game(&g.rng, master_seed, <uint64_t>(start + i))
+        play_game(g)
+        record_game(g, &recs[i])
+        rng_states[i] = g.rng.state
+        if g.error and first_void < 0:
+            first_void = i
+        if rows != NULL:
+            card_rows(g, rows, <int>i)
+    return first_void

@@ -15,6 +15,7 @@ from core.tales_engine cimport _configure
 from core.tales_types cimport *
 
 include "tales/script.pxi"
+include "kit/lists.pxi"
 include "tales/common.pxi"
 include "tales/setup.pxi"
 include "tales/recruitment.pxi"

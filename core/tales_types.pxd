@@ -1,5 +1,8 @@
 # Tales are Real engine core: C types. Each field mirrors the reference engine (sim/tales/state.py);
-# enumeration values mirror sim/tales/kinds.py; capacities mirror sim/tales/rules.py and cards.py.
+# enumeration values mirror sim/tales/kinds.py; capacities mirror sim/tales/rules.py and cards.py. The
+# Python side is the source of truth for the rule parameters, bot weights, enumerations, card specs and
+# the game record: sim.tales.core_engine.DECLARATIONS says which Python declaration each struct and enum
+# follows, and tests/test_core_declarations.py holds this file to them.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
 from core.rng cimport pcg32_t
 
@@ -184,6 +187,21 @@ ctypedef struct Seat:
     int16_t kills[MAXCRE]         # creatures it destroyed
     int8_t gear_used[MAXEQ]       # this seat's creatures carried the card
     int16_t gear_kills[MAXEQ]     # kills made by creatures while carrying it
+
+# The game record (sim.tales.record.RECORD_COLUMNS): the columns the core fills, same names and order;
+# the batch loop writes one per game into a numpy structured array of the declaration's dtype.
+ctypedef struct GameRecord:
+    int16_t champion[MAXSEATS]    # per seat (the first Game.n entries): the Champion's creature id
+    int8_t first_side
+    int8_t winner_team
+    int8_t end_reason             # R_*
+    int16_t rounds
+    int32_t turns
+    int32_t fights
+    int16_t weighted_losses[MAXSEATS]
+    int16_t destroyed[MAXSEATS]
+    int16_t survivors[MAXSEATS]
+    int8_t champion_alive[MAXSEATS]   # 0/1
 
 # One row of the card table, written by the core and turned into Arrow columns by sim.tales.core_engine.
 ctypedef struct CardRow:

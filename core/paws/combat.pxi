@@ -9,8 +9,9 @@ cdef inline int roll_score(Game* g, int dice) noexcept nogil:
     cdef int rolls[16]
     cdef int i, j, v, hi, lo, top = 0, second = 0, total = 0
     cdef pcg32_t rng
-    # the usual case: keep the two highest as they come (no branches); a scenario's script takes die()
-    if g.r.scored_dice <= 2 and g.script == NULL:
+    # the usual case: keep the two highest as they come (no branches); scripted draws (a test-only
+    # module, core/paws/script.pxi) take every die through die()
+    if g.r.scored_dice <= 2 and not SCRIPTED_DRAWS:
         rng = g.rng  # (a local copy stays in registers)
         for i in range(dice):
             v = pcg32_die(&rng)

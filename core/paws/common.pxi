@@ -1,91 +1,10 @@
-# Shared helpers of the Paws in Peril core: card lists, derived facts, the board, the decision hook.
-# Mirrors sim/paws/state.py and sim/paws/board.py.
-
-cdef inline void push16(int16_t* arr, int* n, int v) noexcept nogil:
-    arr[n[0]] = <int16_t>v
-    n[0] += 1
-
-
-cdef inline int pop16(int16_t* arr, int* n, int i) noexcept nogil:
-    """Remove and return arr[i], keeping the order of the rest (Python's list.pop(i))."""
-    cdef int v = arr[i], j
-    for j in range(i, n[0] - 1):
-        arr[j] = arr[j + 1]
-    n[0] -= 1
-    return v
-
-
-cdef inline int index16(const int16_t* arr, int n, int v) noexcept nogil:
-    cdef int i
-    for i in range(n):
-        if arr[i] == v:
-            return i
-    return -1
-
-
-cdef inline void insert_bottom16(int16_t* arr, int* n, int v) noexcept nogil:
-    """Put a card at the bottom (index 0) of a deck whose top is the end."""
-    cdef int j
-    for j in range(n[0], 0, -1):
-        arr[j] = arr[j - 1]
-    arr[0] = <int16_t>v
-    n[0] += 1
-
-
-# -- every random draw goes through die() and below(): from the generator, or a scenario's script -----
-cdef inline int die(Game* g) noexcept nogil:
-    if g.script != NULL:
-        return script_die_fn(g)
-    return pcg32_die(&g.rng)
-
-
-cdef inline int below(Game* g, int n) noexcept nogil:
-    """Uniform in [0, n) for n >= 1."""
-    if g.script != NULL:
-        return script_below_fn(g, n)
-    return <int>pcg32_below(&g.rng, <uint32_t>n)
-
-
-cdef inline void shuffle16(Game* g, int16_t* arr, int n) noexcept nogil:
-    """Fisher-Yates from the last position down, as sim.rng.Rng.shuffle."""
-    cdef int i, j, t
-    for i in range(n - 1, 0, -1):
-        j = below(g, i + 1)
-        t = arr[i]
-        arr[i] = arr[j]
-        arr[j] = <int16_t>t
-
+# Shared helpers of the Paws in Peril core: derived facts, the board, a decision's options.
+# Mirrors sim/paws/state.py and sim/paws/board.py. Card lists, draws and cell sets are the engine kit's
+# (core/kit/); the decision hook ask() is in draws.pxi (script.pxi in the test-only module).
 
 cdef inline int owned(Game* g, int seat) noexcept nogil:
     """Homes and mansions ``seat`` owns (kept by set_owner, so no scan of the board)."""
     return g.n_owned[seat]
-
-
-# -- sets of cells (Cells, a 128-bit mask) ------------------------------------------------------------
-cdef inline void cells_clear(Cells* s) noexcept nogil:
-    s.w[0] = 0
-    s.w[1] = 0
-
-
-cdef inline void cells_add(Cells* s, int c) noexcept nogil:
-    s.w[c >> 6] |= (<uint64_t>1) << (c & 63)
-
-
-cdef inline void cells_remove(Cells* s, int c) noexcept nogil:
-    s.w[c >> 6] &= ~((<uint64_t>1) << (c & 63))
-
-
-cdef inline bint cells_has(const Cells* s, int c) noexcept nogil:
-    return (s.w[c >> 6] >> (c & 63)) & 1
-
-
-cdef inline bint cells_meet(const Cells* a, const Cells* b) noexcept nogil:
-    """a and b have a cell in common."""
-    return ((a.w[0] & b.w[0]) | (a.w[1] & b.w[1])) != 0
-
-
-cdef inline bint cells_any(const Cells* s) noexcept nogil:
-    return (s.w[0] | s.w[1]) != 0
 
 
 # -- owner, brick, barricade: every change goes through these, which keep the counts and sets --------
@@ -318,14 +237,3 @@ cdef inline void opt_add(Game* g, int a, int b, int c) noexcept nogil:
     g.opt_b[g.n_opt] = b
     g.opt_c[g.n_opt] = c
     g.n_opt += 1
-
-
-cdef int ask(Game* g, int seat, int kind) noexcept nogil:
-    """Every bot choice goes through here; a choice of one is not asked (and draws no random number)."""
-    if g.n_opt <= 1:
-        return 0
-    if g.script != NULL:
-        return script_ask_fn(g, seat, kind)
-    if g.bots[seat].kind == BOT_RANDOM:
-        return pcg32_below(&g.rng, g.n_opt)
-    return heuristic_decide(g, seat, kind)

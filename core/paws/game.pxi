@@ -1,4 +1,9 @@
-# §2 Setting up and the round loop (sim/paws/game.py).
+# §2 Setting up, the round loop and the game record (sim/paws/game.py).
+#
+# A game can be continued from its state alone at any top-level decision (the next action of a turn):
+# play_from() finishes the turn in progress, its round and the game. The state is the Game struct,
+# whose only pointers are to the batch's immutable card specs, so copy_game() (core/kit/state.pxi) makes
+# an independent copy that plays on exactly like the original (docs/engine-kit.md).
 
 cdef int EXPLORER_KINDS[4]
 EXPLORER_KINDS[:] = [T_MANSION, T_HOME, T_CHEST, T_FOREST]
@@ -85,7 +90,6 @@ cdef void setup_game(Game* g, const int16_t* monster_deck, int n_monster_deck,
                      const int16_t* item_deck, int n_item_deck) noexcept nogil:
     cdef int i, s
     g.round = 0
-    g.turns = 0
     g.seat = NOBODY
     g.ap = 0
     g.building_fights_left = 0
@@ -95,11 +99,12 @@ cdef void setup_game(Game* g, const int16_t* monster_deck, int n_monster_deck,
     g.winner_seat = NOBODY
     g.winner_team = NOBODY
     g.end_reason = -1
-    g.building_fights = 0
-    g.invasions = 0
-    g.raids = 0
-    g.items_played = 0
     g.error = 0
+    memset(&g.rec, 0, sizeof(GameRecord))
+    g.turn_of = 0
+    g.in_round = 0
+    g.actions = 0
+    g.decisions = 0
     for s in range(g.n):
         reset_player(g, &g.players[s])
     build_board(g)
@@ -117,15 +122,69 @@ cdef void setup_game(Game* g, const int16_t* monster_deck, int n_monster_deck,
     g.first_seat = first_player(g)
 
 
-cdef void play_round(Game* g, Trace* trace) noexcept nogil:
-    cdef int k, seat
+cdef bint play_round(Game* g, RowBuffer* trace) noexcept nogil:
+    """One round: each player with lives left takes a turn, clockwise from the first player; then the
+    round's row of the standings trace. True if it stopped at decision g.stop_at."""
     g.round += 1
-    for k in range(g.n):
-        seat = (g.first_seat + k) % g.n
-        if g.players[seat].lives > 0:
-            take_turn(g, seat)
-        if g.over or g.error:
-            break
-    for k in range(g.n):
-        trace_push(trace, vp(g, k))
+    g.turn_of = 0
+    g.seat = NOBODY
+    g.in_round = 1
+    return round_turns(g, trace, False)
+
+
+cdef bint finish_round(Game* g, RowBuffer* trace) noexcept nogil:
+    """The rest of the round in progress from the state: the turn in progress (if g.seat is set), the
+    turns after it, the standings row and the round's end. True if it stopped at decision g.stop_at."""
+    if g.seat != NOBODY and finish_turn(g):
+        return True
+    return round_turns(g, trace, g.over or g.error)
+
+
+cdef bint round_turns(Game* g, RowBuffer* trace, bint stop) noexcept nogil:
+    """The round's turns from g.turn_of on (none if ``stop``: the game is over or void), then its
+    standings row and its end. True if it stopped at decision g.stop_at."""
+    cdef int k, seat
+    cdef Standings* row
+    while not stop and g.turn_of < g.n:
+        seat = (g.first_seat + g.turn_of) % g.n
+        g.turn_of += 1
+        if g.players[seat].lives > 0 and take_turn(g, seat):
+            return True
+        stop = g.over or g.error
+    row = <Standings*>rows_push(trace)
+    if row != NULL:
+        for k in range(g.n):
+            row.vp[k] = <int8_t>vp(g, k)
     check_round_end(g)
+    g.in_round = 0
+    return False
+
+
+cdef bint play_from(Game* g, RowBuffer* trace) noexcept nogil:
+    """Play the game on from its state to the end: the rest of the round in progress (if any), then
+    whole rounds. True if it stopped at decision g.stop_at (set g.stop_at and call again to go on),
+    False when the game is over (or void)."""
+    if g.in_round and finish_round(g, trace):
+        return True
+    while not g.over and not g.error:
+        if play_round(g, trace):
+            return True
+    return False
+
+
+cdef void record_game(Game* g, GameRecord* rec) noexcept nogil:
+    """The game's record (sim/paws/game.py record): the counters kept in g.rec, then what is read off the
+    state at the end. ``rec`` may be &g.rec."""
+    cdef int s
+    rec[0] = g.rec
+    rec.first_seat = g.first_seat
+    rec.winner_seat = g.winner_seat
+    rec.winner_team = g.winner_team
+    rec.end_reason = g.end_reason
+    rec.rounds = g.round
+    for s in range(g.n):
+        rec.vp[s] = vp(g, s)
+        rec.buildings[s] = owned(g, s)
+        rec.lives_left[s] = g.players[s].lives
+        rec.knockouts[s] = g.players[s].knockouts
+        rec.knockouts_dealt[s] = g.players[s].knockouts_dealt

@@ -18,8 +18,8 @@ cdef void invade(Game* g, int seat) noexcept nogil:
     cdef bint from_deck = q.n_monsters == 0
     cdef Fight f
     g.building_fights_left -= 1
-    g.building_fights += 1
-    g.invasions += 1
+    g.rec.building_fights += 1
+    g.rec.invasions += 1
     if from_deck:
         g.n_monster_deck -= 1
         m = g.monster_deck[g.n_monster_deck]

@@ -57,7 +57,7 @@ cdef int discard_card(Game* g, int seat, int hand_index) noexcept nogil:
     cdef Player* p = &g.players[seat]
     cdef int card = pop16(p.items, &p.n_items, hand_index)
     push16(g.item_discard, &g.n_item_discard, card)
-    g.items_played += 1
+    g.rec.items_played += 1
     return card
 
 
@@ -80,7 +80,7 @@ cdef void combat_options(Game* g, int seat) noexcept nogil:
     opt_add(g, -1, -1, 0)
     for i in range(p.n_items):
         card = &g.items[p.items[i]]
-        if not combat_effect(card.effect) or card.timing == ON_TURN:
+        if not combat_effect(card.effect) or card.timing == TIMING_ON_TURN:
             continue
         if card.effect == E_ESCAPE:
             nn = neighbours(g, p.pos, nb)
@@ -140,7 +140,7 @@ cdef void turn_card_options(Game* g, int seat) noexcept nogil:
     for i in range(p.n_items):
         card = &g.items[p.items[i]]
         e = card.effect
-        if card.timing == IN_COMBAT or e == E_WARD or (g.ap < 1 and card.timing != ANYTIME):
+        if card.timing == TIMING_IN_COMBAT or e == E_WARD or (g.ap < 1 and card.timing != TIMING_ANYTIME):
             continue
         if e == E_GRENADE:
             nn = near(g, p.pos, cells)

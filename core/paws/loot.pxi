@@ -42,7 +42,7 @@ cdef void claim_building(Game* g, int seat, int cell) noexcept nogil:
     cdef int nb = 0, k, m, ko, i
     cdef Fight f
     g.building_fights_left -= 1
-    g.building_fights += 1
+    g.rec.building_fights += 1
     for k in range(monsters_needed(g, cell)):
         g.n_monster_deck -= 1
         m = g.monster_deck[g.n_monster_deck]

@@ -16,7 +16,7 @@ cdef void raid(Game* g, int seat, int target) noexcept nogil:
     cdef int e0, e1, ko, victim, by
     cdef Fight f
     g.raids_left -= 1
-    g.raids += 1
+    g.rec.raids += 1
     e0 = buff(g, seat, B_FIGHT_SCORE) + buff(g, seat, B_RAID_SCORE)
     e1 = buff(g, target, B_FIGHT_SCORE) + buff(g, target, B_RAID_SCORE) + g.r.defender_edge
     fight_init(&f, F_RAID, seat, target, 0)

@@ -1,11 +1,47 @@
-# The scripting hook of scenario tests (tests/paws/scenario.py, tests/paws/core_scenario.py): while
-# g.script is set, die(), below() and ask() (common.pxi) take the next scripted entry instead of drawing
-# or asking a bot. The first draw or decision that is not the next entry fails the script (like the
-# Python harness's ScriptError); the engine then runs on with dummy draws and g.error set, so that the
-# section function ends soon, and the bridge reports the failure.
+# Scripted draws and decisions for the rulebook scenario tests (tests/paws/scenario.py,
+# tests/paws/core_scenario.py). Only the test-only module core/paws_scenario.pyx includes this file, in
+# place of the production draws (core/kit/draws.pxi and draws.pxi): die(), below() and ask() of the
+# same names take the next entry of the loaded script instead of drawing or asking a bot. The first
+# draw or decision that is not the next entry fails the script (like the Python harness's
+# ScriptError); the engine then runs on with dummy draws and g.error set, so that the section function
+# ends soon, and the bridge reports the failure. With no script loaded they draw from g.rng and ask the
+# bots like the production ones, so the module plays whole games the same way too.
+
+cdef enum:
+    SCRIPTED_DRAWS = 1            # every die goes through die() (combat.pxi's fast path is off)
+    S_DIE = 0                     # ScriptEntry.kind
+    S_PICK = 1
+    S_ASK = 2
+    MAXSCRIPT = 2048              # entries of one script
+    MAXSEEN = 16384               # option triples recorded over one script's decisions
+
+# the dice, below(n) picks and bot decisions a hand-worked test expects, in order
+ctypedef struct ScriptEntry:
+    int kind                      # S_DIE, S_PICK or S_ASK
+    int x                         # die: the value; pick: n; ask: the seat
+    int y                         # pick: the result; ask: the decision kind
+    int opt[3]                    # ask: the option (a, b, c) to choose
+
+ctypedef struct Script:
+    ScriptEntry entries[MAXSCRIPT]
+    int n                         # entries
+    int used                      # entries consumed, in order
+    int failed                    # 0, or 1 + the kind (S_*) of the first draw or decision that did not match
+    int failed_x                  # ... its n (pick) or seat (ask)
+    int failed_y                  # ... its decision kind (ask)
+    int failed_seen               # ... its options: seen[failed_seen : failed_seen + failed_n_seen] (ask)
+    int failed_n_seen
+    int junk                      # draws after a failure: dice cycle 1..6 so that no loop waits on a tie
+    int seen_at[MAXSCRIPT]        # entry i is an ask: its options are seen[seen_at[i] : seen_at[i] + seen_n[i]]
+    int seen_n[MAXSCRIPT]
+    int n_seen
+    int seen[MAXSEEN][3]          # the options of every decision asked, as (a, b, c)
+
+cdef Script* loaded_script = NULL     # the script of the section function being run, or NULL
+
 
 cdef void script_fail(Game* g, int kind, int x, int y) noexcept nogil:
-    cdef Script* s = g.script
+    cdef Script* s = loaded_script
     if s.failed:
         return
     s.failed = 1 + kind
@@ -38,9 +74,13 @@ cdef inline ScriptEntry* script_next(Script* s, int kind) noexcept nogil:
     return &s.entries[s.used]
 
 
-cdef int script_die(Game* g) noexcept nogil:
-    cdef Script* s = g.script
-    cdef ScriptEntry* e = script_next(s, S_DIE)
+cdef int die(Game* g) noexcept nogil:
+    """One six-sided die, 1..6: the script's next die."""
+    cdef Script* s = loaded_script
+    cdef ScriptEntry* e
+    if s == NULL:
+        return pcg32_die(&g.rng)
+    e = script_next(s, S_DIE)
     if e != NULL:
         s.used += 1
         return e.x
@@ -49,9 +89,13 @@ cdef int script_die(Game* g) noexcept nogil:
     return 1 + s.junk % 6
 
 
-cdef int script_below(Game* g, int n) noexcept nogil:
-    cdef Script* s = g.script
-    cdef ScriptEntry* e = script_next(s, S_PICK)
+cdef int below(Game* g, int n) noexcept nogil:
+    """Uniform in [0, n) for n >= 1: the script's next pick, which must be of the same n."""
+    cdef Script* s = loaded_script
+    cdef ScriptEntry* e
+    if s == NULL:
+        return <int>pcg32_below(&g.rng, <uint32_t>n)
+    e = script_next(s, S_PICK)
     if e != NULL and e.x == n:
         s.used += 1
         return e.y
@@ -59,11 +103,20 @@ cdef int script_below(Game* g, int n) noexcept nogil:
     return 0
 
 
-cdef int script_ask(Game* g, int seat, int kind) noexcept nogil:
-    """The option equal to the scripted one, for the scripted seat and decision kind."""
-    cdef Script* s = g.script
-    cdef ScriptEntry* e = script_next(s, S_ASK)
-    cdef int k, at = s.n_seen
+cdef int ask(Game* g, int seat, int kind) noexcept nogil:
+    """Every bot choice: the option equal to the scripted one, for the scripted seat and decision kind
+    (a choice of one is not asked, as in production)."""
+    cdef Script* s = loaded_script
+    cdef ScriptEntry* e
+    cdef int k, at
+    if g.n_opt <= 1:
+        return 0
+    if s == NULL:
+        if g.bots[seat].kind == BOT_RANDOM:
+            return pcg32_below(&g.rng, g.n_opt)
+        return heuristic_decide(g, seat, kind)
+    e = script_next(s, S_ASK)
+    at = s.n_seen
     if e != NULL and e.x == seat and e.y == kind:
         for k in range(g.n_opt):
             if g.opt_a[k] == e.opt[0] and g.opt_b[k] == e.opt[1] and g.opt_c[k] == e.opt[2]:
@@ -75,13 +128,3 @@ cdef int script_ask(Game* g, int seat, int kind) noexcept nogil:
                 return k
     script_fail(g, S_ASK, seat, kind)
     return 0
-
-
-# die(), below() and ask() call these through pointers, so that the compiler never inlines a script
-# function into the engine's hot paths (the scripted branch stays one compare and one call)
-cdef int (*script_die_fn)(Game*) noexcept nogil
-cdef int (*script_below_fn)(Game*, int) noexcept nogil
-cdef int (*script_ask_fn)(Game*, int, int) noexcept nogil
-script_die_fn = script_die
-script_below_fn = script_below
-script_ask_fn = script_ask

@@ -28,23 +28,44 @@ cdef bint start_turn(Game* g, int seat) noexcept nogil:
     return True
 
 
-cdef void take_turn(Game* g, int seat) noexcept nogil:
-    cdef Player* p = &g.players[seat]
-    cdef int k, choice, kind, a, b
-    cdef int knocked = p.knockouts
+cdef bint take_turn(Game* g, int seat) noexcept nogil:
+    """A whole turn of ``seat``; True if it stopped at decision g.stop_at (finish_turn goes on from there)."""
     g.seat = seat
-    g.turns += 1
+    g.rec.turns += 1
     g.look_ok = 0
-    if start_turn(g, seat):
-        for k in range(g.r.max_actions_per_turn):
-            legal_actions(g, seat)
-            choice = ask(g, seat, D_ACTION)
-            kind, a, b = g.opt_a[choice], g.opt_b[choice], g.opt_c[choice]
-            if kind == A_END_TURN:
-                break
-            apply_action(g, seat, kind, a, b)
-            # the heuristic's look at the board (heuristic.pxi) survives only a move
-            g.look_ok = g.look_ok and kind == A_MOVE
-            if g.over or p.knockouts != knocked or g.error:
-                break
+    g.actions = 0
+    g.turn_knockouts = g.players[seat].knockouts
+    if start_turn(g, seat) and g.actions < g.r.max_actions_per_turn:
+        return finish_turn(g)
+    g.seat = NOBODY
+    return False
+
+
+cdef bint finish_turn(Game* g) noexcept nogil:
+    """The rest of the turn in progress (g.seat) from the state alone: the player's bot takes each
+    action decision. True if it stopped at decision g.stop_at, before taking it (g.seat stays set);
+    False when the turn is over (g.seat is NOBODY)."""
+    while g.seat != NOBODY:
+        if g.decisions == g.stop_at:
+            return True
+        legal_actions(g, g.seat)
+        take_option(g, ask(g, g.seat, D_ACTION))
+    return False
+
+
+cdef void take_option(Game* g, int choice) noexcept nogil:
+    """Top-level decision number g.decisions: carry out option ``choice`` of the turn's action decision
+    (g.opt_*, as legal_actions(g, g.seat) lists them). The turn ends (g.seat = NOBODY) on End turn,
+    at the action limit, or when the game is over, the player knocked out or the game void."""
+    cdef int seat = g.seat
+    cdef int kind = g.opt_a[choice], a = g.opt_b[choice], b = g.opt_c[choice]
+    g.decisions += 1
+    if kind != A_END_TURN:
+        g.actions += 1
+        apply_action(g, seat, kind, a, b)
+        # the heuristic's look at the board (heuristic.pxi) survives only a move
+        g.look_ok = g.look_ok and kind == A_MOVE
+        if (g.actions < g.r.max_actions_per_turn and not g.over and not g.error
+                and g.players[seat].knockouts == g.turn_knockouts):
+            return
     g.seat = NOBODY

@@ -1,4 +1,4 @@
-# §13 Winning (sim/paws/winning.py). end_reason: 0 vp, 1 last_alive, 2 round_limit, 3 stalled.
+# §13 Winning (sim/paws/winning.py).
 
 cdef inline void end_game(Game* g, int reason, int seat, int team) noexcept nogil:
     g.over = 1
@@ -24,9 +24,9 @@ cdef void check_vp(Game* g, int seat) noexcept nogil:
         return
     if g.teams:
         if team_vp(g, seat % 2) >= g.r.team_vp_target:
-            end_game(g, 0, NOBODY, seat % 2)
+            end_game(g, R_VP, NOBODY, seat % 2)
     elif vp(g, seat) >= vp_goal(g):
-        end_game(g, 0, seat, NOBODY)
+        end_game(g, R_VP, seat, NOBODY)
 
 
 cdef void check_last_alive(Game* g) noexcept nogil:
@@ -43,9 +43,9 @@ cdef void check_last_alive(Game* g) noexcept nogil:
                 t1 = 1
     if g.teams:
         if t0 + t1 <= 1:
-            end_game(g, 1, NOBODY, 0 if t0 else (1 if t1 else NOBODY))
+            end_game(g, R_LAST_ALIVE, NOBODY, 0 if t0 else (1 if t1 else NOBODY))
     elif alive <= 1:
-        end_game(g, 1, last if alive == 1 else NOBODY, NOBODY)
+        end_game(g, R_LAST_ALIVE, last if alive == 1 else NOBODY, NOBODY)
 
 
 cdef void check_round_end(Game* g) noexcept nogil:
@@ -71,8 +71,8 @@ cdef void check_round_end(Game* g) noexcept nogil:
         if count != 1:
             lead = NOBODY
         if g.teams:
-            end_game(g, 2, NOBODY, lead)
+            end_game(g, R_ROUND_LIMIT, NOBODY, lead)
         else:
-            end_game(g, 2, lead, NOBODY)
+            end_game(g, R_ROUND_LIMIT, lead, NOBODY)
     elif g.round >= g.r.max_rounds:
-        end_game(g, 3, NOBODY, NOBODY)
+        end_game(g, R_STALLED, NOBODY, NOBODY)

@@ -1,25 +1,7 @@
-# Shared helpers of the Tales are Real core: shuffles, option lists, teams, a creature's numbers.
-# Mirrors sim/tales/state.py. Every random draw goes through die() and below(), every decision through
-# ask(): core/tales/draws.pxi in the engine, core/tales/script.pxi in the scenario tests' module.
-
-cdef inline void shuffle16(Game* g, int16_t* arr, int n) noexcept nogil:
-    """Fisher-Yates from the last position down, as sim.rng.Rng.shuffle."""
-    cdef int i, j, t
-    for i in range(n - 1, 0, -1):
-        j = below(g, i + 1)
-        t = arr[i]
-        arr[i] = arr[j]
-        arr[j] = <int16_t>t
-
-
-cdef inline int pop16(int16_t* arr, int* n, int i) noexcept nogil:
-    """Remove and return arr[i], keeping the order of the rest (Python's list.pop(i))."""
-    cdef int v = arr[i], j
-    for j in range(i, n[0] - 1):
-        arr[j] = arr[j + 1]
-    n[0] -= 1
-    return v
-
+# Shared helpers of the Tales are Real core: option lists, teams, a creature's numbers. Mirrors
+# sim/tales/state.py. Every random draw goes through die() and below() and every decision through ask():
+# core/kit/draws.pxi and core/tales/draws.pxi in the engine, core/tales/script.pxi in the scenario tests'
+# module. Card lists (pop16, shuffle16) are the engine kit's (core/kit/lists.pxi).
 
 # -- one decision's options (ask() chooses among them) ------------------------------------------------
 cdef inline void opt_clear(Game* g) noexcept nogil:

@@ -1,16 +1,7 @@
-# The engine's draws and decisions (core/tales_engine.pyx): every die and random pick comes from the
-# game's own generator, every decision from the seat's bot. core/tales/script.pxi has the same functions
-# for the scenario tests' module (core/tales_scenario.pyx), fed from a script instead; nothing here
-# checks for one.
-
-cdef inline int die(Game* g) noexcept nogil:
-    return pcg32_die(&g.rng)
-
-
-cdef inline int below(Game* g, int n) noexcept nogil:
-    """Uniform in [0, n) for n >= 1."""
-    return <int>pcg32_below(&g.rng, <uint32_t>n)
-
+# The engine's decisions (core/tales_engine.pyx): every decision comes from the seat's bot; die() and
+# below() are the engine kit's (core/kit/draws.pxi), from the game's own generator. core/tales/script.pxi
+# has the same functions for the scenario tests' module (core/tales_scenario.pyx), fed from a script
+# instead; nothing here checks for one.
 
 cdef int ask(Game* g, int seat, int kind) noexcept nogil:
     """Every bot choice goes through here; a choice of one is not asked (and draws no random number)."""

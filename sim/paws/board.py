@@ -32,19 +32,6 @@ def geometry(radius: int) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int,
     return tuple(coords), nbrs
 
 
-def ring_of(cell: int) -> int:
-    """Ring number (steps from the Desert) of a cell index."""
-    k = 0
-    while cell > 3 * k * (k + 1):
-        k += 1
-    return k
-
-
-def cell_count(radius: int) -> int:
-    """Number of cells within ``radius`` rings of the Desert."""
-    return 3 * radius * (radius + 1) + 1
-
-
 def distances(tiles: list[int], nbrs) -> list[list[int]]:
     """All-pairs walking distance over cells that hold a tile (BFS from each); FAR where unreachable."""
     n = len(tiles)

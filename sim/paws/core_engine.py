@@ -2,85 +2,108 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pyarrow as pa
 
+from sim.bots import BOT_KINDS
 from sim.games import EngineError
-from sim.params import as_dict
-from sim.paws.board import geometry
+from sim.params import as_dict, fields
+from sim.paws.board import FAR, NO_CELL, geometry
 from sim.paws.bots import parse_bot
-from sim.paws.bots.heuristic import HeuristicBot
-from sim.paws.cards import CardSet
-from sim.paws.record import SCHEMA
+from sim.paws.bots.heuristic import HeuristicBot, HeuristicWeights
+from sim.paws.cards import CardSet, ItemCard, MonsterCard
+from sim.paws.kinds import Action, Buff, Decision, Effect, Tile, Timing
+from sim.paws.record import END_REASONS, MAX_SEATS, RECORD_COLUMNS, RECORD_DTYPE, SCHEMA
 from sim.paws.rules import PawsRules, PawsSetup
+from sim.paws.state import NOBODY
+from sim.record_schema import core_columns, record_table, seat_lists
 
 NOT_IN_CORE = ("ruleset", "item_deck")   # strings: resolved before the core (the deck is passed as card ids)
+# the card fields the core plays with, in the order of its ItemSpec / MonsterSpec structs (the others
+# are resolved before the core or only describe the card)
+ITEM_FIELDS = ("timing", "effect", "amount", "turns")
+MONSTER_FIELDS = ("hp", "buff", "amount")
+FIGHT_KINDS = ("monster", "invasion", "raid")   # sim.paws.state.Fight.kind, as the core's F_* index
+
+
+def _card_fields(cls: type, names: tuple[str, ...]) -> list[dataclasses.Field]:
+    by_name = {f.name: f for f in dataclasses.fields(cls)}
+    return [by_name[n] for n in names]
+
+
+# What the core's C declarations (core/paws_types.pxd) must be, by their Python source of truth:
+# tests/test_core_declarations.py parses the .pxd and holds it to this. structs: the fields each struct
+# has, in order (rule and weight parameters, card fields, record columns); enums: each C prefix's
+# constants are the names of an IntEnum (value: its value) or of a sequence (value: the index);
+# constants: single C constants and their Python twins; record: the module's GameRecord dtype.
+DECLARATIONS = {
+    "pxd": "core/paws_types.pxd",
+    "module": "core.paws_engine",
+    "structs": {
+        "Rules": [f for f in fields(PawsRules) if f.name not in NOT_IN_CORE],
+        "Weights": fields(HeuristicWeights),
+        "ItemSpec": _card_fields(ItemCard, ITEM_FIELDS),
+        "MonsterSpec": _card_fields(MonsterCard, MONSTER_FIELDS),
+        "GameRecord": [c for c in RECORD_COLUMNS if c.core],
+    },
+    "enums": {"T_": Tile, "TIMING_": Timing, "E_": Effect, "B_": Buff, "A_": Action, "D_": Decision,
+              "F_": FIGHT_KINDS, "R_": END_REASONS, "BOT_": BOT_KINDS},
+    "constants": {"MAXP": MAX_SEATS, "NOBODY": NOBODY, "NO_CELL": NO_CELL, "FAR": FAR},
+    "record_dtype": RECORD_DTYPE,
+}
 
 
 class CoreError(EngineError):
-    """The core could not play a game (an option list overflowed its fixed capacity)."""
+    """The core could not play a game (an option list overflowed its fixed capacity), or lacks a parameter."""
+
+
+def _known(what: str, names, core_names) -> None:
+    unknown = sorted(set(names) - set(core_names))
+    if unknown:
+        raise CoreError(f"the Paws in Peril core does not know the {what} {', '.join(unknown)}; "
+                        f"use --engine reference (engine='reference') until core/paws_types.pxd has them")
 
 
 def core_inputs(setup: PawsSetup, rules: PawsRules, cards: CardSet) -> dict:
     """Everything the core needs, as plain ints and lists (after validation by the frozen objects)."""
+    from core.paws_engine import RULE_FIELDS, WEIGHT_FIELDS
     bots = []
     for spec in setup.bots:
         bot = parse_bot(spec)
         if isinstance(bot, HeuristicBot):
-            bots.append((1, as_dict(bot.w)))
+            _known("bot weight(s)", as_dict(bot.w), WEIGHT_FIELDS)
+            bots.append((BOT_KINDS.index("heuristic"), as_dict(bot.w)))
         else:
-            bots.append((0, {}))
+            bots.append((BOT_KINDS.index("random"), {}))
+    values = {k: int(v) for k, v in as_dict(rules).items() if k not in NOT_IN_CORE}
+    _known("rule parameter(s)", values, RULE_FIELDS)
     radius = 2 if setup.board == "beginner" else rules.explorer_radius
     _, nbrs = geometry(radius)
     return dict(
-        rules={k: int(v) for k, v in as_dict(rules).items() if k not in NOT_IN_CORE},
-        explorer=setup.board == "explorer", teams=setup.mode == "teams", players=setup.players, bots=bots,
-        items=[(int(c.timing), int(c.effect), c.amount, c.turns) for c in cards.items],
-        monsters=[(c.hp, int(c.buff), c.amount) for c in cards.monsters],
+        rules=values, explorer=setup.board == "explorer", teams=setup.mode == "teams", players=setup.players,
+        bots=bots,
+        items=[tuple(int(getattr(c, f)) for f in ITEM_FIELDS) for c in cards.items],
+        monsters=[tuple(int(getattr(c, f)) for f in MONSTER_FIELDS) for c in cards.monsters],
         item_deck=cards.item_deck(rules.item_deck, rules.unruled_cards), monster_deck=cards.monster_deck(),
-        nbrs=[list(n) for n in nbrs])
-
-
-def _seat_list(values: np.ndarray, players: int) -> pa.Array:
-    offsets = np.arange(0, len(values) + 1, players, dtype=np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, pa.int8()))
+        nbrs=[list(n) for n in nbrs], record_dtype=RECORD_DTYPE)
 
 
 def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_seed: int, start: int,
                     count: int, inputs: dict | None = None) -> pa.Table:
     """Play games ``start .. start+count-1`` in the core and return their records."""
-    from core.paws_engine import END_REASONS, play_batch
+    from core.paws_engine import play_batch
     inputs = inputs or core_inputs(setup, rules, cards)
     out = play_batch(**inputs, master_seed=master_seed, start=start, count=count)
-    if out["errors"].any():
-        bad = int(start + np.flatnonzero(out["errors"])[0])
-        raise CoreError(f"game {bad}: a decision had more options than the core's capacity")
-    n, p = count, setup.players
-    rounds = out["rounds"].astype(np.int64)
-    trace_rows = _seat_list(out["vp_trace"], p)
-    trace_offsets = np.concatenate([[0], np.cumsum(rounds)]).astype(np.int32)
-    reasons = pa.DictionaryArray.from_arrays(pa.array(out["end_reason"].astype(np.int32)),
-                                             pa.array(list(END_REASONS))).cast(pa.string())
-    cols = {
-        "game": pa.repeat("paws", n), "ruleset": pa.repeat(rules.ruleset, n),
-        "board": pa.repeat(setup.board, n), "mode": pa.repeat(setup.mode, n),
-        "players": pa.repeat(pa.scalar(p, pa.int8()), n),
-        "bots": pa.repeat(pa.scalar(list(setup.bots), pa.list_(pa.string())), n),
-        "seed": pa.repeat(pa.scalar(master_seed, pa.uint64()), n),
-        "game_index": pa.array(np.arange(start, start + n, dtype=np.int64)),
-        "first_seat": out["first_seat"], "winner_seat": out["winner_seat"], "winner_team": out["winner_team"],
-        "end_reason": reasons, "rounds": out["rounds"], "turns": out["turns"],
-        "vp": _seat_list(out["vp"], p), "buildings": _seat_list(out["buildings"], p),
-        "lives_left": _seat_list(out["lives"], p), "knockouts": _seat_list(out["knockouts"], p),
-        "knockouts_dealt": _seat_list(out["knockouts_dealt"], p),
-        "building_fights": out["building_fights"], "invasions": out["invasions"], "raids": out["raids"],
-        "items_played": out["items_played"],
-        "vp_trace": pa.ListArray.from_arrays(pa.array(trace_offsets), trace_rows),
-    }
-    for k, v in as_dict(rules).items():
-        if k != "ruleset":
-            f = SCHEMA.field(k)
-            cols[k] = pa.repeat(pa.scalar(v, f.type), n)
-    arrays = [cols[f.name] if isinstance(cols[f.name], (pa.Array, pa.ChunkedArray))
-              else pa.array(cols[f.name], f.type) for f in SCHEMA]
-    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+    if out["void"] >= 0:
+        raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
+    records, p = out["records"], setup.players
+    cols = core_columns(records, RECORD_COLUMNS, p, {"end_reason": END_REASONS})
+    trace_offsets = np.concatenate([[0], np.cumsum(records["rounds"], dtype=np.int64)]).astype(np.int32)
+    cols["vp_trace"] = pa.ListArray.from_arrays(pa.array(trace_offsets),
+                                                seat_lists(out["vp_trace"][:, :p], pa.int8()))
+    cols["game_index"] = pa.array(np.arange(start, start + count, dtype=np.int64))
+    constants = dict(game="paws", ruleset=rules.ruleset, board=setup.board, mode=setup.mode, players=p,
+                     bots=list(setup.bots), seed=master_seed)
+    return record_table(SCHEMA, count, cols, constants, rules)

@@ -6,15 +6,16 @@ record. The random stream of game ``game_index`` depends only on (master seed, g
 
 from __future__ import annotations
 
-from sim.params import as_dict
 from sim.paws.bots import make_bots
 from sim.paws.cards import CardSet, load_cards
 from sim.paws.items import gain_items
 from sim.paws.kinds import Tile
+from sim.paws.record import RECORD_COLUMNS
 from sim.paws.rules import PawsRules, PawsSetup
 from sim.paws.state import Game
 from sim.paws.turn import take_turn
 from sim.paws.winning import check_round_end
+from sim.record_schema import reference_record
 from sim.rng import Rng
 
 
@@ -83,35 +84,18 @@ def play_game(setup: PawsSetup, rules: PawsRules, master_seed: int, game_index: 
 
 
 def record(g: Game, master_seed: int, game_index: int) -> dict:
-    """The game record: one row per game, the contract for everything downstream."""
+    """The game record: one row per game, the contract for everything downstream (sim/paws/record.py).
+
+    The columns worked out here are listed; every other one is the Game's counter of the same name
+    (per seat: the Player's), so a new counter kept under its column's name needs no line here."""
     n = g.n
-    rec = {
-        "game": "paws",
-        "ruleset": g.rules.ruleset,
-        "board": g.setup.board,
-        "mode": g.setup.mode,
-        "players": n,
-        "bots": list(g.setup.bots),
-        "seed": master_seed,
-        "game_index": game_index,
-        "first_seat": g.first_seat,
-        "winner_seat": g.winner_seat,
-        "winner_team": g.winner_team,
-        "end_reason": g.end_reason,
+    values = {
+        "game": "paws", "ruleset": g.rules.ruleset, "board": g.setup.board, "mode": g.setup.mode, "players": n,
+        "bots": list(g.setup.bots), "seed": master_seed, "game_index": game_index,
         "rounds": g.round,
-        "turns": g.turns,
         "vp": [g.vp(s) for s in range(n)],
         "buildings": [g.owner.count(s) for s in range(n)],
         "lives_left": [p.lives for p in g.players],
-        "knockouts": [p.knockouts for p in g.players],
-        "knockouts_dealt": [p.knockouts_dealt for p in g.players],
-        "building_fights": g.building_fights,
-        "invasions": g.invasions,
-        "raids": g.raids,
-        "items_played": g.items_played,
         "vp_trace": g.trace,
     }
-    for k, v in as_dict(g.rules).items():
-        if k != "ruleset":
-            rec[k] = v
-    return rec
+    return reference_record(RECORD_COLUMNS, values, g, g.players, g.rules)

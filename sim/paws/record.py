@@ -1,16 +1,26 @@
-"""The Paws in Peril game record as an explicit Arrow schema (one row per game)."""
+"""The Paws in Peril game record as an explicit Arrow schema (one row per game).
+
+``RECORD_COLUMNS`` is the single source of the record: its Arrow schema, and for the columns the engine
+core fills (``core`` set) the numpy dtype of the core's ``GameRecord`` struct (core/paws_types.pxd).
+Adding a counter is one column here (with ``core``), one field of GameRecord, and the lines that count
+it in both engines (docs/engine-kit.md).
+"""
 
 from __future__ import annotations
 
 import pyarrow as pa
 
-from sim.record_schema import record_schema
+from sim.record_schema import Column, record_dtype, record_schema
 from sim.paws.rules import PawsRules
 
 SEATS = pa.list_(pa.int8())
+MAX_SEATS = 4       # the core's seat capacity (MAXP): the length of its per-seat record arrays
+# end_reason's values; the core stores the index (its R_* constants)
+END_REASONS = ("vp", "last_alive", "round_limit", "stalled")
 
-# (column, Arrow type, meaning): the meanings are what ``playtest columns paws`` prints
-RECORD_COLUMNS = [
+# (column, Arrow type, meaning[, the core's storage]): the meanings are what ``playtest columns paws``
+# prints; the core fills the columns with a storage type, in this order, into GameRecord
+RECORD_COLUMNS = [Column(*c) for c in [
     ("game", pa.string(), "the game: paws"),
     ("ruleset", pa.string(), "the rule preset the game's rules started from: v3, v3-ap3 or v4"),
     ("board", pa.string(), "beginner or explorer (§2.1)"),
@@ -19,30 +29,32 @@ RECORD_COLUMNS = [
     ("bots", pa.list_(pa.string()), "the bot spec of each seat, e.g. heuristic or random (bots, not people)"),
     ("seed", pa.uint64(), "master seed of the batch"),
     ("game_index", pa.int64(), "the game's index in its batch: (seed, game_index) replays it alone"),
-    ("first_seat", pa.int8(), "seat of the first player (§2.5: the highest roll), 0-based"),
-    ("winner_seat", pa.int8(), "the winning seat, 0-based; -1: no winner (and always -1 in Teams)"),
-    ("winner_team", pa.int8(), "the winning team (0: seats 0+2, 1: seats 1+3); -1: none (always -1 in ffa)"),
+    ("first_seat", pa.int8(), "seat of the first player (§2.5: the highest roll), 0-based", "int8"),
+    ("winner_seat", pa.int8(), "the winning seat, 0-based; -1: no winner (and always -1 in Teams)", "int8"),
+    ("winner_team", pa.int8(), "the winning team (0: seats 0+2, 1: seats 1+3); -1: none (always -1 in ffa)",
+     "int8"),
     ("end_reason", pa.string(), "vp (a player or team reached the VP target, §13), last_alive (the others are "
                                 "out of lives), round_limit (the round_limit rule ended it) or stalled (no "
-                                "winner after max_rounds)"),
-    ("rounds", pa.int16(), "rounds played (the last may be partial)"),
-    ("turns", pa.int32(), "turns played"),
-    ("vp", SEATS, "VP of each seat at the end"),
-    ("buildings", SEATS, "homes + mansions each seat owns at the end"),
-    ("lives_left", SEATS, "lives each seat has left at the end"),
-    ("knockouts", SEATS, "times each seat was knocked out (§8)"),
-    ("knockouts_dealt", SEATS, "knockouts each seat caused"),
-    ("building_fights", pa.int32(), "home and mansion fights (loot or invasion) in the game"),
-    ("invasions", pa.int32(), "home invasions in the game (§6)"),
-    ("raids", pa.int32(), "raids in the game (§7)"),
-    ("items_played", pa.int32(), "item cards played in the game (§10)"),
+                                "winner after max_rounds)", "int8"),
+    ("rounds", pa.int16(), "rounds played (the last may be partial)", "int16"),
+    ("turns", pa.int32(), "turns played", "int32"),
+    ("vp", SEATS, "VP of each seat at the end", "int8"),
+    ("buildings", SEATS, "homes + mansions each seat owns at the end", "int8"),
+    ("lives_left", SEATS, "lives each seat has left at the end", "int8"),
+    ("knockouts", SEATS, "times each seat was knocked out (§8)", "int8"),
+    ("knockouts_dealt", SEATS, "knockouts each seat caused", "int8"),
+    ("building_fights", pa.int32(), "home and mansion fights (loot or invasion) in the game", "int32"),
+    ("invasions", pa.int32(), "home invasions in the game (§6)", "int32"),
+    ("raids", pa.int32(), "raids in the game (§7)", "int32"),
+    ("items_played", pa.int32(), "item cards played in the game (§10)", "int32"),
     ("vp_trace", pa.list_(SEATS), "VP of each seat after each round: vp_trace[r][s + 1] is seat s after round r "
                                   "(the last round may be partial)"),
-]
-RECORD_FIELDS = [pa.field(name, kind) for name, kind, _ in RECORD_COLUMNS]
-COLUMN_DOCS = {"games": {name: doc for name, _, doc in RECORD_COLUMNS}}
+]]
+RECORD_FIELDS = [pa.field(c.name, c.type) for c in RECORD_COLUMNS]
+COLUMN_DOCS = {"games": {c.name: c.doc for c in RECORD_COLUMNS}}
 
 SCHEMA = record_schema(RECORD_FIELDS, PawsRules)
+RECORD_DTYPE = record_dtype(RECORD_COLUMNS, MAX_SEATS)   # the core's GameRecord
 
 
 def to_table(records: list[dict]) -> pa.Table:

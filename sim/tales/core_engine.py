@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pyarrow as pa
 
+from sim.bots import BOT_KINDS
 from sim.games import EngineError
 from sim.params import as_dict, fields
+from sim.record_schema import core_columns, record_table
 from sim.tales.bots import parse_bot
-from sim.tales.bots.heuristic import HeuristicBot
-from sim.tales.cards import TalesCards
-from sim.tales.kinds import END_REASONS, People
-from sim.tales.record import CARD_SCHEMA, SCHEMA
+from sim.tales.bots.heuristic import HeuristicBot, HeuristicWeights
+from sim.tales.cards import Creature, Equipment, TalesCards
+from sim.tales.kinds import END_REASONS, Ability, Act, Decision, Effect, Hand, Kind, People
+from sim.tales.record import CARD_SCHEMA, MAX_SEATS, RECORD_COLUMNS, RECORD_DTYPE, SCHEMA
 from sim.tales.rules import TalesRules, TalesSetup
+from sim.tales.state import EMPTY, NOBODY
 
 CARD_KINDS = ("creature", "equipment")
 # the card fields the core plays with, in the order of its CreatureSpec / EquipSpec structs
@@ -20,6 +25,39 @@ CARD_KINDS = ("creature", "equipment")
 CREATURE_FIELDS = ("people", "damage", "life", "people_chance", "tier", "ability", "ability_chance", "ability_amount",
                    "points")
 EQUIPMENT_FIELDS = ("kind", "hand", "damage", "life", "block", "armor", "effect", "amount", "duration", "points")
+
+
+def _card_fields(cls: type, names: tuple[str, ...]) -> list[dataclasses.Field]:
+    by_name = {f.name: f for f in dataclasses.fields(cls)}
+    return [by_name[n] for n in names]
+
+
+def _choices(name: str) -> tuple:
+    return next(f.metadata["choices"] for f in fields(TalesRules) if f.name == name)
+
+
+# What the core's C declarations (core/tales_types.pxd) must be, by their Python source of truth:
+# tests/test_core_declarations.py parses the .pxd and holds it to this. structs: the fields each struct
+# has, in order (rule and weight parameters, card fields, record columns); enums: each C prefix's
+# constants are the names of an IntEnum (value: its value) or of a sequence (value: the index; a
+# choice-valued rule parameter is passed as the index of its value); constants: single C constants and
+# their Python twins; record_dtype: the module's GameRecord dtype.
+DECLARATIONS = {
+    "pxd": "core/tales_types.pxd",
+    "module": "core.tales_engine",
+    "structs": {
+        "Rules": [f for f in fields(TalesRules) if f.name != "ruleset"],
+        "Weights": fields(HeuristicWeights),
+        "CreatureSpec": _card_fields(Creature, CREATURE_FIELDS),
+        "EquipSpec": _card_fields(Equipment, EQUIPMENT_FIELDS),
+        "GameRecord": [c for c in RECORD_COLUMNS if c.core],
+    },
+    "enums": {"P_": People, "AB_": Ability, "K_": Kind, "H_": Hand, "E_": Effect, "D_": Decision, "ACT_": Act,
+              "R_": END_REASONS, "BOT_": BOT_KINDS, "POTION_LASTS_": _choices("potion_lasts"),
+              "SURVIVE_END_": _choices("survive_end")},
+    "constants": {"MAXSEATS": MAX_SEATS, "EMPTY": EMPTY, "NOBODY": NOBODY},
+    "record_dtype": RECORD_DTYPE,
+}
 
 
 class CoreError(EngineError):
@@ -51,9 +89,9 @@ def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict
         bot = parse_bot(spec)
         if isinstance(bot, HeuristicBot):
             _known("bot weight(s)", as_dict(bot.w), WEIGHT_FIELDS)
-            bots.append((1, as_dict(bot.w)))
+            bots.append((BOT_KINDS.index("heuristic"), as_dict(bot.w)))
         else:
-            bots.append((0, {}))
+            bots.append((BOT_KINDS.index("random"), {}))
     values = {f.name: _as_int(f, getattr(rules, f.name), CHOICES) for f in fields(rules) if f.name != "ruleset"}
     _known("rule parameter(s)", values, RULE_FIELDS)
     return dict(
@@ -62,13 +100,7 @@ def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict
         creatures=[tuple(int(getattr(c, f)) for f in CREATURE_FIELDS) for c in cards.creatures],
         equipment=[tuple(int(getattr(e, f)) for f in EQUIPMENT_FIELDS) for e in cards.equipment],
         champions=[cards.champions(p) for p in People], people_decks=[cards.creature_deck(p) for p in People],
-        equipment_deck=cards.equipment_deck())
-
-
-def _seat_list(values: np.ndarray, seats: int, column: str) -> pa.Array:
-    """A per-seat list column; the item type comes from the record schema (too big a value is an error)."""
-    offsets = np.arange(0, len(values) + 1, seats, dtype=np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, SCHEMA.field(column).type.value_type))
+        equipment_deck=cards.equipment_deck(), record_dtype=RECORD_DTYPE)
 
 
 def _strings(index: np.ndarray, names: list[str]) -> pa.Array:
@@ -82,38 +114,20 @@ def _team_people(setup: TalesSetup, team: int) -> str:
 
 
 def games_table(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_seed: int, start: int,
-                out: dict) -> pa.Table:
-    n, p = len(out["rounds"]), setup.seats
-    winner = out["winner_team"]
-    names = [c.name for c in cards.creatures]
-    cols = {
-        "game": pa.repeat("tales", n), "ruleset": pa.repeat(rules.ruleset, n), "mode": pa.repeat(setup.mode, n),
-        "players": pa.repeat(pa.scalar(p, SCHEMA.field("players").type), n),
-        "people": pa.repeat(pa.scalar(list(setup.people), pa.list_(pa.string())), n),
-        "bots": pa.repeat(pa.scalar(list(setup.bots), pa.list_(pa.string())), n),
-        "seed": pa.repeat(pa.scalar(master_seed, pa.uint64()), n),
-        "game_index": pa.array(np.arange(start, start + n, dtype=np.int64)),
-        "champion": pa.ListArray.from_arrays(pa.array(np.arange(0, n * p + 1, p, dtype=np.int32)),
-                                             _strings(out["champion"], names)),
-        "first_side": out["first_side"],
-        "winner_side": winner if p == 2 else np.full(n, -1, np.int8),
-        "winner_team": winner,
-        # index 2 is "" (a draw): winner -1 maps there
-        "winner_people": _strings(np.where(winner < 0, 2, winner), [_team_people(setup, 0),
-                                                                    _team_people(setup, 1), ""]),
-        "end_reason": _strings(out["end_reason"], list(END_REASONS)),
-        "rounds": out["rounds"], "turns": out["turns"], "fights": out["fights"],
-        "weighted_losses": _seat_list(out["weighted_losses"], p, "weighted_losses"),
-        "destroyed": _seat_list(out["destroyed"], p, "destroyed"),
-        "survivors": _seat_list(out["survivors"], p, "survivors"),
-        "champion_alive": _seat_list(out["champion_alive"].astype(bool), p, "champion_alive"),
-    }
-    for k, v in as_dict(rules).items():
-        if k != "ruleset":
-            cols[k] = pa.repeat(pa.scalar(v, SCHEMA.field(k).type), n)
-    arrays = [cols[f.name] if isinstance(cols[f.name], (pa.Array, pa.ChunkedArray))
-              else pa.array(cols[f.name], f.type) for f in SCHEMA]
-    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+                records: np.ndarray) -> pa.Table:
+    """The games table from the core's records (a numpy array of RECORD_DTYPE)."""
+    n, p = len(records), setup.seats
+    winner = records["winner_team"]
+    cols = core_columns(records, RECORD_COLUMNS, p, {"champion": [c.name for c in cards.creatures],
+                                                      "end_reason": END_REASONS})
+    cols["game_index"] = pa.array(np.arange(start, start + n, dtype=np.int64))
+    cols["winner_side"] = pa.array(np.ascontiguousarray(winner) if p == 2 else np.full(n, -1, np.int8), pa.int8())
+    # index 2 is "" (a draw): winner -1 maps there
+    cols["winner_people"] = _strings(np.where(winner < 0, 2, winner), [_team_people(setup, 0),
+                                                                       _team_people(setup, 1), ""])
+    constants = dict(game="tales", ruleset=rules.ruleset, mode=setup.mode, players=p, people=list(setup.people),
+                     bots=list(setup.bots), seed=master_seed)
+    return record_table(SCHEMA, n, cols, constants, rules)
 
 
 def cards_table(setup: TalesSetup, cards: TalesCards, master_seed: int, start: int, winner: np.ndarray,
@@ -156,10 +170,11 @@ def play_batch_core(setup: TalesSetup, rules: TalesRules, cards: TalesCards, mas
     from core.tales_engine import play_batch
     inputs = inputs or core_inputs(setup, rules, cards)
     out = play_batch(**inputs, want_cards=want_cards, master_seed=master_seed, start=start, count=count)
-    if out["errors"].any():
-        bad = int(start + np.flatnonzero(out["errors"])[0])
-        raise CoreError(f"game {bad}: a decision had more options than the core's capacity")
-    tables = {"games": games_table(setup, rules, cards, master_seed, start, out)}
+    if out["void"] >= 0:
+        raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
+    records = out["records"]
+    tables = {"games": games_table(setup, rules, cards, master_seed, start, records)}
     if want_cards:
-        tables["cards"] = cards_table(setup, cards, master_seed, start, out["winner_team"], out["cards"], setup.mode)
+        tables["cards"] = cards_table(setup, cards, master_seed, start, records["winner_team"], out["cards"],
+                                      setup.mode)
     return tables

@@ -24,12 +24,13 @@ Porting notes (for a C version with fixed arrays):
 
 from __future__ import annotations
 
-from sim.params import as_dict
+from sim.record_schema import reference_record
 from sim.rng import Rng
 from sim.tales.battle import battle
 from sim.tales.bots import make_bots
 from sim.tales.cards import TalesCards, load_cards
 from sim.tales.equipment import equipment
+from sim.tales.record import RECORD_COLUMNS
 from sim.tales.recruitment import line, recruitment
 from sim.tales.rules import TalesRules, TalesSetup
 from sim.tales.setup import setup_game
@@ -82,34 +83,23 @@ def winner_people(g: Game) -> str:
 
 
 def record(g: Game, master_seed: int, game_index: int) -> dict:
-    """The game record: one row per game, the contract for everything downstream."""
-    rec = {
-        "game": "tales",
-        "ruleset": g.rules.ruleset,
-        "mode": g.setup.mode,
-        "players": g.n,
-        "people": list(g.setup.people),
-        "bots": list(g.setup.bots),
-        "seed": master_seed,
-        "game_index": game_index,
+    """The game record: one row per game, the contract for everything downstream (sim/tales/record.py).
+
+    The columns worked out here are listed; every other one is the Game's counter of the same name
+    (per seat: the Seat's), so a new counter kept under its column's name needs no line here."""
+    values = {
+        "game": "tales", "ruleset": g.rules.ruleset, "mode": g.setup.mode, "players": g.n,
+        "people": list(g.setup.people), "bots": list(g.setup.bots), "seed": master_seed, "game_index": game_index,
         "champion": [g.cards.creatures[st.champion].name for st in g.seats],
         "first_side": g.first_team,
         "winner_side": g.winner_team if g.n == 2 else NOBODY,
-        "winner_team": g.winner_team,
         "winner_people": winner_people(g),
-        "end_reason": g.end_reason,
         "rounds": g.round,
-        "turns": g.turns,
-        "fights": g.fights,
         "weighted_losses": [st.losses for st in g.seats],
-        "destroyed": [st.destroyed for st in g.seats],
         "survivors": [sum(1 for c in st.slot if c != EMPTY) for st in g.seats],
         "champion_alive": [st.champion in st.slot for st in g.seats],
     }
-    for k, v in as_dict(g.rules).items():
-        if k != "ruleset":
-            rec[k] = v
-    return rec
+    return reference_record(RECORD_COLUMNS, values, g, g.seats, g.rules)
 
 
 def card_rows(g: Game, master_seed: int, game_index: int) -> list[dict]:

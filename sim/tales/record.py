@@ -3,19 +3,26 @@
 
 Per-seat lists are indexed by seat; team = seat % 2 (2 vs. 2: seats 0+2 against 1+3). In a 2-player
 game ``first_side``, ``winner_side`` and ``winner_team`` are the same seat numbers.
+
+``RECORD_COLUMNS`` is the single source of the games record: its Arrow schema, and for the columns the
+engine core fills (``core`` set) the numpy dtype of the core's ``GameRecord`` struct
+(core/tales_types.pxd; docs/engine-kit.md).
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
 
-from sim.record_schema import record_schema
+from sim.record_schema import Column, record_dtype, record_schema
 from sim.tales.rules import TalesRules
 
 SEATS = pa.list_(pa.int16())             # per-seat counts (weighted losses can pass 127)
+MAX_SEATS = 4       # the core's seat capacity (MAXSEATS): the length of its per-seat record arrays
 
-# (column, Arrow type, meaning): the meanings are what ``playtest columns tales`` prints
-RECORD_COLUMNS = [
+# (column, Arrow type, meaning[, the core's storage]): the meanings are what ``playtest columns tales``
+# prints; the core fills the columns with a storage type, in this order, into GameRecord (champion: a
+# creature id, end_reason: an index into sim.tales.kinds.END_REASONS)
+RECORD_COLUMNS = [Column(*c) for c in [
     ("game", pa.string(), "the game: tales"),
     ("ruleset", pa.string(), "the rule preset the game's rules started from: standard, 2v2, survive or "
                              "survive-2v2"),
@@ -25,24 +32,24 @@ RECORD_COLUMNS = [
     ("bots", pa.list_(pa.string()), "the bot spec of each seat, e.g. heuristic or random (bots, not people)"),
     ("seed", pa.uint64(), "master seed of the batch"),
     ("game_index", pa.int64(), "the game's index in its batch: (seed, game_index) replays it alone"),
-    ("champion", pa.list_(pa.string()), "the Champion card of each seat"),
-    ("first_side", pa.int8(), "the team that began the first battle"),
+    ("champion", pa.list_(pa.string()), "the Champion card of each seat", "int16"),
+    ("first_side", pa.int8(), "the team that began the first battle", "int8"),
     ("winner_side", pa.int8(), "the winning seat in a 2-player game; -1: a draw, and always in 2 vs. 2"),
-    ("winner_team", pa.int8(), "the winning team (seat % 2); -1: a draw"),
+    ("winner_team", pa.int8(), "the winning team (seat % 2); -1: a draw", "int8"),
     ("winner_people", pa.string(), "animalis, schatten or mixed; empty on a draw"),
     ("end_reason", pa.string(), "champion_killed, losses (fewer weighted losses after the last round), draw or "
                                 "last_standing (Survive!: a player of the other side, or with survive_end = team "
-                                "the whole side, has no creature left)"),
-    ("rounds", pa.int16(), "rounds played"),
-    ("turns", pa.int32(), "turns played"),
-    ("fights", pa.int32(), "attacker-defender fights (2 vs. 2: up to 2 a turn)"),
+                                "the whole side, has no creature left)", "int8"),
+    ("rounds", pa.int16(), "rounds played", "int16"),
+    ("turns", pa.int32(), "turns played", "int32"),
+    ("fights", pa.int32(), "attacker-defender fights (2 vs. 2: up to 2 a turn)", "int32"),
     ("weighted_losses", SEATS, "weighted losses of each seat (a normal creature loss_normal, an elite one "
-                               "loss_elite)"),
-    ("destroyed", SEATS, "creatures of each seat destroyed"),
-    ("survivors", SEATS, "creatures of each seat on the field at the end"),
-    ("champion_alive", pa.list_(pa.bool_()), "whether each seat's Champion is alive at the end"),
-]
-RECORD_FIELDS = [pa.field(name, kind) for name, kind, _ in RECORD_COLUMNS]
+                               "loss_elite)", "int16"),
+    ("destroyed", SEATS, "creatures of each seat destroyed", "int16"),
+    ("survivors", SEATS, "creatures of each seat on the field at the end", "int16"),
+    ("champion_alive", pa.list_(pa.bool_()), "whether each seat's Champion is alive at the end", "bool"),
+]]
+RECORD_FIELDS = [pa.field(c.name, c.type) for c in RECORD_COLUMNS]
 
 CARD_COLUMNS = [
     ("seed", pa.uint64(), "master seed of the batch"),
@@ -61,10 +68,11 @@ CARD_COLUMNS = [
     ("kills", pa.int16(), "creatures destroyed by it (equipment: by the creatures carrying it)"),
 ]
 CARD_FIELDS = [pa.field(name, kind) for name, kind, _ in CARD_COLUMNS]
-COLUMN_DOCS = {"games": {name: doc for name, _, doc in RECORD_COLUMNS},
+COLUMN_DOCS = {"games": {c.name: c.doc for c in RECORD_COLUMNS},
                "cards": {name: doc for name, _, doc in CARD_COLUMNS}}
 
 SCHEMA = record_schema(RECORD_FIELDS, TalesRules)
+RECORD_DTYPE = record_dtype(RECORD_COLUMNS, MAX_SEATS)   # the core's GameRecord
 CARD_SCHEMA = pa.schema(CARD_FIELDS)
 
 

@@ -2,10 +2,10 @@
 
 ``use_core(module, monkeypatch)`` swaps, in one test module's globals, every reference-engine function
 the tests call (and every ``sim.paws`` module they call through) for a twin that runs the core's function
-of the same name through ``core.paws_engine.CoreScenario``. The twin loads the whole state of the test's
-``Game`` into the core, hands it the entries still queued in ``g.script`` (dice, picks and decisions,
-core/paws/script.pxi), and writes the state and the script's consumption back into the same objects, so
-each test body and its assertions stay as they are. A draw or decision the script does not expect fails
+of the same name through ``core.paws_scenario.CoreScenario``, a test-only build of the core's rules with
+scripted draws. The twin loads the whole state of the test's ``Game`` into the core, hands it the entries
+still queued in ``g.script`` (dice, picks and decisions, core/paws/script.pxi), and writes the state and
+the script's consumption back into the same objects, so each test body and its assertions stay as they are. A draw or decision the script does not expect fails
 with the harness's ScriptError. After every call the core's own VP count must equal ``g.vp`` on the
 mirrored state, and its kept owner/brick/barricade sets must agree with the arrays (checked in the
 bridge). Anything without a twin (Game methods such as ``g.buff`` or ``g.neighbours``, Python-only
@@ -19,11 +19,13 @@ import types
 from scenario import Ask, Pick, ScriptError, begin_turn as reference_begin_turn
 
 from sim.paws import actions, combat, game, invade, items, knockout, loot, raid, turn, winning
-from sim.paws.core_engine import core_inputs
+from core.paws_scenario import SCRIPT_KINDS
+from sim.paws.core_engine import FIGHT_KINDS, core_inputs
 from sim.paws.kinds import Action, Decision
+from sim.paws.record import END_REASONS
 from sim.paws.state import Game
 
-S_DIE, S_PICK, S_ASK = 0, 1, 2        # ScriptEntry.kind (core/paws_types.pxd)
+S_DIE, S_PICK, S_ASK = SCRIPT_KINDS["die"], SCRIPT_KINDS["pick"], SCRIPT_KINDS["ask"]   # ScriptEntry.kind
 calls = 0                             # core section functions run so far (the fixture checks a test ran one)
 
 
@@ -86,10 +88,10 @@ def failure(report: dict, queue: list, used: list) -> str:
 def run(g: Game, name: str, *args):
     """Run the core's section function ``name`` on ``g``'s state with the queued script; mirror it back."""
     global calls
-    from core.paws_engine import CoreScenario
+    from core.paws_scenario import CoreScenario
     bridge = getattr(g, "core_bridge", None)
     if bridge is None:
-        bridge = g.core_bridge = CoreScenario(core_inputs(g.setup, g.rules, g.cards))
+        bridge = g.core_bridge = CoreScenario(core_inputs(g.setup, g.rules, g.cards), END_REASONS, FIGHT_KINDS)
     s = g.script
     queue = list(s.queue)
     tiles = list(g.tile)

@@ -1,0 +1,27 @@
+# The engine kit's cell sets: Cells (core/kit/types.pxd), a 128-bit mask of board cells. Game-agnostic:
+# any board of at most 128 cells (Paws in Peril's radius-6 hex board has 127).
+
+cdef inline void cells_clear(Cells* s) noexcept nogil:
+    s.w[0] = 0
+    s.w[1] = 0
+
+
+cdef inline void cells_add(Cells* s, int c) noexcept nogil:
+    s.w[c >> 6] |= (<uint64_t>1) << (c & 63)
+
+
+cdef inline void cells_remove(Cells* s, int c) noexcept nogil:
+    s.w[c >> 6] &= ~((<uint64_t>1) << (c & 63))
+
+
+cdef inline bint cells_has(const Cells* s, int c) noexcept nogil:
+    return (s.w[c >> 6] >> (c & 63)) & 1
+
+
+cdef inline bint cells_meet(const Cells* a, const Cells* b) noexcept nogil:
+    """a and b have a cell in common."""
+    return ((a.w[0] & b.w[0]) | (a.w[1] & b.w[1])) != 0
+
+
+cdef inline bint cells_any(const Cells* s) noexcept nogil:
+    return (s.w[0] | s.w[1]) != 0

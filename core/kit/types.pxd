@@ -1,0 +1,16 @@
+# C types shared by the engine cores (docs/engine-kit.md). The kit's functions are in the .pxi files
+# beside this one, which each engine module includes.
+from libc.stdint cimport uint64_t
+
+# A set of up to 128 board cells: cell c is bit (c & 63) of w[c >> 6] (helpers in cells.pxi).
+ctypedef struct Cells:
+    uint64_t w[2]
+
+# Rows of one fixed size appended game after game into a growing C buffer (rows.pxi): Paws' standings
+# trace (one row of VP per round), Tales' card table (one CardRow per card of a seat).
+ctypedef struct RowBuffer:
+    char* data
+    size_t n                      # rows pushed
+    size_t cap                    # rows allocated
+    size_t row_size               # bytes per row
+    int failed                    # an allocation failed: the rows pushed since are lost (rows_array raises)

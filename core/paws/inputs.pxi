@@ -1,0 +1,44 @@
+# A batch's fixed inputs into the Game struct (sim.paws.core_engine.core_inputs builds them), shared by
+# the engine module and the test-only scenario module.
+
+cdef Rules _no_rules
+cdef Weights _no_weights
+memset(&_no_rules, 0, sizeof(Rules))
+memset(&_no_weights, 0, sizeof(Weights))
+# the fields of the Rules and Weights structs (core/paws_types.pxd), read off the structs themselves:
+# _configure refuses any other key, which the dict-to-struct conversion would silently drop
+RULE_FIELDS = tuple(<dict>_no_rules)
+WEIGHT_FIELDS = tuple(<dict>_no_weights)
+LIMITS = {"players": MAXP, "cells": MAXC, "item_copies": MAXCARDS, "monster_copies": MAXMON}
+
+
+cdef _configure(Game* g, ItemSpec* ispec, MonsterSpec* mspec, dict rules, bint explorer, bint teams,
+                int players, list bots, list items, list monsters, list nbrs):
+    """Fill the parts of ``g`` that stay fixed over a batch: rules, board geometry, bots, card data."""
+    cdef int s, c, d, k
+    if len(nbrs) > MAXC or players > MAXP:
+        raise ValueError(f"beyond the core's capacity: {LIMITS}")
+    refuse_unknown("rule parameter(s)", rules, RULE_FIELDS)
+    memset(g, 0, sizeof(Game))
+    g.r = rules
+    g.n = players
+    g.explorer = explorer
+    g.teams = teams
+    g.ncells = len(nbrs)
+    g.dist_valid = 0
+    g.stop_at = -1
+    for c in range(g.ncells):
+        for d in range(6):
+            g.nbrs[c][d] = nbrs[c][d]
+    for s in range(players):
+        kind, weights = bots[s]
+        g.bots[s].kind = kind
+        if weights:
+            refuse_unknown("bot weight(s)", weights, WEIGHT_FIELDS)
+            g.bots[s].w = weights
+    for k, spec in enumerate(items):
+        ispec[k].timing, ispec[k].effect, ispec[k].amount, ispec[k].turns = spec
+    for k, spec in enumerate(monsters):
+        mspec[k].hp, mspec[k].buff, mspec[k].amount = spec
+    g.items = ispec
+    g.mons = mspec
