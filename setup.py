@@ -5,22 +5,18 @@ builds with -O0 -g); setting the variable at all, to 1 or 0, forces every module
 so that switching it takes effect.
 """
 
+import glob
 import os
 import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-# Every compiled module, as its dotted name; its source is core/<name>.pyx. The engines include the
-# engine kit (core/kit/*.pxi, docs/engine-kit.md) and their rule files; *_scenario modules are test-only
-# builds of the same rules with scripted draws (only tests import them).
-EXTENSIONS = [
-    "core.rng",
-    "core.paws_engine",
-    "core.paws_scenario",
-    "core.tales_engine",
-    "core.tales_scenario",   # the scenario tests only (tests/tales/core_scenario.py)
-]
+# Every compiled module is a core/<name>.pyx, found by name so that a new game's engine needs no line
+# here. The engines include the engine kit (core/kit/*.pxi, docs/engine-kit.md) and their rule files;
+# *_scenario modules are test-only builds of the same rules with scripted draws (only tests import them).
+EXTENSIONS = sorted("core." + os.path.basename(path)[:-len(".pyx")]
+                    for path in glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "core", "*.pyx")))
 
 DEBUG = os.environ.get("PLAYTEST_CYTHON_DEBUG", "0") == "1"
 

@@ -139,7 +139,11 @@ def test_sql_any_statement_read_only(tmp_path, results, text):
 def test_sweep_any_workers_text(tmp_path, text):
     spec = tmp_path / "s.toml"
     spec.write_text('game = "paws"\nseed = 1\ngames_per_cell = 4\nbatch_size = 4\n')
-    if text.strip().isdigit() and int(text) >= 1:
+    try:
+        valid = int(text) >= 1         # as the option parses it (int() takes '٣' and '1_0', not '²')
+    except ValueError:
+        valid = False
+    if valid:
         return        # a valid worker count starts Ray: test_sweep_ray covers that
     check(["sweep", "s.toml", "--no-progress", "--workers", text, "--out", "o"], tmp_path)
 
