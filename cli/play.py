@@ -65,9 +65,11 @@ def resolve_match(game: str, rules: Optional[str], board: Optional[str], mode: O
         for key, path in (("items", items), ("monsters", monsters)):
             if path is not None:
                 files[key] = str(path)
-        return g.resolve(rules, parse_assignments(overrides or [], where="--set"), setup, files,
-                         tables=tables, where="--set")
-    except (RuleError, ValueError) as e:  # card-data errors are ValueErrors naming file, card and field
+        match = g.resolve(rules, parse_assignments(overrides or [], where="--set"), setup, files,
+                          tables=tables, where="--set")
+        match.check_engine(engine)       # e.g. a rule parameter the core has no field for: before any work
+        return match
+    except (RuleError, ValueError, EngineError) as e:  # card-data errors are ValueErrors naming file, card and field
         fail(str(e))
 
 

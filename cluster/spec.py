@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.files import read_text_bounded
-from sim.games import ENGINES, GAMES, Game, Match, get
+from sim.games import ENGINES, GAMES, EngineError, Game, Match, get
 from sim.params import RuleError, fields
 
 MAX_BATCH = 100_000                 # games per part, at most
@@ -263,6 +263,12 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
                             "every cell must differ")
         by_digest[match.digest] = cid
         cells.append(Cell(cid, values, match))
+
+    for cell in cells:                 # what the engine cannot play is refused before any work starts
+        try:
+            cell.match.check_engine(engine)
+        except EngineError as e:
+            raise SpecError(f"{src}: cell {cell.id} {_show(cell.values)}: {e}") from None
 
     return SweepSpec(source=src, name=raw.get("name", Path(src).stem), game=game, rules=rules, seed=seed,
                      games_per_cell=games_per_cell, batch_size=batch_size, engine=engine, tables=tables,

@@ -69,6 +69,12 @@ class Match:
         tables = self.definition.play_games(self, seed, start, count, engine)
         return {**tables, "games": add_data_columns(tables["games"], self.data_digest, self.data_name)}
 
+    def check_engine(self, engine: str) -> None:
+        """Refuse, before any game is played, a configuration ``engine`` cannot play (an EngineError
+        naming what it lacks, e.g. a rule parameter the core has no field for)."""
+        check_engine(engine)
+        self.definition.check_engine(self, engine)
+
     def iter_batches(self, seed: int, start: int, count: int, engine: str = "core",
                      chunk: int | None = None) -> Iterator[dict[str, pa.Table]]:
         """The same games as :meth:`play_batch`, in chunks of at most ``chunk`` games (bounded memory)."""
@@ -229,6 +235,9 @@ class Game(abc.ABC):
     def play_games(self, match: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:
         """Games ``start .. start+count-1`` of ``match`` with ``engine``: every table of ``match.tables``,
         as the engine records them (:meth:`Match.play_batch` adds the card data columns)."""
+
+    def check_engine(self, match: Match, engine: str) -> None:
+        """Raise an EngineError if ``engine`` cannot play ``match`` (by default every engine can)."""
 
     @abc.abstractmethod
     def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:

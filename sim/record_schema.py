@@ -115,11 +115,10 @@ def record_table(schema: pa.Schema, n: int, columns: dict, constants: dict, rule
     """A record table of ``n`` games: ``columns`` (arrays), ``constants`` (one value for every game) and
     one column per rule parameter, in the schema's order and types."""
     cols = dict(columns)
-    for name, value in constants.items():
-        cols[name] = pa.repeat(pa.scalar(value, schema.field(name).type), n)
-    for name, value in as_dict(rules).items():
-        if name != "ruleset":
-            cols[name] = pa.repeat(pa.scalar(value, schema.field(name).type), n)
+    values = {**constants, **{k: v for k, v in as_dict(rules).items() if k != "ruleset"}}
+    for name, value in values.items():
+        kind = schema.field(name).type   # pa.repeat refuses a count of 0: an empty batch is an empty column
+        cols[name] = pa.repeat(pa.scalar(value, kind), n) if n else pa.array([], kind)
     arrays = [cols[f.name] if isinstance(cols[f.name], (pa.Array, pa.ChunkedArray)) else pa.array(cols[f.name], f.type)
               for f in schema]
     return pa.Table.from_arrays(arrays, schema=schema)

@@ -88,6 +88,11 @@ class Paws(Game):
         return {"games": to_table([play_game(match.setup, match.rules, seed, i, match.data)
                                    for i in range(start, start + count)])}
 
+    def check_engine(self, match: Match, engine: str) -> None:
+        if engine == "core":                       # the core's inputs refuse what its structs lack
+            from sim.paws.core_engine import core_inputs
+            core_inputs(match.setup, match.rules, match.data)
+
     def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
         from sim.paws.game import play_game
         return play_game(match.setup, match.rules, seed, game_index, match.data, log=log)

@@ -85,6 +85,11 @@ class Tales(Game):
             out["cards"] = cards_table(stats)
         return out
 
+    def check_engine(self, match: Match, engine: str) -> None:
+        if engine == "core":                       # the core's inputs refuse what its structs lack
+            from sim.tales.core_engine import core_inputs
+            core_inputs(match.setup, match.rules, match.data)
+
     def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
         from sim.tales.game import play_game
         return play_game(match.setup, match.rules, seed, game_index, match.data, log=log)
