@@ -17,7 +17,7 @@ from cli.main import app
 from cluster.spec import SpecError, parse_spec
 from queries import library
 from regress.metrics import KINDS, families
-from sim.games import ENTRY_POINT_GROUP, GAMES, WINNER_RULES, Game, Match
+from sim.games import ENTRY_POINT_GROUP, GAMES, WINNER_RULES, EngineError, Game, Match
 from sim.params import RuleError
 
 NAMES = GAMES.names()
@@ -173,3 +173,24 @@ def test_its_sql_parses_and_runs_on_its_records(game, core_games):
     assert len(own) == len(game.query_files()) and all(q.game == game.name for q in own)
     fams = families(game.name)
     assert fams and all(f.kind in KINDS and f.question for f in fams)
+
+
+@pytest.mark.parametrize("game", GAMES.names())
+def test_a_configuration_beyond_the_cores_capacity_is_an_engine_error_before_any_game(game, monkeypatch):
+    """Card lists longer than the core's fixed arrays: an EngineError naming the capacity (one line in the
+    CLI, exit 2), raised by Match.check_engine before any game is played, never a ValueError traceback."""
+    import importlib
+    engine = importlib.import_module(f"sim.{game}.core_engine")
+    m = GAMES[game].resolve()
+    real = engine.core_inputs
+
+    def too_many_cards(*args):
+        inputs = real(*args)
+        key = next(k for k in inputs if k in ("item_deck", "creatures"))   # a card list of fixed capacity
+        inputs[key] = inputs[key] * 400
+        return inputs
+
+    monkeypatch.setattr(engine, "core_inputs", too_many_cards)
+    with pytest.raises(EngineError, match="capacity"):
+        m.check_engine("core")
+    m.check_engine("reference")          # the reference engine has no fixed capacity

@@ -95,7 +95,10 @@ def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_s
     """Play games ``start .. start+count-1`` in the core and return their records."""
     from core.paws_engine import play_batch
     inputs = inputs or core_inputs(setup, rules, cards)
-    out = play_batch(**inputs, master_seed=master_seed, start=start, count=count)
+    try:
+        out = play_batch(**inputs, master_seed=master_seed, start=start, count=count)
+    except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
+        raise CoreError(f"the Paws in Peril core cannot play this: {e}; use --engine reference") from None
     if out["void"] >= 0:
         raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
     records, p = out["records"], setup.players

@@ -89,9 +89,8 @@ class Paws(Game):
                                    for i in range(start, start + count)])}
 
     def check_engine(self, match: Match, engine: str) -> None:
-        if engine == "core":                       # the core's inputs refuse what its structs lack
-            from sim.paws.core_engine import core_inputs
-            core_inputs(match.setup, match.rules, match.data)
+        if engine == "core":      # zero games: the core's inputs and capacities are checked, nothing is played
+            self.play_games(match, 0, 0, 0, engine)
 
     def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
         from sim.paws.game import play_game

@@ -169,7 +169,10 @@ def play_batch_core(setup: TalesSetup, rules: TalesRules, cards: TalesCards, mas
     """Play games ``start .. start+count-1`` in the core: {"games": table} (and "cards" if asked)."""
     from core.tales_engine import play_batch
     inputs = inputs or core_inputs(setup, rules, cards)
-    out = play_batch(**inputs, want_cards=want_cards, master_seed=master_seed, start=start, count=count)
+    try:
+        out = play_batch(**inputs, want_cards=want_cards, master_seed=master_seed, start=start, count=count)
+    except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
+        raise CoreError(f"the Tales are Real core cannot play this: {e}; use --engine reference") from None
     if out["void"] >= 0:
         raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
     records = out["records"]
