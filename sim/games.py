@@ -237,7 +237,9 @@ class Game(abc.ABC):
         as the engine records them (:meth:`Match.play_batch` adds the card data columns)."""
 
     def check_engine(self, match: Match, engine: str) -> None:
-        """Raise an EngineError if ``engine`` cannot play ``match`` (by default every engine can)."""
+        """Raise an EngineError if ``engine`` cannot play ``match``. By default it plays zero games: the
+        engine's inputs and capacities are checked (a core refuses a rule parameter its struct lacks)."""
+        self.play_games(match, 0, 0, 0, engine)
 
     @abc.abstractmethod
     def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:

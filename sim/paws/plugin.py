@@ -88,10 +88,6 @@ class Paws(Game):
         return {"games": to_table([play_game(match.setup, match.rules, seed, i, match.data)
                                    for i in range(start, start + count)])}
 
-    def check_engine(self, match: Match, engine: str) -> None:
-        if engine == "core":      # zero games: the core's inputs and capacities are checked, nothing is played
-            self.play_games(match, 0, 0, 0, engine)
-
     def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
         from sim.paws.game import play_game
         return play_game(match.setup, match.rules, seed, game_index, match.data, log=log)
