@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Tales are Real core for the rulebook scenario tests; only tests import it (tests/tales/core_scenario.py).
+"""Tales are Real core for the rulebook scenario tests; only tests import it (tests/tales/tales_core_scenario.py).
 
 It is built from the engine's rule files (``core/tales/*.pxi``) with ``core/tales/script.pxi`` in place
 of ``core/tales/draws.pxi``: every die, random pick and bot decision is the next entry of a script, so a

@@ -139,3 +139,43 @@ def script(g, *entries):
     if left:
         raise ScriptError(f"the engine did not use all of the script: left over {left} "
                           f"(consumed: {s.used[start:]})")
+
+
+# -- the cores' scenario modules (core/<game>_scenario.pyx) take a script as int tuples ----------------
+S_DIE, S_PICK, S_ASK = 0, 1, 2        # ScriptEntry.kind in both cores' script.pxi
+
+
+def encode_entry(entry, core_option, width: int) -> tuple[int, ...]:
+    """One scenario entry as a core's (kind, x, y, option...): ``core_option(kind, value)`` gives an Ask's
+    option as the core's tuple of ``width`` ints."""
+    pad = (0,) * width
+    if isinstance(entry, Pick):
+        assert 0 <= entry.k < entry.n, f"bad script entry {entry!r}"
+        return (S_PICK, entry.n, entry.k, *pad)
+    if isinstance(entry, Ask):
+        return (S_ASK, entry.seat, int(entry.kind), *core_option(entry.kind, entry.value))
+    if isinstance(entry, int) and not isinstance(entry, bool) and 1 <= entry <= 6:
+        return (S_DIE, entry, 0, *pad)
+    raise ScriptError(f"script entry {entry!r} is not a die (1..6), a Pick or an Ask")
+
+
+def core_failure(report: dict, queue: list, used: list, decision, reference_option) -> str:
+    """The harness's ScriptError text for the first draw or decision of a core that did not match.
+    ``decision``: the game's Decision enum; ``reference_option(kind, option)``: the inverse of the
+    game's core_option."""
+    f = report["failed"]
+    e = queue[0] if queue else None
+    if f["kind"] == S_DIE:
+        what = "die()"
+    elif f["kind"] == S_PICK:
+        what = f"below({f['x']})"
+    else:
+        kind = decision(f["y"])
+        options = ("(too many to list)" if f["options"] is None
+                   else [reference_option(kind, o) for o in f["options"]])
+        what = f"decision {kind!r} of seat {f['x']} among {options}"
+        if isinstance(e, Ask) and e.seat == f["x"] and e.kind == kind:
+            return f"seat {e.seat} {kind!r}: scripted choice {e.value!r} is not among {options}"
+    if e is None:
+        return f"unscripted {what}: the script is exhausted (consumed so far: {used})"
+    return f"core drew {what} but the script expects {e!r} (consumed: {used})"

@@ -1,4 +1,4 @@
-# The scenario tests' draws and decisions (core/tales_scenario.pyx, tests/tales/core_scenario.py): the
+# The scenario tests' draws and decisions (core/tales_scenario.pyx, tests/tales/tales_core_scenario.py): the
 # functions of core/tales/draws.pxi, but every die, random pick and bot decision is the next entry of the
 # module-level script that the bridge fills before it runs a section function (tests/script_queue.py
 # is the Python harness's version). The first draw or decision that is not the next entry fails the

@@ -25,7 +25,9 @@ from sim.paws.kinds import Action, Decision
 from sim.paws.record import END_REASONS
 from sim.paws.state import Game
 
-S_DIE, S_PICK, S_ASK = SCRIPT_KINDS["die"], SCRIPT_KINDS["pick"], SCRIPT_KINDS["ask"]   # ScriptEntry.kind
+from script_queue import S_ASK, S_DIE, S_PICK, core_failure, encode_entry  # noqa: E402
+
+assert SCRIPT_KINDS == {"die": S_DIE, "pick": S_PICK, "ask": S_ASK}, "ScriptEntry.kind differs from the harness"
 calls = 0                             # core section functions run so far (the fixture checks a test ran one)
 
 
@@ -53,36 +55,14 @@ def reference_option(kind: Decision, opt: tuple[int, int, int]):
     return a
 
 
-def encode(entry) -> tuple[int, int, int, int, int, int]:
-    """One scenario entry as the core's (kind, x, y, a, b, c)."""
-    if isinstance(entry, Pick):
-        assert 0 <= entry.k < entry.n, f"bad script entry {entry!r}"
-        return (S_PICK, entry.n, entry.k, 0, 0, 0)
-    if isinstance(entry, Ask):
-        return (S_ASK, entry.seat, int(entry.kind), *core_option(entry.kind, entry.value))
-    if isinstance(entry, int) and not isinstance(entry, bool) and 1 <= entry <= 6:
-        return (S_DIE, entry, 0, 0, 0, 0)
-    raise ScriptError(f"script entry {entry!r} is not a die (1..6), a Pick or an Ask")
+def encode(entry) -> tuple[int, ...]:
+    """One scenario entry as the core's (kind, x, y, option...)."""
+    return encode_entry(entry, core_option, 3)
 
 
 def failure(report: dict, queue: list, used: list) -> str:
     """The harness's ScriptError text for the first draw or decision of the core that did not match."""
-    f = report["failed"]
-    e = queue[0] if queue else None
-    if f["kind"] == S_DIE:
-        what = "die()"
-    elif f["kind"] == S_PICK:
-        what = f"below({f['x']})"
-    else:
-        kind = Decision(f["y"])
-        options = ("(too many to list)" if f["options"] is None
-                   else [reference_option(kind, o) for o in f["options"]])
-        what = f"decision {kind!r} of seat {f['x']} among {options}"
-        if isinstance(e, Ask) and e.seat == f["x"] and e.kind == kind:
-            return f"seat {e.seat} {kind!r}: scripted choice {e.value!r} is not among {options}"
-    if e is None:
-        return f"unscripted {what}: the script is exhausted (consumed so far: {used})"
-    return f"core drew {what} but the script expects {e!r} (consumed: {used})"
+    return core_failure(report, queue, used, Decision, reference_option)
 
 
 def run(g: Game, name: str, *args):
