@@ -206,7 +206,7 @@ cdef void record_game(Game* g, GameRecord* rec) noexcept nogil:
     """The game's record (sim/tales/game.py record), read off the state at the end."""
     cdef int s, k
     cdef Seat* st
-    rec.first_side = g.first_team
+    rec.first_side = g.first_side
     rec.winner_team = g.winner_team
     rec.end_reason = g.end_reason
     rec.rounds = g.round

@@ -202,7 +202,7 @@ cdef class CoreScenario:
             for i in range(len(py.gear_used)):
                 st.gear_used[i], st.gear_kills[i] = py.gear_used[i], py.gear_kills[i]
         g.round, g.turns, g.fights = game.round, game.turns, game.fights
-        g.first_team, g.active = game.first_team, game.active
+        g.first_side, g.active = game.first_side, game.active
         (a, b), (c, d) = game.fight or ((NOBODY, EMPTY), (NOBODY, EMPTY))
         g.fight_att, g.fight_dfn = pos(a, b), pos(c, d)
         a, b = game.attacker or (NOBODY, EMPTY)
@@ -242,7 +242,7 @@ cdef class CoreScenario:
             s, what, card_id = script.buried[i][0], script.buried[i][1], script.buried[i][2]
             (game.seats[s].equipment_graveyard if what else game.seats[s].graveyard).append(card_id)
         game.round, game.turns, game.fights = g.round, g.turns, g.fights
-        game.first_team, game.active = g.first_team, g.active
+        game.first_side, game.active = g.first_side, g.active
         if fought:
             game.fight = game.attacker = None
         game.champion_fell[:] = [g.champion_fell[0], g.champion_fell[1]]

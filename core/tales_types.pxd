@@ -237,7 +237,7 @@ ctypedef struct Game:
     int round
     int turns
     int fights
-    int first_team                # team that began the first battle
+    int first_side                # team that began the first battle
     int active                    # team whose turn it is
     Pos fight_att                 # the fight being resolved (potion decisions read it)
     Pos fight_dfn

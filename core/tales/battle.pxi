@@ -100,7 +100,7 @@ cdef void take_turn(Game* g, int team) noexcept nogil:
 cdef void battle(Game* g) noexcept nogil:
     g.active = who_begins(g)
     if g.round == 1:
-        g.first_team = g.active
+        g.first_side = g.active
     while not g.over and any_ready(g, 0) and any_ready(g, 1):
         take_turn(g, g.active)
         g.active = 1 - g.active

@@ -57,7 +57,7 @@ cdef void setup_game(Game* g) noexcept nogil:
     g.round = 0
     g.turns = 0
     g.fights = 0
-    g.first_team = NOBODY
+    g.first_side = NOBODY
     g.active = NOBODY
     g.champion_fell[0] = 0
     g.champion_fell[1] = 0

@@ -110,7 +110,7 @@ def take_turn(g: Game, team: int) -> None:
 def battle(g: Game) -> None:
     g.active = who_begins(g)
     if g.round == 1:
-        g.first_team = g.active
+        g.first_side = g.active
     while not g.over and g.ready(0) and g.ready(1):
         take_turn(g, g.active)
         g.active = 1 - g.active

@@ -91,7 +91,7 @@ def record(g: Game, master_seed: int, game_index: int) -> dict:
         "game": "tales", "ruleset": g.rules.ruleset, "mode": g.setup.mode, "players": g.n,
         "people": list(g.setup.people), "bots": list(g.setup.bots), "seed": master_seed, "game_index": game_index,
         "champion": [g.cards.creatures[st.champion].name for st in g.seats],
-        "first_side": g.first_team,
+        "first_side": g.first_side,
         "winner_side": g.winner_team if g.n == 2 else NOBODY,
         "winner_people": winner_people(g),
         "rounds": g.round,

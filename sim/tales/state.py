@@ -66,7 +66,7 @@ class Game(GameState):
         self.round = 0
         self.turns = 0
         self.fights = 0
-        self.first_team = NOBODY                # team that began the first battle
+        self.first_side = NOBODY                # team that began the first battle
         self.active = NOBODY                    # team whose turn it is
         self.fight: tuple | None = None         # ((seat, slot) attacker, (seat, slot) defender) being fought
         self.attacker: tuple | None = None      # chosen attacker while the defender is chosen

@@ -59,7 +59,7 @@ def test_round_ends_when_one_side_has_no_ready_creature_and_the_next_round_readi
     with script(g, 5, 2, Ask(0, Decision.ATTACKER, (0, 0)), Ask(1, Decision.DEFENDER, (1, 0)), 1,
                 Ask(0, Decision.DEFENDER, (0, 1), options=[(0, 1), (0, 2)]), 1, 1):
         battle(g)
-    assert g.turns == 2 and g.first_team == 0
+    assert g.turns == 2 and g.first_side == 0
     assert g.seats[0].exhausted[:3] == [1, 1, 0]      # P0's third creature never fought: the round is over
     assert g.seats[1].exhausted[:2] == [1, 1]
     assert g.seats[1].damage[:2] == [1, 1]
@@ -70,7 +70,7 @@ def test_round_ends_when_one_side_has_no_ready_creature_and_the_next_round_readi
                 Ask(0, Decision.DEFENDER, (0, 2), options=[(0, 0), (0, 1), (0, 2)]), 1,
                 Ask(0, Decision.ATTACKER, (0, 0), options=[(0, 0), (0, 1)]), 1, 1):
         play_round(g)
-    assert g.round == 2 and g.turns == 4 and g.first_team == 0
+    assert g.round == 2 and g.turns == 4 and g.first_side == 0
     assert g.seats[1].damage[:2] == [2, 2]
 
 
