@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.rng import CoreRng
-from sim.kit.bots import BOT_KINDS, BotRoster, RandomBot, best
+from sim.kit.bots import BOT_KINDS, BotRoster, RandomBot, best, load_weight_presets
 from sim.kit.decks import draw, put_under, reshuffle
 from sim.kit.presets import pick_preset
 from sim.kit.state import NOBODY, GameState
@@ -89,6 +89,24 @@ def test_bot_spec_errors_name_the_valid_choices():
         parse("heuristic:aggression=11")
     with pytest.raises(RuleError, match=r"unknown weight 'heal_threshold'; valid weights: aggression, caution"):
         tales_bots.parse_bot("heuristic:heal_threshold=3")   # a Paws weight is not a Tales weight
+
+
+def test_weight_presets_start_a_heuristic_from_a_named_weight_set(tmp_path):
+    path = tmp_path / "presets.toml"
+    path.write_text('[bold]\nabout = "a test set"\naggression = 7\n[shy]\naggression = 0\ncaution = 2\n')
+    roster = BotRoster(tales_bots.HeuristicBot, tales_bots.HeuristicWeights,
+                       load_weight_presets(path, tales_bots.HeuristicWeights))
+    assert list(roster.presets) == ["default", "bold", "shy"]
+    assert roster.parse("heuristic:preset=bold").w == tales_bots.HeuristicWeights(aggression=7)
+    assert roster.parse("heuristic:preset=shy:caution=1").w == tales_bots.HeuristicWeights(aggression=0, caution=1)
+    assert roster.parse("heuristic:preset=default").w == tales_bots.HeuristicWeights()
+    with pytest.raises(RuleError, match=r"^bot 'heuristic:preset=wild': unknown weight preset 'wild'; "
+                                        r"valid presets: default, bold, shy$"):
+        roster.parse("heuristic:preset=wild")
+    path.write_text("[bad]\naggression = 99\n")
+    with pytest.raises(RuleError, match=r"presets.toml \[bad\]: aggression = 99 is not allowed"):
+        load_weight_presets(path, tales_bots.HeuristicWeights)
+    assert list(load_weight_presets(tmp_path / "none.toml", tales_bots.HeuristicWeights)) == ["default"]
 
 
 def test_make_bots_gives_one_bot_per_seat_in_seat_order():

@@ -1,14 +1,18 @@
 """Paws in Peril bots. A seat's bot is named by a spec: ``random``, ``heuristic`` or
-``heuristic:aggression=3:heal_threshold=4`` (weights after colons).
+``heuristic:aggression=3:heal_threshold=4`` (weights after colons), ``heuristic:preset=tuned``.
 The spec parsing and the random bot are shared: ``sim/kit/bots.py``."""
 
 from __future__ import annotations
 
-from sim.kit.bots import BOT_KINDS, BotRoster, RandomBot
+from pathlib import Path
+
+from sim.kit.bots import BOT_KINDS, BotRoster, RandomBot, load_weight_presets
 from sim.paws.bots.heuristic import HeuristicBot, HeuristicWeights
 
 __all__ = ["BOT_KINDS", "HeuristicBot", "HeuristicWeights", "RandomBot", "ROSTER", "make_bots", "parse_bot"]
 
-ROSTER = BotRoster(HeuristicBot, HeuristicWeights)
+# named weight sets: ``heuristic:preset=NAME`` (presets.toml beside this file; ``default`` is the declared one)
+ROSTER = BotRoster(HeuristicBot, HeuristicWeights,
+                   load_weight_presets(Path(__file__).with_name("presets.toml"), HeuristicWeights))
 parse_bot = ROSTER.parse
 make_bots = ROSTER.make
