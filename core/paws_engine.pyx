@@ -13,9 +13,12 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from core.kit.types cimport Cells, RowBuffer
+from libc.math cimport log, sqrt
+
+from core.kit.types cimport Cells, RowBuffer, Search
 from core.paws_types cimport *
-from core.rng cimport pcg32_below, pcg32_die, pcg32_for_game, pcg32_t
+from core.rng cimport (game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
+                       splitmix64)
 
 
 include "kit/draws.pxi"
@@ -25,6 +28,7 @@ include "kit/rows.pxi"
 include "kit/record.pxi"
 include "kit/inputs.pxi"
 include "kit/state.pxi"
+include "kit/search.pxi"
 include "paws/draws.pxi"
 include "paws/common.pxi"
 include "paws/items.pxi"
@@ -38,6 +42,7 @@ include "paws/actions.pxi"
 include "paws/turn.pxi"
 include "paws/heuristic.pxi"
 include "paws/game.pxi"
+include "paws/search.pxi"
 include "paws/inputs.pxi"
 
 
@@ -50,9 +55,11 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
                int64_t start, int64_t count):
     """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
     ``record_dtype``, "vp_trace": each round's VP per seat (rows of MAXP), "void": the offset of the
-    first void game (an option list overflowed), or -1} (see sim.paws.core_engine).
+    first void game (an option list overflowed), or -1, "decisions", "searches", "rollouts": the batch's
+    top-level decisions, those a search bot took and their simulations} (see sim.paws.core_engine).
 
-    rules: {name: int} for every Rules field; bots: [(kind, {weight: int})] per seat; items:
+    rules: {name: int} for every Rules field; bots: [(kind, {weight: int}[, {search parameter: value}])]
+    per seat; items:
     [(timing, effect, amount, turns)] by id; monsters: [(hp, buff, amount)] by id; item_deck,
     monster_deck: card ids before shuffling; nbrs: neighbours[cell][6] of the board geometry.
     """
@@ -65,6 +72,7 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     cdef RowBuffer trace
     cdef GameRecord* recs
     cdef int64_t k, first_void
+    cdef int64_t counts[3]
     trace.data = NULL
     if g == NULL or ispec == NULL or mspec == NULL:
         free(g); free(ispec); free(mspec)
@@ -81,25 +89,37 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
         recs = record_rows(records)
         rows_init(&trace, sizeof(Standings), 1 << 14)
         with nogil:
-            first_void = _run(g, recs, &trace, ideck, n_ideck, mdeck, n_mdeck, master_seed, start, count)
+            first_void = _run(g, recs, &trace, ideck, n_ideck, mdeck, n_mdeck, master_seed, start, count,
+                              counts)
         vp_trace = rows_array(&trace, STANDINGS_DTYPE)["vp"]
     finally:
         rows_free(&trace)
         free(g)
         free(ispec)
         free(mspec)
-    return {"records": records, "vp_trace": vp_trace, "void": first_void}
+    return {"records": records, "vp_trace": vp_trace, "void": first_void,
+            "decisions": counts[0], "searches": counts[1], "rollouts": counts[2]}
 
 
 cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, const int16_t* ideck, int n_ideck,
                   const int16_t* mdeck, int n_mdeck, uint64_t master_seed, int64_t start,
-                  int64_t count) noexcept nogil:
-    """Play the batch into ``recs``; the offset of the first void game, or -1."""
+                  int64_t count, int64_t* counts) noexcept nogil:
+    """Play the batch into ``recs``; the offset of the first void game, or -1. ``counts``: the batch's
+    top-level decisions, those a search bot took, and their simulations."""
     cdef int64_t i, first_void = -1
+    cdef int s
+    counts[0] = counts[1] = counts[2] = 0
     for i in range(count):
         pcg32_for_game(&g.rng, master_seed, <uint64_t>(start + i))
+        for s in range(g.n):
+            search_stream(&g.bots[s].rng, master_seed, <uint64_t>(start + i), s)
+        g.searches = 0
+        g.rollouts = 0
         setup_game(g, mdeck, n_mdeck, ideck, n_ideck)
         play_from(g, trace)
+        counts[0] += g.decisions
+        counts[1] += g.searches
+        counts[2] += g.rollouts
         record_game(g, &recs[i])
         if g.error and first_void < 0:
             first_void = i

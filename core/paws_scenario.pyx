@@ -14,9 +14,12 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from core.kit.types cimport Cells, RowBuffer
+from libc.math cimport log, sqrt
+
+from core.kit.types cimport Cells, RowBuffer, Search
 from core.paws_types cimport *
-from core.rng cimport pcg32_below, pcg32_die, pcg32_for_game, pcg32_t
+from core.rng cimport (game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
+                       splitmix64)
 
 
 include "paws/script.pxi"
@@ -25,6 +28,7 @@ include "kit/cells.pxi"
 include "kit/rows.pxi"
 include "kit/inputs.pxi"
 include "kit/state.pxi"
+include "kit/search.pxi"
 include "paws/common.pxi"
 include "paws/items.pxi"
 include "paws/combat.pxi"
@@ -37,6 +41,7 @@ include "paws/actions.pxi"
 include "paws/turn.pxi"
 include "paws/heuristic.pxi"
 include "paws/game.pxi"
+include "paws/search.pxi"
 include "paws/inputs.pxi"
 
 
@@ -112,11 +117,14 @@ cdef class PausedGame:
         rows_init(&self.trace, sizeof(Standings), 16)
 
     def __init__(self, dict inputs=None, uint64_t master_seed=0, int64_t game_index=0, int64_t stop_at=-1):
+        cdef int s
         if inputs is None:  # copy() fills it
             return
         self.batch = _Batch(inputs)
         self.batch.configure(self.g)
         pcg32_for_game(&self.g.rng, master_seed, <uint64_t>game_index)
+        for s in range(self.g.n):
+            search_stream(&self.g.bots[s].rng, master_seed, <uint64_t>game_index, s)
         setup_game(self.g, self.batch.mdeck, self.batch.n_mdeck, self.batch.ideck, self.batch.n_ideck)
         self.play_on(stop_at)
 
@@ -165,6 +173,37 @@ cdef class PausedGame:
             raise ValueError(f"option {choice} of {len(opts)}")
         take_option(self.g, choice)
         self.paused = False
+
+    def search_choice(self, uint64_t bot_seed):
+        """The option of options() that the paused seat's search bot picks, its own stream seeded from
+        ``bot_seed`` (search_decide, core/paws/search.pxi); the game is left as it was."""
+        cdef int seat, choice
+        self.options()
+        seat = self.g.seat
+        if self.g.bots[seat].kind < BOT_MCTS:
+            raise ValueError(f"seat {seat} has no search bot")
+        pcg32_seed(&self.g.bots[seat].rng, bot_seed, 1)
+        with nogil:
+            choice = search_decide(self.g, seat)
+        return choice
+
+    def redeal(self, int observer, uint64_t seed):
+        """Re-deal in place what ``observer`` cannot see (search_determinize, draws from a stream seeded
+        from ``seed``), keeping the game's own generator: the same game as far as ``observer`` knows."""
+        cdef pcg32_t r
+        cdef pcg32_t saved = self.g.rng
+        pcg32_seed(&r, seed, 7)
+        search_determinize(self.g, observer, &r)
+        self.g.rng = saved
+
+    def hidden(self, int observer):
+        """What ``observer`` cannot see: {"hands": the other seats' item card ids, "item_deck",
+        "monster_deck"} (top = end)."""
+        cdef int s, i
+        hands = {s: [self.g.players[s].items[i] for i in range(self.g.players[s].n_items)]
+                 for s in range(self.g.n) if s != observer}
+        return {"hands": hands, "item_deck": [self.g.item_deck[i] for i in range(self.g.n_item_deck)],
+                "monster_deck": [self.g.monster_deck[i] for i in range(self.g.n_monster_deck)]}
 
     def record(self):
         """The game's record as the batch loop writes it, and its standings trace so far."""

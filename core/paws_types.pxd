@@ -4,7 +4,7 @@
 # says which Python declaration each struct and enum follows, and tests/test_core_declarations.py holds
 # this file to them.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
-from core.kit.types cimport Cells, RowBuffer
+from core.kit.types cimport Cells, RowBuffer, Search
 from core.rng cimport pcg32_t
 
 cdef enum:
@@ -98,6 +98,8 @@ cdef enum:
 cdef enum:
     BOT_RANDOM = 0
     BOT_HEURISTIC = 1
+    BOT_MCTS = 2                  # search bots (core/kit/search.pxi): the ACTION decisions by search,
+    BOT_FLAT = 3                  # the others by the heuristic with the bot's weights
 
 ctypedef struct ItemSpec:
     int timing
@@ -174,8 +176,10 @@ ctypedef struct Weights:
     int step_cost
 
 ctypedef struct Bot:
-    int kind            # BOT_RANDOM or BOT_HEURISTIC
-    Weights w
+    int kind            # BOT_*
+    Weights w           # the heuristic's weights (a search bot's: its rollouts and its other decisions)
+    Search s            # a search bot's parameters
+    pcg32_t rng         # a search bot's own stream (search_stream: master seed, game index, seat)
 
 ctypedef struct Player:
     int hp
@@ -307,6 +311,8 @@ ctypedef struct Game:
     int turn_knockouts            # the turn's player's knockouts when it began (one more ends the turn)
     int64_t decisions             # top-level decisions (turn actions) taken in the game
     int64_t stop_at               # play_from() stops before decision number stop_at; -1: never
+    int64_t searches              # decisions taken by a search bot (not a record column: the batch sums them)
+    int64_t rollouts              # their simulations (mcts iterations, flat rollouts)
     Look look                     # the heuristic's last look at the board
     int look_ok                   # look is still right (cleared by any action but a move)
     # one decision's options: (a, b, c) triples

@@ -86,6 +86,8 @@ cdef enum:
 cdef enum:
     BOT_RANDOM = 0
     BOT_HEURISTIC = 1
+    BOT_MCTS = 2                  # not played by this core yet (core_inputs refuses them)
+    BOT_FLAT = 3
 
 ctypedef struct CreatureSpec:
     int people          # P_*

@@ -14,3 +14,12 @@ ctypedef struct RowBuffer:
     size_t cap                    # rows allocated
     size_t row_size               # bytes per row
     int failed                    # an allocation failed: the rows pushed since are lost (rows_array raises)
+
+# A search bot's parameters (core/kit/search.pxi; sim.kit.bots.SearchParams, same names and order;
+# tests/test_search_bots.py holds them together). One struct for every game's Bot.
+ctypedef struct Search:
+    int iterations                # mcts: search iterations (determinized simulations) per decision
+    int rollouts                  # flat: rollouts per option
+    int rollout                   # the rollout policy: an index into sim.kit.bots.ROLLOUTS (0 random, 1 heuristic)
+    int depth                     # top-level decisions a rollout plays before it is evaluated; 0: to the end
+    double c                      # mcts: the UCB exploration constant (rewards are in [0, 1])

@@ -1,5 +1,5 @@
 # Production decisions of the Paws in Peril core: every bot choice goes through ask(), to the seat's
-# bot. Dice and picks are the engine kit's die() and below() from the game's generator
+# bot (an mcts or flat seat's ACTION decisions to the search, core/paws/search.pxi). Dice and picks are the engine kit's die() and below() from the game's generator
 # (core/kit/draws.pxi, included beside this file). The test-only module core/paws_scenario.pyx includes
 # script.pxi instead of both: the same names, fed by a scenario's script.
 
@@ -9,4 +9,6 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
         return 0
     if g.bots[seat].kind == BOT_RANDOM:
         return pcg32_below(&g.rng, g.n_opt)
+    if kind == D_ACTION and g.bots[seat].kind >= BOT_MCTS:
+        return search_decide(g, seat)     # search.pxi; its copies play by the rollout policy
     return heuristic_decide(g, seat, kind)

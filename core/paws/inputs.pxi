@@ -3,12 +3,15 @@
 
 cdef Rules _no_rules
 cdef Weights _no_weights
+cdef Search _no_search
 memset(&_no_rules, 0, sizeof(Rules))
 memset(&_no_weights, 0, sizeof(Weights))
+memset(&_no_search, 0, sizeof(Search))
 # the fields of the Rules and Weights structs (core/paws_types.pxd), read off the structs themselves:
 # _configure refuses any other key, which the dict-to-struct conversion would silently drop
 RULE_FIELDS = tuple(<dict>_no_rules)
 WEIGHT_FIELDS = tuple(<dict>_no_weights)
+SEARCH_FIELDS = tuple(<dict>_no_search)
 LIMITS = {"players": MAXP, "cells": MAXC, "item_copies": MAXCARDS, "monster_copies": MAXMON}
 
 
@@ -31,11 +34,18 @@ cdef _configure(Game* g, ItemSpec* ispec, MonsterSpec* mspec, dict rules, bint e
         for d in range(6):
             g.nbrs[c][d] = nbrs[c][d]
     for s in range(players):
-        kind, weights = bots[s]
+        kind, weights, *search = bots[s]      # (kind, weights) or (kind, weights, search parameters)
         g.bots[s].kind = kind
         if weights:
             refuse_unknown("bot weight(s)", weights, WEIGHT_FIELDS)
             g.bots[s].w = weights
+        if kind >= BOT_MCTS:
+            if not search:
+                raise ValueError("a search bot needs its search parameters")
+            refuse_unknown("search parameter(s)", search[0], SEARCH_FIELDS)
+            g.bots[s].s = search[0]
+            if g.bots[s].s.iterations < 1 or g.bots[s].s.rollouts < 1 or g.bots[s].s.depth < 0:
+                raise ValueError(f"search parameters out of range: {search[0]}")
     for k, spec in enumerate(items):
         ispec[k].timing, ispec[k].effect, ispec[k].amount, ispec[k].turns = spec
     for k, spec in enumerate(monsters):

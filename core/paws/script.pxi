@@ -114,6 +114,8 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
     if s == NULL:
         if g.bots[seat].kind == BOT_RANDOM:
             return pcg32_below(&g.rng, g.n_opt)
+        if kind == D_ACTION and g.bots[seat].kind >= BOT_MCTS:
+            return search_decide(g, seat)
         return heuristic_decide(g, seat, kind)
     e = script_next(s, S_ASK)
     at = s.n_seen

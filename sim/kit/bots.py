@@ -1,17 +1,88 @@
 """Bot specs shared by every game: ``random``, ``heuristic`` or ``heuristic:aggression=3:caution=1``
 (a heuristic bot's weights after colons), ``heuristic:preset=tuned`` (a named weight set of the game,
-then any weights after it), the random bot, and each game's roster of bot classes."""
+then any weights after it), the search bots ``mcts:iterations=256:rollout=heuristic`` and
+``flat:rollouts=16`` (core only; docs/search-bots.md), the random bot, and each game's roster of bot
+classes."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import fields as dataclasses_fields
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Mapping
 
-from sim.params import RuleError, parse_assignments, with_overrides
+from sim.games import EngineError
+from sim.params import RuleError, as_dict, param, parse_assignments, with_overrides
 
-BOT_KINDS = ("random", "heuristic")
+BOT_KINDS = ("random", "heuristic", "mcts", "flat")     # the cores' BOT_* values are the indexes
+SEARCH_KINDS = ("mcts", "flat")
+# a search bot's rollout policy; its index (the core's Search.rollout) is the policy's bot kind
+ROLLOUTS = ("random", "heuristic")
+assert ROLLOUTS == BOT_KINDS[:len(ROLLOUTS)]
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """A search bot's parameters (the engine kit's Search struct, core/kit/types.pxd, same names and order)."""
+    iterations: int = param(256, "mcts: search iterations per decision (one determinized simulation each)",
+                            min=1, max=1_000_000)
+    rollouts: int = param(16, "flat: rollouts per option of a decision", min=1, max=100_000)
+    rollout: str = param("heuristic", "the policy that plays every seat in the simulations", choices=ROLLOUTS)
+    depth: int = param(0, "top-level decisions a rollout plays before the game is evaluated; 0: to the end",
+                       min=0, max=100_000)
+    c: float = param(0.7, "mcts: the UCB exploration constant (rewards are in [0, 1])", min=0, max=100)
+
+
+# the spec fields each search bot takes (preset: the heuristic weights of its rollouts and other decisions)
+SEARCH_FIELDS = {"mcts": ("iterations", "rollout", "depth", "c", "preset"),
+                 "flat": ("rollouts", "rollout", "depth", "preset")}
+
+
+class SearchBot:
+    """A search bot: ``mcts`` (IS-MCTS) or ``flat`` (flat Monte Carlo), played by the engine cores only; ``w``
+    is the heuristic's weights for its rollouts and for the decisions the search does not take."""
+
+    def __init__(self, kind: str, params: SearchParams, weights):
+        self.name, self.params, self.w = kind, params, weights
+
+    @property
+    def spec(self) -> str:
+        """The bot's spec with every parameter it takes spelled out (weights other than a preset's are not
+        part of a search bot's spec)."""
+        fields = [f for f in SEARCH_FIELDS[self.name] if f != "preset"]
+        return ":".join([self.name] + [f"{f}={getattr(self.params, f)}" for f in fields])
+
+    def core_params(self) -> dict:
+        """The core's Search struct as a dict (the rollout policy as its index)."""
+        values = as_dict(self.params)
+        values["rollout"] = ROLLOUTS.index(values["rollout"])
+        return values
+
+    def decide(self, g, seat: int, kind, options: list) -> int:
+        raise EngineError(f"{self.name} is core-only; use engine = core")
+
+
+def _search_number(spec: str, name: str, value: str) -> float:
+    """The exploration constant: a finite decimal number in its declared range."""
+    f = {f.name: f for f in dataclasses_fields(SearchParams)}[name]
+    lo, hi = f.metadata["min"], f.metadata["max"]
+    try:
+        x = float(value)
+    except ValueError:
+        x = math.nan
+    if not (math.isfinite(x) and lo <= x <= hi):
+        raise RuleError(f"bot {spec!r}: {name} = {value!r} is not allowed; expected a number from {lo} to {hi}")
+    return x
+
+
+def refuse_search_bots(specs: Iterable[str], why: str) -> None:
+    """Raise an EngineError naming the first search bot among ``specs`` (an engine that cannot play them)."""
+    for spec in specs:
+        kind = spec.strip().split(":")[0]
+        if kind in SEARCH_KINDS:
+            raise EngineError(f"bot {spec!r}: {why.format(kind=kind)}")
 
 
 class RandomBot:
@@ -62,6 +133,17 @@ class BotRoster:
                 raise RuleError(f"bot {spec!r}: the random bot takes no weights")
             return RandomBot()
         values = parse_assignments(assigned, where=f"bot {spec!r}")
+        search = None
+        if kind in SEARCH_KINDS:
+            allowed = SEARCH_FIELDS[kind]
+            search = {k: values.pop(k) for k in list(values) if k != "preset"}
+            for k in search:
+                if k not in allowed:
+                    raise RuleError(f"bot {spec!r}: unknown {kind} parameter {k!r}; valid {kind} parameters: "
+                                    f"{', '.join(allowed)}")
+            if "c" in search:
+                search["c"] = _search_number(spec, "c", search["c"])
+            search = with_overrides(SearchParams(), search, where=f"bot {spec!r}", what=f"{kind} parameter")
         start = self.weights()
         if "preset" in values:
             name = values.pop("preset")
@@ -70,7 +152,7 @@ class BotRoster:
                 raise RuleError(f"bot {spec!r}: unknown weight preset {name!r}; valid presets: {', '.join(presets)}")
             start = presets[name]
         w = with_overrides(start, values, where=f"bot {spec!r}", what="weight")
-        return self.heuristic(w)
+        return self.heuristic(w) if search is None else SearchBot(kind, search, w)
 
     def make(self, specs) -> list:
         """One bot per seat."""

@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.bots import BOT_KINDS
+from sim.kit.bots import SearchBot
 from sim.games import EngineError
 from sim.params import as_dict, fields
 from sim.paws.board import FAR, NO_CELL, geometry
@@ -68,11 +69,15 @@ def _known(what: str, names, core_names) -> None:
 
 def core_inputs(setup: PawsSetup, rules: PawsRules, cards: CardSet) -> dict:
     """Everything the core needs, as plain ints and lists (after validation by the frozen objects)."""
-    from core.paws_engine import RULE_FIELDS, WEIGHT_FIELDS
+    from core.paws_engine import RULE_FIELDS, SEARCH_FIELDS, WEIGHT_FIELDS
     bots = []
     for spec in setup.bots:
         bot = parse_bot(spec)
-        if isinstance(bot, HeuristicBot):
+        if isinstance(bot, SearchBot):
+            _known("bot weight(s)", as_dict(bot.w), WEIGHT_FIELDS)
+            _known("search parameter(s)", bot.core_params(), SEARCH_FIELDS)
+            bots.append((BOT_KINDS.index(bot.name), as_dict(bot.w), bot.core_params()))
+        elif isinstance(bot, HeuristicBot):
             _known("bot weight(s)", as_dict(bot.w), WEIGHT_FIELDS)
             bots.append((BOT_KINDS.index("heuristic"), as_dict(bot.w)))
         else:
@@ -91,14 +96,19 @@ def core_inputs(setup: PawsSetup, rules: PawsRules, cards: CardSet) -> dict:
 
 
 def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_seed: int, start: int,
-                    count: int, inputs: dict | None = None) -> pa.Table:
-    """Play games ``start .. start+count-1`` in the core and return their records."""
+                    count: int, inputs: dict | None = None, counts: dict | None = None) -> pa.Table:
+    """Play games ``start .. start+count-1`` in the core and return their records; ``counts``, if given,
+    gains the batch's top-level ``decisions``, the ``searches`` (those a search bot took) and their
+    ``rollouts`` (simulations)."""
     from core.paws_engine import play_batch
     inputs = inputs or core_inputs(setup, rules, cards)
     try:
         out = play_batch(**inputs, master_seed=master_seed, start=start, count=count)
     except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
         raise CoreError(f"the Paws in Peril core cannot play this: {e}; use --engine reference") from None
+    if counts is not None:
+        for key in ("decisions", "searches", "rollouts"):
+            counts[key] = counts.get(key, 0) + out[key]
     if out["void"] >= 0:
         raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
     records, p = out["records"], setup.players

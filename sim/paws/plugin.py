@@ -8,6 +8,7 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from sim.bots import bot_specs
+from sim.kit.bots import refuse_search_bots
 from sim.games import BenchPreset, CompareColumns, Game, Match
 from sim.params import RuleError
 from sim.paws.bots import make_bots
@@ -42,7 +43,8 @@ class Paws(Game):
     setup_keys = {"board": f"one of {', '.join(BOARDS)} (default {BOARDS[0]})",
                   "mode": f"one of {', '.join(MODES)} (default {MODES[0]})",
                   "players": "2, 3 or 4 (teams: 4; default 4)",
-                  "bots": "one bot spec per seat (random, heuristic, heuristic:aggression=3), or one for all"}
+                  "bots": "one bot spec per seat (random, heuristic, heuristic:aggression=3, "
+                          "mcts:iterations=256, flat:rollouts=16), or one for all"}
     data_keys = {"items": "item deck TOML", "monsters": "monster deck TOML"}
     schemas = {"games": with_data_columns(SCHEMA)}
     column_docs = COLUMN_DOCS
@@ -84,11 +86,14 @@ class Paws(Game):
         if engine == "core":
             from sim.paws.core_engine import play_batch_core     # the compiled core, loaded when first played
             return {"games": play_batch_core(match.setup, match.rules, match.data, seed, start, count)}
+        refuse_search_bots(match.setup.bots, "{kind} is core-only; use engine = core")
         from sim.paws.game import play_game                       # the reference engine, likewise
         return {"games": to_table([play_game(match.setup, match.rules, seed, i, match.data)
                                    for i in range(start, start + count)])}
 
     def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
+        refuse_search_bots(match.setup.bots, "{kind} is core-only; the turn-by-turn log is the reference "
+                                             "engine's (use playtest run, engine = core)")
         from sim.paws.game import play_game
         return play_game(match.setup, match.rules, seed, game_index, match.data, log=log)
 

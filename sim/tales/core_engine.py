@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.bots import BOT_KINDS
+from sim.kit.bots import refuse_search_bots
 from sim.games import EngineError
 from sim.params import as_dict, fields
 from sim.record_schema import core_columns, record_table
@@ -84,6 +85,8 @@ def _as_int(f, value, core_choices: dict) -> int:
 def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict:
     """Everything the core needs, as plain ints and lists (after validation by the frozen objects)."""
     from core.tales_engine import CHOICES, RULE_FIELDS, WEIGHT_FIELDS
+    refuse_search_bots(setup.bots, "the Tales are Real core cannot play {kind} yet (its search hooks are not "
+                                   "written); use random or heuristic")
     bots = []
     for spec in setup.bots:
         bot = parse_bot(spec)

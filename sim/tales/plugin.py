@@ -13,6 +13,7 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from sim.bots import bot_specs
+from sim.kit.bots import refuse_search_bots
 from sim.games import BenchPreset, CompareColumns, Game, Match
 from sim.params import RuleError
 from sim.record_schema import with_data_columns
@@ -76,6 +77,8 @@ class Tales(Game):
             from sim.tales.core_engine import play_batch_core     # the compiled core, loaded when first played
             return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
                                    want_cards="cards" in match.tables)
+        refuse_search_bots(match.setup.bots, "{kind} is core-only, and not in the Tales are Real core yet; "
+                                             "use random or heuristic")
         from sim.tales.game import play_game                       # the reference engine, likewise
         stats: list | None = [] if "cards" in match.tables else None
         games = [play_game(match.setup, match.rules, seed, i, match.data, stats=stats)
@@ -86,6 +89,8 @@ class Tales(Game):
         return out
 
     def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
+        refuse_search_bots(match.setup.bots, "{kind} is core-only, and not in the Tales are Real core yet; "
+                                             "use random or heuristic")
         from sim.tales.game import play_game
         return play_game(match.setup, match.rules, seed, game_index, match.data, log=log)
 
