@@ -133,6 +133,11 @@ cdef class PausedGame:
         rows_free(&self.trace)
 
     @property
+    def seat(self):
+        """The seat whose decision a paused game is at (NOBODY between turns)."""
+        return self.g.seat
+
+    @property
     def decisions(self):
         """Top-level decisions taken so far."""
         return self.g.decisions

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.rng import CoreRng
-from sim.kit.bots import BOT_KINDS, BotRoster, RandomBot, best, load_weight_presets
+from sim.kit.bots import BOT_KINDS, SEARCH_KINDS, BotRoster, RandomBot, SearchBot, best, load_weight_presets
 from sim.kit.decks import draw, put_under, reshuffle
 from sim.kit.presets import pick_preset
 from sim.kit.state import NOBODY, GameState
@@ -57,6 +57,8 @@ def test_any_bot_spec_is_a_bot_or_one_clear_error(game, data):
     kind = spec.strip().split(":")[0]
     if kind == "random":
         assert type(bot) is RandomBot and spec.strip() == "random"
+    elif kind in SEARCH_KINDS:   # tests/test_search_bots.py holds their parameters
+        assert type(bot) is SearchBot and bot.name == kind
     else:
         assert kind == "heuristic" and type(bot) is roster.heuristic
         for f in fields(bot.w):   # every accepted weight is within its declared range
@@ -78,8 +80,9 @@ def test_heuristic_specs_set_exactly_the_weights_named(game, data):
 
 def test_bot_spec_errors_name_the_valid_choices():
     parse = paws_bots.parse_bot
-    with pytest.raises(RuleError, match=r"^bot 'mcts': unknown bot 'mcts'; valid bots: random, heuristic$"):
-        parse("mcts")
+    with pytest.raises(RuleError, match=r"^bot 'greedy': unknown bot 'greedy'; valid bots: random, heuristic, mcts, "
+                                        r"flat$"):
+        parse("greedy")
     with pytest.raises(RuleError, match=r"^bot 'random:seed=3': the random bot takes no weights$"):
         parse("random:seed=3")
     with pytest.raises(RuleError, match=r"^bot 'heuristic:aggression': 'aggression' is not of the form name=value$"):

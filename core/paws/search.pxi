@@ -56,14 +56,41 @@ cdef void search_copy(Game* dst, const Game* src) noexcept nogil:
     memcpy(dst.opt_c, src.opt_c, sizeof(int) * src.n_opt)
 
 
+cdef void sort_ids(int16_t* a, int n, int bound) noexcept nogil:
+    """Card ids (0 <= id < bound <= MAXCARDS) in ascending order, by counting."""
+    cdef int count[MAXCARDS]
+    cdef int i, k = 0, c
+    for c in range(bound):
+        count[c] = 0
+    for i in range(n):
+        count[a[i]] += 1
+    for c in range(bound):
+        for i in range(count[c]):
+            a[k] = <int16_t>c
+            k += 1
+
+
+cdef void shuffle_ids(int16_t* a, int n, pcg32_t* rng) noexcept nogil:
+    cdef int i, j
+    cdef int16_t t
+    for i in range(n - 1, 0, -1):
+        j = <int>pcg32_below(rng, <uint32_t>(i + 1))
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+
+
 cdef void search_determinize(Game* g, int seat, pcg32_t* rng) noexcept nogil:
     """Re-deal what ``seat`` cannot see (§2.3: both decks are face down; item hands are held), keeping
     what it knows: the other players' item cards and the item deck are one pool, shuffled and dealt
     back (each hand keeps its size), and the monster deck is shuffled. Face up stays: the board, every
-    monster card owned, the discard pile, tiles held, HP, lives. Then the dice are reseeded."""
+    monster card owned, the discard pile, tiles held, HP, lives. Then the dice are reseeded.
+
+    The pool and the monster deck are sorted before they are shuffled, so the world dealt depends only
+    on what ``seat`` knows (which cards are unseen, how many each hand holds) and on ``rng``: never on
+    where the hidden cards really are."""
     cdef int16_t pool[2 * MAXCARDS]
-    cdef int n = 0, s, i, j
-    cdef int16_t t
+    cdef int n = 0, s, i
     cdef Player* p
     for s in range(g.n):
         if s != seat:
@@ -74,11 +101,8 @@ cdef void search_determinize(Game* g, int seat, pcg32_t* rng) noexcept nogil:
     for i in range(g.n_item_deck):
         pool[n] = g.item_deck[i]
         n += 1
-    for i in range(n - 1, 0, -1):
-        j = <int>pcg32_below(rng, <uint32_t>(i + 1))
-        t = pool[i]
-        pool[i] = pool[j]
-        pool[j] = t
+    sort_ids(pool, n, MAXCARDS)
+    shuffle_ids(pool, n, rng)
     n = 0
     for s in range(g.n):
         if s != seat:
@@ -89,11 +113,8 @@ cdef void search_determinize(Game* g, int seat, pcg32_t* rng) noexcept nogil:
     for i in range(g.n_item_deck):
         g.item_deck[i] = pool[n]
         n += 1
-    for i in range(g.n_monster_deck - 1, 0, -1):
-        j = <int>pcg32_below(rng, <uint32_t>(i + 1))
-        t = g.monster_deck[i]
-        g.monster_deck[i] = g.monster_deck[j]
-        g.monster_deck[j] = t
+    sort_ids(g.monster_deck, g.n_monster_deck, MAXMON)
+    shuffle_ids(g.monster_deck, g.n_monster_deck, rng)
     g.look_ok = 0
     search_reseed(&g.rng, rng)
 
