@@ -59,6 +59,55 @@ def measure(game: str, rules, overrides: dict, setup: dict, seed: int, games: in
             "identical": bool(same)}
 
 
+def measure_bots(game: str, rules, overrides: dict, setup: dict, spec: str, seed: int, games: int) -> dict:
+    """One bot level on one core: ``spec`` in every seat of a preset, games/s and, where the core counts
+    them, top-level decisions/s and search simulations (rollouts)/s."""
+    g = get(game)
+    m = g.resolve(rules, overrides, {**setup, "bots": spec})
+    g.play_counted(m, seed, games, min(2, games))       # warm up on other games
+    t0 = time.perf_counter()
+    _, counts = g.play_counted(m, seed, 0, games)
+    wall = time.perf_counter() - t0
+    out = {"bots": spec, "games": games, "s": round(wall, 3), "games_per_s": round(games / wall, 2)}
+    for key in ("decisions", "rollouts"):
+        if key in counts:
+            out[f"{key}_per_s"] = round(counts[key] / wall)
+    return out
+
+
+def bot_markdown(report: dict) -> str:
+    lines = [f"# playtest bench --bots ({report['date']}, {report['code_version']})", "",
+             f"{report['machine']}; one process, one core; seed {report['seed']}; {report['preset']}, every "
+             f"seat the same bot.", "",
+             "| bots | games | games/s | decisions/s | rollouts/s |", "|---|---:|---:|---:|---:|"]
+    for r in report["bot_levels"]:
+        lines.append(f"| {r['bots']} | {r['games']} | {r['games_per_s']:,.1f} | "
+                     f"{r.get('decisions_per_s', '')} | {r.get('rollouts_per_s', '')} |")
+    return "\n".join(lines) + "\n"
+
+
+def run_bot_bench(out: Path, specs: list[str], games: int, seed: int, game: str | None, console) -> dict:
+    """Measure each bot level on the game's profiled preset; write JSON and Markdown, print the table."""
+    target = profiled(game)
+    g, label, rules, overrides, setup = target
+    report = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "code_version": code_version(), "seed": seed,
+              "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+                         f"Python {platform.python_version()}",
+              "preset": f"{g} {label}", "bot_levels": []}
+    for spec in specs:                                               # every spec checked before any game
+        get(g).resolve(rules, overrides, {**setup, "bots": spec}).check_engine("core")
+    for spec in specs:
+        console.print(f"bench: {spec} ...", highlight=False)
+        report["bot_levels"].append(measure_bots(g, rules, overrides, setup, spec, seed, games))
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    md = bot_markdown(report)
+    out.with_suffix(".md").write_text(md)
+    console.print(md, highlight=False)
+    return report
+
+
 def readable_symbol(sym: str) -> str:
     """``__pyx_f_4core_11game_engine_heuristic_action.constprop.0`` -> ``game_engine.heuristic_action``."""
     sym = re.sub(r"\.(constprop|isra|part|cold)\.\d+", "", sym)

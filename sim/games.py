@@ -236,6 +236,12 @@ class Game(abc.ABC):
         """Games ``start .. start+count-1`` of ``match`` with ``engine``: every table of ``match.tables``,
         as the engine records them (:meth:`Match.play_batch` adds the card data columns)."""
 
+    def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
+        """:meth:`play_games` on the core, with the core's counts of its work where it keeps them
+        (``decisions``: top-level decisions, ``searches``: those a search bot took, ``rollouts``: their
+        simulations); a game whose core keeps none returns {} (what ``playtest bench --bots`` reports)."""
+        return self.play_games(match, seed, start, count, "core"), {}
+
     def check_engine(self, match: Match, engine: str) -> None:
         """Raise an EngineError if ``engine`` cannot play ``match``. By default it plays zero games: the
         engine's inputs and capacities are checked (a core refuses a rule parameter its struct lacks)."""

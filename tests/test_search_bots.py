@@ -140,6 +140,22 @@ def test_playtest_run_refuses_a_search_bot_on_the_reference_engine_in_one_line(t
     assert not out.exists()
 
 
+def test_playtest_bench_measures_bot_levels(tmp_path):
+    import json
+    from typer.testing import CliRunner
+    from cli.main import app
+    out = tmp_path / "bench.json"
+    res = CliRunner().invoke(app, ["bench", "--game", "paws", "--bots", "heuristic", "--bots",
+                                   "mcts:iterations=3:depth=4", "--bot-games", "3", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    levels = json.loads(out.read_text())["bot_levels"]
+    assert [r["bots"] for r in levels] == ["heuristic", "mcts:iterations=3:depth=4"]
+    assert levels[0]["rollouts_per_s"] == 0 < levels[1]["rollouts_per_s"]
+    assert all(r["games"] == 3 and r["games_per_s"] > 0 and r["decisions_per_s"] > 0 for r in levels)
+    res = CliRunner().invoke(app, ["bench", "--game", "tales", "--bots", "mcts", "--out", str(out)])
+    assert res.exit_code == 2 and "cannot play mcts yet" in res.output and "bench: mcts" not in res.output
+
+
 # -- games ----------------------------------------------------------------------------------------------
 def core_games(bots, seed, start, count, counts=None, rules="v4", **setup):
     from sim.paws.cards import load_cards

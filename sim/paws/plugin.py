@@ -91,6 +91,12 @@ class Paws(Game):
         return {"games": to_table([play_game(match.setup, match.rules, seed, i, match.data)
                                    for i in range(start, start + count)])}
 
+    def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
+        from sim.paws.core_engine import play_batch_core
+        counts: dict = {}
+        return {"games": play_batch_core(match.setup, match.rules, match.data, seed, start, count,
+                                         counts=counts)}, counts
+
     def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
         refuse_search_bots(match.setup.bots, "{kind} is core-only; the turn-by-turn log is the reference "
                                              "engine's (use playtest run, engine = core)")
