@@ -93,7 +93,7 @@ def play(game: GameArg, rules: RulesOpt = None, board: BoardOpt = None, mode: Mo
     check_range("--game-index", game_index, 0, MAX_GAME_INDEX)
     m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine, people=people)
     log: list[str] | None = None if as_json else []
-    rec = m.play_one(seed, game_index, log)
+    rec = engine_call(lambda: m.play_one(seed, game_index, log))   # e.g. a search bot: core-only, no log
     if engine == "core":  # the core keeps no log: the reference engine narrates the same game
         core = engine_call(lambda: m.play_batch(seed, game_index, 1, "core"))["games"].to_pylist()[0]
         if core != rec:

@@ -140,6 +140,14 @@ def test_playtest_run_refuses_a_search_bot_on_the_reference_engine_in_one_line(t
     assert not out.exists()
 
 
+def test_playtest_play_refuses_a_search_bot_in_one_line():
+    from typer.testing import CliRunner
+    from cli.main import app
+    res = CliRunner().invoke(app, ["play", "paws", "--bots", "mcts", "--seed", "3"])
+    assert res.exit_code == 2, res.output
+    assert "mcts is core-only" in res.output and "unexpected" not in res.output
+
+
 def test_playtest_bench_measures_bot_levels(tmp_path):
     import json
     from typer.testing import CliRunner
