@@ -80,7 +80,8 @@ cdef inline void search_reseed(pcg32_t* game_rng, pcg32_t* rng) noexcept nogil:
 
 cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* sims) noexcept nogil:
     """The option (index into the listed options of g's decision) that IS-MCTS picks for ``seat``:
-    the root child visited most (the first listed on ties); -1 if memory ran out."""
+    the root child visited most (on ties the one with more reward, then the first listed); -1 if
+    memory ran out."""
     cdef Game* work = <Game*>malloc(sizeof(Game))
     cdef SearchNode* nodes = <SearchNode*>malloc(sizeof(SearchNode) * (p.iterations + 1))
     cdef int path[4096]
@@ -176,16 +177,20 @@ cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
             ch = path[k]
             nodes[ch].visits += 1
             nodes[ch].reward += reward[nodes[ch].mover]
-    # the final move: the root child visited most, the first listed option on ties
+    # the final move: the root child visited most; on a tie the one with more reward, then the first
+    # listed (a budget below the number of options leaves many children at one visit each)
     n = search_options(g)
     found = -1
+    best_score = 0
     for k in range(n):
         key = search_option_key(g, k)
         ch = nodes[0].first_child
         while ch != SEARCH_NO_NODE and (nodes[ch].key != key or nodes[ch].mover != seat):
             ch = nodes[ch].next_sibling
-        if ch != SEARCH_NO_NODE and nodes[ch].visits > found:
+        if ch != SEARCH_NO_NODE and (nodes[ch].visits > found
+                                     or (nodes[ch].visits == found and nodes[ch].reward > best_score)):
             found = nodes[ch].visits
+            best_score = nodes[ch].reward
             choice = k
     free(work)
     free(nodes)
