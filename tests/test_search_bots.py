@@ -249,7 +249,7 @@ def test_the_search_is_not_blind_its_own_stream_decides_among_close_options():
 # -- invariants ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("bots, setup, rules", [
     (("mcts:iterations=4:depth=10",) * 4, {}, "v4"),
-    (("flat:rollouts=1:depth=6:rollout=random", "random", "mcts:iterations=6:rollout=random"),
+    (("flat:rollouts=1:depth=6:rollout=random", "heuristic", "mcts:iterations=6:rollout=random:depth=12"),
      {"board": "explorer", "players": 3}, "v4"),
     (("mcts:iterations=5", "heuristic") * 2, {"mode": "teams"}, "v3"),
 ])
