@@ -13,6 +13,7 @@ from rich.table import Table
 from cli.common import FORMATS, fail, game_named, plain, render
 from cli.play import GameArg
 from sim.bots import BOT_KINDS
+from sim.kit.bots import SEARCH_FIELDS, SearchParams
 from sim.params import allowed, fields
 
 ListFormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or markdown")]
@@ -56,14 +57,28 @@ def rules(game: GameArg,
 
 
 def bots(game: GameArg, fmt: ListFormatOpt = "table") -> None:
-    """List the bot kinds and the heuristic bot's weights with their defaults and meaning."""
+    """List the bot kinds, the heuristic bot's weights and the search bots' parameters with their defaults."""
     g = game_named(game)
     rows = [("random", "", "", "", "picks uniformly among the legal options at every decision")]
     rows += [("heuristic", "", "", "", "scores every option by fixed weights (below); "
               "heuristic:NAME=VALUE:... changes them")]
+    later = "" if g.search_bots else "; not in this game's core yet"
+    rows += [("mcts", "", "", "", "information-set Monte Carlo tree search over the top-level decisions, core only "
+              f"(docs/search-bots.md){later}"),
+             ("flat", "", "", "", f"flat Monte Carlo: every option tried by rollouts, best mean wins, core only{later}")]
+    assert [r[0] for r in rows] == list(BOT_KINDS)
     rows += [(f"heuristic:{f.name}", "weight", getattr(g.bot_weights(), f.name), allowed(f), f.metadata["help"])
              for f in fields(g.bot_weights)]
-    assert {r[0] for r in rows[:len(BOT_KINDS)]} == set(BOT_KINDS)
+    params = {f.name: f for f in fields(SearchParams)}
+    for kind, names in SEARCH_FIELDS.items():
+        for name in names:
+            if name == "preset":
+                rows.append((f"{kind}:preset", "search", "default", "a weight preset",
+                             "the heuristic weights of its rollouts and of the decisions it does not search"))
+                continue
+            f = params[name]
+            shown = (f"a number from {f.metadata['min']} to {f.metadata['max']}" if name == "c" else allowed(f))
+            rows.append((f"{kind}:{name}", "search", getattr(SearchParams(), name), shown, f.metadata["help"]))
     _show(f"{g.title}: bots (--bots, one spec per seat, comma separated)",
           ["bot", "kind", "default", "allowed", "meaning"], rows, fmt)
 

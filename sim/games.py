@@ -158,6 +158,7 @@ class Game(abc.ABC):
     schemas: ClassVar[Mapping[str, pa.Schema]]            # result table -> schema ("games" first)
     column_docs: ClassVar[Mapping[str, Mapping[str, str]]]   # table -> column -> meaning
     bot_weights: ClassVar[type]                           # the heuristic bot's frozen weights (defaults)
+    search_bots: ClassVar[bool] = False                   # the core plays the search bots mcts and flat
     default_chunk: ClassVar[Mapping[str, int]] = {"core": 65536, "reference": 256}   # games in memory at once
     seats_column: ClassVar[str] = "players"               # the record column that counts the seats
     per_seat_columns: ClassVar[tuple[str, ...]]           # list columns with one value per seat (seat 0 first;

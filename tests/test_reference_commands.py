@@ -42,8 +42,8 @@ def test_rules_shows_a_presets_values_beside_the_default():
 def test_bots_lists_kinds_and_every_weight_with_its_default(game):
     g = get(game)
     rows = listing("bots", game)
-    assert [r["bot"] for r in rows[:2]] == ["random", "heuristic"]
-    weights = {r["bot"].split(":", 1)[1]: r for r in rows[2:]}
+    assert [r["bot"] for r in rows[:4]] == ["random", "heuristic", "mcts", "flat"]
+    weights = {r["bot"].split(":", 1)[1]: r for r in rows[4:] if r["bot"].startswith("heuristic:")}
     assert list(weights) == [f.name for f in fields(g.bot_weights)]
     for f in fields(g.bot_weights):
         assert weights[f.name]["default"] == getattr(g.bot_weights(), f.name)

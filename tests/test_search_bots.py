@@ -129,6 +129,17 @@ def test_an_engine_without_search_bots_refuses_them_before_any_game(game, setup,
         match.play_batch(1, 0, 3, engine)
 
 
+@pytest.mark.parametrize("name", ["paws", "tales"])
+def test_a_game_says_truly_whether_its_core_plays_search_bots(name):
+    g = get(name)
+    match = g.resolve(None, {}, {"bots": "mcts:iterations=2:depth=2", **({"mode": "standard"} if name == "tales" else {})})
+    if g.search_bots:
+        assert match.play_batch(1, 0, 2, "core")["games"].num_rows == 2
+    else:
+        with pytest.raises(EngineError, match="cannot play mcts yet"):
+            match.check_engine("core")
+
+
 def test_playtest_run_refuses_a_search_bot_on_the_reference_engine_in_one_line(tmp_path):
     from typer.testing import CliRunner
     from cli.main import app

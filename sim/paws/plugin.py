@@ -49,6 +49,7 @@ class Paws(Game):
     schemas = {"games": with_data_columns(SCHEMA)}
     column_docs = COLUMN_DOCS
     bot_weights = HeuristicWeights
+    search_bots = True                # core/paws/search.pxi: mcts and flat in the core
     per_seat_columns = ("bots", "vp", "buildings", "lives_left", "knockouts", "knockouts_dealt", "vp_trace")
     # §13: a VP target or the last player with lives left wins; the round_limit rule ends a game with its
     # VP leader, or a tie; a game still going after max_rounds has stalled, with no winner
