@@ -153,10 +153,11 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
         try:
             library.add_seat_outcomes(con, results)
             meetings = ratings.read_meetings(con, results)
+            played = ratings.games_played(con, results)
             games = library.execute(con, "SELECT count(*) FROM games", results=results)[1][0][0]
         finally:
             con.close()
-        rated = ratings.ratings(bots, meetings)
+        rated = ratings.ratings(bots, meetings, games=played)
     except (library.QueryError, library.ResultsError, ratings.RatingError) as e:
         fail(f"{out}: {e}")
     return {
@@ -185,10 +186,11 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
 
 def _print(report: dict) -> None:
     rated = report["ratings"]
+    several = report["seats"] > 2         # a game makes several meetings: show both counts
     cells = [[r["bot"], f"{r['elo']:.0f}", f"{r['ci95_low']:.0f}", f"{r['ci95_high']:.0f}", f"{r['games']:,}"]
-             for r in rated]
+             + ([f"{r['meetings']:,}"] if several else []) for r in rated]
     typer.echo(fit_table(f"ladder: {report['game']}, {report['games']:,} games (bots, not people)",
-                         ["bot", "Elo", "95% low", "95% high", "games"], cells))
+                         ["bot", "Elo", "95% low", "95% high", "games"] + (["meetings"] if several else []), cells))
     for line in ratings.rating_lines(rated):
         typer.echo(line)
     bots = report["bots"]

@@ -172,21 +172,31 @@ def win_matrix(bots: Sequence[str], meetings: Sequence[dict]) -> list[dict]:
     return out
 
 
-def ratings(bots: Sequence[str], meetings: Sequence[dict], anchor: int = 0) -> list[dict]:
-    """Each bot's Elo rating (anchored at ``bots[anchor]`` = 0) with its 95% interval and the meetings it
-    played, in the order of ``bots``."""
+def ratings(bots: Sequence[str], meetings: Sequence[dict], anchor: int = 0,
+            games: dict[str, int] | None = None) -> list[dict]:
+    """Each bot's Elo rating (anchored at ``bots[anchor]`` = 0) with its 95% interval, the games it played
+    (``games``; by default its meetings, which is the same heads-up) and its meetings, in the order of
+    ``bots``."""
     scores = score_table(bots, meetings)
     fit = bradley_terry(scores, anchor=anchor, names=bots)
     se = fit.se()
-    played = {b: 0 for b in bots}
+    met = {b: 0 for b in bots}
     for m in meetings:
-        played[m["bot"]] += int(m["wins"] + m["draws"] + m["losses"])
+        met[m["bot"]] += int(m["wins"] + m["draws"] + m["losses"])
     out = []
     for i, b in enumerate(bots):
         elo = ELO_SCALE * float(fit.theta[i])
         half = ELO_SCALE * Z95 * float(se[i])
-        out.append({"bot": b, "elo": elo, "ci95_low": elo - half, "ci95_high": elo + half, "games": played[b]})
+        out.append({"bot": b, "elo": elo, "ci95_low": elo - half, "ci95_high": elo + half,
+                    "games": int((games or met).get(b, 0)), "meetings": met[b]})
     return out
+
+
+def games_played(con, results: Sequence[Any] = ()) -> dict[str, int]:
+    """How many games each bot spec played (a game counts once however many seats it held)."""
+    _, rows = execute(con, "SELECT bot, count(*) FROM (SELECT unnest(list_distinct(bots)) AS bot FROM games) "
+                           "GROUP BY bot", where="results", results=results)
+    return {b: int(n) for b, n in rows}
 
 
 def _count(n: int) -> str:

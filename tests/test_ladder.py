@@ -1,0 +1,186 @@
+"""``playtest ladder``: line-ups, bad input, and whole ladders on both games played on Ray (ratings, win
+matrix, reproducibility, resume after an interruption, skill_depth and ``--by bots`` over the results)."""
+
+import json
+from collections import Counter
+
+import pytest
+from typer.testing import CliRunner
+
+import cli.sweep
+from cli.ladder import REPORT_NAME, SPEC_NAME, lineups
+from cli.main import app
+from cluster.manifest import load_manifest
+
+runner = CliRunner()
+
+
+def _text(res) -> str:
+    return " ".join(res.output.split())
+
+
+def test_heads_up_line_ups_are_every_pair_in_both_seat_orders():
+    got = lineups(["a", "b", "c"], 2)
+    assert got == [("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")]
+
+
+@pytest.mark.parametrize("bots, seats", [(list("abc"), 3), (list("abcde"), 3), (list("abcde"), 4)])
+def test_more_seats_rotate_every_group_so_each_bot_sits_in_every_seat_equally_often(bots, seats):
+    got = lineups(bots, seats)
+    assert len(got) == len(set(got))
+    per_seat = [Counter(lineup[s] for lineup in got) for s in range(seats)]
+    assert all(c == per_seat[0] for c in per_seat) and set(per_seat[0]) == set(bots)
+    assert len(set(per_seat[0].values())) == 1        # every bot equally often in each seat
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["ladder", "chess", "--bots", "random,heuristic"], "unknown game 'chess'"),
+    (["ladder", "paws", "--bots", "random,genius"], "--bots: bot 'genius': unknown bot 'genius'"),
+    (["ladder", "paws", "--bots", "random,heuristic:aggresion=3"], "unknown weight 'aggresion'"),
+    (["ladder", "paws", "--bots", "random"], "a ladder needs at least 2 bots"),
+    (["ladder", "paws", "--bots", "random,heuristic,random"], "'random' is listed twice"),
+    (["ladder", "paws", "--bots", "random,,heuristic"], "an empty bot spec"),
+    (["ladder", "paws", "--bots", "random,heuristic", "--games", "0"], "--games 0 is out of range"),
+    (["ladder", "paws", "--bots", "random,heuristic", "--players", "3"], "a ladder of 3 seats needs at least 3"),
+    (["ladder", "paws", "--bots", "random,heuristic", "--players", "5"], "players = 5 is not allowed"),
+    (["ladder", "tales", "--bots", "random,heuristic,a,b", "--players", "4"], "--players 4: this tales setup seats 2"),
+    (["ladder", "paws", "--bots", "random,heuristic", "--set", "lives=0"], "lives = '0' is not allowed"),
+    (["ladder", "paws", "--bots", "random,heuristic", "--setup", "board=moon"], "board 'moon' is not allowed"),
+    (["ladder", "paws", "--bots", "random,heuristic", "--setup", "bots=random"], "a ladder seats its --bots"),
+    (["ladder", "paws", "--bots", "random,heuristic", "--rules", "v9"], "v9"),
+])
+def test_bad_input_is_one_clear_line_and_exit_code_2_before_any_game(args, needle, tmp_path):
+    out = tmp_path / "out"
+    res = runner.invoke(app, [*args, "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert needle in _text(res) and "Traceback" not in res.output
+    assert not out.exists()              # nothing written, nothing played
+
+
+def test_a_folder_holding_something_else_is_refused_without_resume(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    res = runner.invoke(app, ["ladder", "paws", "--bots", "random,heuristic", "--out", str(tmp_path)])
+    assert res.exit_code == 2 and "not empty; pass --resume" in _text(res)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_skill_depth_refuses_results_that_are_not_a_ladder(tmp_path):
+    out = tmp_path / "r.parquet"
+    assert runner.invoke(app, ["run", "paws", "--games", "40", "--players", "2", "--out", str(out)]).exit_code == 0
+    res = runner.invoke(app, ["query", "skill_depth", str(out)])
+    assert res.exit_code == 2, res.output
+    assert "is not a ladder's results: 40 of its 40 games seat one bot spec twice" in _text(res)
+    res = runner.invoke(app, ["query", "win_matrix", str(out), "--by", "colour"])
+    assert res.exit_code == 2 and "--by 'colour': not a variant column of these results" in _text(res)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Whole ladders on Ray
+# ---------------------------------------------------------------------------------------------------
+
+FIELDS = {"paws": "random,heuristic,heuristic:aggression=5", "tales": "random,heuristic,heuristic:aggression=4"}
+
+
+def _ladder(game, out, *extra, games=240):
+    res = runner.invoke(app, ["ladder", game, "--bots", FIELDS[game], "--games", str(games), "--seed", "5",
+                              "--batch-size", "80", "--out", str(out), "--no-progress", *extra])
+    return res
+
+
+@pytest.fixture(scope="module")
+def ladders(ray_local, tmp_path_factory):
+    """One ladder per game (3 bots, 240 games per line-up, parts of 80)."""
+    out = {}
+    for game in FIELDS:
+        d = tmp_path_factory.mktemp(game) / "ladder"
+        res = _ladder(game, d)
+        assert res.exit_code == 0, res.output
+        out[game] = (d, res)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(FIELDS))
+def test_the_heuristic_is_rated_above_random_and_the_win_matrix_is_consistent(ladders, game):
+    out, res = ladders[game]
+    report = json.loads((out / REPORT_NAME).read_text())
+    assert report["bots"] == FIELDS[game].split(",") and report["games"] == 6 * 240
+    rated = {r["bot"]: r for r in report["ratings"]}
+    assert rated["random"]["elo"] == 0
+    assert rated["heuristic"]["ci95_low"] > 0, rated["heuristic"]
+    assert all(r["games"] == 4 * 240 for r in rated.values())
+    cells = {(m["bot"], m["opponent"]): m for m in report["win_matrix"]}
+    assert len(cells) == 6
+    for (a, b), m in cells.items():
+        back = cells[(b, a)]
+        assert m["games"] == back["games"] == 2 * 240          # both seat orders
+        assert m["wins"] == back["losses"] and m["draws"] == back["draws"]
+        assert m["share"] + back["share"] == pytest.approx(1 - m["draws"] / m["games"])
+        assert m["ci95_low"] <= m["share"] <= m["ci95_high"]
+    text = _text(res)
+    assert f"heuristic is rated {abs(rated['heuristic']['elo']):.0f} Elo above random" in text
+    assert "bots, not people" in text
+    spec = (out / SPEC_NAME).read_text()
+    assert spec.count("[[cells]]") == 6 and 'bots = "heuristic,random"' in spec.replace('"bots"', "bots")
+    assert load_manifest(out)["state"] == "done"
+    res = runner.invoke(app, ["status", str(out), "--verify"])       # the spec and the report are the sweep's own
+    assert res.exit_code == 0 and "the folder is whole" in _text(res), res.output
+
+
+@pytest.mark.slow
+def test_the_same_seed_gives_the_same_ladder_json(ladders, tmp_path):
+    out, _ = ladders["paws"]
+    res = _ladder("paws", tmp_path / "again")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "again" / REPORT_NAME).read_bytes() == (out / REPORT_NAME).read_bytes()
+
+
+@pytest.mark.slow
+def test_resume_after_an_interruption_finishes_identically(ladders, tmp_path, monkeypatch):
+    out, _ = ladders["tales"]
+    real = cli.sweep.run_sweep
+    played = []
+
+    def interrupted(*args, **kwargs):
+        def on_part(cell, batch):
+            played.append((cell, batch))
+            if len(played) == 3:
+                raise KeyboardInterrupt
+        return real(*args, **kwargs, on_part=on_part)
+    monkeypatch.setattr(cli.sweep, "run_sweep", interrupted)
+    d = tmp_path / "cut"
+    res = _ladder("tales", d)
+    assert res.exit_code == 130 and "resume with: playtest ladder tales" in _text(res), res.output
+    assert not (d / REPORT_NAME).exists()
+    monkeypatch.setattr(cli.sweep, "run_sweep", real)
+    res = _ladder("tales", d)                                  # the same command without --resume is refused
+    assert res.exit_code == 2 and "--resume" in _text(res)
+    res = _ladder("tales", d, "--resume")
+    assert res.exit_code == 0, res.output
+    assert (d / REPORT_NAME).read_bytes() == (out / REPORT_NAME).read_bytes()
+    res = _ladder("tales", d, "--resume", games=100)           # other settings: refused, nothing changed
+    assert res.exit_code == 2 and "other settings (games_per_cell differ)" in _text(res)
+
+
+@pytest.mark.slow
+def test_skill_depth_and_by_bots_over_a_ladder(ladders):
+    out, _ = ladders["paws"]
+    res = runner.invoke(app, ["query", "skill_depth", str(out), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)
+    report = json.loads((out / REPORT_NAME).read_text())
+    share = {(m["bot"], m["opponent"]): m for m in report["win_matrix"]}
+    assert [(r["level"], r["bot"], r["opponent"]) for r in rows] == [
+        (1, "heuristic", "random"), (2, "heuristic:aggression=5", "heuristic"),
+        (2, "heuristic:aggression=5", "random")]
+    for r in rows:
+        m = share[(r["bot"], r["opponent"])]
+        assert (r["games"], r["wins"], r["draws"]) == (m["games"], m["wins"], m["draws"])
+        assert r["score"] == pytest.approx((m["wins"] + m["draws"] / 2) / m["games"])
+    res = runner.invoke(app, ["query", "skill_depth", "--results", str(out)])
+    assert res.exit_code == 0 and "the strongest bot, heuristic:aggression=5, scores" in _text(res)
+    res = runner.invoke(app, ["query", "game_length", "--results", str(out), "--by", "bots", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)
+    assert len(rows) == 6 and len({tuple(r["bots"]) for r in rows}) == 6 and all(r["games"] == 240 for r in rows)
+    assert "answered per bots, as asked (--by)" in _text(res)
