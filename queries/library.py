@@ -921,6 +921,8 @@ def run(name: str, results: Sequence[str | Path], params: dict[str, Any] | None 
     values = bind(query, params)
     con = connect(results, where)
     try:
+        if uses_seat_outcomes(query):
+            add_seat_outcomes(con, results)
         return answer(con, query, values, results)
     finally:
         con.close()
