@@ -184,3 +184,19 @@ def test_skill_depth_and_by_bots_over_a_ladder(ladders):
     rows = json.loads(res.stdout)
     assert len(rows) == 6 and len({tuple(r["bots"]) for r in rows}) == 6 and all(r["games"] == 240 for r in rows)
     assert "answered per bots, as asked (--by)" in _text(res)
+
+
+@pytest.mark.slow
+def test_two_ladders_of_other_rules_are_answered_per_rule_never_pooled(ladders, tmp_path):
+    out, _ = ladders["paws"]
+    other = tmp_path / "limit"
+    assert _ladder("paws", other, "--set", "round_limit=6").exit_code == 0
+    for name in ("skill_depth", "win_matrix"):
+        res = runner.invoke(app, ["query", name, str(out), str(other), "--format", "json"])
+        assert res.exit_code == 0, res.output
+        rows = json.loads(res.stdout)
+        assert "answered per round_limit" in _text(res) and {r["round_limit"] for r in rows} == {0, 6}
+        for limit, folder in ((0, out), (6, other)):        # each variant's rows are that ladder's alone
+            alone = json.loads(runner.invoke(app, ["query", name, str(folder), "--format", "json"]).stdout)
+            assert [{k: v for k, v in r.items() if k != "round_limit"} for r in rows
+                    if r["round_limit"] == limit] == alone
