@@ -27,7 +27,7 @@ from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_GAMES_PER_CELL, SpecError, S
 from cluster.sweep import LOCK, SweepError, check_out_dir
 from queries import library, ratings
 from sim.files import read_text_bounded, write_atomic
-from sim.games import EngineError, Game
+from sim.games import GAMES, EngineError, Game
 from sim.params import RuleError, parse_assignments
 
 # The field when --bots is not given: random, the heuristic, its tuned weights, and the search bot at
@@ -207,7 +207,7 @@ def _print(report: dict) -> None:
                          ["bot \\ against", *bots], rows))
 
 
-def ladder(game: Annotated[str, typer.Argument(help="the game")],
+def ladder(game: Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAMES.names())}")],
            out: Annotated[Path, typer.Option(help="results folder: the ladder's spec (ladder.toml), its parts, "
                                                   "manifest and ratings (ladder.json)")],
            bots: Annotated[Optional[str], typer.Option(

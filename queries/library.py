@@ -25,6 +25,10 @@ folder, a single Parquet file or a glob it reads the Parquet files found. By def
 no setting. A ``--where`` filter is data, not SQL text: it is parsed by DuckDB's own parser
 (``json_serialize_sql``) and accepted only as one boolean expression over the games' columns, constants,
 operators and an allow-list of functions (``check_filter``).
+
+A query that reads ``seat_outcomes`` or ``bot_meetings`` (who won per seat, and bot against bot: the
+ladder's queries) gets them made on its connection (``add_seat_outcomes``) from each game's
+``sql/seats.sql``.
 """
 
 from __future__ import annotations

@@ -243,24 +243,22 @@ CHECKS = {"skill_depth": ladder_problem}       # canned queries that read only a
 
 
 def skill_sentence(columns: Sequence[str], rows: Sequence[tuple]) -> str | None:
-    """The answer of ``skill_depth`` in one plain sentence: how the strongest level scores against random
-    (or, without random, against the lowest level)."""
-    if not rows:
-        return None
+    """The answer of ``skill_depth`` in one plain sentence: how the bot that does best against random (or,
+    without random, against the lowest level) scores against it."""
     recs = [dict(zip(columns, r)) for r in rows]
-    top = max(r["level"] for r in recs)
-    mine = [r for r in recs if r["level"] == top and r["games"]]
-    vs = next((r for r in mine if r["opponent"] == "random"), None)
-    if vs is None:
-        lowest = min(recs, key=lambda r: r["level"])
-        base = next((r["opponent"] for r in recs if r["level"] == 1 and r["against"] == "level below"),
-                    lowest["bot"])
-        vs = next((r for r in mine if r["opponent"] == base), mine[0] if mine else None)
-    if vs is None or vs["score"] is None:
+    if not recs:
         return None
-    score, low, high = vs["score"], vs["ci95_low"], vs["ci95_high"]
-    said = (f"the strongest bot, {vs['bot']}, scores {score:.1%} against {vs['opponent']} (95%: {low:.1%} to "
-            f"{high:.1%}, {_count(vs['games'])})")
+    if any(r["opponent"] == "random" for r in recs):
+        base = "random"
+    else:
+        base = next((r["opponent"] for r in recs if r["level"] == 1 and r["against"] == "level below"), None)
+    against = [r for r in recs if r["opponent"] == base and r["games"] and r["score"] is not None]
+    if not against:
+        return None
+    best = max(against, key=lambda r: (r["score"], -r["level"]))
+    score, low, high = best["score"], best["ci95_low"], best["ci95_high"]
+    said = (f"the best bot against {base}, {best['bot']}, scores {score:.1%} against it (95%: {low:.1%} to "
+            f"{high:.1%}, {_count(best['games'])})")
     if high < 0.6:
         verdict = "this game is mostly luck: skill barely shows"
     elif low > 0.8:

@@ -178,7 +178,7 @@ def test_skill_depth_and_by_bots_over_a_ladder(ladders):
         assert (r["games"], r["wins"], r["draws"]) == (m["games"], m["wins"], m["draws"])
         assert r["score"] == pytest.approx((m["wins"] + m["draws"] / 2) / m["games"])
     res = runner.invoke(app, ["query", "skill_depth", "--results", str(out)])
-    assert res.exit_code == 0 and "the strongest bot, heuristic:aggression=5, scores" in _text(res)
+    assert res.exit_code == 0 and "the best bot against random, heuristic:aggression=5, scores" in _text(res)
     res = runner.invoke(app, ["query", "game_length", "--results", str(out), "--by", "bots", "--format", "json"])
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)

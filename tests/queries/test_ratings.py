@@ -116,6 +116,13 @@ def test_skill_sentence_says_how_much_skill_shows():
     assert skill_sentence(cols, luck).startswith("this game is mostly luck")
     assert "heuristic" in skill_sentence(cols, skill) and skill_sentence(cols, skill).startswith("skill matters a lot")
     assert skill_sentence(cols, []) is None
+    # the best bot against random speaks, whatever its level; without random, against the lowest level
+    mixed = skill + [(2, "heuristic:x", "level below", "heuristic", 1000, 400, 0, 600, 0.4, 0.37, 0.43),
+                     (2, "heuristic:x", "random", "random", 1000, 700, 0, 300, 0.7, 0.67, 0.73)]
+    assert "the best bot against random, heuristic, scores 90.0%" in skill_sentence(cols, mixed)
+    no_random = [(1, "b", "level below", "a", 100, 60, 0, 40, 0.6, 0.5, 0.69),
+                 (2, "c", "level below", "b", 100, 70, 0, 30, 0.7, 0.6, 0.78)]
+    assert "the best bot against a, b, scores 60.0%" in skill_sentence(cols, no_random)
 
 
 @pytest.mark.parametrize("mode, players", [("ffa", 2), ("ffa", 3), ("teams", 4)])
