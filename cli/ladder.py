@@ -3,7 +3,7 @@
 The ladder is a sweep like any other: its spec (``DIR/ladder.toml``, one ``[[cells]]`` per line-up) is
 written into the results folder, played on Ray (``--workers``, ``--address``, ``--resume``), and its
 results are the usual Parquet parts and manifest that ``playtest query`` and ``sql`` read. Line-ups: every
-set of P bots of the field (P = the seats, 2 by default) in each of its P cyclic seat rotations; heads-up
+set of P bots of the field (P = the seats, 2 by default) in every seat order (P! line-ups each); heads-up
 that is every pair in both seat orders. When every part is played, the ratings and the win matrix
 (queries/ratings.py) are printed and written to ``DIR/ladder.json``.
 """
@@ -43,11 +43,13 @@ PROBE_GAMES = 256
 
 
 def lineups(bots: list[str], seats: int) -> list[tuple[str, ...]]:
-    """Every ``seats`` bots of the field, in field order, each in its ``seats`` cyclic seat rotations:
-    every bot of a line-up sits in every seat once. Heads-up: each pair in both seat orders."""
+    """Every ``seats`` bots of the field, in field order, each in every seat order: heads-up, each pair in
+    both seat orders; with more seats every bot of a group sits in every seat equally often and, in a game
+    of teams, every two bots of the group meet on opposing sides (cyclic rotations alone would keep the
+    same teammates together: a, b, c, d and b, c, d, a both put a with c against b with d)."""
     out = []
     for group in itertools.combinations(bots, seats):
-        out += [group[r:] + group[:r] for r in range(seats)]
+        out += list(itertools.permutations(group))
     return out
 
 
@@ -148,32 +150,37 @@ def probe_batch_size(g: Game, rules, overrides, setup, bots: list[str], line: li
 def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
     """Ratings and win matrix of the ladder's results in ``out``, as written to ladder.json."""
     results = [str(out)]
+    anchor = ratings.anchor_of(bots)
     try:
         con = library.connect(results)
         try:
             library.add_seat_outcomes(con, results)
             meetings = ratings.read_meetings(con, results)
             played = ratings.games_played(con, results)
+            outcomes = ratings.read_outcomes(con, results) if seats > 2 else None
             games = library.execute(con, "SELECT count(*) FROM games", results=results)[1][0][0]
         finally:
             con.close()
-        rated = ratings.ratings(bots, meetings, games=played)
+        rated = ratings.ratings(bots, meetings, anchor, games=played, outcomes=outcomes)
     except (library.QueryError, library.ResultsError, ratings.RatingError) as e:
         fail(f"{out}: {e}")
     return {
         **info,
         "games": games,
         "bots": bots,
+        "anchor": bots[anchor],
         "ratings": rated,
         "win_matrix": ratings.win_matrix(bots, meetings),
         "method": {
             "ratings": "Bradley-Terry by maximum likelihood over every meeting (two bots on opposing seats of a "
                        "game; a game nobody won counts half a win each), on the Elo scale (400 log10 odds) "
-                       f"anchored at {bots[0]} = 0; a prior of {ratings.PRIOR_GAMES:g} virtual drawn game per "
-                       "pair keeps a bot that never loses finite",
-            "intervals": "95%: rating +- 1.96 standard errors from the inverse Fisher information, relative "
-                         "to the anchor" + ("; with more than 2 seats one game's meetings are not "
-                                            "independent and the intervals are too narrow" if seats > 2 else ""),
+                       f"anchored at {bots[anchor]} = 0; a prior of {ratings.PRIOR_GAMES:g} virtual drawn game "
+                       "per pair keeps a bot that never loses finite",
+            "intervals": ("95%: rating +- 1.96 standard errors from the inverse Fisher information, relative to "
+                          "the anchor") if seats == 2 else
+                         (f"95%: rating +- 1.96 standard deviations over a bootstrap of the games "
+                          f"({ratings.BOOTSTRAP} replicates, each line-up's games resampled; one game's "
+                          "meetings are not independent), relative to the anchor"),
             "win_matrix": "the row bot's win share against the column bot over both seat orders (wins / "
                           "games; draws are the games nobody won), Wilson 95% interval",
             "pairwise": "heads-up: one meeting per game" if seats == 2 else
@@ -187,11 +194,12 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
 def _print(report: dict) -> None:
     rated = report["ratings"]
     several = report["seats"] > 2         # a game makes several meetings: show both counts
-    cells = [[r["bot"], f"{r['elo']:.0f}", f"{r['ci95_low']:.0f}", f"{r['ci95_high']:.0f}", f"{r['games']:,}"]
+    cells = [[r["bot"], f"{round(r['elo'])}", f"{round(r['ci95_low'])}", f"{round(r['ci95_high'])}",
+              f"{r['games']:,}"]
              + ([f"{r['meetings']:,}"] if several else []) for r in rated]
     typer.echo(fit_table(f"ladder: {report['game']}, {report['games']:,} games (bots, not people)",
                          ["bot", "Elo", "95% low", "95% high", "games"] + (["meetings"] if several else []), cells))
-    for line in ratings.rating_lines(rated):
+    for line in ratings.rating_lines(rated, report["bots"].index(report["anchor"])):
         typer.echo(line)
     bots = report["bots"]
     by_pair = {(m["bot"], m["opponent"]): m for m in report["win_matrix"]}
@@ -303,7 +311,7 @@ def ladder(game: Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAM
 def _rotation(seats: int) -> str:
     if seats == 2:
         return "every pair in both seat orders"
-    return f"every {seats} bots in each of their {seats} cyclic seat rotations"
+    return f"every {seats} bots in every seat order"
 
 
 def _stored_spec(path: Path) -> Optional[dict]:

@@ -6,30 +6,38 @@ won it, drew it (nobody won) or lost it. Bradley-Terry gives each bot a strength
 P(i beats j) = 1 / (1 + exp(theta_j - theta_i)); a draw counts half a win each way. The fit maximises the
 likelihood plus a tiny prior: ``PRIOR_GAMES`` virtual drawn game between every two bots that met, so a
 bot that never loses gets a large but finite rating instead of an infinite one (the plain MLE diverges).
-Ratings are shown on the Elo scale (400 log10 of the odds), anchored at the first bot = 0; each 95%
+Ratings are shown on the Elo scale (400 log10 of the odds), anchored at random (when the field has it,
+else the first bot) = 0; each 95%
 interval is rating +- 1.96 standard errors from the inverse Fisher information of the fit (observed and
 expected information agree for Bradley-Terry), relative to the anchor. tests/queries/test_ratings.py
 checks by simulation that these intervals cover the true strengths about 95% of the time.
 
 With more than 2 seats one game makes several meetings (the winner beat every opposing seat; two seats
-that both lost are no meeting), which are not independent: their intervals are narrower than they should
-be. Heads-up (one meeting per game) they are right.
+that both lost are no meeting), which are not independent, so the Fisher information overstates what the
+games tell. There the standard errors come from a bootstrap over games instead: the games of each line-up
+are resampled (``BOOTSTRAP`` replicates, a fixed seed: the same results give the same intervals) and the
+ratings refitted; the interval is rating +- 1.96 bootstrap standard deviations. Under a model where a
+seat wins with probability proportional to exp(theta) (Luce's choice axiom) each meeting is still a
+Bradley-Terry comparison, so the fit is right; the tests check the coverage of both kinds of interval.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
-from queries.library import MEETINGS_VIEW, execute
+from queries.library import MEETINGS_VIEW, SEAT_VIEW, execute
 from queries.stats import Z95, wilson
 
 ELO_SCALE = 400.0 / math.log(10.0)    # Elo points per unit of theta (natural log-odds)
 PRIOR_GAMES = 1.0                     # virtual drawn games between every two bots that met
 MAX_ITERATIONS = 200
+BOOTSTRAP = 200                       # replicates for the intervals of games of more than 2 seats
+BOOTSTRAP_SEED = 20261205
 
 
 class RatingError(ValueError):
@@ -172,14 +180,65 @@ def win_matrix(bots: Sequence[str], meetings: Sequence[dict]) -> list[dict]:
     return out
 
 
+def anchor_of(bots: Sequence[str]) -> int:
+    """The bot rated 0: random when the field has it, else the first."""
+    return list(bots).index("random") if "random" in bots else 0
+
+
+def outcome_scores(bots: Sequence[str], outcomes: Sequence[dict]) -> np.ndarray:
+    """Per distinct outcome (bots per seat, seat_sides, winning_side), one game's meeting scores: [k, i, j]
+    is bot i's wins + draws / 2 against bot j in one game of outcome k (as bot_meetings counts them)."""
+    index = {b: i for i, b in enumerate(bots)}
+    out = np.zeros((len(outcomes), len(bots), len(bots)))
+    for k, o in enumerate(outcomes):
+        seated, sides, won = o["bots"], o["seat_sides"], o["winning_side"]
+        for a, b in itertools.permutations(range(len(seated)), 2):
+            if sides[a] == sides[b] or seated[a] == seated[b]:
+                continue
+            if seated[a] not in index or seated[b] not in index:
+                raise RatingError(f"the results hold games of bot {seated[a] if seated[a] not in index else seated[b]!r}"
+                                  f", which is not one of the ladder's bots ({', '.join(bots)})")
+            if won == sides[a]:
+                out[k, index[seated[a]], index[seated[b]]] += 1.0
+            elif won == -1:
+                out[k, index[seated[a]], index[seated[b]]] += 0.5
+    return out
+
+
+def bootstrap_se(bots: Sequence[str], outcomes: Sequence[dict], anchor: int = 0, replicates: int = BOOTSTRAP,
+                 seed: int = BOOTSTRAP_SEED) -> np.ndarray:
+    """Standard deviations of the ratings (theta, relative to the anchor) over a bootstrap of games: each
+    line-up's games resampled with its own count (a stratified bootstrap), the ratings refitted."""
+    per_game = outcome_scores(bots, outcomes)
+    counts = np.array([o["games"] for o in outcomes], dtype=float)
+    strata: dict[tuple, list[int]] = {}
+    for k, o in enumerate(outcomes):
+        strata.setdefault(tuple(o["bots"]), []).append(k)
+    rng = np.random.default_rng(seed)
+    thetas = []
+    for _ in range(replicates):
+        drawn = np.zeros_like(counts)
+        for ks in strata.values():
+            n = counts[ks]
+            drawn[ks] = rng.multinomial(int(n.sum()), n / n.sum())
+        try:
+            thetas.append(bradley_terry(np.tensordot(drawn, per_game, axes=1), anchor=anchor).theta)
+        except RatingError:        # a replicate whose bots no longer all met: it says nothing of the spread
+            continue
+    if len(thetas) < 2:
+        raise RatingError("the bootstrap found no replicate where every bot met another")
+    return np.std(np.array(thetas), axis=0, ddof=1)
+
+
 def ratings(bots: Sequence[str], meetings: Sequence[dict], anchor: int = 0,
-            games: dict[str, int] | None = None) -> list[dict]:
+            games: dict[str, int] | None = None, outcomes: Sequence[dict] | None = None) -> list[dict]:
     """Each bot's Elo rating (anchored at ``bots[anchor]`` = 0) with its 95% interval, the games it played
     (``games``; by default its meetings, which is the same heads-up) and its meetings, in the order of
-    ``bots``."""
+    ``bots``. The interval is from the Fisher information, or with ``outcomes`` (read_outcomes: games of
+    more than 2 seats) from a bootstrap over the games."""
     scores = score_table(bots, meetings)
     fit = bradley_terry(scores, anchor=anchor, names=bots)
-    se = fit.se()
+    se = fit.se() if outcomes is None else bootstrap_se(bots, outcomes, anchor)
     met = {b: 0 for b in bots}
     for m in meetings:
         met[m["bot"]] += int(m["wins"] + m["draws"] + m["losses"])
@@ -190,6 +249,14 @@ def ratings(bots: Sequence[str], meetings: Sequence[dict], anchor: int = 0,
         out.append({"bot": b, "elo": elo, "ci95_low": elo - half, "ci95_high": elo + half,
                     "games": int((games or met).get(b, 0)), "meetings": met[b]})
     return out
+
+
+def read_outcomes(con, results: Sequence[Any] = ()) -> list[dict]:
+    """The distinct game outcomes of ``seat_outcomes`` (bots, seat_sides, winning_side) and how many games
+    ended so: what the bootstrap resamples."""
+    cols, rows = execute(con, f"SELECT bots, seat_sides, winning_side, count(*) AS games FROM {SEAT_VIEW} "
+                              "GROUP BY ALL ORDER BY ALL", where="game outcomes", results=results)
+    return [dict(zip(cols, r)) for r in rows]
 
 
 def games_played(con, results: Sequence[Any] = ()) -> dict[str, int]:
@@ -203,14 +270,17 @@ def _count(n: int) -> str:
     return f"{n:,} game{'s' if n != 1 else ''}"
 
 
-def rating_lines(rated: Sequence[dict]) -> list[str]:
-    """Each rating in plain words, against the anchor (the first)."""
-    anchor = rated[0]["bot"]
-    lines = [f"{anchor} is the anchor, rated 0 Elo (from {_count(rated[0]['games'])})"]
-    for r in rated[1:]:
-        word = "above" if r["elo"] >= 0 else "below"
-        lines.append(f"{r['bot']} is rated {abs(r['elo']):.0f} Elo {word} {anchor} (95%: {r['ci95_low']:.0f} to "
-                     f"{r['ci95_high']:.0f}), from {_count(r['games'])}")
+def rating_lines(rated: Sequence[dict], anchor: int = 0) -> list[str]:
+    """Each rating in plain words, against the anchor (``rated[anchor]``)."""
+    base = rated[anchor]
+    name = base["bot"]
+    lines = [f"{name} is the anchor, rated 0 Elo (from {_count(base['games'])})"]
+    for r in rated:
+        if r is base:
+            continue
+        word = "above" if round(r["elo"]) >= 0 else "below"
+        lines.append(f"{r['bot']} is rated {abs(round(r['elo']))} Elo {word} {name} (95%: {round(r['ci95_low'])} "
+                     f"to {round(r['ci95_high'])}), from {_count(r['games'])}")
     return lines
 
 

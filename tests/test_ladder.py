@@ -1,7 +1,9 @@
 """``playtest ladder``: line-ups, bad input, and whole ladders on both games played on Ray (ratings, win
 matrix, reproducibility, resume after an interruption, skill_depth and ``--by bots`` over the results)."""
 
+import itertools
 import json
+import math
 from collections import Counter
 
 import pytest
@@ -25,12 +27,15 @@ def test_heads_up_line_ups_are_every_pair_in_both_seat_orders():
 
 
 @pytest.mark.parametrize("bots, seats", [(list("abc"), 3), (list("abcde"), 3), (list("abcde"), 4)])
-def test_more_seats_rotate_every_group_so_each_bot_sits_in_every_seat_equally_often(bots, seats):
+def test_more_seats_play_every_group_in_every_seat_order(bots, seats):
     got = lineups(bots, seats)
-    assert len(got) == len(set(got))
+    assert len(got) == len(set(got)) == math.comb(len(bots), seats) * math.factorial(seats)
     per_seat = [Counter(lineup[s] for lineup in got) for s in range(seats)]
     assert all(c == per_seat[0] for c in per_seat) and set(per_seat[0]) == set(bots)
     assert len(set(per_seat[0].values())) == 1        # every bot equally often in each seat
+    if seats == 4:        # teams of seats 0+2 and 1+3: every two bots meet on opposing sides
+        opposed = {frozenset((x[a], x[b])) for x in got for a in (0, 2) for b in (1, 3)}
+        assert opposed == {frozenset(p) for p in itertools.combinations(bots, 2)}
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -202,3 +207,20 @@ def test_two_ladders_of_other_rules_are_answered_per_rule_never_pooled(ladders, 
             alone = json.loads(runner.invoke(app, ["query", name, str(folder), "--format", "json"]).stdout)
             assert [{k: v for k, v in r.items() if k != "round_limit"} for r in rows
                     if r["round_limit"] == limit] == alone
+
+
+@pytest.mark.slow
+def test_three_seats_play_every_seat_order_and_rate_with_bootstrap_intervals(ladders, tmp_path):
+    out = tmp_path / "three"
+    res = _ladder("paws", out, "--players", "3", games=80)
+    assert res.exit_code == 0, res.output
+    assert "6 line-ups (every 3 bots in every seat order)" in _text(res)
+    report = json.loads((out / REPORT_NAME).read_text())
+    assert report["seats"] == 3 and report["games"] == 6 * 80 and "bootstrap" in report["method"]["intervals"]
+    rated = {r["bot"]: r for r in report["ratings"]}
+    assert all(r["games"] == 6 * 80 and r["ci95_low"] <= r["elo"] <= r["ci95_high"] for r in rated.values())
+    assert rated["random"]["elo"] == 0 and rated["heuristic"]["elo"] > 0
+    cells = {(m["bot"], m["opponent"]): m for m in report["win_matrix"]}
+    for (a, b), m in cells.items():        # a pair counts where one of the two won or nobody did
+        assert m["wins"] == cells[(b, a)]["losses"] and m["games"] <= 6 * 80
+        assert m["share"] + cells[(b, a)]["share"] == pytest.approx(1 - m["draws"] / m["games"])
