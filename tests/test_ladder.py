@@ -4,9 +4,15 @@ matrix, reproducibility, resume after an interruption, skill_depth and ``--by bo
 import itertools
 import json
 import math
+import shutil
+import tempfile
 from collections import Counter
+from pathlib import Path
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import cli.sweep
@@ -60,6 +66,53 @@ def test_bad_input_is_one_clear_line_and_exit_code_2_before_any_game(args, needl
     assert res.exit_code == 2, res.output
     assert needle in _text(res) and "Traceback" not in res.output
     assert not out.exists()              # nothing written, nothing played
+
+
+def test_the_automatic_batch_size_keeps_parts_of_slow_bots_short(monkeypatch):
+    """Parts of about 2 s on one core: 10 ms a game gives parts of 200 games; fast games the usual 40,000
+    (at most: a line-up of 100,000 games in 3 equal parts)."""
+    import sim.games
+    from cli.ladder import probe_batch_size
+    from sim.games import get
+    g = get("paws")
+    line = lineups(["random", "heuristic"], 2)
+    real = sim.games.Match.play_batch
+    clock = {"t": 0.0, "per_game": 0.01}
+
+    def timed(self, seed, start, count, engine="core"):       # a game takes per_game seconds on the clock
+        clock["t"] += clock["per_game"] * count
+        return real(self, seed, start, count, engine)
+    monkeypatch.setattr(sim.games.Match, "play_batch", timed)
+    monkeypatch.setattr("cli.ladder.time.perf_counter", lambda: clock["t"])
+    assert probe_batch_size(g, None, {}, {"players": 2}, ["random", "heuristic"], line, 1, 1000) == 200
+    assert probe_batch_size(g, None, {}, {"players": 2}, ["random", "heuristic"], line, 1, 500) == 167
+    clock["per_game"] = 1e-5
+    assert probe_batch_size(g, None, {}, {"players": 2}, ["random", "heuristic"], line, 1, 100_000) == 33_334
+
+
+class _Played(Exception):
+    """Raised instead of playing: the input was accepted."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="randomheuistc:=,5 ", max_size=40))
+def test_any_bots_text_is_accepted_or_one_line_and_exit_2(text):
+    def accepted(spec, *args, **kwargs):
+        raise _Played(spec)
+    out = Path(tempfile.mkdtemp()) / "out"
+    try:
+        with mock.patch("cli.ladder.play_spec", accepted):
+            res = runner.invoke(app, ["ladder", "paws", "--bots", text, "--games", "3", "--batch-size", "3",
+                                      "--out", str(out)])
+    finally:
+        shutil.rmtree(out.parent)
+    if isinstance(res.exception, _Played):          # only a field of 2+ distinct valid specs gets this far
+        specs = [b.strip() for b in text.split(",")]
+        assert len(specs) >= 2 and len(set(specs)) == len(specs)
+        return
+    assert res.exit_code == 2, (text, res.output)
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:") and "Traceback" not in res.output
 
 
 def test_a_folder_holding_something_else_is_refused_without_resume(tmp_path):
