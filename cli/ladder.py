@@ -23,7 +23,7 @@ import typer
 
 from cli.common import MAX_SEED, check_range, err, fail, fit_table, game_named
 from cli.sweep import play_spec
-from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_GAMES_PER_CELL, SpecError, SweepSpec, parse_spec
+from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_CELLS, MAX_GAMES_PER_CELL, SpecError, parse_spec
 from cluster.sweep import LOCK, SweepError, check_out_dir
 from queries import library, ratings
 from sim.files import read_text_bounded, write_atomic
@@ -68,9 +68,9 @@ def _field(text: Optional[str]) -> list[str]:
     return bots
 
 
-def _resolve(g: Game, rules, overrides, setup, bots: list[str], seats: Optional[int]) -> tuple[dict, int]:
+def _shared_setup(g: Game, rules, overrides, setup, seats: Optional[int]) -> tuple[dict, int]:
     """The setup every line-up shares (the seat count set where the game has a setup value for it) and the
-    seats; every bot spec checked for the game. A bad value: one line, exit 2."""
+    seats. A bad value: one line, exit 2."""
     setup = dict(setup)
     if g.seats_column in g.setup_keys and g.seats_column not in setup:
         setup[g.seats_column] = seats or 2
@@ -84,16 +84,25 @@ def _resolve(g: Game, rules, overrides, setup, bots: list[str], seats: Optional[
         how = (f"--setup {g.seats_column}={seats}" if g.seats_column in g.setup_keys
                else f"a setup that seats {seats} ({', '.join(f'{k}: {v}' for k, v in g.setup_keys.items())})")
         fail(f"--players {seats}: this {g.name} setup seats {have}; give {how}")
-    if len(bots) < have:
-        fail(f"--bots: {len(bots)} bots for {have} seats; a ladder of {have} seats needs at least {have} "
+    return setup, have
+
+
+def _check_field(g: Game, rules, overrides, setup, bots: list[str], seats: int) -> None:
+    """Enough bots for the seats, not too many line-ups for one sweep, and every bot spec valid for the game
+    (its own validation: any kind it accepts)."""
+    if len(bots) < seats:
+        fail(f"--bots: {len(bots)} bots for {seats} seats; a ladder of {seats} seats needs at least {seats} "
              "different bots")
+    count = math.comb(len(bots), seats) * math.factorial(seats)      # counted before any is built
+    if count > MAX_CELLS:
+        fail(f"--bots: {len(bots)} bots at {seats} seats make {count:,} line-ups; one ladder plays at most "
+             f"{MAX_CELLS:,} (fewer bots, or fewer seats)")
     for b in bots:
         try:
             g.resolve(rules, overrides, {**setup, "bots": b}, where="--bots")
         except (RuleError, ValueError) as e:
             msg = str(e)
             fail(msg if msg.startswith("--bots") else f"--bots: {msg}")
-    return setup, have
 
 
 def _toml(value: Any) -> str:
@@ -260,12 +269,15 @@ def ladder(game: Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAM
         check_out_dir(out)
     except SweepError as e:
         fail(str(e))
-    shared, seats = _resolve(g, rules, overrides, given_setup, field, players)
+    shared, seats = _shared_setup(g, rules, overrides, given_setup, players)
+    _check_field(g, rules, overrides, shared, field, seats)
     line = lineups(field, seats)
     spec_path = out / SPEC_NAME
     stored = _stored_spec(spec_path) if resume else None
     if not resume and out.exists() and any(p.name != LOCK for p in out.iterdir()):
         fail(f"{out}: not empty; pass --resume to finish the ladder in it, or choose a new or empty --out")
+    if stored is None and (out / "manifest.json").exists():
+        fail(f"{out} holds a sweep that is not a ladder (no {SPEC_NAME}); choose another --out")
 
     raw: dict[str, Any] = {"name": f"ladder {g.name}", "game": g.name}
     if rules is not None:

@@ -59,6 +59,9 @@ def test_more_seats_play_every_group_in_every_seat_order(bots, seats):
     (["ladder", "paws", "--bots", "random,heuristic", "--setup", "board=moon"], "board 'moon' is not allowed"),
     (["ladder", "paws", "--bots", "random,heuristic", "--setup", "bots=random"], "a ladder seats its --bots"),
     (["ladder", "paws", "--bots", "random,heuristic", "--rules", "v9"], "v9"),
+    (["ladder", "paws", "--bots", ",".join(f"heuristic:aggression={a}:heal_threshold={h}" for a in range(11)
+                                           for h in range(10)), "--players", "4"],
+     "110 bots at 4 seats make 138,556,440 line-ups; one ladder plays at most 10,000"),
 ])
 def test_bad_input_is_one_clear_line_and_exit_code_2_before_any_game(args, needle, tmp_path):
     out = tmp_path / "out"
