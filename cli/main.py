@@ -16,7 +16,7 @@ try:                                # typer >= 0.20 carries its own click
 except ImportError:                 # pragma: no cover - older typer uses click itself
     from click import exceptions as clickx
 
-from cli import compare, play, query, reference, regress, sweep
+from cli import compare, play, query, reference, regress, sweep, tune_bot
 from cli.common import BUG_EXIT, err, one_line, plain
 
 
@@ -76,7 +76,7 @@ def _root(debug: Annotated[bool, typer.Option("--debug", help="show the tracebac
     DEBUG = DEBUG or debug
 
 
-for _area in (play, reference, sweep, query, regress, compare):
+for _area in (play, reference, sweep, query, regress, compare, tune_bot):
     for _name, _command in _area.COMMANDS.items():
         app.command(name=_name)(_command)
 
