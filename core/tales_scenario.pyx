@@ -338,7 +338,7 @@ cdef class PausedGame:
     until decision number ``stop_at`` (a recruitment return, an equipment action or discard, a battle
     turn's attacker or defender) is to be taken, or to the end. ``copy()`` is an independent copy of the
     state (one memcpy); ``play_on(stop_at=-1)`` continues it; ``options()`` and ``take(k)`` list and take
-    the paused decision's options. ``record()`` is its GameRecord (per-seat arrays in full) with "cards",
+    the paused decision's options, ``bot_choice()`` asks its bot. ``record()`` is its GameRecord (per-seat arrays in full) with "cards",
     its card table rows so far.
     """
     cdef Game* g
@@ -406,19 +406,11 @@ cdef class PausedGame:
         legal_actions(self.g, self.g.seat)
         return [(self.g.opt_a[k], self.g.opt_b[k], self.g.opt_c[k], self.g.opt_d[k]) for k in range(self.g.n_opt)]
 
-    def choice(self):
-        """The option the seat's bot would take at the paused decision (draws from a copy's generator)."""
-        cdef Game* t = <Game*>malloc(sizeof(Game))
-        cdef int k
-        if t == NULL:
-            raise MemoryError()
-        try:
-            self.options()
-            copy_game(t, self.g)
-            k = ask(t, t.seat, t.asking)
-        finally:
-            free(t)
-        return k
+    def bot_choice(self):
+        """Ask the paused decision's seat bot, as play_on would (a random bot draws from the game's
+        generator): ``take(bot_choice())`` is the decision the bot takes in play."""
+        self.options()
+        return ask(self.g, self.g.seat, self.g.asking)
 
     def take(self, int choice):
         """Take option ``choice`` of options() as the paused decision (take_option), instead of the bot."""
