@@ -13,6 +13,8 @@ must end with the same record and card table, bit for bit the production batch l
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.tales_scenario import PausedGame
 from sim.games import get
@@ -79,6 +81,33 @@ def test_paused_copied_and_continued_games_end_as_the_uninterrupted_game(cfg_inp
         assert g.rng_state == copy.rng_state == rng
         assert g.decisions == copy.decisions == n
     assert {Decision.RETURN, Decision.EQUIP, Decision.ATTACKER, Decision.DEFENDER} <= kinds
+
+
+INPUTS = {}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cfg=st.sampled_from(CONFIGS), seed=st.integers(0, 2**64 - 1), index=st.integers(0, 2**40),
+       where=st.floats(0, 1, exclude_max=True), then=st.floats(0, 1))
+def test_any_game_paused_anywhere_continues_as_played(cfg, seed, index, where, then):
+    """Any seed, game index and decision: the paused game and its copy (paused again further on, then
+    finished) end as the production game; the pause is at a top-level decision of a seat."""
+    from core.tales_engine import play_batch
+    inputs = INPUTS.setdefault(cfg[0], inputs_of(cfg))
+    out = play_batch(**inputs, want_cards=True, master_seed=seed, start=index, count=1)
+    rec = out["records"][0]
+    whole = {name: rec[name].tolist() for name in rec.dtype.names}
+    whole["cards"] = out["cards"].tolist()
+    n = PausedGame(inputs, seed, index).decisions
+    stop = int(where * n)
+    g = PausedGame(inputs, seed, index, stop)
+    assert g.paused and g.decisions == stop and Decision(g.asking) in TOP_LEVEL
+    c = g.copy()
+    later = stop + int(then * (n - stop))
+    assert c.play_on(later) is (later < n)
+    assert c.play_on() is False and g.play_on() is False
+    assert g.record() == c.record() == whole
+    assert g.rng_state == c.rng_state == int(out["rng_state"][0])
 
 
 def test_every_kind_of_top_level_decision_is_a_stop():
