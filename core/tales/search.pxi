@@ -9,7 +9,7 @@
 # game (Tales are Real)").
 #
 # What a commander cannot see (the rulebook, tales-are-real.txt): the other commanders' Champions until
-# recruitment places them face up in the middle, every creature deck's order (its own too: only the
+# all armies are set up in round 1 ("the commanders now also reveal their Champion cards"), every creature deck's order (its own too: only the
 # creatures it returned under its deck are known, at the bottom), the other commanders' drawn creatures
 # while they choose which to return, every equipment deck's order and the other commanders' hands. The
 # field (creatures, damage, gear, lasting potions), the graveyards and the losses are face up.
@@ -94,24 +94,32 @@ cdef int search_returned(Game* g, int s) noexcept nogil:
 
 
 cdef void search_determinize(Game* g, int seat, pcg32_t* rng) noexcept nogil:
-    """Re-deal what ``seat`` cannot see, keeping what it knows: another commander's Champion not yet
-    placed is any Champion of its people; each other creature deck is shuffled with the creatures its
+    """Re-deal what ``seat`` cannot see, keeping what it knows: during round 1's recruitment another
+    commander's Champion is any Champion of its people (the core places it in the middle when that
+    commander's army is set up; the rulebook reveals it once all are); each other creature deck is shuffled with the creatures its
     commander is choosing among (their number kept); ``seat``'s own deck is shuffled above the
     creatures it returned; each pairing's equipment deck is one pool with the hands of the other
     commanders who draw from it, shuffled and dealt back (each hand keeps its size). A card taken off
     a teammate's creature into a hand is pooled with its holder's pairing (both decks hold the same
     cards). Then the dice are reseeded."""
     cdef int16_t pool[MAXEQDECK + MAXSEATS * MAXHAND]
-    cdef int s, p, i, n, keep
+    cdef int s, p, i, n, keep, c
     cdef Seat* st
+    # "Once all armies are set up, the commanders now also reveal their Champion cards"
+    cdef bint champions_hidden = g.round == 1 and g.stage == ST_RECRUIT
     for s in range(g.n):
         st = &g.seats[s]
         if s == seat:
             keep = min(search_returned(g, s), st.n_deck)
             search_shuffle(&st.deck[keep], st.n_deck - keep, rng)
             continue
-        if st.champion != EMPTY and not st.fielded[st.champion] and g.n_champions[st.people] > 0:
-            st.champion = g.champions[st.people][pcg32_below(rng, <uint32_t>g.n_champions[st.people])]
+        if champions_hidden and st.champion != EMPTY and g.n_champions[st.people] > 0:
+            c = g.champions[st.people][pcg32_below(rng, <uint32_t>g.n_champions[st.people])]
+            if st.fielded[st.champion] and st.slot[g.middle] == st.champion:     # set up face down
+                st.fielded[st.champion] = 0
+                st.fielded[c] = 1
+                st.slot[g.middle] = c
+            st.champion = c
         if g.stage == ST_RECRUIT and g.serving == s and g.round == 1:
             n = st.n_deck
             memcpy(pool, st.deck, sizeof(int16_t) * n)
