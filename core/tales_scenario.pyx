@@ -338,8 +338,8 @@ cdef class PausedGame:
     until decision number ``stop_at`` (a recruitment return, an equipment action or discard, a battle
     turn's attacker or defender) is to be taken, or to the end. ``copy()`` is an independent copy of the
     state (one memcpy); ``play_on(stop_at=-1)`` continues it; ``options()`` and ``take(k)`` list and take
-    the paused decision's options, ``bot_choice()`` asks its bot. ``record()`` is its GameRecord (per-seat arrays in full) with "cards",
-    its card table rows so far.
+    the paused decision's options, ``bot_choice()`` asks its bot. ``record()`` is its GameRecord
+    (per-seat arrays in full) with "cards", its card table rows so far.
     """
     cdef Game* g
     cdef _Batch batch

@@ -9,10 +9,11 @@
 # game (Tales are Real)").
 #
 # What a commander cannot see (the rulebook, tales-are-real.txt): the other commanders' Champions until
-# all armies are set up in round 1 ("the commanders now also reveal their Champion cards"), every creature deck's order (its own too: only the
-# creatures it returned under its deck are known, at the bottom), the other commanders' drawn creatures
-# while they choose which to return, every equipment deck's order and the other commanders' hands. The
-# field (creatures, damage, gear, lasting potions), the graveyards and the losses are face up.
+# all armies are set up in round 1 ("the commanders now also reveal their Champion cards"), every
+# creature deck's order (its own too: only the creatures it returned under its deck are known, at the
+# bottom), the other commanders' drawn creatures while they choose which to return, every equipment
+# deck's order and the other commanders' hands. The field (creatures, damage, gear, lasting potions),
+# the graveyards and the losses are face up.
 
 cdef enum:
     MAXP = MAXSEATS               # the kit's seat capacity (its per-seat reward arrays)
@@ -96,12 +97,12 @@ cdef int search_returned(Game* g, int s) noexcept nogil:
 cdef void search_determinize(Game* g, int seat, pcg32_t* rng) noexcept nogil:
     """Re-deal what ``seat`` cannot see, keeping what it knows: during round 1's recruitment another
     commander's Champion is any Champion of its people (the core places it in the middle when that
-    commander's army is set up; the rulebook reveals it once all are); each other creature deck is shuffled with the creatures its
-    commander is choosing among (their number kept); ``seat``'s own deck is shuffled above the
-    creatures it returned; each pairing's equipment deck is one pool with the hands of the other
-    commanders who draw from it, shuffled and dealt back (each hand keeps its size). A card taken off
-    a teammate's creature into a hand is pooled with its holder's pairing (both decks hold the same
-    cards). Then the dice are reseeded."""
+    commander's army is set up; the rulebook reveals it once all are); each other creature deck is
+    shuffled with the creatures its commander is choosing among (their number kept); ``seat``'s own
+    deck is shuffled above the creatures it returned; each pairing's equipment deck is one pool with
+    the hands of the other commanders who draw from it, shuffled and dealt back (each hand keeps its
+    size). A card taken off a teammate's creature into a hand is pooled with its holder's pairing (both
+    decks hold the same cards). Then the dice are reseeded."""
     cdef int16_t pool[MAXEQDECK + MAXSEATS * MAXHAND]
     cdef int s, p, i, n, keep, c
     cdef Seat* st
