@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import FORMATS, fail, note, render, warn
-from queries import library
+from queries import library, ratings
 from queries.variants import answer_per_variant
 
 ResultsOpt = Annotated[Optional[list[str]], typer.Option(
@@ -32,10 +32,16 @@ def _params(items: Optional[list[str]]) -> dict[str, str]:
 
 def query(name: Annotated[Optional[str], typer.Argument(help="a canned query name (see --list) or a .sql file")]
           = None,
+          paths: Annotated[Optional[list[str]], typer.Argument(
+              help="results to read, as with --results (playtest query skill_depth DIR)", show_default=False)]
+          = None,
           results: ResultsOpt = None, param: ParamOpt = None, where: WhereOpt = None, fmt: FormatOpt = "table",
           pool: Annotated[Optional[list[str]], typer.Option(
               "--pool", help="sum over this variant column on purpose (repeatable); by default an answer is given "
                              "per value of every column that varies in the results")] = None,
+          by: Annotated[Optional[list[str]], typer.Option(
+              "--by", help="answer per value of this variant column, whatever the query groups by (repeatable): "
+                           "--by bots gives one answer per bot line-up")] = None,
           list_: Annotated[bool, typer.Option("--list", help="list the canned queries and their questions")]
           = False) -> None:
     """Answer a question: a canned query (or any .sql file) over sweep results, with bound parameters.
@@ -55,11 +61,19 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
     try:
         q = library.load(name)
         values = library.bind(q, _params(param))
+        results = [*(paths or []), *(results or [])]
         if not results:
             fail(f"query {q.name}: give --results DIR (a sweep's results, a Parquet file or a glob)")
         con = library.connect(results, where)
         try:
-            columns, rows, variants = answer_per_variant(con, q, values, results, pool or ())
+            if library.uses_seat_outcomes(q):
+                library.add_seat_outcomes(con, results)
+            check = ratings.CHECKS.get(q.name) if q.path.parent == library.QUERY_DIR else None
+            problem = check(con, results) if check else None
+            if problem:
+                fail(f"query {q.name}: {', '.join(results)} is not a ladder's results: {problem}; it reads the "
+                     "results of playtest ladder GAME --out DIR")
+            columns, rows, variants = answer_per_variant(con, q, values, results, pool or (), by or ())
         finally:
             con.close()
         for line in library.sweep_notes(results):
@@ -69,6 +83,10 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
     except (library.QueryError, library.ResultsError) as e:
         fail(str(e))
     typer.echo(render(q.name, columns, rows, fmt))
+    summary = ratings.SUMMARIES.get(q.name) if q.path.parent == library.QUERY_DIR else None
+    sentence = summary(columns, rows) if summary and fmt == "table" and not variants.split else None
+    if sentence:
+        typer.echo(sentence)
 
 
 def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games' (and the Wilson/round-limit "

@@ -15,7 +15,7 @@ from rich.table import Table
 from cli.common import fail
 from cluster.manifest import DONE, ManifestError, counts, load_manifest, save_manifest
 from cluster.part import part_path
-from cluster.spec import SpecError, load_spec, parse_spec
+from cluster.spec import SpecError, SweepSpec, load_spec, parse_spec
 from cluster.sweep import LOCK, SweepError, SweepInterrupted, check_out_dir, interrupts, run_sweep
 from cluster.verify import VerifyError, quarantine, reconcile, scan
 
@@ -47,8 +47,17 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
         check_out_dir(out)
     except (SpecError, SweepError) as e:
         fail(str(e))
+    again = f"playtest sweep {spec} --out {out}" + (f" --address {address}" if address else "")
+    play_spec(s, out, workers=workers, address=address, resume=resume, progress=progress, again=again)
+
+
+def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optional[str], resume: bool,
+              progress: bool, again: str) -> None:
+    """Play a validated sweep into ``out`` with the sweep's messages on stderr: what it plays, an
+    interruption (exit 130) with the command that resumes it (``again`` + ``--resume``), one-line errors
+    and the summary. ``playtest sweep`` and ``playtest ladder`` both play through here."""
     err = Console(stderr=True)
-    hint = f"playtest sweep {spec} --out {out} --resume" + (f" --address {address}" if address else "")
+    hint = f"{again} --resume"
     with interrupts():      # a second Ctrl-C never cuts the stop, the manifest or the hint short
         err.print(f"sweep {s.name!r}: {len(s.cells)} cells x {s.games_per_cell:,} games = {s.total_games:,} games "
                   f"in {s.total_parts:,} parts of {s.batch_size:,} -> {out}", highlight=False, markup=False)
@@ -59,8 +68,7 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
             r = e.summary
             if not (out / "manifest.json").exists():     # stopped before the sweep wrote anything
                 err.print("[bold yellow]interrupted[/] " + escape(
-                    f"before any game was played; nothing was written.\nrun it again with: "
-                    f"playtest sweep {spec} --out {out}" + (f" --address {address}" if address else "")),
+                    f"before any game was played; nothing was written.\nrun it again with: {again}"),
                     highlight=False)
                 raise typer.Exit(code=130)
             err.print("[bold yellow]interrupted:[/] " + escape(

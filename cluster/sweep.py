@@ -129,7 +129,8 @@ def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool, code: str, core: s
                              f"{manifest['core_digest']}, now {core}); finish it with the same build or "
                              "start a new --out")
     else:
-        if not out_dir.exists() or not any(p.name != LOCK for p in out_dir.iterdir()):
+        own_spec = Path(spec.source).resolve()      # a spec written into its results folder (playtest ladder)
+        if not out_dir.exists() or not any(p.name != LOCK and p.resolve() != own_spec for p in out_dir.iterdir()):
             return new_manifest(spec, code, core), None
         if not resume:
             if broken is not None:

@@ -9,7 +9,8 @@ must hold that many rows, and its rows must give the content checksum written be
 Each expected file is ``ok``, ``missing``, ``corrupt`` (unreadable, truncated, edited rows or metadata,
 another engine core) or ``misplaced`` (a whole part of another cell, batch or table, or of another sweep,
 at this name). Anything else under DIR is ``stray``, except the manifest, the driver's lock, the hidden
-quarantine folder, the spec file itself and this sweep's own temporary files (removed).
+quarantine folder, the spec file itself and its report (the spec's name with ``.json``), and this sweep's
+own temporary files (removed).
 :func:`quarantine` moves strays and the corrupt and misplaced files into
 ``DIR/.quarantine/<UTC time>/<their path>``: never deleted, and hidden from the query globs
 (``DIR/games/*/*.parquet``).
@@ -241,7 +242,9 @@ def scan(out_dir: str | Path, spec: SweepSpec, core: str | None = None, threads:
         except OSError as e:
             raise VerifyError(f"{folder}: cannot list the folder ({e.strerror})") from None
 
-    keep = {Path(spec.source).resolve()}       # a spec file kept in its own results folder stays where it is
+    # a spec file kept in its own results folder stays where it is, and so does the report made from it
+    # beside it, named like it with .json (playtest ladder writes ladder.toml and ladder.json)
+    keep = {Path(spec.source).resolve(), Path(spec.source).with_suffix(".json").resolve()}
 
     def stray(entry: os.DirEntry) -> None:
         if Path(entry.path).resolve() in keep and entry.is_file(follow_symlinks=False):

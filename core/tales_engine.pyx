@@ -36,6 +36,7 @@ include "tales/victory.pxi"
 include "tales/battle.pxi"
 include "tales/heuristic.pxi"
 include "tales/game.pxi"
+include "tales/record.pxi"
 
 
 cdef Rules _no_rules
@@ -131,6 +132,7 @@ cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int 
         raise ValueError(f"beyond the core's capacity: {LIMITS}")
     refuse_unknown("rule parameter(s)", rules, RULE_FIELDS)
     memset(g, 0, sizeof(Game))
+    g.stop_at = -1
     g.r = rules
     g.n = players
     g.teams = players == 4
@@ -166,66 +168,6 @@ cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int 
          espec[k].effect, espec[k].amount, espec[k].duration, espec[k].points) = spec
 
 
-cdef void card_row(RowBuffer* rows, int game, int seat, int kind, int card, int champion, int survived,
-                   int kills) noexcept nogil:
-    cdef CardRow* r = <CardRow*>rows_push(rows)
-    if r == NULL:
-        return
-    r.game = game
-    r.seat = <int8_t>seat
-    r.kind = <int8_t>kind
-    r.card = <int16_t>card
-    r.champion = <int8_t>champion
-    r.survived = <int8_t>survived
-    r.kills = <int16_t>kills
-
-
-cdef void card_rows(Game* g, RowBuffer* rows, int game) noexcept nogil:
-    """The card table's rows of one game (sim.tales.game.card_rows): per seat, creatures fielded then
-    equipment carried, by card id."""
-    cdef int s, c, k, i, alive, carried
-    cdef Seat* st
-    for s in range(g.n):
-        st = &g.seats[s]
-        for c in range(MAXCRE):
-            if st.fielded[c]:
-                alive = 0
-                for k in range(g.army):
-                    alive |= st.slot[k] == c
-                card_row(rows, game, s, 0, c, c == st.champion, alive, st.kills[c])
-        for c in range(MAXEQ):
-            if st.gear_used[c]:
-                carried = 0
-                for k in range(g.army):
-                    for i in range(st.n_gear[k]):
-                        carried |= st.gear[k][i] == c
-                card_row(rows, game, s, 1, c, 0, carried, st.gear_kills[c])
-
-
-cdef void record_game(Game* g, GameRecord* rec) noexcept nogil:
-    """The game's record (sim/tales/game.py record), read off the state at the end."""
-    cdef int s, k
-    cdef Seat* st
-    rec.first_side = g.first_side
-    rec.winner_team = g.winner_team
-    rec.end_reason = g.end_reason
-    rec.rounds = g.round
-    rec.turns = g.turns
-    rec.fights = g.fights
-    for s in range(g.n):
-        st = &g.seats[s]
-        rec.champion[s] = st.champion
-        rec.weighted_losses[s] = st.losses
-        rec.destroyed[s] = st.destroyed
-        rec.survivors[s] = 0
-        rec.champion_alive[s] = 0
-        for k in range(g.army):
-            if st.slot[k] != EMPTY:
-                rec.survivors[s] += 1
-                if st.slot[k] == st.champion:
-                    rec.champion_alive[s] = 1
-
-
 cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* rows, uint64_t master_seed,
                   int64_t start, int64_t count) noexcept nogil:
     """Play the batch into ``recs`` (and the card rows if ``rows``); the offset of the first void game,
@@ -233,7 +175,8 @@ cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* ro
     cdef int64_t i, first_void = -1
     for i in range(count):
         pcg32_for_game(&g.rng, master_seed, <uint64_t>(start + i))
-        play_game(g)
+        setup_game(g)
+        play_from(g)
         record_game(g, &recs[i])
         rng_states[i] = g.rng.state
         if g.error and first_void < 0:

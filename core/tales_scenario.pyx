@@ -1,21 +1,31 @@
 # cython: language_level=3
-"""Tales are Real core for the rulebook scenario tests; only tests import it (tests/tales/tales_core_scenario.py).
+"""Tales are Real core for tests only (tests/tales/tales_core_scenario.py, tests/tales/test_tales_continue.py).
 
 It is built from the engine's rule files (``core/tales/*.pxi``) with ``core/tales/script.pxi`` in place
-of ``core/tales/draws.pxi``: every die, random pick and bot decision is the next entry of a script, so a
-hand-worked scenario runs on the core exactly as the Python harness runs it on the reference engine.
-The engine (``core/tales_engine.pyx``) never looks for a script.
+of ``core/tales/draws.pxi``: every die, random pick and bot decision is the next entry of a script while
+one is loaded, so a hand-worked scenario runs on the core exactly as the Python harness runs it on the
+reference engine (``CoreScenario``). With no script loaded the draws are the game's own generator's and
+the decisions its bots', as in the engine: ``PausedGame``, the hook on continuable games, plays games of
+a batch that way. The engine (``core/tales_engine.pyx``) never looks for a script.
 """
 
-from libc.stdint cimport int16_t
-from libc.stdlib cimport free, malloc
-from libc.string cimport memset
+from libc.stdint cimport int8_t, int16_t, int64_t, uint32_t, uint64_t, uintptr_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, memset
 
+import numpy as np
+
+from core.kit.types cimport RowBuffer
+from core.rng cimport pcg32_below, pcg32_die, pcg32_for_game
 from core.tales_engine cimport _configure
 from core.tales_types cimport *
 
+from core.tales_engine import CARD_ROW_DTYPE
+
 include "tales/script.pxi"
 include "kit/lists.pxi"
+include "kit/rows.pxi"
+include "kit/state.pxi"
 include "tales/common.pxi"
 include "tales/setup.pxi"
 include "tales/recruitment.pxi"
@@ -27,6 +37,7 @@ include "tales/victory.pxi"
 include "tales/battle.pxi"
 include "tales/heuristic.pxi"
 include "tales/game.pxi"
+include "tales/record.pxi"
 
 
 # the reference engine's functions (and Game methods) that CoreScenario.run runs on the core, by name
@@ -49,8 +60,10 @@ cdef class CoreScenario:
     cdef Game* g
     cdef CreatureSpec* cspec
     cdef EquipSpec* espec
+    cdef object record_dtype
 
     def __cinit__(self, dict inputs):
+        self.record_dtype = _record_dtype(inputs)
         self.g = <Game*>malloc(sizeof(Game))
         self.cspec = <CreatureSpec*>malloc(sizeof(CreatureSpec) * max(1, len(inputs["creatures"])))
         self.espec = <EquipSpec*>malloc(sizeof(EquipSpec) * max(1, len(inputs["equipment"])))
@@ -87,7 +100,12 @@ cdef class CoreScenario:
             script.entries[i].opt[0], script.entries[i].opt[1] = a, b
             script.entries[i].opt[2], script.entries[i].opt[3] = c, d
             script.seen_at[i] = -1
-        result = self._call(name, args)
+        global script_loaded
+        script_loaded = 1
+        try:
+            result = self._call(name, args)
+        finally:
+            script_loaded = 0
         if g.error and not script.failed:
             raise RuntimeError(f"{name}: a decision had more options than the core's capacity ({MAXOPT})")
         if script.buried_lost:
@@ -192,7 +210,7 @@ cdef class CoreScenario:
                 st.n_gear[k] = len(py.gear[k])
                 for i in range(st.n_gear[k]):
                     st.gear[k][i] = py.gear[k][i]
-            st.losses, st.destroyed = py.losses, py.destroyed
+            st.losses = py.losses
             memset(st.fielded, 0, sizeof(st.fielded))
             memset(st.kills, 0, sizeof(st.kills))
             memset(st.gear_used, 0, sizeof(st.gear_used))
@@ -201,7 +219,7 @@ cdef class CoreScenario:
                 st.fielded[i], st.kills[i] = py.fielded[i], py.kills[i]
             for i in range(len(py.gear_used)):
                 st.gear_used[i], st.gear_kills[i] = py.gear_used[i], py.gear_kills[i]
-        g.round, g.turns, g.fights = game.round, game.turns, game.fights
+        g.round = game.round
         g.first_side, g.active = game.first_side, game.active
         (a, b), (c, d) = game.fight or ((NOBODY, EMPTY), (NOBODY, EMPTY))
         g.fight_att, g.fight_dfn = pos(a, b), pos(c, d)
@@ -212,6 +230,19 @@ cdef class CoreScenario:
         g.end_reason = END_REASONS.index(game.end_reason) if game.end_reason else -1
         g.error = 0
         g.n_opt = 0
+        # the record's counters kept in g.rec (turns, fights, destroyed): the reference Game's (per seat,
+        # its Seats') like-named ints
+        rec = _record_view(self.record_dtype, &g.rec)
+        for name in rec.dtype.names:
+            value = getattr(game, name, None)
+            if type(value) is int:
+                rec[name][0] = value
+            elif rec[name][0].ndim == 1:
+                for s in range(g.n):
+                    value = getattr(game.seats[s], name, None)
+                    if type(value) is int:
+                        rec[name][0][s] = value
+        g.stage, g.seat, g.turn_team, g.stop_at = ST_NONE, NOBODY, NOBODY, -1
 
     cdef _store(self, game, bint fought):
         """The struct's state back into the same Python objects (lists are filled in place); the cards that
@@ -233,7 +264,7 @@ cdef class CoreScenario:
             py.doomed[:] = [st.doomed[k] for k in range(g.army)]
             py.gear[:] = [[st.gear[k][i] for i in range(st.n_gear[k])] for k in range(g.army)]
             py.potion[:] = [[st.potion_effect[k], st.potion_amount[k], st.potion_left[k]] for k in range(g.army)]
-            py.losses, py.destroyed = st.losses, st.destroyed
+            py.losses = st.losses
             py.fielded[:] = [st.fielded[i] for i in range(len(py.fielded))]
             py.kills[:] = [st.kills[i] for i in range(len(py.kills))]
             py.gear_used[:] = [st.gear_used[i] for i in range(len(py.gear_used))]
@@ -241,10 +272,166 @@ cdef class CoreScenario:
         for i in range(script.n_buried):
             s, what, card_id = script.buried[i][0], script.buried[i][1], script.buried[i][2]
             (game.seats[s].equipment_graveyard if what else game.seats[s].graveyard).append(card_id)
-        game.round, game.turns, game.fights = g.round, g.turns, g.fights
+        game.round = g.round
         game.first_side, game.active = g.first_side, g.active
         if fought:
             game.fight = game.attacker = None
         game.champion_fell[:] = [g.champion_fell[0], g.champion_fell[1]]
         game.over, game.winner_team = bool(g.over), g.winner_team
         game.end_reason = END_REASONS[g.end_reason] if g.end_reason >= 0 else ""
+        # the record's counters back into the reference Game's (its Seats') like-named ints (record_game
+        # brings the rest of g.rec, first_side and the like, up to date with the state first)
+        record_game(g, &g.rec)
+        rec = _record_view(self.record_dtype, &g.rec)
+        for name in rec.dtype.names:
+            if type(getattr(game, name, None)) is int:
+                setattr(game, name, int(rec[name][0]))
+            elif rec[name][0].ndim == 1:
+                for s in range(g.n):
+                    if type(getattr(game.seats[s], name, None)) is int:
+                        setattr(game.seats[s], name, int(rec[name][0][s]))
+
+
+cdef object _record_dtype(dict inputs):
+    dtype = np.dtype(inputs["record_dtype"])
+    if dtype.itemsize != sizeof(GameRecord):
+        raise ValueError("the record dtype is not laid out like GameRecord")
+    return dtype
+
+
+cdef object _record_view(object dtype, GameRecord* rec):
+    """``rec`` as a one-row numpy array of the record dtype that aliases it: writes go to the struct."""
+    cdef char[::1] raw = <char[:sizeof(GameRecord)]>(<char*>rec)
+    return np.asarray(raw).view(dtype)
+
+
+# -- the hook on continuable games (core/tales/game.pxi play_from, core/kit/state.pxi copy_game) ---------
+cdef class _Batch:
+    """The fixed inputs of a batch in C: what a Game's card-spec pointers point to."""
+    cdef CreatureSpec* cspec
+    cdef EquipSpec* espec
+    cdef dict inputs
+    cdef object record_dtype
+
+    def __cinit__(self, dict inputs):
+        self.inputs = inputs
+        self.record_dtype = _record_dtype(inputs)
+        self.cspec = <CreatureSpec*>malloc(sizeof(CreatureSpec) * max(1, len(inputs["creatures"])))
+        self.espec = <EquipSpec*>malloc(sizeof(EquipSpec) * max(1, len(inputs["equipment"])))
+        if self.cspec == NULL or self.espec == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.cspec)
+        free(self.espec)
+
+    cdef configure(self, Game* g):
+        i = self.inputs
+        _configure(g, self.cspec, self.espec, i["rules"], i["players"], i["people"], i["bots"], i["creatures"],
+                   i["equipment"], i["champions"], i["people_decks"], i["equipment_deck"])
+
+
+cdef class PausedGame:
+    """One game of a batch played up to a top-level decision, to be copied and played on.
+
+    ``PausedGame(inputs, master_seed, game_index, stop_at)`` sets the game up and plays it without the GIL
+    until decision number ``stop_at`` (a recruitment return, an equipment action or discard, a battle
+    turn's attacker or defender) is to be taken, or to the end. ``copy()`` is an independent copy of the
+    state (one memcpy); ``play_on(stop_at=-1)`` continues it; ``options()`` and ``take(k)`` list and take
+    the paused decision's options, ``bot_choice()`` asks its bot. ``record()`` is its GameRecord
+    (per-seat arrays in full) with "cards", its card table rows so far.
+    """
+    cdef Game* g
+    cdef _Batch batch
+    cdef readonly bint paused
+
+    def __cinit__(self):
+        self.g = <Game*>malloc(sizeof(Game))
+        if self.g == NULL:
+            raise MemoryError()
+
+    def __init__(self, dict inputs=None, uint64_t master_seed=0, int64_t game_index=0, int64_t stop_at=-1):
+        if inputs is None:  # copy() fills it
+            return
+        self.batch = _Batch(inputs)
+        self.batch.configure(self.g)
+        pcg32_for_game(&self.g.rng, master_seed, <uint64_t>game_index)
+        setup_game(self.g)
+        self.play_on(stop_at)
+
+    def __dealloc__(self):
+        free(self.g)
+
+    @property
+    def decisions(self):
+        """Top-level decisions taken so far."""
+        return self.g.decisions
+
+    @property
+    def seat(self):
+        """The seat at the paused decision (-1 when not paused)."""
+        return self.g.seat if self.paused else NOBODY
+
+    @property
+    def asking(self):
+        """The kind of the paused decision (sim.tales.kinds.Decision's value), -1 when not paused."""
+        return self.g.asking if self.paused else -1
+
+    @property
+    def rng_state(self):
+        return self.g.rng.state
+
+    def copy(self):
+        """An independent copy: the same state and generator."""
+        cdef PausedGame c = PausedGame()
+        copy_game(c.g, self.g)
+        c.batch = self.batch
+        c.paused = self.paused
+        return c
+
+    def play_on(self, int64_t stop_at=-1):
+        """Play on from the state, until decision ``stop_at`` or (-1) to the end; True if it stopped there."""
+        cdef bint paused
+        self.g.stop_at = stop_at
+        with nogil:
+            paused = play_from(self.g)
+        self.paused = paused
+        return paused
+
+    def options(self):
+        """The options of the decision a paused game is at, as (a, b, c, d) (legal_actions)."""
+        cdef int k
+        if not self.paused:
+            raise ValueError("the game is not paused at a decision")
+        legal_actions(self.g, self.g.seat)
+        return [(self.g.opt_a[k], self.g.opt_b[k], self.g.opt_c[k], self.g.opt_d[k]) for k in range(self.g.n_opt)]
+
+    def bot_choice(self):
+        """Ask the paused decision's seat bot, as play_on would (a random bot draws from the game's
+        generator): ``take(bot_choice())`` is the decision the bot takes in play."""
+        self.options()
+        return ask(self.g, self.g.seat, self.g.asking)
+
+    def take(self, int choice):
+        """Take option ``choice`` of options() as the paused decision (take_option), instead of the bot."""
+        opts = self.options()
+        if not 0 <= choice < len(opts):
+            raise ValueError(f"option {choice} of {len(opts)}")
+        take_option(self.g, choice)
+        self.paused = False
+
+    def record(self):
+        """The game's record as the batch loop writes it, and its card table rows (CARD_ROW_DTYPE) so far."""
+        cdef GameRecord rec
+        cdef RowBuffer rows
+        record_game(self.g, &rec)
+        row = _record_view(self.batch.record_dtype, &rec)
+        out = {name: row[name][0].tolist() for name in row.dtype.names}
+        rows.data = NULL
+        rows_init(&rows, sizeof(CardRow), 64)
+        try:
+            card_rows(self.g, &rows, 0)
+            out["cards"] = rows_array(&rows, CARD_ROW_DTYPE).tolist()
+        finally:
+            rows_free(&rows)
+        return out

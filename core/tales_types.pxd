@@ -76,6 +76,13 @@ cdef enum:
     ACT_EQUIP = 2
     ACT_UNEQUIP = 3
 
+# Stage: the phase of the round in progress (Game.stage), where play_from() goes on
+cdef enum:
+    ST_NONE = 0         # no round in progress (before the first, between rounds, at the end)
+    ST_RECRUIT = 1      # 1. Recruitment: round 1's returns, seat by seat (Game.serving, Game.drawn)
+    ST_EQUIP = 2        # 2. Equipment: the seats' actions in seat order (Game.serving, Game.equip_actions)
+    ST_BATTLE = 3       # 3. Battle: turns of the teams (Game.active, Game.turn_team, Game.pick)
+
 # end_reason: index into sim.tales.kinds.END_REASONS
 cdef enum:
     R_CHAMPION_KILLED = 0
@@ -182,8 +189,7 @@ ctypedef struct Seat:
     int potion_amount[MAXARMY]
     int potion_left[MAXARMY]
     int doomed[MAXARMY]           # destroyed in the fight being resolved
-    int losses                    # weighted losses
-    int destroyed                 # creatures destroyed
+    int losses                    # weighted losses (the record's destroyed is counted in Game.rec)
     # per-card counters for the optional card table
     int8_t fielded[MAXCRE]        # the creature stood on this seat's field
     int16_t kills[MAXCRE]         # creatures it destroyed
@@ -237,8 +243,6 @@ ctypedef struct Game:
     int16_t eq_deck[MAXPAIRINGS][MAXEQDECK]   # per pairing, top = end
     int n_eq_deck[MAXPAIRINGS]
     int round
-    int turns
-    int fights
     int first_side                # team that began the first battle
     int active                    # team whose turn it is
     Pos fight_att                 # the fight being resolved (potion decisions read it)
@@ -249,6 +253,23 @@ ctypedef struct Game:
     int winner_team
     int end_reason                # R_*
     int error                     # an option list overflowed: the game is void
+    GameRecord rec                # the record's counters (turns, fights, destroyed), counted here as the
+                                  # game goes (zeroed by setup_game); record_game() fills in the rest
+    # where a game stands between two top-level decisions, so that play_from() can continue a copy
+    # (core/tales/game.pxi); a decision is pending while seat is set:
+    int stage                     # ST_*: the phase of the round in progress
+    int seat                      # the seat to take the pending top-level decision, NOBODY when none
+    int asking                    # its kind: D_RETURN, D_EQUIP, D_DISCARD, D_ATTACKER, D_DEFENDER, D_PROVOKE
+    int serving                   # recruitment, equipment: the seat being served (seats in order)
+    int16_t drawn[MAXPEOPLE]      # recruitment: the creatures it drew and has not returned, in draw order
+    int n_drawn
+    int equip_actions             # equipment: actions the seat has taken this round
+    int discards_left             # equipment: a swap in progress, hand cards still to discard
+    int turn_team                 # battle: the team whose turn is in progress (or just ended), NOBODY
+                                  # before the round's first turn
+    int pick                      # battle: fights of the turn begun (2 vs. 2: the k-th attacker is next)
+    int64_t decisions             # top-level decisions taken in the game
+    int64_t stop_at               # play_from() stops before decision number stop_at; -1: never
     # one decision's options: (a, b, c, d); EQUIP: (act, a, b, c); ATTACKER etc.: (seat, slot);
     # CHAMPION, RETURN: creature id; DISCARD, POTION: hand position (-1: no potion)
     int n_opt

@@ -25,6 +25,10 @@ folder, a single Parquet file or a glob it reads the Parquet files found. By def
 no setting. A ``--where`` filter is data, not SQL text: it is parsed by DuckDB's own parser
 (``json_serialize_sql``) and accepted only as one boolean expression over the games' columns, constants,
 operators and an allow-list of functions (``check_filter``).
+
+A query that reads ``seat_outcomes`` or ``bot_meetings`` (who won per seat, and bot against bot: the
+ladder's queries) gets them made on its connection (``add_seat_outcomes``) from each game's
+``sql/seats.sql``.
 """
 
 from __future__ import annotations
@@ -62,7 +66,29 @@ CREATE OR REPLACE MACRO wilson_high(k, n, z := 1.959963984540054) AS
 # DuckDB 2.0's window_self_join rewrite scans a CTE twice and applies a hive file filter (cell = 'c001') to
 # one scan only: a filtered end_reasons summed every cell in its denominator (tests/queries/test_variants.py).
 SAFE_CONFIG = {"disabled_optimizers": "window_self_join"}
-RESERVED_VIEWS = frozenset(["games_all", "games_unsplit", "variant_values"])   # the connection's own names
+SEAT_VIEW = "seat_outcomes"     # games with each seat's side and the winning side (add_seat_outcomes)
+MEETINGS_VIEW = "bot_meetings"  # per ordered pair of bots on opposing seats: wins, draws, losses
+RESERVED_VIEWS = frozenset(["games_all", "games_unsplit", "variant_values", SEAT_VIEW, MEETINGS_VIEW])
+SEATS_SQL = "seats.sql"         # each game's SELECT behind seat_outcomes: sim/<game>/sql/seats.sql
+# Every two seats of different sides in a game are a meeting of their bots: the row bot won it (its side
+# won), lost it (the other's side won), drew it (nobody won: -1) or neither (a third side won: not counted).
+# Seats of one bot against itself are left out. Outcomes are counted first, then expanded per seat pair.
+MEETINGS = f"""
+CREATE OR REPLACE TEMP VIEW {MEETINGS_VIEW} AS
+WITH outcomes AS (
+    SELECT bots, seat_sides, winning_side, count(*) AS n FROM {SEAT_VIEW} GROUP BY ALL
+), pairs AS (
+    SELECT *, unnest(range(len(bots)::BIGINT)) AS b
+    FROM (SELECT *, unnest(range(len(bots)::BIGINT)) AS a FROM outcomes)
+)
+SELECT bots[a + 1] AS bot, bots[b + 1] AS opponent,
+       coalesce(sum(n) FILTER (WHERE winning_side = seat_sides[a + 1]), 0) AS wins,
+       coalesce(sum(n) FILTER (WHERE winning_side = -1), 0) AS draws,
+       coalesce(sum(n) FILTER (WHERE winning_side = seat_sides[b + 1]), 0) AS losses
+FROM pairs
+WHERE seat_sides[a + 1] <> seat_sides[b + 1] AND bots[a + 1] <> bots[b + 1]
+GROUP BY ALL
+"""
 
 PARAM_TYPES = {"int": "an integer", "float": "a number", "str": "a string",
                "int[]": "a comma-separated list of integers"}
@@ -899,9 +925,39 @@ def run(name: str, results: Sequence[str | Path], params: dict[str, Any] | None 
     values = bind(query, params)
     con = connect(results, where)
     try:
+        if uses_seat_outcomes(query):
+            add_seat_outcomes(con, results)
         return answer(con, query, values, results)
     finally:
         con.close()
+
+
+def uses_seat_outcomes(query: Query) -> bool:
+    """Whether a query reads ``seat_outcomes`` or ``bot_meetings`` (who won, per seat): made on demand."""
+    return re.search(rf"\b({SEAT_VIEW}|{MEETINGS_VIEW})\b", query.sql, re.IGNORECASE) is not None
+
+
+def add_seat_outcomes(con, results: Sequence[str | Path] = ()) -> None:
+    """The views ``seat_outcomes``: every column of ``games`` plus ``seat_sides`` (each seat's side: seats of
+    one side play together, seats of different sides against each other) and ``winning_side`` (-1: nobody
+    won); and ``bot_meetings`` (bot, opponent, wins, draws, losses: MEETINGS). Each game says who won in
+    its own ``sql/seats.sql``; the view unions those of the games present."""
+    games = sorted(g for (g,) in execute(con, "SELECT DISTINCT game FROM games", where="results",
+                                         results=results)[1])
+    if not games:
+        raise ResultsError(f"{', '.join(map(str, results))}: no games to read")
+    selects = []
+    for name in games:
+        path = GAMES[name].sql_dir / SEATS_SQL if name in GAMES else None
+        if path is None or not path.is_file():
+            raise QueryError(f"{', '.join(map(str, results))}: {name} records do not say who won per seat "
+                             f"(no {SEATS_SQL} in the game's sql folder)")
+        body = "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("--"))
+        # every game's SELECT reads ``games``; a mix of games reads each one's own rows
+        selects.append(f"SELECT * FROM ({body.strip().rstrip(';')}) WHERE game = {_literal(name)}")
+    execute(con, f"CREATE OR REPLACE TEMP VIEW {SEAT_VIEW} AS " + " UNION ALL BY NAME ".join(selects),
+            where="seat outcomes", results=results)
+    execute(con, MEETINGS, where="bot meetings", results=results)
 
 
 def expected_columns(query: Query, present: Iterable[str]) -> list[str]:

@@ -31,14 +31,18 @@ class Variants:
 
     split: list[str] = field(default_factory=list)          # columns the answer is given per value of
     pooled: dict[str, list] = field(default_factory=dict)   # column -> the values summed over (--pool)
+    asked: list[str] = field(default_factory=list)          # of split: the columns asked for (--by)
 
     def notes(self) -> list[str]:
         out = []
-        if self.split:
-            names = ", ".join(self.split)
-            out.append(f"answered per {names}: {'it varies' if len(self.split) == 1 else 'they vary'} in these "
-                       f"results and the query does not group by {'it' if len(self.split) == 1 else 'them'}; "
-                       f"--pool {self.split[0]} sums over it on purpose")
+        if self.asked:
+            out.append(f"answered per {', '.join(self.asked)}, as asked (--by)")
+        found = [c for c in self.split if c not in self.asked]
+        if found:
+            names = ", ".join(found)
+            out.append(f"answered per {names}: {'it varies' if len(found) == 1 else 'they vary'} in these "
+                       f"results and the query does not group by {'it' if len(found) == 1 else 'them'}; "
+                       f"--pool {found[0]} sums over it on purpose")
         for col, values in self.pooled.items():
             shown = ", ".join(_show(v) for v in values[:8]) + (f" and {len(values) - 8} more" if len(values) > 8 else "")
             out.append(f"pooled on purpose over {col} ({len(values)} value{'s' if len(values) != 1 else ''}: "
@@ -73,8 +77,10 @@ def variant_columns(con, results: Sequence[str | Path] = ()) -> list[str]:
 
 
 def plan(con, query: Query, own: Sequence[str], pool: Sequence[str],
-         results: Sequence[str | Path] = ()) -> tuple[Variants, list[tuple]]:
-    """Which columns to split the answer by (and their value combinations), and which are pooled."""
+         results: Sequence[str | Path] = (), by: Sequence[str] = ()) -> tuple[Variants, list[tuple]]:
+    """Which columns to split the answer by (and their value combinations), and which are pooled; the
+    columns ``by`` (``--by bots``: one answer per bot line-up) are split by first, whatever the query
+    groups by."""
     candidates = variant_columns(con, results)
     cols = candidates + list(SOURCE_COLUMNS)
     rows = execute(con, f"SELECT DISTINCT {', '.join(_ident(c) for c in cols)} FROM games", where="results",
@@ -86,14 +92,22 @@ def plan(con, query: Query, own: Sequence[str], pool: Sequence[str],
             varying = [c for c in cols if len(values[c]) > 1]
             raise QueryError(f"--pool {col!r}: not a variant column of these results; the columns that vary "
                              f"here: {', '.join(varying) or 'none'}")
+    for col in by:
+        if col not in candidates:
+            raise QueryError(f"--by {col!r}: not a variant column of these results; variant columns here: "
+                             f"{', '.join(candidates) or 'none'}")
+        if col in pool:
+            raise QueryError(f"--by {col!r} and --pool {col!r}: a column is split by or pooled, not both")
     v = Variants()
     v.pooled = {c: [json.loads(x) for x in values[c]] for c in pool}
     # split by a column only where it still varies once the query's own columns, the split so far and the
     # pooled columns are fixed (bots follow players: a sweep over players alone is not also split by bots)
-    keys = [c for c in candidates if c in set(own) | set(query.fixed)]
-    split: list[str] = []
+    by = list(dict.fromkeys(by))
+    v.asked = by
+    keys = [c for c in candidates if c in set(own) | set(query.fixed) and c not in by]
+    split: list[str] = list(by)
     for c in candidates:
-        if c in keys or c in pool or len(values[c]) < 2:
+        if c in keys or c in pool or c in split or len(values[c]) < 2:
             continue
         seen: dict[tuple, set] = {}
         for k in keyed:
@@ -126,14 +140,15 @@ def _plain(x: Any) -> Any:
 
 
 def answer_per_variant(con, query: Query, values: dict[str, Any], results: Sequence[str | Path],
-                       pool: Sequence[str] = ()) -> tuple[list[str], list[tuple], Variants]:
-    """Answer ``query`` once per variant its own columns do not separate: (columns, rows, how it was split)."""
+                       pool: Sequence[str] = (), by: Sequence[str] = ()) -> tuple[list[str], list[tuple], Variants]:
+    """Answer ``query`` once per variant its own columns do not separate, and per value of the ``by``
+    columns: (columns, rows, how it was split)."""
     own = [c.rstrip("?") for c in query.columns]
     whole = None
     if not own:                                   # an ad hoc .sql file: its columns are what it returns
         whole = answer(con, query, values, results)
         own = whole[0]
-    v, combos = plan(con, query, own, pool, results)
+    v, combos = plan(con, query, own, pool, results, by)
     if not v.split:
         columns, rows = whole or answer(con, query, values, results)
         return columns, rows, v

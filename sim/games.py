@@ -168,6 +168,10 @@ class Game(abc.ABC):
     compare_columns: ClassVar[CompareColumns]             # what compare reads from the records
     bench_presets: ClassVar[tuple[BenchPreset, ...]]      # what ``playtest bench`` measures
     bench_profiled: ClassVar[str]                         # the label of the bench preset to profile
+    # the line-ups a bot's skill is measured and tuned on (``playtest tune-bot``): the bot under test
+    # takes each seat in turn against a field of other bots
+    skill_setups: ClassVar[tuple[BenchPreset, ...]] = ()
+    bot_presets_path: ClassVar[Any] = None                # the heuristic's named weight sets (presets.toml)
 
     @property
     def presets(self) -> tuple[str, ...]:

@@ -74,7 +74,7 @@ def test_state_invariants_hold_at_every_decision_many_games(i, cards, monkeypatc
     rules = preset(rs, over)
     counter = [0]
     monkeypatch.setattr(game_mod, "make_bots", lambda specs: [Checked(b, counter) for b in make_bots(specs)])
-    for k in range(500):
+    for k in range(200):
         game_mod.play_game(setup, rules, 405, k, cards)
 
 

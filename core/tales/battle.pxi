@@ -1,5 +1,9 @@
 # 3. Battle (sim/tales/battle.py): who begins (every round), turns of attacker and defender choices,
 # and the four steps of each fight. The round ends when either team has no ready creature left.
+#
+# The attacker and defender choices are top-level decisions (core/tales/game.pxi): where a battle stands
+# is state (g.active, g.turn_team, g.pick, g.attacker), so finish_battle() goes on from it alone. The
+# potion decisions stay inside the fight that take_option() resolves.
 
 cdef int who_begins(Game* g) noexcept nogil:
     """The higher die begins; ties roll again."""
@@ -21,7 +25,7 @@ cdef void remove_destroyed(Game* g) noexcept nogil:
             if st.doomed[k]:
                 c = st.slot[k]
                 st.losses += loss_weight(g, c)
-                st.destroyed += 1
+                g.rec.destroyed[s] += 1
                 if c == st.champion:
                     g.champion_fell[st.team] = 1
                 to_graveyard(g, s, k)
@@ -39,7 +43,7 @@ cdef void fight(Game* g, Pos att, Pos dfn) noexcept nogil:
     """Potions, hits, damage, end of the turn for one attacker and its opponent."""
     cdef bint fa, fd
     cdef Pos first, second
-    g.fights += 1
+    g.rec.fights += 1
     g.fight_att = att
     g.fight_dfn = dfn
     use_potions(g, att)
@@ -67,40 +71,88 @@ cdef void fight(Game* g, Pos att, Pos dfn) noexcept nogil:
     g.champion_fell[1] = 0
 
 
-cdef void take_turn(Game* g, int team) noexcept nogil:
-    """One turn of ``team``: it sends one creature (2 vs. 2: up to ``team_attackers``) into attack mode."""
-    cdef Pos mine[MAXTEAMSEATS * MAXARMY]
-    cdef Pos theirs[MAXTEAMSEATS * MAXARMY]
-    cdef int other = 1 - team, k, i, nm, nt, fights
-    cdef Pos att, dfn
-    g.turns += 1
-    fights = g.r.team_attackers if g.teams else 1
-    for k in range(fights):
-        nm = ready_list(g, team, mine)
-        nt = ready_list(g, other, theirs)
-        if nm == 0 or nt == 0:
-            return
-        opt_clear(g)
-        for i in range(nm):
-            opt_add(g, mine[i].seat, mine[i].slot, 0, 0)
-        att = mine[ask(g, member(g, team, k), D_ATTACKER)]
-        g.attacker = att
-        opt_clear(g)
-        for i in range(nt):
-            opt_add(g, theirs[i].seat, theirs[i].slot, 0, 0)
-        if provokes(g, att):
-            dfn = theirs[ask(g, att.seat, D_PROVOKE)]
+cdef void next_pick(Game* g) noexcept nogil:
+    """The next decision of the turn in progress (g.turn_team): the attacker of fight g.pick, chosen by
+    the team member whose pick it is; none (g.seat = NOBODY: the turn is over) after the turn's last
+    fight, or when either team has no ready creature left."""
+    cdef int team = g.turn_team
+    cdef int fights = g.r.team_attackers if g.teams else 1
+    g.seat = NOBODY
+    if g.pick < fights and any_ready(g, team) and any_ready(g, 1 - team):
+        g.seat = member(g, team, g.pick)
+        g.asking = D_ATTACKER
+
+
+cdef void begin_turn(Game* g, int team) noexcept nogil:
+    """``team``'s turn begins: it sends one creature (2 vs. 2: up to ``team_attackers``) into attack
+    mode. Its decisions are then pending (take_option takes them)."""
+    g.rec.turns += 1
+    g.turn_team = team
+    g.pick = 0
+    next_pick(g)
+
+
+cdef void turn_options(Game* g) noexcept nogil:
+    """The options of the turn's pending decision: the attacker among the team's ready creatures, or
+    its defender (or, provoked, its target) among the other team's; seats then slots ascending."""
+    cdef Pos ready[MAXTEAMSEATS * MAXARMY]
+    cdef int i, n
+    n = ready_list(g, g.turn_team if g.asking == D_ATTACKER else 1 - g.turn_team, ready)
+    opt_clear(g)
+    for i in range(n):
+        opt_add(g, ready[i].seat, ready[i].slot, 0, 0)
+
+
+cdef void take_turn_option(Game* g, int choice) noexcept nogil:
+    """The attacker: then the defender is chosen by the other team (or, if it provokes, by its own
+    commander); the defender: the fight, then the turn's next pick."""
+    cdef Pos chosen = pos(g.opt_a[choice], g.opt_b[choice])
+    if g.asking == D_ATTACKER:
+        g.attacker = chosen
+        if provokes(g, chosen):
+            g.seat = chosen.seat
+            g.asking = D_PROVOKE
         else:
-            dfn = theirs[ask(g, member(g, other, k), D_DEFENDER)]
-        fight(g, att, dfn)
-        if g.over:
-            return
+            g.seat = member(g, 1 - g.turn_team, g.pick)
+            g.asking = D_DEFENDER
+        return
+    fight(g, g.attacker, chosen)
+    g.pick += 1
+    if g.over:
+        g.seat = NOBODY
+    else:
+        next_pick(g)
 
 
-cdef void battle(Game* g) noexcept nogil:
+cdef void take_turn(Game* g, int team) noexcept nogil:
+    """One whole turn of ``team``, every decision by the bots."""
+    begin_turn(g, team)
+    decide_all(g)
+
+
+cdef void begin_battle(Game* g) noexcept nogil:
+    g.stage = ST_BATTLE
     g.active = who_begins(g)
     if g.round == 1:
         g.first_side = g.active
-    while not g.over and any_ready(g, 0) and any_ready(g, 1):
-        take_turn(g, g.active)
-        g.active = 1 - g.active
+    g.turn_team = NOBODY
+    g.seat = NOBODY
+
+
+cdef bint finish_battle(Game* g) noexcept nogil:
+    """The rest of the battle from the state: the turn in progress, then turns of the teams in turn
+    while both have a ready creature. True if it stopped at decision g.stop_at."""
+    while True:
+        if decide_all(g):
+            return True
+        if g.turn_team != NOBODY:          # a turn just ended
+            g.turn_team = NOBODY
+            g.active = 1 - g.active
+        if g.over or not any_ready(g, 0) or not any_ready(g, 1):
+            return False
+        begin_turn(g, g.active)
+
+
+cdef void battle(Game* g) noexcept nogil:
+    begin_battle(g)
+    finish_battle(g)

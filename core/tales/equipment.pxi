@@ -1,6 +1,10 @@
 # 2. Equipment (sim/tales/equipment.py): draw, equip by free hands and points, rearrange, the swap.
 # Options in canonical order: PASS; SWAP; EQUIP by hand position, target seat (own, then the
 # teammate's), slot; UNEQUIP by seat, slot, gear position. No die; a random bot draws below(options).
+#
+# Each action, and each discard of a swap, is a top-level decision (core/tales/game.pxi): the seat being
+# served (g.serving), its actions so far (g.equip_actions) and a swap's discards to go (g.discards_left)
+# are state, so finish_equipment() goes on from it alone.
 
 cdef int draw_equipment(Game* g, int s, int count) noexcept nogil:
     """Draw up to ``count`` cards from the seat's pairing deck into its hand; returns how many."""
@@ -103,24 +107,50 @@ cdef void equip_options(Game* g, int s) noexcept nogil:
                     opt_add(g, ACT_UNEQUIP, t, k, h)
 
 
-cdef void swap(Game* g, int s) noexcept nogil:
-    """Put ``swap_cost`` hand cards on the graveyard, then draw ``swap_gain``."""
-    cdef Seat* st = &g.seats[s]
-    cdef int i, h
-    for i in range(g.r.swap_cost):
-        opt_clear(g)
-        for h in range(st.n_hand):
-            opt_add(g, h, 0, 0, 0)
-        card_to_graveyard(g, s, pop16(st.hand, &st.n_hand, ask(g, s, D_DISCARD)))
-    draw_equipment(g, s, g.r.swap_gain)
+cdef void discard_options(Game* g) noexcept nogil:
+    """A swap's discard: any hand card, by position."""
+    cdef int h
+    opt_clear(g)
+    for h in range(g.seats[g.seat].n_hand):
+        opt_add(g, h, 0, 0, 0)
 
 
-cdef void apply_equip(Game* g, int s, int act, int a, int b, int c) noexcept nogil:
-    cdef Seat* st = &g.seats[s]
+cdef void action_done(Game* g) noexcept nogil:
+    """One equipment action of g.seat is done; after max_equip_actions its actions are over."""
+    g.equip_actions += 1
+    if g.equip_actions >= g.r.max_equip_actions:
+        g.seat = NOBODY
+    else:
+        g.asking = D_EQUIP
+
+
+cdef void take_discard(Game* g, int choice) noexcept nogil:
+    """Swap: ``swap_cost`` hand cards go to the graveyard one by one (each a decision), then the seat
+    draws ``swap_gain``: the swap is one action."""
+    cdef Seat* st = &g.seats[g.seat]
+    card_to_graveyard(g, g.seat, pop16(st.hand, &st.n_hand, choice))
+    g.discards_left -= 1
+    if g.discards_left <= 0:
+        draw_equipment(g, g.seat, g.r.swap_gain)
+        action_done(g)
+
+
+cdef void take_equip(Game* g, int choice) noexcept nogil:
+    """Option ``choice`` of equip_options(g, g.seat): Pass ends the seat's actions; a swap's discards
+    are its next decisions; Equip and Unequip are one action each."""
+    cdef Seat* st = &g.seats[g.seat]
     cdef Seat* tg
+    cdef int act = g.opt_a[choice], a = g.opt_b[choice], b = g.opt_c[choice], c = g.opt_d[choice]
     cdef int e
+    if act == ACT_PASS:
+        g.seat = NOBODY
+        return
     if act == ACT_SWAP:
-        swap(g, s)
+        g.discards_left = g.r.swap_cost
+        if g.discards_left > 0:
+            g.asking = D_DISCARD
+            return
+        draw_equipment(g, g.seat, g.r.swap_gain)
     elif act == ACT_EQUIP:
         e = pop16(st.hand, &st.n_hand, a)
         tg = &g.seats[b]
@@ -132,25 +162,50 @@ cdef void apply_equip(Game* g, int s, int act, int a, int b, int c) noexcept nog
         e = pop16(tg.gear[b], &tg.n_gear[b], c)
         st.hand[st.n_hand] = <int16_t>e
         st.n_hand += 1
+    action_done(g)
+
+
+cdef void begin_equip_seat(Game* g, int s) noexcept nogil:
+    """Seat ``s``'s equipment actions begin: up to max_equip_actions, each a decision, until it passes."""
+    g.equip_actions = 0
+    g.discards_left = 0
+    g.seat = s if g.r.max_equip_actions > 0 else NOBODY
+    g.asking = D_EQUIP
 
 
 cdef void equip_seat(Game* g, int s) noexcept nogil:
-    cdef int i, k
-    for i in range(g.r.max_equip_actions):
-        equip_options(g, s)
-        if g.error:
-            return
-        k = ask(g, s, D_EQUIP)
-        if g.opt_a[k] == ACT_PASS:
-            return
-        apply_equip(g, s, g.opt_a[k], g.opt_b[k], g.opt_c[k], g.opt_d[k])
+    """All of seat ``s``'s equipment actions, every decision by its bot."""
+    begin_equip_seat(g, s)
+    decide_all(g)
 
 
-cdef void equipment(Game* g) noexcept nogil:
+cdef void begin_equipment(Game* g) noexcept nogil:
+    """Every seat draws, then the first seat's actions are pending (none in Survive! after round 1)."""
     cdef int s
+    g.stage = ST_EQUIP
+    g.seat = NOBODY
+    g.serving = g.n
     if g.round > 1 and g.r.survive:
         return
     for s in range(g.n):
         draw_equipment(g, s, g.r.equipment_draw)
-    for s in range(g.n):
-        equip_seat(g, s)
+    g.serving = 0
+    begin_equip_seat(g, 0)
+
+
+cdef bint finish_equipment(Game* g) noexcept nogil:
+    """The rest of the equipment phase from the state: the actions of the seat being served (g.serving,
+    g.equip_actions, g.discards_left), then the seats after it. True if it stopped at decision
+    g.stop_at."""
+    while g.serving < g.n:
+        if decide_all(g):
+            return True
+        g.serving += 1
+        if g.serving < g.n:
+            begin_equip_seat(g, g.serving)
+    return False
+
+
+cdef void equipment(Game* g) noexcept nogil:
+    begin_equipment(g)
+    finish_equipment(g)

@@ -5,6 +5,8 @@
 # script, like the harness's ScriptError; the engine then runs on with dummy draws and g.error set, so
 # that the section function ends soon, and the bridge reports the failure. Where cards go to the
 # graveyard, which the engine does not keep, is logged for the bridge to hand to the reference's lists.
+# With no script loaded (script_loaded = 0) they draw from g.rng and ask the bots like the engine's, so
+# the module plays whole games the same way too (PausedGame).
 
 cdef enum:
     S_DIE = 0           # ScriptEntry.kind: die()
@@ -40,6 +42,7 @@ ctypedef struct Script:
 
 
 cdef Script script
+cdef bint script_loaded = 0     # the bridge is running a section function on the script
 
 
 cdef bint script_record_options(Game* g) noexcept nogil:
@@ -77,7 +80,10 @@ cdef inline ScriptEntry* script_next(int kind) noexcept nogil:
 
 
 cdef int die(Game* g) noexcept nogil:
-    cdef ScriptEntry* e = script_next(S_DIE)
+    cdef ScriptEntry* e
+    if not script_loaded:
+        return pcg32_die(&g.rng)
+    e = script_next(S_DIE)
     if e != NULL:
         script.used += 1
         return e.x
@@ -87,7 +93,10 @@ cdef int die(Game* g) noexcept nogil:
 
 
 cdef int below(Game* g, int n) noexcept nogil:
-    cdef ScriptEntry* e = script_next(S_PICK)
+    cdef ScriptEntry* e
+    if not script_loaded:
+        return <int>pcg32_below(&g.rng, <uint32_t>n)
+    e = script_next(S_PICK)
     if e != NULL and e.x == n:
         script.used += 1
         return e.y
@@ -102,6 +111,10 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
     cdef int k, at = script.n_seen
     if g.n_opt <= 1:
         return 0
+    if not script_loaded:       # as core/tales/draws.pxi
+        if g.bots[seat].kind == BOT_RANDOM:
+            return below(g, g.n_opt)
+        return heuristic_decide(g, seat, kind)
     e = script_next(S_ASK)
     if e != NULL and e.x == seat and e.y == kind:
         for k in range(g.n_opt):
@@ -119,6 +132,8 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
 
 # -- the graveyards (core/tales/draws.pxi keeps none) ---------------------------------------------------
 cdef void bury(int seat, int what, int card_id) noexcept nogil:
+    if not script_loaded:
+        return
     if script.n_buried >= MAXBURIED:
         script.buried_lost += 1
         return

@@ -19,7 +19,6 @@ cdef void reset_seat(Game* g, int s) noexcept nogil:
         st.potion_left[k] = 0
         st.doomed[k] = 0
     st.losses = 0
-    st.destroyed = 0
     memset(st.fielded, 0, sizeof(st.fielded))
     memset(st.kills, 0, sizeof(st.kills))
     memset(st.gear_used, 0, sizeof(st.gear_used))
@@ -55,8 +54,6 @@ cdef void shuffle_equipment(Game* g) noexcept nogil:
 cdef void setup_game(Game* g) noexcept nogil:
     cdef int s
     g.round = 0
-    g.turns = 0
-    g.fights = 0
     g.first_side = NOBODY
     g.active = NOBODY
     g.champion_fell[0] = 0
@@ -65,6 +62,11 @@ cdef void setup_game(Game* g) noexcept nogil:
     g.winner_team = NOBODY
     g.end_reason = -1
     g.error = 0
+    memset(&g.rec, 0, sizeof(GameRecord))
+    g.stage = ST_NONE
+    g.seat = NOBODY
+    g.turn_team = NOBODY
+    g.decisions = 0
     for s in range(g.n):
         reset_seat(g, s)
     choose_champions(g)

@@ -11,7 +11,7 @@ from sim.bots import bot_specs
 from sim.kit.bots import refuse_search_bots
 from sim.games import BenchPreset, CompareColumns, Game, Match
 from sim.params import RuleError
-from sim.paws.bots import make_bots
+from sim.paws.bots import WEIGHT_PRESETS_PATH, make_bots
 from sim.paws.bots.heuristic import HeuristicWeights
 from sim.paws.cards import CardSet, load_cards
 from sim.paws.record import COLUMN_DOCS, SCHEMA, to_table
@@ -70,6 +70,9 @@ class Paws(Game):
         + [BenchPreset(f"{rules} beginner teams", rules, {}, {"board": "beginner", "mode": "teams"})
            for rules in ("v4", "v3")])
     bench_profiled = "v4 beginner 4p"
+    # the default rules on both boards, four players: a bot's skill against three others
+    skill_setups = tuple(BenchPreset(f"v4 {board} 4p", "v4", {}, {"board": board, "players": 4}) for board in BOARDS)
+    bot_presets_path = WEIGHT_PRESETS_PATH
 
     def configure(self, rules: str | None, overrides: dict, setup: dict, data: dict,
                   where: str) -> tuple[PawsSetup, PawsRules, CardSet]:

@@ -85,8 +85,8 @@ def _as_int(f, value, core_choices: dict) -> int:
 def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict:
     """Everything the core needs, as plain ints and lists (after validation by the frozen objects)."""
     from core.tales_engine import CHOICES, RULE_FIELDS, WEIGHT_FIELDS
-    refuse_search_bots(setup.bots, "the Tales are Real core cannot play {kind} yet (its search hooks are not "
-                                   "written); use random or heuristic")
+    refuse_search_bots(setup.bots, "the Tales are Real core cannot play {kind} yet (its engine does not include "
+                                   "the search hooks, core/tales/search.pxi, yet); use random or heuristic")
     bots = []
     for spec in setup.bots:
         bot = parse_bot(spec)

@@ -17,7 +17,7 @@ from sim.kit.bots import refuse_search_bots
 from sim.games import BenchPreset, CompareColumns, Game, Match
 from sim.params import RuleError
 from sim.record_schema import with_data_columns
-from sim.tales.bots import make_bots
+from sim.tales.bots import WEIGHT_PRESETS_PATH, make_bots
 from sim.tales.bots.heuristic import HeuristicWeights
 from sim.tales.cards import CardDataError, TalesCards, load_cards
 from sim.tales.kinds import People
@@ -50,6 +50,9 @@ class Tales(Game):
         unit="CASE WHEN players = 2 THEN 'seat' ELSE 'team' END", units="2", own_rows=("draw",))
     bench_presets = tuple(BenchPreset(f"tales {mode}", None, {}, {"mode": mode}) for mode in MODES)
     bench_profiled = "tales standard"
+    # one commander against another, with either people (seats alternate them) and both victory rules
+    skill_setups = tuple(BenchPreset(f"tales {mode}", None, {}, {"mode": mode}) for mode in ("standard", "survive"))
+    bot_presets_path = WEIGHT_PRESETS_PATH
 
     def configure(self, rules: str | None, overrides: dict, setup: dict, data: dict,
                   where: str) -> tuple[TalesSetup, TalesRules, TalesCards]:

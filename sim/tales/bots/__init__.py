@@ -9,10 +9,10 @@ from pathlib import Path
 from sim.kit.bots import BOT_KINDS, BotRoster, RandomBot, load_weight_presets
 from sim.tales.bots.heuristic import HeuristicBot, HeuristicWeights
 
-__all__ = ["BOT_KINDS", "HeuristicBot", "HeuristicWeights", "RandomBot", "ROSTER", "make_bots", "parse_bot"]
+__all__ = ["BOT_KINDS", "HeuristicBot", "HeuristicWeights", "WEIGHT_PRESETS_PATH", "RandomBot", "ROSTER", "make_bots", "parse_bot"]
 
 # named weight sets: ``heuristic:preset=NAME`` (presets.toml beside this file; ``default`` is the declared one)
-ROSTER = BotRoster(HeuristicBot, HeuristicWeights,
-                   load_weight_presets(Path(__file__).with_name("presets.toml"), HeuristicWeights))
+WEIGHT_PRESETS_PATH = Path(__file__).with_name("presets.toml")
+ROSTER = BotRoster(HeuristicBot, HeuristicWeights, load_weight_presets(WEIGHT_PRESETS_PATH, HeuristicWeights))
 parse_bot = ROSTER.parse
 make_bots = ROSTER.make
