@@ -33,7 +33,7 @@ from sim.params import RuleError, parse_assignments
 # The field when --bots is not given: random, the heuristic, its tuned weights, and the search bot at
 # doubling budgets (the bots after the heuristic come with the search bots and weight presets)
 DEFAULT_FIELD = ("random", "heuristic", "heuristic:preset=tuned",
-                 *(f"mcts:iterations={n}" for n in (16, 32, 64, 128, 256, 512, 1024)))
+                 *(f"mcts:iterations={n}:depth=20" for n in (16, 32, 64, 128, 256, 512, 1024)))
 SPEC_NAME = "ladder.toml"           # the ladder's sweep spec, in its results folder
 REPORT_NAME = "ladder.json"         # its ratings and win matrix, beside it (cluster/verify.py keeps both)
 ENGINE = "core"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -13,7 +14,7 @@ from rich.table import Table
 from cli.common import FORMATS, fail, game_named, plain, render
 from cli.play import GameArg
 from sim.bots import BOT_KINDS
-from sim.kit.bots import SEARCH_FIELDS, SearchParams
+from sim.kit.bots import SEARCH_FIELDS, SearchParams, preset_notes
 from sim.params import allowed, fields
 
 ListFormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or markdown")]
@@ -69,6 +70,9 @@ def bots(game: GameArg, fmt: ListFormatOpt = "table") -> None:
     assert [r[0] for r in rows] == list(BOT_KINDS)
     rows += [(f"heuristic:{f.name}", "weight", getattr(g.bot_weights(), f.name), allowed(f), f.metadata["help"])
              for f in fields(g.bot_weights)]
+    if g.bot_presets_path is not None:
+        rows += [(f"heuristic:preset={name}", "weights", "", "", about or "a named weight set")
+                 for name, about in preset_notes(Path(g.bot_presets_path)).items()]
     params = {f.name: f for f in fields(SearchParams)}
     for kind, names in SEARCH_FIELDS.items():
         for name in names:

@@ -7,6 +7,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from sim.games import GAMES, get
+from sim.kit.bots import preset_notes
 from sim.params import fields
 
 runner = CliRunner()
@@ -43,8 +44,13 @@ def test_bots_lists_kinds_and_every_weight_with_its_default(game):
     g = get(game)
     rows = listing("bots", game)
     assert [r["bot"] for r in rows[:4]] == ["random", "heuristic", "mcts", "flat"]
-    weights = {r["bot"].split(":", 1)[1]: r for r in rows[4:] if r["bot"].startswith("heuristic:")}
+    weights = {r["bot"].split(":", 1)[1]: r for r in rows[4:] if r["kind"] == "weight"}
     assert list(weights) == [f.name for f in fields(g.bot_weights)]
+    # every named weight set of the game is listed, and is a bot spec the game takes
+    presets = [r["bot"] for r in rows if r["kind"] == "weights"]
+    assert presets == [f"heuristic:preset={name}" for name in preset_notes(g.bot_presets_path)] and presets
+    for spec in presets:
+        g.resolve(setup={"bots": spec})
     for f in fields(g.bot_weights):
         assert weights[f.name]["default"] == getattr(g.bot_weights(), f.name)
         # every listed weight is accepted as a bot spec with its default value

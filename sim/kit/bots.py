@@ -114,6 +114,15 @@ def load_weight_presets(path: Path, weights: type) -> dict[str, object]:
     return presets
 
 
+def preset_notes(path: Path) -> dict[str, str]:
+    """What each named weight set of a presets file says of itself (its ``about``), by name."""
+    if not path.exists():
+        return {}
+    with open(path, "rb") as f:
+        return {name: str(values.get("about", "")) for name, values in tomllib.load(f).items()
+                if isinstance(values, dict)}
+
+
 @dataclass(frozen=True)
 class BotRoster:
     """A game's bots: the shared :class:`RandomBot`, and its heuristic bot with the frozen weights it takes
