@@ -179,3 +179,22 @@ def core_failure(report: dict, queue: list, used: list, decision, reference_opti
     if e is None:
         return f"unscripted {what}: the script is exhausted (consumed so far: {used})"
     return f"core drew {what} but the script expects {e!r} (consumed: {used})"
+
+
+def both_engines(core_module: str):
+    """The body of a game's ``engine`` fixture (its tests/<game>/conftest.py): the reference engine as it
+    is, and the core, with the engine functions the test module calls pointed at their core twins in
+    ``core_module`` (its ``use_core(module, monkeypatch)``); a core run that calls no core function fails,
+    because such a test belongs on the reference engine only (``@reference_only``)."""
+    import importlib
+
+    def engine(request, monkeypatch):
+        if request.param != "core":
+            yield request.param
+            return
+        core = importlib.import_module(core_module)
+        core.use_core(request.module, monkeypatch)
+        before = core.calls
+        yield request.param
+        assert core.calls > before, "the test ran no core function: mark it @reference_only"
+    return engine

@@ -10,19 +10,11 @@ import os
 import sys
 
 import pytest
+from script_queue import both_engines
 
 sys.path.insert(0, os.path.dirname(__file__))
 
 from scenario import ENGINES  # noqa: E402
 
 
-@pytest.fixture(params=ENGINES, autouse=True)
-def engine(request, monkeypatch):
-    if request.param == "core":
-        import core_scenario
-        core_scenario.use_core(request.module, monkeypatch)
-        before = core_scenario.calls
-        yield request.param
-        assert core_scenario.calls > before, "the test ran no core function: mark it @reference_only"
-    else:
-        yield request.param
+engine = pytest.fixture(params=ENGINES, autouse=True, name="engine")(both_engines("core_scenario"))

@@ -11,19 +11,11 @@ import os
 import sys
 
 import pytest
+from script_queue import both_engines
 
 sys.path.insert(0, os.path.dirname(__file__))
 
 from tales_scenario import ENGINES  # noqa: E402
 
 
-@pytest.fixture(params=ENGINES)
-def engine(request, monkeypatch):
-    if request.param == "core":
-        import tales_core_scenario as core_scenario
-        core_scenario.use_core(request.module, monkeypatch)
-        before = core_scenario.calls
-        yield request.param
-        assert core_scenario.calls > before, "the test ran no core function: mark it @reference_only"
-    else:
-        yield request.param
+engine = pytest.fixture(params=ENGINES, name="engine")(both_engines("tales_core_scenario"))
