@@ -175,14 +175,15 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (mid - half) / (1 + z * z / n), (mid + half) / (1 + z * z / n)
 
 
-STRONG = "mcts:iterations=64"
+STRONG = "mcts:iterations=32:depth=16"   # docs/search-bots.md: the cheapest budget clearly above 1/2
 
 
 @pytest.mark.slow
 def test_mcts_beats_the_heuristic_one_against_one_seat_rotated():
-    """mcts in each seat in turn against the heuristic in standard, 150 games a seat (a draw scores 1/2):
-    its win share's 95% Wilson interval lies above 1/2 (a false pass needs a 2.5% tail with an even bot)."""
-    per_seat = 150
+    """mcts in each seat in turn against the heuristic in standard, 200 games a seat (a draw scores 1/2):
+    its win share's 95% Wilson interval lies above 1/2 (a false pass needs a 2.5% tail with an even bot).
+    Measured: 254/400 = 0.635, interval [0.587, 0.681]."""
+    per_seat = 200
     score = n = 0.0
     for seat in (0, 1):
         bots = ["heuristic", "heuristic"]
