@@ -66,20 +66,22 @@ def test_the_core_counts_decisions_searches_and_rollouts():
 
 # -- no peeking --------------------------------------------------------------------------------------------
 def paused_search_positions(mode, spec, n_positions, seed=8):
-    """PausedGames stopped at decisions of seat 0 (a search bot) with a choice, while another commander
-    holds equipment or a creature deck is hidden; top-level decision kinds mixed."""
+    """PausedGames stopped at decisions of seat 0 (a search bot) with three options or more, while another
+    commander holds equipment (or, returning drawn creatures, while the other Champions are hidden); top-level
+    decision kinds mixed."""
     seats = 4 if "2v2" in mode else 2
     bots = (spec,) + ("heuristic",) * (seats - 1)
     m = match(mode, bots)
     inputs = core_inputs(m.setup, m.rules, m.data)
     found, kinds = [], Counter()
     for index in range(60):
-        for stop in range(1, 400, 7):
+        for stop in range(0, 400, 7):
             pg = PausedGame(inputs, seed, index, stop)
             if not pg.paused:
                 break
             hidden = pg.hidden(0)
-            if pg.seat == 0 and len(pg.options()) >= 3 and kinds[pg.asking] < 2 and any(hidden["hands"].values()):
+            hidden_enough = any(hidden["hands"].values()) or pg.asking == Decision.RETURN
+            if pg.seat == 0 and len(pg.options()) >= 3 and kinds[pg.asking] < 2 and hidden_enough:
                 kinds[pg.asking] += 1
                 found.append(pg)
                 break
@@ -101,6 +103,8 @@ def test_re_dealing_what_the_seat_cannot_see_does_not_change_its_decision(mode, 
     changed = 0
     positions = paused_search_positions(mode, spec, 6)
     assert {Decision.EQUIP, Decision.ATTACKER} <= {Decision(pg.asking) for pg in positions}
+    if mode == "standard":
+        assert Decision.RETURN in {Decision(pg.asking) for pg in positions}
     for i, pg in enumerate(positions):
         before = pg.hidden(0)
         choice = pg.search_choice(1000 + i)
@@ -115,8 +119,7 @@ def test_re_dealing_what_the_seat_cannot_see_does_not_change_its_decision(mode, 
         others.append(other)
         for other in others:
             after = other.hidden(0)
-            if Decision(pg.asking) != Decision.RETURN:
-                assert pooled(after) == pooled(before)             # the same cards, dealt elsewhere
+            assert pooled(after) == pooled(before)                 # the same cards, dealt elsewhere
             changed += after != before
             assert other.options() == pg.options()
             assert other.search_choice(1000 + i) == choice         # same option, same bot stream after
