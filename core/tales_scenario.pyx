@@ -454,8 +454,9 @@ cdef class PausedGame:
         """Reverse in place the order of every pile ``observer`` cannot see into (the other commanders'
         creature decks, each equipment deck with the other commanders' hands from it as one row): the
         same cards, elsewhere; what ``observer`` knows is unchanged (its own deck and its Champion
-        guesses are left alone)."""
-        cdef int s, p, i, n
+        guesses are left alone); while round 1's armies are set up, each other commander's Champion becomes
+        the next Champion of its people (one placed face down in the middle too)."""
+        cdef int s, p, i, n, c
         cdef int16_t pool[MAXEQDECK + MAXSEATS * MAXHAND]
         cdef Seat* st
         for s in range(self.g.n):
@@ -463,6 +464,17 @@ cdef class PausedGame:
             if s != observer and not (self.g.stage == ST_RECRUIT and self.g.serving == s):
                 for i in range(st.n_deck // 2):
                     st.deck[i], st.deck[st.n_deck - 1 - i] = st.deck[st.n_deck - 1 - i], st.deck[i]
+            if (s != observer and self.g.round == 1 and self.g.stage == ST_RECRUIT and st.champion != EMPTY
+                    and self.g.n_champions[st.people] > 1):
+                for i in range(self.g.n_champions[st.people]):
+                    if self.g.champions[st.people][i] == st.champion:
+                        break
+                c = self.g.champions[st.people][(i + 1) % self.g.n_champions[st.people]]
+                if st.fielded[st.champion] and st.slot[self.g.middle] == st.champion:
+                    st.fielded[st.champion] = 0
+                    st.fielded[c] = 1
+                    st.slot[self.g.middle] = c
+                st.champion = c
         for p in range(self.g.n // 2):
             n = self.g.n_eq_deck[p]
             memcpy(pool, self.g.eq_deck[p], sizeof(int16_t) * n)
