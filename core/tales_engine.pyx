@@ -13,9 +13,12 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from core.kit.types cimport RowBuffer
+from libc.math cimport log, sqrt
+
+from core.kit.types cimport RowBuffer, Search
 from core.tales_types cimport *
-from core.rng cimport pcg32_below, pcg32_die, pcg32_for_game, pcg32_t
+from core.rng cimport (game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
+                       splitmix64)
 
 
 include "kit/draws.pxi"
@@ -25,6 +28,7 @@ include "kit/rows.pxi"
 include "kit/record.pxi"
 include "kit/inputs.pxi"
 include "kit/state.pxi"
+include "kit/search.pxi"
 include "tales/common.pxi"
 include "tales/setup.pxi"
 include "tales/recruitment.pxi"
@@ -37,17 +41,21 @@ include "tales/battle.pxi"
 include "tales/heuristic.pxi"
 include "tales/game.pxi"
 include "tales/record.pxi"
+include "tales/search.pxi"
 
 
 cdef Rules _no_rules
 cdef Weights _no_weights
+cdef Search _no_search
 memset(&_no_rules, 0, sizeof(Rules))
 memset(&_no_weights, 0, sizeof(Weights))
+memset(&_no_search, 0, sizeof(Search))
 # the fields of the Rules and Weights structs (core/tales_types.pxd), read off the structs themselves:
 # _configure refuses any other key, which the dict-to-struct conversion would silently drop (and
 # sim.tales.core_engine refuses it before, with a hint)
 RULE_FIELDS = tuple(<dict>_no_rules)
 WEIGHT_FIELDS = tuple(<dict>_no_weights)
+SEARCH_FIELDS = tuple(<dict>_no_search)
 # choice-valued rule parameters: the core takes the index of the value in this tuple (the enums in
 # core/tales_types.pxd); sim.tales.core_engine refuses a rule set whose choices differ
 CHOICES = {"potion_lasts": ("turn", "card"),       # POTION_LASTS_TURN, POTION_LASTS_CARD
@@ -78,11 +86,12 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
                int64_t start, int64_t count):
     """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
     ``record_dtype``, "rng_state": the generator's state after each game (tests compare draws), "void":
-    the offset of the first void game (an option list overflowed) or -1, and "cards": the card table's
-    rows (CARD_ROW_DTYPE) if ``want_cards``} (see sim.tales.core_engine).
+    the offset of the first void game (an option list overflowed) or -1, "decisions", "searches",
+    "rollouts": the batch's top-level decisions, those a search bot took and their simulations, and
+    "cards": the card table's rows (CARD_ROW_DTYPE) if ``want_cards``} (see sim.tales.core_engine).
 
-    rules: {name: int} for every Rules field; people: P_* per seat; bots: [(kind, {weight: int})] per
-    seat; creatures: [(people, damage, life, people_chance, tier, ability, ability_chance, ability_amount,
+    rules: {name: int} for every Rules field; people: P_* per seat; bots: [(kind, {weight: int}[, {search
+    parameter: value}])] per seat; creatures: [(people, damage, life, people_chance, tier, ability, ability_chance, ability_amount,
     points)] by id; equipment: [(kind, hand, damage, life, block, armor, effect, amount, duration,
     points)] by id; champions, people_decks: creature ids per people (file order); equipment_deck: ids,
     one per copy, before shuffling.
@@ -94,6 +103,7 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
     cdef GameRecord* recs
     cdef uint64_t[::1] rng_states
     cdef int64_t first_void
+    cdef int64_t counts[3]
     if g == NULL or cspec == NULL or espec == NULL:
         free(g); free(cspec); free(espec)
         raise MemoryError()
@@ -110,8 +120,9 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
             rows_init(&rows, sizeof(CardRow), 1 << 12)
         with nogil:
             first_void = _run(g, recs, &rng_states[0] if count else NULL, &rows if want_cards else NULL,
-                              master_seed, start, count)
+                              master_seed, start, count, counts)
         out["void"] = first_void
+        out["decisions"], out["searches"], out["rollouts"] = counts[0], counts[1], counts[2]
         if want_cards:
             out["cards"] = rows_array(&rows, CARD_ROW_DTYPE)
     finally:
@@ -155,11 +166,18 @@ cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int 
         g.seats[s].people = people[s]
         g.team_seats[s % 2][g.n_team_seats[s % 2]] = s
         g.n_team_seats[s % 2] += 1
-        kind, weights = bots[s]
+        kind, weights, *search = bots[s]      # (kind, weights) or (kind, weights, search parameters)
         g.bots[s].kind = kind
         if weights:
             refuse_unknown("bot weight(s)", weights, WEIGHT_FIELDS)
             g.bots[s].w = weights
+        if kind >= BOT_MCTS:
+            if not search:
+                raise ValueError("a search bot needs its search parameters")
+            refuse_unknown("search parameter(s)", search[0], SEARCH_FIELDS)
+            g.bots[s].s = search[0]
+            if g.bots[s].s.iterations < 1 or g.bots[s].s.rollouts < 1 or g.bots[s].s.depth < 0:
+                raise ValueError(f"search parameters out of range: {search[0]}")
     for k, spec in enumerate(creatures):
         (cspec[k].people, cspec[k].damage, cspec[k].life, cspec[k].people_chance, cspec[k].tier, cspec[k].ability,
          cspec[k].ability_chance, cspec[k].ability_amount, cspec[k].points) = spec
@@ -169,14 +187,23 @@ cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int 
 
 
 cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* rows, uint64_t master_seed,
-                  int64_t start, int64_t count) noexcept nogil:
+                  int64_t start, int64_t count, int64_t* counts) noexcept nogil:
     """Play the batch into ``recs`` (and the card rows if ``rows``); the offset of the first void game,
-    or -1."""
+    or -1. ``counts``: the batch's top-level decisions, those a search bot took, and their simulations."""
     cdef int64_t i, first_void = -1
+    cdef int s
+    counts[0] = counts[1] = counts[2] = 0
     for i in range(count):
         pcg32_for_game(&g.rng, master_seed, <uint64_t>(start + i))
+        for s in range(g.n):
+            search_stream(&g.bots[s].rng, master_seed, <uint64_t>(start + i), s)
+        g.searches = 0
+        g.rollouts = 0
         setup_game(g)
         play_from(g)
+        counts[0] += g.decisions
+        counts[1] += g.searches
+        counts[2] += g.rollouts
         record_game(g, &recs[i])
         rng_states[i] = g.rng.state
         if g.error and first_void < 0:

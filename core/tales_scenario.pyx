@@ -15,8 +15,10 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from core.kit.types cimport RowBuffer
-from core.rng cimport pcg32_below, pcg32_die, pcg32_for_game
+from libc.math cimport log, sqrt
+
+from core.kit.types cimport RowBuffer, Search
+from core.rng cimport game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t, splitmix64
 from core.tales_engine cimport _configure
 from core.tales_types cimport *
 
@@ -26,6 +28,7 @@ include "tales/script.pxi"
 include "kit/lists.pxi"
 include "kit/rows.pxi"
 include "kit/state.pxi"
+include "kit/search.pxi"
 include "tales/common.pxi"
 include "tales/setup.pxi"
 include "tales/recruitment.pxi"
@@ -38,6 +41,7 @@ include "tales/battle.pxi"
 include "tales/heuristic.pxi"
 include "tales/game.pxi"
 include "tales/record.pxi"
+include "tales/search.pxi"
 
 
 # the reference engine's functions (and Game methods) that CoreScenario.run runs on the core, by name
@@ -353,9 +357,12 @@ cdef class PausedGame:
     def __init__(self, dict inputs=None, uint64_t master_seed=0, int64_t game_index=0, int64_t stop_at=-1):
         if inputs is None:  # copy() fills it
             return
+        cdef int s
         self.batch = _Batch(inputs)
         self.batch.configure(self.g)
         pcg32_for_game(&self.g.rng, master_seed, <uint64_t>game_index)
+        for s in range(self.g.n):
+            search_stream(&self.g.bots[s].rng, master_seed, <uint64_t>game_index, s)
         setup_game(self.g)
         self.play_on(stop_at)
 
@@ -419,6 +426,84 @@ cdef class PausedGame:
             raise ValueError(f"option {choice} of {len(opts)}")
         take_option(self.g, choice)
         self.paused = False
+
+    def search_choice(self, uint64_t bot_seed):
+        """(option, the bot stream's state after): the option of options() that the paused seat's search
+        bot picks, its own stream seeded from ``bot_seed`` (search_decide, core/tales/search.pxi); the
+        game is left as it was."""
+        cdef int seat, choice
+        self.options()
+        seat = self.g.seat
+        if self.g.bots[seat].kind < BOT_MCTS:
+            raise ValueError(f"seat {seat} has no search bot")
+        pcg32_seed(&self.g.bots[seat].rng, bot_seed, 1)
+        with nogil:
+            choice = search_decide(self.g, seat)
+        return choice, (self.g.bots[seat].rng.state, self.g.bots[seat].rng.inc)
+
+    def redeal(self, int observer, uint64_t seed):
+        """Re-deal in place what ``observer`` cannot see (search_determinize, draws from a stream seeded
+        from ``seed``), keeping the game's own generator: the same game as far as ``observer`` knows."""
+        cdef pcg32_t r
+        cdef pcg32_t saved = self.g.rng
+        pcg32_seed(&r, seed, 7)
+        search_determinize(self.g, observer, &r)
+        self.g.rng = saved
+
+    def reverse_hidden(self, int observer):
+        """Reverse in place the order of every pile ``observer`` cannot see into (the other commanders'
+        creature decks, each equipment deck with the other commanders' hands from it as one row): the
+        same cards, elsewhere; what ``observer`` knows is unchanged (its own deck and its Champion
+        guesses are left alone); while round 1's armies are set up, each other commander's Champion becomes
+        the next Champion of its people (one placed face down in the middle too)."""
+        cdef int s, p, i, n, c
+        cdef int16_t pool[MAXEQDECK + MAXSEATS * MAXHAND]
+        cdef Seat* st
+        for s in range(self.g.n):
+            st = &self.g.seats[s]
+            if s != observer and not (self.g.stage == ST_RECRUIT and self.g.serving == s):
+                for i in range(st.n_deck // 2):
+                    st.deck[i], st.deck[st.n_deck - 1 - i] = st.deck[st.n_deck - 1 - i], st.deck[i]
+            if (s != observer and self.g.round == 1 and self.g.stage == ST_RECRUIT and st.champion != EMPTY
+                    and self.g.n_champions[st.people] > 1):
+                for i in range(self.g.n_champions[st.people]):
+                    if self.g.champions[st.people][i] == st.champion:
+                        break
+                c = self.g.champions[st.people][(i + 1) % self.g.n_champions[st.people]]
+                if st.fielded[st.champion] and st.slot[self.g.middle] == st.champion:
+                    st.fielded[st.champion] = 0
+                    st.fielded[c] = 1
+                    st.slot[self.g.middle] = c
+                st.champion = c
+        for p in range(self.g.n // 2):
+            n = self.g.n_eq_deck[p]
+            memcpy(pool, self.g.eq_deck[p], sizeof(int16_t) * n)
+            for s in range(self.g.n):
+                if s != observer and self.g.seats[s].pairing == p:
+                    memcpy(&pool[n], self.g.seats[s].hand, sizeof(int16_t) * self.g.seats[s].n_hand)
+                    n += self.g.seats[s].n_hand
+            for i in range(n // 2):
+                pool[i], pool[n - 1 - i] = pool[n - 1 - i], pool[i]
+            n = self.g.n_eq_deck[p]
+            memcpy(self.g.eq_deck[p], pool, sizeof(int16_t) * n)
+            for s in range(self.g.n):
+                if s != observer and self.g.seats[s].pairing == p:
+                    memcpy(self.g.seats[s].hand, &pool[n], sizeof(int16_t) * self.g.seats[s].n_hand)
+                    n += self.g.seats[s].n_hand
+
+    def hidden(self, int observer):
+        """What ``observer`` cannot see: {"decks": each seat's creature deck (its own too: the order),
+        "drawn": the creatures being chosen among in recruitment, "hands": the other seats' equipment
+        ids, "eq_decks": each pairing's equipment deck, "champions": the other seats' Champions} (top =
+        end)."""
+        cdef int s, i, p
+        cdef Game* g = self.g
+        return {"decks": {s: [g.seats[s].deck[i] for i in range(g.seats[s].n_deck)] for s in range(g.n)},
+                "drawn": [g.drawn[i] for i in range(g.n_drawn)] if g.stage == ST_RECRUIT else [],
+                "hands": {s: [g.seats[s].hand[i] for i in range(g.seats[s].n_hand)]
+                          for s in range(g.n) if s != observer},
+                "eq_decks": [[g.eq_deck[p][i] for i in range(g.n_eq_deck[p])] for p in range(g.n // 2)],
+                "champions": {s: g.seats[s].champion for s in range(g.n) if s != observer}}
 
     def record(self):
         """The game's record as the batch loop writes it, and its card table rows (CARD_ROW_DTYPE) so far."""

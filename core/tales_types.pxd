@@ -4,6 +4,7 @@
 # the game record: sim.tales.core_engine.DECLARATIONS says which Python declaration each struct and enum
 # follows, and tests/test_core_declarations.py holds this file to them.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from core.kit.types cimport Search
 from core.rng cimport pcg32_t
 
 cdef enum:
@@ -93,8 +94,8 @@ cdef enum:
 cdef enum:
     BOT_RANDOM = 0
     BOT_HEURISTIC = 1
-    BOT_MCTS = 2                  # not played by this core yet (core_inputs refuses them)
-    BOT_FLAT = 3
+    BOT_MCTS = 2                  # search bots (core/kit/search.pxi, core/tales/search.pxi): the top-level
+    BOT_FLAT = 3                  # decisions by search, the Champion and potions by the heuristic
 
 ctypedef struct CreatureSpec:
     int people          # P_*
@@ -161,8 +162,10 @@ ctypedef struct Weights:
     int potion_eagerness
 
 ctypedef struct Bot:
-    int kind            # BOT_RANDOM or BOT_HEURISTIC
-    Weights w
+    int kind            # BOT_*
+    Weights w           # the heuristic's weights (a search bot's: its rollouts and its other decisions)
+    Search s            # a search bot's parameters
+    pcg32_t rng         # a search bot's own stream (search_stream: master seed, game index, seat)
 
 # A creature on the field is (seat, slot).
 ctypedef struct Pos:
@@ -270,6 +273,8 @@ ctypedef struct Game:
     int pick                      # battle: fights of the turn begun (2 vs. 2: the k-th attacker is next)
     int64_t decisions             # top-level decisions taken in the game
     int64_t stop_at               # play_from() stops before decision number stop_at; -1: never
+    int64_t searches              # decisions taken by a search bot (not a record column: the batch sums them)
+    int64_t rollouts              # their simulations (mcts iterations, flat rollouts)
     # one decision's options: (a, b, c, d); EQUIP: (act, a, b, c); ATTACKER etc.: (seat, slot);
     # CHAMPION, RETURN: creature id; DISCARD, POTION: hand position (-1: no potion)
     int n_opt

@@ -1,4 +1,5 @@
-# The engine's decisions (core/tales_engine.pyx): every decision comes from the seat's bot; die() and
+# The engine's decisions (core/tales_engine.pyx): every decision comes from the seat's bot (an mcts or
+# flat seat's top-level decisions from the search, core/tales/search.pxi); die() and
 # below() are the engine kit's (core/kit/draws.pxi), from the game's own generator. core/tales/script.pxi
 # has the same functions for the scenario tests' module (core/tales_scenario.pyx), fed from a script
 # instead; nothing here checks for one.
@@ -9,6 +10,8 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
         return 0
     if g.bots[seat].kind == BOT_RANDOM:
         return below(g, g.n_opt)
+    if g.bots[seat].kind >= BOT_MCTS and searched(kind):
+        return search_decide(g, seat)     # search.pxi; its copies play by the rollout policy
     return heuristic_decide(g, seat, kind)
 
 

@@ -114,6 +114,8 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
     if not script_loaded:       # as core/tales/draws.pxi
         if g.bots[seat].kind == BOT_RANDOM:
             return below(g, g.n_opt)
+        if g.bots[seat].kind >= BOT_MCTS and searched(kind):
+            return search_decide(g, seat)
         return heuristic_decide(g, seat, kind)
     e = script_next(S_ASK)
     if e != NULL and e.x == seat and e.y == kind:

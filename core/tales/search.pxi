@@ -1,12 +1,8 @@
-# Tales are Real's hooks for the engine kit's search bots (core/kit/search.pxi, on the search branch; its
-# contract is at the top of that file). The search decides the top-level decisions (core/tales/game.pxi):
-# a recruitment return, an equipment action or a swap's discard, a battle turn's attacker and defender
-# (or, provoked, target). The Champion's choice is setup's and the potions stay inside a fight.
-#
-# Not included by any module yet: the engine module includes it after core/kit/search.pxi once the kit
-# is on main, with a search bot's Bot fields (Search s, pcg32_t rng), BOT_MCTS / BOT_FLAT in ask() and
-# the module-level cimports the kit's contract lists (docs/engine-kit.md, "Copying and continuing a
-# game (Tales are Real)").
+# Tales are Real's hooks for the engine kit's search bots (core/kit/search.pxi, whose contract is at the
+# top of that file; docs/search-bots.md). The search decides an mcts or flat seat's top-level decisions
+# (core/tales/game.pxi): a recruitment return, an equipment action or a swap's discard, a battle turn's
+# attacker and defender (or, provoked, target). The Champion's choice is setup's and the potions stay
+# inside a fight: the heuristic takes them, with the seat's weights (ask, core/tales/draws.pxi).
 #
 # What a commander cannot see (the rulebook, tales-are-real.txt): the other commanders' Champions until
 # all armies are set up in round 1 ("the commanders now also reveal their Champion cards"), every
@@ -73,9 +69,31 @@ cdef void search_copy(Game* dst, const Game* src) noexcept nogil:
     memcpy(dst.opt_d, src.opt_d, sizeof(int) * src.n_opt)
 
 
+cdef inline bint searched(int kind) noexcept nogil:
+    """The decision kinds a search seat searches: the top-level ones (not D_CHAMPION, D_POTION)."""
+    return kind != D_CHAMPION and kind != D_POTION
+
+
+cdef void search_sort(int16_t* a, int n) noexcept nogil:
+    """Card ids (creature < MAXCRE, equipment < MAXEQ) in ascending order, by counting."""
+    cdef int count[MAXCRE + MAXEQ]
+    cdef int i, k = 0, c, bound = MAXCRE + MAXEQ
+    for c in range(bound):
+        count[c] = 0
+    for i in range(n):
+        count[a[i]] += 1
+    for c in range(bound):
+        for i in range(count[c]):
+            a[k] = <int16_t>c
+            k += 1
+
+
 cdef inline void search_shuffle(int16_t* a, int n, pcg32_t* rng) noexcept nogil:
+    """Sort, then shuffle: the deal depends on which cards are unseen and on ``rng``, never on where
+    the hidden cards really are (the kit's contract)."""
     cdef int i, j
     cdef int16_t t
+    search_sort(a, n)
     for i in range(n - 1, 0, -1):
         j = <int>pcg32_below(rng, <uint32_t>(i + 1))
         t = a[i]
@@ -102,7 +120,8 @@ cdef void search_determinize(Game* g, int seat, pcg32_t* rng) noexcept nogil:
     deck is shuffled above the creatures it returned; each pairing's equipment deck is one pool with
     the hands of the other commanders who draw from it, shuffled and dealt back (each hand keeps its
     size). A card taken off a teammate's creature into a hand is pooled with its holder's pairing (both
-    decks hold the same cards). Then the dice are reseeded."""
+    decks hold the same cards). Every pool is sorted before it is shuffled (search_shuffle), so the
+    world dealt depends only on what ``seat`` knows and on ``rng``. Then the dice are reseeded."""
     cdef int16_t pool[MAXEQDECK + MAXSEATS * MAXHAND]
     cdef int s, p, i, n, keep, c
     cdef Seat* st
@@ -177,3 +196,18 @@ cdef void search_evaluate(Game* g, double* out) noexcept nogil:
         x[t] = 1.0 + on_field(g, t) + team_losses(g, 1 - t)
     for s in range(g.n):
         out[s] = x[s % 2] / (x[0] + x[1])
+
+
+cdef int search_decide(Game* g, int seat) noexcept nogil:
+    """An mcts or flat seat's top-level decision (the options listed in g.opt_*)."""
+    cdef Bot* b = &g.bots[seat]
+    cdef int choice
+    g.searches += 1
+    if b.kind == BOT_MCTS:
+        choice = mcts_choose(g, seat, &b.s, &b.rng, &g.rollouts)
+    else:
+        choice = flat_choose(g, seat, &b.s, &b.rng, &g.rollouts)
+    if choice < 0:                    # out of memory: the game is void (g.error), not played on silently
+        g.error = 1
+        return 0
+    return choice

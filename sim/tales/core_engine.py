@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.bots import BOT_KINDS
-from sim.kit.bots import refuse_search_bots
+from sim.kit.bots import SearchBot
 from sim.games import EngineError
 from sim.params import as_dict, fields
 from sim.record_schema import core_columns, record_table
@@ -84,13 +84,15 @@ def _as_int(f, value, core_choices: dict) -> int:
 
 def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict:
     """Everything the core needs, as plain ints and lists (after validation by the frozen objects)."""
-    from core.tales_engine import CHOICES, RULE_FIELDS, WEIGHT_FIELDS
-    refuse_search_bots(setup.bots, "the Tales are Real core cannot play {kind} yet (its engine does not include "
-                                   "the search hooks, core/tales/search.pxi, yet); use random or heuristic")
+    from core.tales_engine import CHOICES, RULE_FIELDS, SEARCH_FIELDS, WEIGHT_FIELDS
     bots = []
     for spec in setup.bots:
         bot = parse_bot(spec)
-        if isinstance(bot, HeuristicBot):
+        if isinstance(bot, SearchBot):
+            _known("bot weight(s)", as_dict(bot.w), WEIGHT_FIELDS)
+            _known("search parameter(s)", bot.core_params(), SEARCH_FIELDS)
+            bots.append((BOT_KINDS.index(bot.name), as_dict(bot.w), bot.core_params()))
+        elif isinstance(bot, HeuristicBot):
             _known("bot weight(s)", as_dict(bot.w), WEIGHT_FIELDS)
             bots.append((BOT_KINDS.index("heuristic"), as_dict(bot.w)))
         else:
@@ -168,14 +170,20 @@ def cards_table(setup: TalesSetup, cards: TalesCards, master_seed: int, start: i
 
 
 def play_batch_core(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_seed: int, start: int,
-                    count: int, want_cards: bool = False, inputs: dict | None = None) -> dict[str, pa.Table]:
-    """Play games ``start .. start+count-1`` in the core: {"games": table} (and "cards" if asked)."""
+                    count: int, want_cards: bool = False, inputs: dict | None = None,
+                    counts: dict | None = None) -> dict[str, pa.Table]:
+    """Play games ``start .. start+count-1`` in the core: {"games": table} (and "cards" if asked);
+    ``counts``, if given, gains the batch's top-level ``decisions``, the ``searches`` (those a search bot
+    took) and their ``rollouts`` (simulations)."""
     from core.tales_engine import play_batch
     inputs = inputs or core_inputs(setup, rules, cards)
     try:
         out = play_batch(**inputs, want_cards=want_cards, master_seed=master_seed, start=start, count=count)
     except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
         raise CoreError(f"the Tales are Real core cannot play this: {e}; use --engine reference") from None
+    if counts is not None:
+        for key in ("decisions", "searches", "rollouts"):
+            counts[key] = counts.get(key, 0) + out[key]
     if out["void"] >= 0:
         raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
     records = out["records"]

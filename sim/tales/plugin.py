@@ -35,11 +35,13 @@ class Tales(Game):
     preset_note = "default: the --mode's"
     setup_keys = {"mode": f"one of {', '.join(MODES)} (picks the rule preset unless rules are given)",
                   "people": f"team 0's people ({' or '.join(PEOPLES)}; team 1 plays the other), or one per seat",
-                  "bots": "one bot spec per seat (random, heuristic, heuristic:aggression=3), or one for all"}
+                  "bots": "one bot spec per seat (random, heuristic, heuristic:aggression=3, "
+                          "mcts:iterations=256, flat:rollouts=16), or one for all"}
     data_keys = {"creatures": "creature cards TOML (both peoples)", "equipment": "equipment deck TOML"}
     schemas = {"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA}
     column_docs = COLUMN_DOCS
     bot_weights = HeuristicWeights
+    search_bots = True                # core/tales/search.pxi: mcts and flat in the core
     per_seat_columns = ("people", "bots", "champion", "weighted_losses", "destroyed", "survivors", "champion_alive")
     # Victory and Defeat: a destroyed Champion, fewer weighted losses or (Survive!) the last side standing
     # decide a winner; equal losses after the last round are a draw
@@ -80,8 +82,7 @@ class Tales(Game):
             from sim.tales.core_engine import play_batch_core     # the compiled core, loaded when first played
             return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
                                    want_cards="cards" in match.tables)
-        refuse_search_bots(match.setup.bots, "{kind} is core-only, and not in the Tales are Real core yet; "
-                                             "use random or heuristic")
+        refuse_search_bots(match.setup.bots, "{kind} is core-only; use engine = core")
         from sim.tales.game import play_game                       # the reference engine, likewise
         stats: list | None = [] if "cards" in match.tables else None
         games = [play_game(match.setup, match.rules, seed, i, match.data, stats=stats)
@@ -91,9 +92,15 @@ class Tales(Game):
             out["cards"] = cards_table(stats)
         return out
 
+    def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
+        from sim.tales.core_engine import play_batch_core
+        counts: dict = {}
+        return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
+                               want_cards="cards" in match.tables, counts=counts), counts
+
     def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
-        refuse_search_bots(match.setup.bots, "{kind} is core-only, and not in the Tales are Real core yet; "
-                                             "use random or heuristic")
+        refuse_search_bots(match.setup.bots, "{kind} is core-only; the turn-by-turn log is the reference "
+                                             "engine's (use playtest run, engine = core)")
         from sim.tales.game import play_game
         return play_game(match.setup, match.rules, seed, game_index, match.data, log=log)
 
