@@ -16,7 +16,7 @@ runner = CliRunner()
 # three budgets a factor 8 apart, depth-capped rollouts (docs/search-bots.md: the affordable strong setting)
 BUDGETS = (2, 16, 128)
 FIELD = ",".join(f"mcts:iterations={n}:depth=20" for n in BUDGETS)
-GAMES = {"paws": 60}          # per line-up: 6 line-ups, 240 meetings per step
+GAMES = {"paws": 60, "tales": 60}          # per line-up: 6 line-ups, 240 meetings per step
 
 
 @pytest.mark.slow
