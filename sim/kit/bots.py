@@ -166,3 +166,22 @@ class BotRoster:
     def make(self, specs) -> list:
         """One bot per seat."""
         return [self.parse(s) for s in specs]
+
+    def core_bots(self, specs, weight_fields, search_fields, known) -> list[tuple]:
+        """The bots as an engine core takes them, one per seat: (kind index, weights) or, for a search bot,
+        (kind index, weights, search parameters); ``known(what, names, core_names)`` refuses a weight or a
+        parameter the core's structs lack."""
+        out = []
+        for spec in specs:
+            bot = self.parse(spec)
+            if isinstance(bot, RandomBot):
+                out.append((BOT_KINDS.index("random"), {}))
+                continue
+            weights = as_dict(bot.w)
+            known("bot weight(s)", weights, weight_fields)
+            if isinstance(bot, SearchBot):
+                known("search parameter(s)", bot.core_params(), search_fields)
+                out.append((BOT_KINDS.index(bot.name), weights, bot.core_params()))
+            else:
+                out.append((BOT_KINDS.index("heuristic"), weights))
+        return out

@@ -8,12 +8,11 @@ import numpy as np
 import pyarrow as pa
 
 from sim.bots import BOT_KINDS
-from sim.kit.bots import SearchBot
 from sim.games import EngineError
 from sim.params import as_dict, fields
 from sim.paws.board import FAR, NO_CELL, geometry
-from sim.paws.bots import parse_bot
-from sim.paws.bots.heuristic import HeuristicBot, HeuristicWeights
+from sim.paws.bots import ROSTER
+from sim.paws.bots.heuristic import HeuristicWeights
 from sim.paws.cards import CardSet, ItemCard, MonsterCard
 from sim.paws.kinds import Action, Buff, Decision, Effect, Tile, Timing
 from sim.paws.record import END_REASONS, MAX_SEATS, RECORD_COLUMNS, RECORD_DTYPE, SCHEMA
@@ -70,18 +69,7 @@ def _known(what: str, names, core_names) -> None:
 def core_inputs(setup: PawsSetup, rules: PawsRules, cards: CardSet) -> dict:
     """Everything the core needs, as plain ints and lists (after validation by the frozen objects)."""
     from core.paws_engine import RULE_FIELDS, SEARCH_FIELDS, WEIGHT_FIELDS
-    bots = []
-    for spec in setup.bots:
-        bot = parse_bot(spec)
-        if isinstance(bot, SearchBot):
-            _known("bot weight(s)", as_dict(bot.w), WEIGHT_FIELDS)
-            _known("search parameter(s)", bot.core_params(), SEARCH_FIELDS)
-            bots.append((BOT_KINDS.index(bot.name), as_dict(bot.w), bot.core_params()))
-        elif isinstance(bot, HeuristicBot):
-            _known("bot weight(s)", as_dict(bot.w), WEIGHT_FIELDS)
-            bots.append((BOT_KINDS.index("heuristic"), as_dict(bot.w)))
-        else:
-            bots.append((BOT_KINDS.index("random"), {}))
+    bots = ROSTER.core_bots(setup.bots, WEIGHT_FIELDS, SEARCH_FIELDS, _known)
     values = {k: int(v) for k, v in as_dict(rules).items() if k not in NOT_IN_CORE}
     _known("rule parameter(s)", values, RULE_FIELDS)
     radius = 2 if setup.board == "beginner" else rules.explorer_radius

@@ -8,12 +8,11 @@ import numpy as np
 import pyarrow as pa
 
 from sim.bots import BOT_KINDS
-from sim.kit.bots import SearchBot
 from sim.games import EngineError
 from sim.params import as_dict, fields
 from sim.record_schema import core_columns, record_table
-from sim.tales.bots import parse_bot
-from sim.tales.bots.heuristic import HeuristicBot, HeuristicWeights
+from sim.tales.bots import ROSTER
+from sim.tales.bots.heuristic import HeuristicWeights
 from sim.tales.cards import Creature, Equipment, TalesCards
 from sim.tales.kinds import END_REASONS, Ability, Act, Decision, Effect, Hand, Kind, People
 from sim.tales.record import CARD_SCHEMA, MAX_SEATS, RECORD_COLUMNS, RECORD_DTYPE, SCHEMA
@@ -85,18 +84,7 @@ def _as_int(f, value, core_choices: dict) -> int:
 def core_inputs(setup: TalesSetup, rules: TalesRules, cards: TalesCards) -> dict:
     """Everything the core needs, as plain ints and lists (after validation by the frozen objects)."""
     from core.tales_engine import CHOICES, RULE_FIELDS, SEARCH_FIELDS, WEIGHT_FIELDS
-    bots = []
-    for spec in setup.bots:
-        bot = parse_bot(spec)
-        if isinstance(bot, SearchBot):
-            _known("bot weight(s)", as_dict(bot.w), WEIGHT_FIELDS)
-            _known("search parameter(s)", bot.core_params(), SEARCH_FIELDS)
-            bots.append((BOT_KINDS.index(bot.name), as_dict(bot.w), bot.core_params()))
-        elif isinstance(bot, HeuristicBot):
-            _known("bot weight(s)", as_dict(bot.w), WEIGHT_FIELDS)
-            bots.append((BOT_KINDS.index("heuristic"), as_dict(bot.w)))
-        else:
-            bots.append((BOT_KINDS.index("random"), {}))
+    bots = ROSTER.core_bots(setup.bots, WEIGHT_FIELDS, SEARCH_FIELDS, _known)
     values = {f.name: _as_int(f, getattr(rules, f.name), CHOICES) for f in fields(rules) if f.name != "ruleset"}
     _known("rule parameter(s)", values, RULE_FIELDS)
     return dict(
