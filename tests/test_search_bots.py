@@ -273,6 +273,17 @@ def test_record_invariants_over_search_bot_games(bots, setup, rules):
     assert {rec["end_reason"] for rec in rows} & {"vp", "last_alive"}
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("setup", [{}, {"board": "explorer", "players": 2}, {"mode": "teams"}])
+def test_record_invariants_over_a_thousand_small_budget_search_games(setup):
+    bots = ("mcts:iterations=2:depth=4", "flat:rollouts=1:depth=4", "heuristic", "mcts:iterations=3:depth=6")
+    s = PawsSetup(bots=bots[:setup.get("players", 4)], **setup)
+    rows = core_games(s.bots, 78, 0, 1000, **setup).to_pylist()
+    for rec in rows:
+        check_record(rec, s)
+    assert len(rows) == 1000 and {rec["end_reason"] for rec in rows} & {"vp", "last_alive"}
+
+
 # -- strength (slow) --------------------------------------------------------------------------------------------
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     p = wins / n

@@ -171,6 +171,19 @@ def test_record_and_card_invariants_over_search_bot_games(mode, bots):
     assert len({rec["end_reason"] for rec in rows}) >= 2 or mode.startswith("survive")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["standard", "2v2", "survive", "survive-2v2"])
+def test_record_invariants_over_a_thousand_small_budget_search_games(mode):
+    seats = 4 if "2v2" in mode else 2
+    bots = ("mcts:iterations=2:depth=4", "flat:rollouts=1:depth=4", "heuristic", "mcts:iterations=3")[:seats]
+    m = match(mode, bots)
+    out = core_games(mode, bots, 79, 0, 1000)
+    rows = (out["games"] if isinstance(out, dict) else out).to_pylist()
+    for rec in rows:
+        check_record(rec, m.rules, seats)
+    assert len(rows) == 1000
+
+
 # -- strength (slow) --------------------------------------------------------------------------------------------
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     p = score / n
