@@ -154,35 +154,48 @@ cdef int potion_score(Game* g, Weights* w, int s, int hand_index) noexcept nogil
     return -1
 
 
+cdef inline void keep_best(int i, int v, int* best, int* best_v) noexcept nogil:
+    """The first best option wins (Python's ``scores.index(max(scores))``)."""
+    if i == 0 or v > best_v[0]:
+        best[0] = i
+        best_v[0] = v
+
+
 cdef int heuristic_decide(Game* g, int s, int kind) noexcept nogil:
-    """Score every option of the decision; the first best wins (Python's ``scores.index(max(scores))``)."""
+    """Score every option of the decision; the first best wins (Python's ``scores.index(max(scores))``).
+    One loop per decision kind, so no option pays for the kind's test."""
     cdef Weights* w = &g.bots[s].w
     cdef Seat* st = &g.seats[s]
-    cdef int i, v, best = 0, best_v = 0, h, nf = 0
+    cdef int i, h, nf = 0, best = 0, best_v = 0
     cdef Sight sight
     cdef Pos foes[MAXTEAMSEATS * MAXARMY]
-    if kind == D_ATTACKER or kind == D_DEFENDER or kind == D_PROVOKE:
+    if kind == D_EQUIP:
+        for i in range(g.n_opt):
+            keep_best(i, equip_score(g, s, w, g.opt_a[i], g.opt_b[i], g.opt_c[i], g.opt_d[i]), &best, &best_v)
+    elif kind == D_ATTACKER:
         look(g, &sight)
-        if kind == D_ATTACKER:
-            nf = ready_list(g, 1 - s % 2, foes)
-    for i in range(g.n_opt):
-        if kind == D_CHAMPION:
-            v = creature_value(g, g.opt_a[i], w)
-        elif kind == D_RETURN:
-            v = -creature_value(g, g.opt_a[i], w)
-        elif kind == D_EQUIP:
-            v = equip_score(g, s, w, g.opt_a[i], g.opt_b[i], g.opt_c[i], g.opt_d[i])
-        elif kind == D_DISCARD:
+        nf = ready_list(g, 1 - s % 2, foes)
+        for i in range(g.n_opt):
+            keep_best(i, attacker_score(g, w, &sight, pos(g.opt_a[i], g.opt_b[i]), foes, nf), &best, &best_v)
+    elif kind == D_DEFENDER:
+        look(g, &sight)
+        for i in range(g.n_opt):
+            keep_best(i, defender_score(g, w, &sight, g.attacker, pos(g.opt_a[i], g.opt_b[i])), &best, &best_v)
+    elif kind == D_PROVOKE:
+        look(g, &sight)
+        for i in range(g.n_opt):
+            keep_best(i, provoke_score(g, w, &sight, g.attacker, pos(g.opt_a[i], g.opt_b[i])), &best, &best_v)
+    elif kind == D_CHAMPION:
+        for i in range(g.n_opt):
+            keep_best(i, creature_value(g, g.opt_a[i], w), &best, &best_v)
+    elif kind == D_RETURN:
+        for i in range(g.n_opt):
+            keep_best(i, -creature_value(g, g.opt_a[i], w), &best, &best_v)
+    elif kind == D_DISCARD:
+        for i in range(g.n_opt):
             h = st.hand[g.opt_a[i]]
-            v = (0 if usable(g, s, h) else 100) - gear_value(g, h, w)
-        elif kind == D_ATTACKER:
-            v = attacker_score(g, w, &sight, pos(g.opt_a[i], g.opt_b[i]), foes, nf)
-        elif kind == D_DEFENDER:
-            v = defender_score(g, w, &sight, g.attacker, pos(g.opt_a[i], g.opt_b[i]))
-        elif kind == D_PROVOKE:
-            v = provoke_score(g, w, &sight, g.attacker, pos(g.opt_a[i], g.opt_b[i]))
-        else:
-            v = potion_score(g, w, s, g.opt_a[i])
-        if i == 0 or v > best_v:
-            best, best_v = i, v
+            keep_best(i, (0 if usable(g, s, h) else 100) - gear_value(g, h, w), &best, &best_v)
+    else:
+        for i in range(g.n_opt):
+            keep_best(i, potion_score(g, w, s, g.opt_a[i]), &best, &best_v)
     return best
