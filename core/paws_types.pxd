@@ -35,19 +35,20 @@ cdef enum:
 
 # Effect
 cdef enum:
-    E_HEAL = 0
-    E_FIGHT_BONUS = 1
-    E_ROLL_BONUS = 2
-    E_ESCAPE = 3
-    E_GRENADE = 4
-    E_SNARE = 5
-    E_POISON = 6
-    E_EXTRA_AP = 7
-    E_GAIN_BARRICADE = 8
-    E_TELEPORT = 9
-    E_WARD = 10
-    E_REFLECT = 11
-    E_DRAW = 12
+    E_NONE = 0
+    E_HEAL = 1
+    E_FIGHT_BONUS = 2
+    E_ROLL_BONUS = 3
+    E_ESCAPE = 4
+    E_GRENADE = 5
+    E_SNARE = 6
+    E_POISON = 7
+    E_EXTRA_AP = 8
+    E_GAIN_BARRICADE = 9
+    E_TELEPORT = 10
+    E_WARD = 11
+    E_REFLECT = 12
+    E_DRAW = 13
 
 # Buff
 cdef enum:

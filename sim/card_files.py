@@ -1,8 +1,8 @@
 """Reading and validating a game's card files (TOML: an optional ``[meta]`` table and ``[[card]]`` tables).
 
 Each game describes its fields as ``{name: (kind, required, default, low, high)}``: ``kind`` is ``int``
-(``low..high``), ``bool``, ``str``, an enum class (its lower-case member names), or ``list`` (``low``
-holds the allowed items). Every error names the file, the card (number and name) and the field, and
+(``low..high``), ``bool``, ``str``, an enum class (its lower-case member names, or those ``low`` lists),
+or ``list`` (``low`` holds the allowed items). Every error names the file, the card (number and name) and the field, and
 lists what is allowed. ``load_pair`` reads a game's two files once per content and digests their bytes.
 """
 
@@ -54,7 +54,7 @@ def field(where: str, entry: dict, key: str, spec: tuple):
     else:
         value = entry[key]
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
-        allowed = names(kind)
+        allowed = list(low) if low is not None else names(kind)    # low: the members a file may name
         if value not in allowed:
             raise CardDataError(f"{where} is {value!r}; allowed: {', '.join(allowed)}")
         return kind[value.upper()]

@@ -24,9 +24,11 @@ MAX_MONSTER_COPIES = 128
 
 # Which timings make sense for each effect: combat effects only work inside a fight, turn effects
 # only outside one; heal works in both; a ward is never played, it reacts (see items.warded).
+CARD_EFFECTS = tuple(e.name.lower() for e in Effect if e != Effect.NONE)
 COMBAT_ONLY = {Effect.FIGHT_BONUS, Effect.ROLL_BONUS, Effect.ESCAPE, Effect.REFLECT}
 TIMINGS_FOR = {e: ({Timing.IN_COMBAT} if e in COMBAT_ONLY else
-                   set(Timing) if e in (Effect.HEAL, Effect.WARD) else {Timing.ON_TURN}) for e in Effect}
+                   set(Timing) if e in (Effect.HEAL, Effect.WARD) else {Timing.ON_TURN}) for e in Effect
+               if e != Effect.NONE}
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class MonsterCard:
 ITEM_FIELDS = {
     "name": (str, True, None, None, None),
     "timing": (Timing, True, None, None, None),
-    "effect": (Effect, True, None, None, None),
+    "effect": (Effect, True, None, CARD_EFFECTS, None),   # low: the effects a card may have (not none)
     "amount": (int, False, 0, 0, 20),
     "turns": (int, False, 0, 0, 20),
     "copies": (int, True, None, 1, 64),

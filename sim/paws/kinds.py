@@ -25,19 +25,20 @@ class Timing(IntEnum):
 
 class Effect(IntEnum):
     """What an item card does; ``amount`` (and ``turns``) in the card data say how much."""
-    HEAL = 0            # heal `amount` HP (never above max_hp)
-    FIGHT_BONUS = 1     # +`amount` to your score for every remaining roll of this fight
-    ROLL_BONUS = 2      # +`amount` to your score for the next roll only
-    ESCAPE = 3          # end the fight, move to an adjacent tile; `amount` 1 = cannot be attacked until your next turn
-    GRENADE = 4         # every other player on your tile or an adjacent one takes `amount` damage
-    SNARE = 5           # a player on your tile or an adjacent one loses `amount` AP on their next turn
-    POISON = 6          # `amount` damage now and 1 at the start of each of their next `turns` turns
-    EXTRA_AP = 7        # +`amount` AP this turn
-    GAIN_BARRICADE = 8  # take `amount` barricades
-    TELEPORT = 9        # move to any tile on the board
-    WARD = 10           # kept in hand: cancels the next Grenade/Snare/Poison aimed at you, then is discarded
-    REFLECT = 11        # this fight: the next damage you take is also dealt to your opponent
-    DRAW = 12           # draw `amount` item cards
+    NONE = 0            # not a card's effect (a card file may not name it): 0 is "no effect" in every game
+    HEAL = 1            # heal `amount` HP (never above max_hp)
+    FIGHT_BONUS = 2     # +`amount` to your score for every remaining roll of this fight
+    ROLL_BONUS = 3      # +`amount` to your score for the next roll only
+    ESCAPE = 4          # end the fight, move to an adjacent tile; `amount` 1 = cannot be attacked until your next turn
+    GRENADE = 5         # every other player on your tile or an adjacent one takes `amount` damage
+    SNARE = 6           # a player on your tile or an adjacent one loses `amount` AP on their next turn
+    POISON = 7          # `amount` damage now and 1 at the start of each of their next `turns` turns
+    EXTRA_AP = 8        # +`amount` AP this turn
+    GAIN_BARRICADE = 9  # take `amount` barricades
+    TELEPORT = 10       # move to any tile on the board
+    WARD = 11           # kept in hand: cancels the next Grenade/Snare/Poison aimed at you, then is discarded
+    REFLECT = 12        # this fight: the next damage you take is also dealt to your opponent
+    DRAW = 13           # draw `amount` item cards
 
 
 class Buff(IntEnum):
