@@ -71,7 +71,7 @@ cdef void fight(Game* g, Pos att, Pos dfn) noexcept nogil:
     g.champion_fell[1] = 0
 
 
-cdef void next_pick(Game* g) noexcept nogil:
+cdef inline void next_pick(Game* g) noexcept nogil:
     """The next decision of the turn in progress (g.turn_team): the attacker of fight g.pick, chosen by
     the team member whose pick it is; none (g.seat = NOBODY: the turn is over) after the turn's last
     fight, or when either team has no ready creature left."""
@@ -92,7 +92,7 @@ cdef void begin_turn(Game* g, int team) noexcept nogil:
     next_pick(g)
 
 
-cdef void turn_options(Game* g) noexcept nogil:
+cdef inline void turn_options(Game* g) noexcept nogil:
     """The options of the turn's pending decision: the attacker among the team's ready creatures, or
     its defender (or, provoked, its target) among the other team's; seats then slots ascending."""
     cdef Pos ready[MAXTEAMSEATS * MAXARMY]

@@ -40,7 +40,7 @@ cdef int ready_list(Game* g, int team, Pos* out) noexcept nogil:
     return n
 
 
-cdef bint any_ready(Game* g, int team) noexcept nogil:
+cdef inline bint any_ready(Game* g, int team) noexcept nogil:
     cdef int i, k
     cdef Seat* st
     for i in range(g.n_team_seats[team]):

@@ -4,7 +4,7 @@
 # has the same functions for the scenario tests' module (core/tales_scenario.pyx), fed from a script
 # instead; nothing here checks for one.
 
-cdef int ask(Game* g, int seat, int kind) noexcept nogil:
+cdef inline int ask(Game* g, int seat, int kind) noexcept nogil:
     """Every bot choice goes through here; a choice of one is not asked (and draws no random number)."""
     if g.n_opt <= 1:
         return 0

@@ -10,7 +10,7 @@
 # (core/kit/state.pxi) makes an independent copy that plays on exactly like the original
 # (docs/engine-kit.md).
 
-cdef void legal_actions(Game* g, int seat) noexcept nogil:
+cdef inline void legal_actions(Game* g, int seat) noexcept nogil:
     """The options of the pending top-level decision (``seat`` is g.seat), in g.opt_*: as the bot gets
     them, in the same order. Builds them from the state alone; draws nothing."""
     if g.asking == D_RETURN:
@@ -23,7 +23,7 @@ cdef void legal_actions(Game* g, int seat) noexcept nogil:
         turn_options(g)
 
 
-cdef void take_option(Game* g, int choice) noexcept nogil:
+cdef inline void take_option(Game* g, int choice) noexcept nogil:
     """Top-level decision number g.decisions: carry out option ``choice`` of the pending decision
     (g.opt_*, as legal_actions(g, g.seat) lists them), as the bot's choice would; then the seat's (the
     turn's) next decision is pending, or none (g.seat = NOBODY) when its part of the phase is over."""
