@@ -306,3 +306,14 @@ def test_a_damaged_kept_part_is_found_by_verify_and_played_again_on_resume(preci
     run_sweep(spec, work, workers=2, resume=True, progress=False, on_part=lambda c, b: played.append((c, b)))
     assert ("c001", 1) in played and digest(work, spec) == digest(out, spec)
     assert [c["stop"] for c in load_manifest(work)["cells"]] == [c["stop"] for c in load_manifest(out)["cells"]]
+
+
+def test_a_mean_metric_stops_on_a_half_width_in_its_own_units():
+    m = parse_metric(get("paws"), "mean_rounds")                  # rounds, scaled by 500
+    p = PrecisionStopper(m, ["a"], 100, half_width=5.0)              # +-5 rounds = +-0.01 of the range
+    p.observe("a", 0, {m.name: (1000, 1000 * 0.02)})                 # mean 10 rounds; too few games yet
+    assert p.stopped("a") is None and p.state()["a"]["half_width"] > 5.0
+    p.observe("a", 1, {m.name: (20_000, 20_000 * 0.02)})
+    st_ = p.state()["a"]
+    assert p.stopped("a") == NARROW and st_["half_width"] <= 5.0
+    assert st_["estimate"] == pytest.approx(10.0) and st_["interval"][0] < 10.0 < st_["interval"][1] < 15.0
