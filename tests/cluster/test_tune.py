@@ -148,3 +148,158 @@ def test_narrow_stops_when_every_alive_interval_is_within_tolerance():
     assert race.finished == NARROW
     for s in race.standings:
         assert s.loss_high - s.loss_low <= 0.04 and s.loss_low <= 0.5 <= s.loss_high
+
+
+# --- tune specs --------------------------------------------------------------------------------------------
+
+import copy  # noqa: E402
+import json  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+
+from cli.main import app  # noqa: E402
+from cluster.tune import KEYS, TuneError, parse_tune_spec  # noqa: E402
+
+BASE = {"name": "t", "game": "paws", "rules": "v4", "seed": 3, "batch": 40, "max_games_per_candidate": 320,
+        "setup": {"board": "beginner", "bots": "heuristic"},
+        "space": {"mansion_monster_hp_bonus": [0, 4], "raid_grabs_cards": "all"},
+        "hold": {"players": [2, 3]},
+        "objective": {"metric": "first_player_share", "target": 0.5},
+        "constraint": [{"metric": "stall_share", "op": "<=", "bound": 0.2}]}
+
+
+def with_change(path: str, value):
+    raw = copy.deepcopy(BASE)
+    *outer, last = path.split(".")
+    d = raw
+    for k in outer:
+        d = d[int(k)] if isinstance(d, list) else d[k]
+    if value is DELETE:
+        del d[last]
+    else:
+        d[last] = value
+    return raw
+
+
+DELETE = object()
+
+
+def test_a_good_spec_resolves_every_candidate_in_every_hold_cell():
+    s = parse_tune_spec(BASE, "t.toml")
+    assert s.candidates() == [{"mansion_monster_hp_bonus": 0, "raid_grabs_cards": False},
+                              {"mansion_monster_hp_bonus": 0, "raid_grabs_cards": True},
+                              {"mansion_monster_hp_bonus": 4, "raid_grabs_cards": False},
+                              {"mansion_monster_hp_bonus": 4, "raid_grabs_cards": True}]
+    assert s.holds == ({"players": 2}, {"players": 3}) and s.parts_per_cell == 4
+    raw = s.sweep_raw(s.candidates())
+    assert raw["cells"][1] == {"players": 3, "mansion_monster_hp_bonus": 0, "raid_grabs_cards": False}
+    assert (raw["games_per_cell"], raw["batch_size"]) == (160, 40)
+
+
+BAD = [
+    ("nonsense", 1, "unknown key 'nonsense'; valid keys: name, game"),
+    ("game", "chess", "game = 'chess' is not allowed; expected one of"),
+    ("seed", -1, "seed = -1 is out of range"),
+    ("batch", 0, "batch = 0 is out of range"),
+    ("batch", "40", "batch = '40' has the wrong type"),
+    ("max_games_per_candidate", 10, "max_games_per_candidate = 10 is out of range; expected an integer from 80"),
+    ("space", {}, "[space] is empty"),
+    ("space.nonsense", [1], "[space] unknown paws rule parameter 'nonsense'; valid:"),
+    ("space.mansion_monster_hp_bonus", [0, 11], "mansion_monster_hp_bonus = 11 is not allowed; expected an integer "
+                                                "from 0 to 10"),
+    ("space.mansion_monster_hp_bonus", [1, 1], "lists a value twice"),
+    ("space.mansion_monster_hp_bonus", {"low": 0, "high": 12}, "expected an integer from 0 to 10"),
+    ("space.mansion_monster_hp_bonus", {"low": 3}, "a range needs low and high"),
+    ("space.mansion_monster_hp_bonus", {"low": 0, "high": 2, "by": 1}, "unknown key 'by'; valid: low, high, step"),
+    ("space.mansion_monster_hp_bonus", True, "= true is for a true/false parameter"),
+    ("space.raid_grabs_cards", {"low": 0, "high": 1}, "a {low, high, step} range needs an integer parameter"),
+    ("space.item_deck", ["v4", "v9"], "item_deck = 'v9' is not allowed; expected one of"),
+    ("hold.seats", [2], "[hold] unknown paws setup key 'seats'; valid:"),
+    ("hold.players", [2, 9], "players"),
+    ("hold.players", [], "[hold] players = [] must be a non-empty list"),
+    ("objective.metric", "nonsense", "[objective] metric = 'nonsense':"),
+    ("objective.target", 1.5, "[objective] target = 1.5 is not allowed; expected a number from 0 to 1"),
+    ("objective.goal", "min", "exactly one of target"),
+    ("objective.combine", "median", "combine = 'median' is not allowed; expected one of worst, mean"),
+    ("constraint.0.op", "<", "op = '<' is not allowed; expected <= or >="),
+    ("constraint.0.bound", 2, "bound = 2 is not allowed; expected a number from 0 to 1"),
+    ("constraint.0.metric", DELETE, "missing key 'metric'"),
+    ("confidence", 1.0, "confidence = 1.0 is not allowed; expected a number from 0.5 to 0.9999"),
+    ("search", "grid", "search = 'grid' is not allowed; expected one of race, optuna"),
+    ("trials", 5, "trials applies to search = \"optuna\" only"),
+    ("objective", DELETE, "missing key 'objective'"),
+]
+
+
+@pytest.mark.parametrize("path, value, message", BAD, ids=[b[0] for b in BAD])
+def test_a_bad_spec_is_refused_in_one_line_naming_the_file_and_key(path, value, message):
+    with pytest.raises(TuneError) as e:
+        parse_tune_spec(with_change(path, value), "t.toml")
+    text = str(e.value)
+    assert text.startswith("t.toml: ") and "\n" not in text
+    assert message in text, text
+
+
+def test_a_space_too_large_to_race_is_sent_to_optuna():
+    raw = with_change("space", {"mansion_monster_hp_bonus": "all", "lives": "all", "raids_per_turn": "all",
+                                "chest_cards": "all"})
+    with pytest.raises(TuneError, match=r"\[space\] holds 11979 candidates x 2 hold cell\(s\); a race takes at "
+                                        r"most 1000 .* set search = \"optuna\""):
+        parse_tune_spec(raw, "t.toml")
+    raw.update(search="optuna", trials=8)
+    assert parse_tune_spec(raw, "t.toml").search == "optuna"
+
+
+def test_cli_refuses_a_bad_spec_before_any_game(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('game = "paws"\nseed = 1\nbatch = 10\nmax_games_per_candidate = 100\n'
+                   '[space]\nmansion_monster_hp_bonus = [0, 99]\n[objective]\nmetric = "first_player_share"\n'
+                   'target = 0.5\n')
+    out = tmp_path / "out"
+    r = CliRunner().invoke(app, ["tune", str(bad), "--out", str(out)])
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "mansion_monster_hp_bonus = 99 is not allowed; expected an integer from 0 to 10" \
+        in lines[0], r.output
+    assert not out.exists()
+    r = CliRunner().invoke(app, ["tune", str(tmp_path / "missing.toml"), "--out", str(out)])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+
+
+VALUES = st.recursive(st.none() | st.booleans() | st.integers(-5, 2**65) | st.floats(allow_nan=True) | st.text(max_size=8),
+                      lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+                      max_leaves=6).filter(lambda v: v is not None)
+PATHS = st.sampled_from(sorted(KEYS) + ["space.mansion_monster_hp_bonus", "space.start_hp", "hold.players",
+                                        "hold.board", "objective.metric", "objective.target", "objective.goal",
+                                        "objective.combine", "constraint.0.metric", "constraint.0.op",
+                                        "constraint.0.bound"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(changes=st.lists(st.tuples(PATHS, VALUES), min_size=1, max_size=3))
+def test_any_spec_is_accepted_or_refused_in_one_line(changes):
+    raw = copy.deepcopy(BASE)
+    for path, value in changes:
+        try:
+            raw = _set(raw, path, value)
+        except (KeyError, IndexError, TypeError):
+            pass
+    try:
+        s = parse_tune_spec(raw, "t.toml")
+    except TuneError as e:
+        assert str(e).startswith("t.toml: ") and "\n" not in str(e), str(e)
+    else:
+        assert s.candidates() and s.parts_per_cell >= 1
+        json.dumps(s.sweep_raw(s.candidates()), default=str)
+
+
+def _set(raw, path, value):
+    out = copy.deepcopy(raw)
+    *outer, last = path.split(".")
+    d = out
+    for k in outer:
+        d = d[int(k)] if isinstance(d, list) else d[k]
+    d[last] = value
+    return out
