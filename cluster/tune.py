@@ -594,7 +594,8 @@ def _alpha_text(spec: TuneSpec, races: int, candidates: int) -> str:
     alpha = 1 - spec.confidence
     return (f"alpha = {alpha:g} split evenly (Bonferroni) over {races} race(s) and, in each, over every "
             f"candidate x hold cell x metric read (objective + {len(spec.constraints)} constraint(s)): "
-            f"{seqs} confidence sequences per race, each at alpha {alpha / races / seqs:.3g}")
+            f"{'at most ' if races > 1 else ''}{seqs} confidence sequences per race, each at alpha "
+            f"{'at least ' if races > 1 else ''}{alpha / races / seqs:.3g}")
 
 
 def _run_race(spec, out_dir, workers, address, resume, progress, say) -> Answer:

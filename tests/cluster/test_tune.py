@@ -303,3 +303,89 @@ def _set(raw, path, value):
         d = d[int(k)] if isinstance(d, list) else d[k]
     d[last] = value
     return out
+
+
+# --- a real tune on Ray -------------------------------------------------------------------------------------
+
+import hashlib  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import duckdb  # noqa: E402
+
+TINY = """
+name = "tiny"
+game = "paws"
+rules = "v4"
+seed = 5
+batch = 40
+max_games_per_candidate = 640
+confidence = 0.9
+
+[setup]
+board = "beginner"
+bots = "heuristic"
+
+[space]
+vp_target = [1, 4, 8]
+
+[hold]
+players = [2, 3]
+
+[objective]
+metric = "mean_rounds"
+goal = "min"
+combine = "worst"
+
+[[constraint]]
+metric = "stall_share"
+op = "<="
+bound = 0.5
+"""
+
+
+def _files(out: Path) -> dict[str, str]:
+    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(out.rglob("*.parquet"))}
+
+
+@pytest.fixture(scope="module")
+def tiny_tune(ray_local, tmp_path_factory):
+    from cluster.tune import load_tune_spec, run_tune
+    root = tmp_path_factory.mktemp("tune")
+    spec_path = root / "tiny.toml"
+    spec_path.write_text(TINY)
+    lines: list[str] = []
+    answer = run_tune(load_tune_spec(spec_path), root / "a", workers=2, log=lines.append)
+    return root, spec_path, answer, lines
+
+
+def test_a_small_tune_on_ray_drops_the_slow_targets_and_writes_a_sweep_duckdb_reads(tiny_tune):
+    root, _, a, lines = tiny_tune
+    out = root / "a"
+    # a 1-VP target ends games in the first round: 4 and 8 VP are dropped as worse
+    assert a.best["values"] == {"vp_target": 1} and a.finished == WON
+    assert [e["reason"].split(":")[0] for e in a.candidates] == [WON, "dropped", "dropped"]
+    assert any(line.startswith("round 1: 3 of 3 candidates alive") for line in lines), lines
+    con = duckdb.connect()
+    rows = con.execute("SELECT vp_target, players, count(*), min(game_index), max(game_index) "
+                       "FROM read_parquet($p, hive_partitioning = true) GROUP BY ALL ORDER BY ALL",
+                       {"p": str(out / "games" / "**" / "*.parquet")}).fetchall()
+    per = {e["values"]["vp_target"]: e["games_per_hold"] for e in a.candidates}
+    # every cell played a prefix of game indices: 0 .. games - 1, the same count in both hold cells
+    assert rows == [(v, p, per[v], 0, per[v] - 1) for v in (1, 4, 8) for p in (2, 3)], rows
+    assert sum(r[2] for r in rows) == a.games < a.exhaustive_games == 3 * 2 * max(per.values())
+    assert (out / "tune.json").is_file() and (out / "tune.toml").is_file()
+
+
+def test_a_rerun_through_the_cli_writes_the_same_files_and_prints_the_best_with_intervals(tiny_tune):
+    root, spec_path, a, _ = tiny_tune
+    r = CliRunner().invoke(app, ["tune", str(spec_path), "--out", str(root / "b"), "--workers", "2", "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert "best: vp_target=1  loss " in r.output and "mean_rounds in players=2: 1" in r.output, r.output
+    assert "stall_share <= 0.5: holds" in r.output
+    assert _files(root / "a") == _files(root / "b") and _files(root / "a")
+    b = json.loads((root / "b" / "tune.json").read_text())
+    assert b["candidates"] == json.loads((root / "a" / "tune.json").read_text())["candidates"]
+    # the folder is a sweep: status --verify finds it whole
+    r = CliRunner().invoke(app, ["status", str(root / "b"), "--verify"])
+    assert r.exit_code == 0, r.output
