@@ -23,6 +23,7 @@ FORMAT = 1
 NAME = "manifest.json"
 TMP_PREFIX = f".{NAME}{TMP_MARK}"            # ".manifest.json.tmp-<pid>" while it is being saved
 PENDING, DONE = "pending", "done"           # part states
+BEYOND = "beyond the stop"                  # a [stop] sweep's part after its cell stopped: not played (or discarded)
 STATES = ("running", "interrupted", "failed", "incomplete", "done")   # "incomplete": verify found parts missing
 MAX_MANIFEST_BYTES = 256 * 2**20             # 100,000 parts of two tables are ~50 MB
 REBUILD = "the manifest is only a cache: `playtest sweep SPEC --out DIR --resume` rebuilds it from the spec " \
@@ -81,7 +82,7 @@ _TOP = {"format": _INT, "name": _STR, "spec_file": _STR, "spec": _DICT, "spec_di
         "games_total": _INT, "parts_total": _INT, "state": f"one of {', '.join(STATES)}",
         "error": "a string or null", "created": _STR, "updated": _STR, "runs": "a list of objects", "cells": _LIST}
 _CELL = {"id": _STR, "values": _DICT, "parts": _LIST}
-_PART = {"batch": _INT, "first_game": _INT, "games": _INT, "state": f"{PENDING} or {DONE}", "rows": _INT,
+_PART = {"batch": _INT, "first_game": _INT, "games": _INT, "state": f"{PENDING}, {DONE} or {BEYOND}", "rows": _INT,
          "bytes": _INT}
 
 
@@ -102,8 +103,8 @@ def _ok(value: Any, kind: str) -> bool:
         return isinstance(value, list) and all(isinstance(v, dict) for v in value)
     if kind.startswith("one of"):
         return value in STATES
-    if kind == f"{PENDING} or {DONE}":
-        return value in (PENDING, DONE)
+    if kind == f"{PENDING}, {DONE} or {BEYOND}":
+        return value in (PENDING, DONE, BEYOND)
     raise AssertionError(kind)
 
 
@@ -181,8 +182,8 @@ def save_manifest(out_dir: str | Path, manifest: dict[str, Any]) -> None:
 
 
 def counts(manifest: dict[str, Any]) -> dict[str, int]:
-    """Parts and games done in the whole sweep, from the manifest."""
-    parts = [p for c in manifest["cells"] for p in c["parts"]]
+    """Parts and games done in the whole sweep, from the manifest (parts beyond a cell's stop left out)."""
+    parts = [p for c in manifest["cells"] for p in c["parts"] if p["state"] != BEYOND]
     done = [p for p in parts if p["state"] == DONE]
     return {"parts": len(parts), "parts_done": len(done), "games": sum(p["games"] for p in parts),
             "games_done": sum(p["rows"] for p in done), "bytes": sum(p["bytes"] for p in done)}

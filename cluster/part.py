@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from cluster.version import loaded_core_digest
 from sim.files import TMP_MARK, write_atomic
 from sim.games import Match
+from sim.metrics import Metric, summarize
 
 CHECKSUM_KEY = "playtest.content_sha256"
 
@@ -119,15 +120,19 @@ def write_part(table, path: Path, metadata: dict[str, str]) -> tuple[int, str]:
 
 
 def play_part(match: Match, engine: str, seed: int, start: int, count: int, out_dir: str, cell_id: str,
-              batch: int, metadata: dict[str, str]) -> tuple[str, int, int, int, dict[str, dict]]:
+              batch: int, metadata: dict[str, str], metrics: tuple[Metric, ...] = ()
+              ) -> tuple[str, int, int, int, dict[str, dict], dict[str, tuple[int, float]]]:
     """Play games ``start .. start+count-1`` of ``match`` and write each table.
 
-    Returns (cell, batch, rows, bytes, files): ``files`` maps each table to ``{"bytes", "sha256"}`` of its file."""
+    Returns (cell, batch, rows, bytes, files, summary): ``files`` maps each table to ``{"bytes", "sha256"}`` of
+    its file; ``summary`` maps each of ``metrics`` to (games, sum of scaled values) over the games table in
+    memory (``sim.metrics.summarize``; computed before writing, so a metric that fails writes nothing)."""
     want = metadata.get("playtest.core_digest")
     if engine == "core" and want and want != loaded_core_digest():
         raise CoreMismatch(f"this worker runs engine core {loaded_core_digest()}, the sweep started with {want} "
                            "(rebuilt since, or another build on this node); use one build on every node")
     tables = match.play_batch(seed, start, count, engine)
+    summary = summarize(match.definition, metrics, tables["games"]) if metrics else {}
     meta = {**metadata, "playtest.cell": cell_id, "playtest.batch": str(batch), "playtest.first_game": str(start),
             "playtest.games": str(count), "playtest.seed": str(seed), "playtest.engine": engine,
             "playtest.game": match.game, "playtest.rules_digest": match.rules_digest,
@@ -136,7 +141,7 @@ def play_part(match: Match, engine: str, seed: int, start: int, count: int, out_
     for name in match.tables:
         size, sha = write_part(tables[name], part_path(out_dir, name, cell_id, batch), {**meta, "playtest.table": name})
         files[name] = {"bytes": size, "sha256": sha}
-    return cell_id, batch, tables["games"].num_rows, sum(f["bytes"] for f in files.values()), files
+    return cell_id, batch, tables["games"].num_rows, sum(f["bytes"] for f in files.values()), files, summary
 
 
 def read_part_meta(path: Path) -> dict[str, str] | None:

@@ -12,6 +12,7 @@ import hashlib
 import itertools
 import json
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 from sim.files import read_text_bounded
 from sim.games import ENGINES, GAMES, EngineError, Game, Match, get
+from sim.metrics import Metric, MetricError, fair_share, parse_metric, summarize
 from sim.params import RuleError, fields
 
 MAX_BATCH = 100_000                 # games per part, at most
@@ -44,8 +46,26 @@ KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "data": (dict, "a table of card data file paths"),
     "grid": (dict, "a table of key = [values]"),
     "cells": (list, "an array of tables ([[cells]])"),
+    "stop": (dict, "a table of stopping keys ([stop]; docs/sweeps.md)"),
 }
-REQUIRED = ("game", "seed", "games_per_cell")
+REQUIRED = ("game", "seed", "games_per_cell")       # [stop] specs: max_games_per_cell in [stop] instead
+
+# [stop] key -> (TOML type, what is allowed)
+STOP_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "metric": (str, "a metric name or 'sql: <expression>' (docs/sweeps.md)"),
+    "half_width": ((int, float), "a number in (0, 0.5) for a share; for a mean, in (0, half its range)"),
+    "relative": ((int, float), "a number in (0, 1): the half-width as a share of the estimate"),
+    "max_games_per_cell": (int, f"an integer from 1 to {MAX_GAMES_PER_CELL}"),
+    "confidence": ((int, float), "a number in (0.5, 1); default 0.95"),
+    "test": (str, "'<metric> <= x' or '<metric> >= x', x a number in [0, 1] or fair, fair + d, fair - d"),
+    "alpha": ((int, float), "a number in (0, 0.5); default 0.05"),
+    "beta": ((int, float), "a number in (0, 0.5); default 0.05"),
+    "delta": ((int, float), "a number in (0, 0.5): the SPRT's indifference width; default 0.01"),
+}
+PRECISION_KEYS = ("metric", "half_width", "relative", "confidence")
+TEST_KEYS = ("test", "alpha", "beta", "delta")
+_TEST = re.compile(r"^(?P<metric>.+)(?P<op><=|>=)\s*(?P<rhs>fair(?:\s*(?P<sign>[+-])\s*(?P<off>[0-9]*\.?[0-9]+))?|"
+                   r"(?P<num>[0-9]*\.?[0-9]+))\s*$", re.DOTALL)
 
 
 class SpecError(ValueError):
@@ -59,6 +79,36 @@ class Cell:
     id: str
     values: dict[str, Any]
     match: Match
+
+
+@dataclass(frozen=True)
+class StopSpec:
+    """A validated ``[stop]``: a precision target (``half_width`` or ``relative``) or a pass/fail ``test``."""
+
+    metric: Metric
+    max_games_per_cell: int
+    half_width: float | None = None          # on the metric's own scale
+    relative: float | None = None
+    confidence: float = 0.95
+    op: str | None = None                    # "<=" or ">=": a pass/fail test
+    threshold: str | None = None             # as written: "0.3", "fair", "fair + 0.02"
+    thresholds: dict[str, float] = field(default_factory=dict)   # per cell: the threshold's value
+    alpha: float = 0.05
+    beta: float = 0.05
+    delta: float = 0.01
+
+    @property
+    def test(self) -> bool:
+        return self.op is not None
+
+    def describe(self) -> dict[str, Any]:
+        """What decides where each cell stops (part of the spec digest)."""
+        if self.test:
+            return {"test": f"{self.metric.name} {self.op} {self.threshold}", "thresholds": self.thresholds,
+                    "alpha": self.alpha, "beta": self.beta, "delta": self.delta,
+                    "max_games_per_cell": self.max_games_per_cell}
+        return {"metric": self.metric.name, "half_width": self.half_width, "relative": self.relative,
+                "confidence": self.confidence, "max_games_per_cell": self.max_games_per_cell}
 
 
 @dataclass(frozen=True)
@@ -80,6 +130,7 @@ class SweepSpec:
     grid: dict[str, list]
     cells: list[Cell] = field(repr=False)
     raw: dict[str, Any] = field(repr=False, default_factory=dict)   # the spec as written
+    stop: StopSpec | None = None      # [stop]: games_per_cell is then the cap, max_games_per_cell
 
     @property
     def parts_per_cell(self) -> int:
@@ -106,6 +157,7 @@ class SweepSpec:
             "cells": [{"id": c.id, "values": c.values, "match": c.match.describe(),
                        "rules_digest": c.match.rules_digest, "data_digest": c.match.data_digest}
                       for c in self.cells],
+            **({"stop": self.stop.describe()} if self.stop is not None else {}),
         }
 
     @property
@@ -157,6 +209,16 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     for key in raw:
         if key not in KEYS:
             raise SpecError(f"{src}: unknown key {key!r}; valid keys: {', '.join(KEYS)}")
+    stop_raw = raw.get("stop")
+    if stop_raw is not None and "games_per_cell" in raw:
+        raise SpecError(f"{src}: games_per_cell and [stop] together; a [stop] sweep plays until each cell's answer "
+                        "is clear, up to [stop] max_games_per_cell: remove games_per_cell")
+    if isinstance(stop_raw, dict):
+        if "max_games_per_cell" not in stop_raw:
+            raise SpecError(f"{src}: [stop] missing key 'max_games_per_cell' ({STOP_KEYS['max_games_per_cell'][1]})")
+        _check_type(src, "[stop] max_games_per_cell", stop_raw["max_games_per_cell"], int,
+                    KEYS["games_per_cell"][1])
+        raw = {**raw, "games_per_cell": stop_raw["max_games_per_cell"]}
     for key in REQUIRED:
         if key not in raw:
             raise SpecError(f"{src}: missing key {key!r} ({KEYS[key][1]}); required keys: {', '.join(REQUIRED)}")
@@ -173,7 +235,10 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     seed = raw["seed"]
     _int_range(src, "seed", seed, 0, 2**64 - 1, KEYS["seed"][1])
     games_per_cell = raw["games_per_cell"]
-    _int_range(src, "games_per_cell", games_per_cell, 1, MAX_GAMES_PER_CELL, KEYS["games_per_cell"][1])
+    gkey = "[stop] max_games_per_cell" if stop_raw is not None else "games_per_cell"
+    _check_type(src, gkey, games_per_cell, int, KEYS["games_per_cell"][1])
+    _int_range(src, gkey, games_per_cell, 1, MAX_GAMES_PER_CELL, KEYS["games_per_cell"][1])
+    stop_keys = _stop_keys(src, gdef, stop_raw) if stop_raw is not None else None
     engine = raw.get("engine", "core")
     if engine not in ENGINES:
         raise SpecError(f"{src}: engine = {engine!r} is not allowed; expected one of {', '.join(ENGINES)}")
@@ -270,10 +335,120 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
         except EngineError as e:
             raise SpecError(f"{src}: cell {cell.id} {_show(cell.values)}: {e}") from None
 
+    stop = _stop_cells(src, gdef, stop_keys, cells, seed, engine, games_per_cell) if stop_keys else None
+    if stop is not None:
+        raw = {k: v for k, v in raw.items() if k != "games_per_cell"}       # the spec as written
     return SweepSpec(source=src, name=raw.get("name", Path(src).stem), game=game, rules=rules, seed=seed,
                      games_per_cell=games_per_cell, batch_size=batch_size, engine=engine, tables=tables,
                      setup=dict(setup), overrides=dict(overrides), data=data, grid=dict(grid), cells=cells,
-                     raw=raw)
+                     raw=raw, stop=stop)
+
+
+def _number(src: str, key: str, value: Any, lo: float, hi: float, allowed: str) -> float:
+    """A [stop] number strictly between ``lo`` and ``hi``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not lo < value < hi:
+        raise SpecError(f"{src}: [stop] {key} = {value!r} is not allowed; expected {allowed}")
+    return float(value)
+
+
+def _stop_keys(src: str, gdef: Game, stop: Any) -> dict[str, Any]:
+    """[stop] checked on its own (keys, types, ranges, the metric or test): what does not depend on a cell."""
+    if not isinstance(stop, dict):
+        raise SpecError(f"{src}: stop = {_clip(stop)} must be a table ([stop]) of keys: {', '.join(STOP_KEYS)}")
+    for key in stop:
+        if key not in STOP_KEYS:
+            raise SpecError(f"{src}: [stop] unknown key {key!r}; valid keys: {', '.join(STOP_KEYS)}")
+    for key, value in stop.items():
+        kind, allowed = STOP_KEYS[key]
+        ok = isinstance(value, kind) and not isinstance(value, bool)
+        if not ok:
+            raise SpecError(f"{src}: [stop] {key} = {_clip(value)} has the wrong type; expected {allowed}")
+    precision = [k for k in PRECISION_KEYS if k in stop]
+    testing = [k for k in TEST_KEYS if k in stop]
+    if precision and testing:
+        raise SpecError(f"{src}: [stop] mixes a precision target ({', '.join(precision)}) with a pass/fail test "
+                        f"({', '.join(testing)}); give metric with half_width or relative, or test (with alpha, "
+                        "beta, delta)")
+    out: dict[str, Any] = {}
+    if testing:
+        if "test" not in stop:
+            raise SpecError(f"{src}: [stop] missing key 'test' ({STOP_KEYS['test'][1]})")
+        m = _TEST.match(stop["test"])
+        if not m:
+            raise SpecError(f"{src}: [stop] test = {_clip(stop['test'])} is not allowed; expected "
+                            f"{STOP_KEYS['test'][1]}")
+        metric = _metric(src, gdef, "test", m.group("metric").strip())
+        if metric.kind != "share":
+            raise SpecError(f"{src}: [stop] test: metric {metric.name!r} is a mean; a pass/fail test needs a share")
+        out.update(op=m.group("op"), metric=metric)
+        if m.group("num") is not None:
+            out["threshold"] = m.group("num")
+            _number(src, "test", float(m.group("num")), -1e-12, 1 + 1e-12, "a threshold in [0, 1]")
+        else:
+            out["threshold"] = "fair" + (f" {m.group('sign')} {m.group('off')}" if m.group("sign") else "")
+            if not metric.name.startswith(("first_player_share", "win_share:")):
+                raise SpecError(f"{src}: [stop] test: 'fair' is the share of one seat or team, so it goes with "
+                                f"first_player_share or win_share:player=N / team=N, not {metric.name!r}")
+        for key in ("alpha", "beta"):
+            out[key] = _number(src, key, stop.get(key, 0.05), 0.0, 0.5, STOP_KEYS[key][1])
+        out["delta"] = _number(src, "delta", stop.get("delta", 0.01), 0.0, 0.5, STOP_KEYS["delta"][1])
+        return out
+    if "metric" not in stop:
+        raise SpecError(f"{src}: [stop] needs metric (with half_width or relative) or test; neither is given")
+    metric = out["metric"] = _metric(src, gdef, "metric", stop["metric"])
+    if ("half_width" in stop) == ("relative" in stop):
+        raise SpecError(f"{src}: [stop] give exactly one of half_width ({STOP_KEYS['half_width'][1]}) or relative "
+                        f"({STOP_KEYS['relative'][1]}); {'both' if 'half_width' in stop else 'neither'} given")
+    if "half_width" in stop:
+        top = (metric.high - metric.low) / 2
+        out["half_width"] = _number(src, "half_width", stop["half_width"], 0.0, top,
+                                    f"a number in (0, {top:g}) for {metric.name} ({metric.kind})")
+    else:
+        out["relative"] = _number(src, "relative", stop["relative"], 0.0, 1.0, STOP_KEYS["relative"][1])
+    out["confidence"] = _number(src, "confidence", stop.get("confidence", 0.95), 0.5, 1.0,
+                                STOP_KEYS["confidence"][1])
+    return out
+
+
+def _metric(src: str, gdef: Game, key: str, text: str) -> Metric:
+    try:
+        return parse_metric(gdef, text)
+    except MetricError as e:
+        raise SpecError(f"{src}: [stop] {key}: {e}") from None
+
+
+def _stop_cells(src: str, gdef: Game, keys: dict[str, Any], cells: list[Cell], seed: int, engine: str,
+                cap: int) -> StopSpec:
+    """The [stop] metric checked on one game of every cell (game 0 of the seed: a seat the cell lacks, a team
+    metric on a free-for-all cell, a sql: value out of [0, 1]), and a test's threshold per cell."""
+    metric: Metric = keys["metric"]
+    thresholds: dict[str, float] = {}
+    for cell in cells:
+        where = f"{src}: [stop] cell {cell.id} {_show(cell.values)}"
+        try:
+            probe = cell.match.play_batch(seed, 0, 1, engine)["games"]
+            summarize(gdef, [metric], probe)
+            if keys.get("op"):
+                text = keys["threshold"]
+                if text.startswith("fair"):
+                    value = fair_share(gdef, metric, probe)
+                    if len(text) > 4:
+                        off = float(text.split()[-1])
+                        value = value + off if "+" in text else value - off
+                else:
+                    value = float(text)
+                p0 = value if keys["op"] == "<=" else 1.0 - value
+                if not (0.0 <= p0 and p0 + keys["delta"] <= 1.0):
+                    raise SpecError(f"{where}: test {metric.name} {keys['op']} {text} is {value:g} here, which leaves "
+                                    f"no room for delta {keys['delta']:g} in [0, 1]")
+                thresholds[cell.id] = value
+        except MetricError as e:
+            raise SpecError(f"{where}: {e}") from None
+    return StopSpec(metric=metric, max_games_per_cell=cap, half_width=keys.get("half_width"),
+                    relative=keys.get("relative"), confidence=keys.get("confidence", 0.95), op=keys.get("op"),
+                    threshold=keys.get("threshold"), thresholds=thresholds, alpha=keys.get("alpha", 0.05),
+                    beta=keys.get("beta", 0.05), delta=keys.get("delta", 0.01))
 
 
 def _clip(value: Any, limit: int = 80) -> str:

@@ -27,6 +27,7 @@ from cluster.manifest import (DONE, NAME, ManifestError, counts, load_manifest, 
 from cluster.part import play_part, stale_temporaries
 from cluster.reaper import RayGuard
 from cluster.spec import SweepSpec
+from cluster.stopping import StopPlan, StopProgress, Stopper, make_stopper
 from cluster.verify import QUARANTINE, Report, VerifyError, _holds_manifest, quarantine, reconcile, scan
 from cluster.version import code_version, core_digest
 from sim.progress import GamesBar
@@ -69,6 +70,8 @@ class SweepSummary:
     play_s: float = 0.0        # first task submitted -> last part finished (Ray start and shutdown aside)
     workers: int = 0           # tasks allowed to run at once
     verify: Report | None = None   # what --resume found on disk and did about it
+    games_discarded: int = 0   # [stop]: games played in this run beyond a cell's stop (their parts deleted)
+    stop: dict | None = None   # [stop]: per cell, the stopper's state (estimate, interval, games, reason)
 
 
 def _is_sweep_manifest(path: Path) -> bool:
@@ -254,9 +257,12 @@ def interrupts():
 
 def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = None, address: str | None = None,
               resume: bool = False, progress: bool = True, on_part: Callable[[str, int], None] | None = None,
-              log: Callable[[str], None] | None = None) -> SweepSummary:
+              log: Callable[[str], None] | None = None, stopper: Stopper | None = None) -> SweepSummary:
     """Play every part of ``spec`` into ``out_dir`` (see ``docs/sweeps.md``); ``on_part(cell, batch)`` per part;
-    ``log(line)`` gets what verification found and did on resume (also in ``SweepSummary.verify``)."""
+    ``log(line)`` gets what verification found and did on resume (also in ``SweepSummary.verify``).
+
+    ``stopper``: a stopping policy (``cluster.stopping.Stopper``) that ends each cell early; None: the spec's
+    ``[stop]`` if it has one, else every part is played (fixed size)."""
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
     if workers is not None and workers < 1:
@@ -264,7 +270,7 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = Non
     check_out_dir(out_dir)
     created = not out_dir.exists()
     with interrupts() as ints, _driver_lock(out_dir, created):
-        return _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints)
+        return _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints, stopper)
 
 
 @contextlib.contextmanager
@@ -290,7 +296,8 @@ def _driver_lock(out_dir: Path, created: bool):
                     out_dir.rmdir()
 
 
-def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints) -> SweepSummary:
+def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints,
+                stopper=None) -> SweepSummary:
     code, core = code_version(), core_digest()       # once per run: the tree may change while it runs
     try:
         manifest, report = prepare_dir(spec, out_dir, resume, code, core, log)
@@ -302,10 +309,22 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
     except KeyboardInterrupt:                    # Ctrl-C while verifying: each move was whole; nothing played
         raise SweepInterrupted(SweepSummary(0, time.perf_counter() - t0, 0.0, 0, 0, out_dir=str(out_dir),
                                             games_total=spec.total_games, parts_total=spec.total_parts)) from None
+    if stopper is None and spec.stop is not None:
+        stopper = make_stopper(spec)
+    plan = None
+    if stopper is not None:      # replays the parts already done, in batch order; cuts cells that stopped
+        try:
+            plan = StopPlan(spec, manifest, stopper, out_dir)
+        except ValueError as e:
+            raise SweepError(f"{out_dir}: {e}") from None
     before = counts(manifest)
-    if before["parts_done"] == before["parts"] and manifest["state"] == "done":   # nothing to play: no Ray
+    if (before["parts_done"] == before["parts"] and manifest["state"] == "done") \
+            or (plan is not None and plan.all_stopped()):           # nothing to play: no Ray
+        if plan is not None:
+            plan.record(manifest)
+            manifest.update(state="done", error=None)
         save_manifest(out_dir, manifest)
-        return _summary(manifest, out_dir, t0, time.perf_counter(), 0.0, 0, 0, before, 0, report)
+        return _summary(manifest, out_dir, t0, time.perf_counter(), 0.0, 0, 0, before, 0, report, plan)
     try:       # before anything is written: a cluster that cannot be joined leaves DIR as it was
         started_ray, running, guard = _start_ray(workers, address)
     except KeyboardInterrupt:
@@ -321,7 +340,16 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
             "playtest.core_digest": core if spec.engine == "core" else "", "playtest.sweep": spec.name}
     task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(play_part)
     by_id = {c["id"]: c for c in manifest["cells"]}
+    cells_by_id = {c.id: c for c in spec.cells}
     todo = ((cell, part) for cell in spec.cells for part in by_id[cell.id]["parts"] if part["state"] != DONE)
+
+    def take():
+        """The next part to start: in cell order (fixed size), or round-robin by batch as the stopper allows."""
+        if plan is None:
+            return next(todo, None)
+        nxt = plan.next_part()
+        return None if nxt is None else (cells_by_id[nxt[0]], by_id[nxt[0]]["parts"][nxt[1]])
+    metrics = tuple(stopper.metrics) if stopper is not None else ()
     in_flight: dict[Any, tuple[str, int]] = {}
     games = parts = 0
     last_save, save_gap = time.perf_counter(), SAVE_EVERY_S
@@ -330,16 +358,24 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
     def finish(ref) -> None:
         nonlocal games, parts
         cell_id, batch = in_flight.pop(ref)
-        _, _, rows, size, files = ray.get(ref)
+        _, _, rows, size, files, summary = ray.get(ref)
         part = by_id[cell_id]["parts"][batch]
         if part["state"] == DONE:     # a part is its name: never counted twice
             return
         if rows != part["games"]:
             raise SweepError(f"part {cell_id}/{batch}: {rows} rows written, {part['games']} expected")
-        part.update(state=DONE, rows=rows, bytes=size, files=files)
         games += rows
-        parts += 1
         run["games"] = games
+        if plan is not None and not plan.keeps(cell_id, batch):    # played ahead of a stop: not part of the result
+            plan.discard(cell_id, batch, rows)
+            if bar:
+                bar.advance(rows)
+            return
+        part.update(state=DONE, rows=rows, bytes=size, files=files)
+        if plan is not None:
+            part["summary"] = summary
+            plan.finished(cell_id, batch, summary)
+        parts += 1
         if bar:
             bar.advance(rows)
         if on_part:
@@ -349,18 +385,26 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
         manifest["runs"].append(run)
         manifest.update(state="running", error=None, code_version=code)
         save_manifest(out_dir, manifest)
-        bar = GamesBar(before["games"], before["games_done"]) if progress else None
+        if not progress:
+            bar = None
+        elif plan is not None:
+            bar = StopProgress(plan)
+        else:
+            bar = GamesBar(before["games"], before["games_done"])
         match_refs = {c.id: ray.put(c.match) for c in spec.cells}
         t_play = time.perf_counter()
         if bar:
             bar.start()
         while True:
-            while len(in_flight) < in_flight_max and (item := next(todo, None)) is not None:
+            while len(in_flight) < in_flight_max and (item := take()) is not None:
                 cell, part = item
                 ref = task.remote(match_refs[cell.id], spec.engine, spec.seed, part["first_game"], part["games"],
-                                  str(out_dir), cell.id, part["batch"], meta)
+                                  str(out_dir), cell.id, part["batch"], meta, metrics)
                 in_flight[ref] = (cell.id, part["batch"])
             if not in_flight:
+                if plan is not None and not plan.all_stopped():
+                    raise SweepError(f"the stopping policy holds back every part while cells "
+                                     f"{', '.join(plan.alive()[:5])} are still playing")
                 break
             ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
             for ref in ready:
@@ -369,6 +413,8 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
                 bar.refresh()
             if time.perf_counter() - last_save >= save_gap:
                 t_save = time.perf_counter()
+                if plan is not None:
+                    plan.record(manifest)
                 save_manifest(out_dir, manifest)
                 last_save = time.perf_counter()
                 save_gap = max(SAVE_EVERY_S, 20 * (last_save - t_save))   # saving stays under 5% of the driver
@@ -380,7 +426,7 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
         manifest["state"] = "interrupted"
         _drain(in_flight, finish, ints)
         raise SweepInterrupted(_summary(manifest, out_dir, t0, t_ray, time.perf_counter() - t_ray, games, parts,
-                                        before, running, report)) from None
+                                        before, running, report, plan)) from None
     except Exception as e:   # the tasks still in flight end with the driver's Ray job (see _drain)
         manifest.update(state="failed", error=_error_text(e))
         raise SweepError(f"sweep failed: {manifest['error']}") from e
@@ -389,6 +435,9 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
             if bar:
                 bar.stop()
             run.update(ended=now(), games=games)
+            if plan is not None:
+                plan.record(manifest)
+                run["games_discarded"] = plan.discarded
             save_manifest(out_dir, manifest)      # a ManifestError (disk full) still ends Ray below
         finally:
             try:
@@ -401,7 +450,7 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
             if started_ray and manifest["state"] != "done":   # a task stopped mid-write (its part stays pending)
                 for tmp in stale_temporaries(out_dir):
                     tmp.unlink(missing_ok=True)
-    return _summary(manifest, out_dir, t0, t_ray, t_done - t_play, games, parts, before, running, report)
+    return _summary(manifest, out_dir, t0, t_ray, t_done - t_play, games, parts, before, running, report, plan)
 
 
 def _drain(in_flight: dict, finish: Callable, ints: _Interrupts | None = None) -> None:
@@ -427,10 +476,13 @@ def _drain(in_flight: dict, finish: Callable, ints: _Interrupts | None = None) -
                 in_flight.pop(ref, None)
 
 
-def _summary(manifest, out_dir, t0, t_ray, play_s, games, parts, before, running, report=None) -> SweepSummary:
+def _summary(manifest, out_dir, t0, t_ray, play_s, games, parts, before, running, report=None,
+             plan=None) -> SweepSummary:
     c = counts(manifest)
     wall = time.perf_counter() - t0
     return SweepSummary(games=games, wall_s=wall, games_per_s=games / wall if wall > 0 else 0.0, parts=parts,
                         bytes=c["bytes"], out_dir=str(out_dir), games_done=c["games_done"], games_total=c["games"],
                         parts_done=c["parts_done"], parts_total=c["parts"], parts_skipped=before["parts_done"],
-                        ray_start_s=t_ray - t0, play_s=play_s, workers=running, verify=report)
+                        ray_start_s=t_ray - t0, play_s=play_s, workers=running, verify=report,
+                        games_discarded=plan.discarded if plan is not None else 0,
+                        stop=plan.stopper.state() if plan is not None else None)

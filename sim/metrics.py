@@ -54,7 +54,7 @@ from sim.params import fields
 if TYPE_CHECKING:
     from sim.games import Game
 
-__all__ = ["MetricError", "Metric", "parse_metric", "summarize", "estimate", "metric_names"]
+__all__ = ["MetricError", "Metric", "parse_metric", "summarize", "estimate", "metric_names", "fair_share"]
 
 SEATS_SQL = "seats.sql"             # each game's SELECT that adds seat_sides and winning_side to its games
 SEAT_VIEW = "seat_outcomes"
@@ -475,6 +475,27 @@ def _sum_scaled(m: Metric, values: pa.ChunkedArray) -> tuple[int, float]:
 
 def _num(x: float) -> str:
     return f"{x:g}"
+
+
+FAIR_METRICS = ("first_player_share", "win_share:")   # metrics whose fair value is one seat's or team's share
+
+
+def fair_share(game: "Game", metric: Metric, table: pa.Table) -> float:
+    """The fair value of a win share on these games: 1 / the seats or teams that compete (the game's
+    ``compare_columns.units``); a MetricError if the metric is not a win share or the games disagree."""
+    if not metric.name.startswith(FAIR_METRICS):
+        raise MetricError(f"metric {metric.name!r}: 'fair' is the share of one seat or team, so it goes with "
+                          "first_player_share or win_share:player=N / team=N only")
+    con = _connection(table)
+    try:
+        rows = con.execute(f"SELECT DISTINCT CAST(({game.compare_columns.units}) AS BIGINT) FROM games").fetchall()
+    finally:
+        con.close()
+    units = sorted(r[0] for r in rows if r[0] is not None)
+    if len(units) != 1 or units[0] < 1:
+        raise MetricError(f"metric {metric.name!r}: these games do not have one number of seats or teams "
+                          f"({units}); 'fair' needs one")
+    return 1.0 / units[0]
 
 
 def estimate(metric: Metric, n: int, total: float) -> float:
