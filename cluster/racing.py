@@ -35,6 +35,7 @@ summarised scaled into [0, 1], as ``sim.metrics.summarize`` does).
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -86,6 +87,15 @@ class Objective:
         """Per candidate: the loss over its hold cells (axis 1), estimate and interval."""
         f = np.max if self.combine == "worst" else np.mean
         return f(est, axis=1), f(lo, axis=1), f(hi, axis=1)
+
+    def worse_text(self, loss_low: float, ref: float) -> str:
+        """Why a candidate whose loss is at least ``loss_low`` lost to a reference loss of at most ``ref``."""
+        m = self.metric.name
+        if self.goal == "max":
+            return f"{self.combine} {m} at most {-loss_low:.4g}, the best's at least {-ref:.4g}"
+        if self.goal == "min":
+            return f"{self.combine} {m} at least {loss_low:.4g}, the best's at most {ref:.4g}"
+        return f"{self.combine} |{m} - {self.target:g}| at least {loss_low:.4g}, the best's at most {ref:.4g}"
 
     def value(self, loss: float) -> float:
         """A loss back in the goal's words: the distance (target), the value (min), the value (max)."""
@@ -170,7 +180,9 @@ class Race:
         self._read = [m.name for m in names]
         self._scale = [(m.low, m.high) for m in names]
         self.round = 0
-        self.parts = np.zeros((candidates, holds), dtype=np.int64)    # parts observed per cell
+        self.parts = np.zeros((candidates, holds), dtype=np.int64)    # parts counted per cell
+        self.seen = np.zeros((candidates, holds), dtype=np.int64)     # parts observed (counted or waiting)
+        self.waiting = [[deque() for _ in range(holds)] for _ in range(candidates)]
         self.n = np.zeros((candidates, holds), dtype=np.int64)
         self.total = np.zeros((len(names), candidates, holds))
         self.alive = np.ones(candidates, dtype=bool)
@@ -185,37 +197,64 @@ class Race:
         return self.finished is None and bool(self.alive[k]) and batch < self.ends[self.round]
 
     def observe(self, cell_id: str, batch: int, summary: dict[str, tuple[int, float]]) -> None:
+        """A finished part, in batch order per cell. A part beyond the current round (the driver replays a
+        resumed sweep's parts cell by cell) waits until its round starts, so the eliminations see exactly
+        the data of each round whatever the order the cells are observed in."""
         k, h = self.cells[cell_id]
-        if batch != self.parts[k, h]:
-            raise ValueError(f"cell {cell_id}: part {batch} observed, part {int(self.parts[k, h])} expected "
+        if batch != self.seen[k, h]:
+            raise ValueError(f"cell {cell_id}: part {batch} observed, part {int(self.seen[k, h])} expected "
                              "(parts must be observed in batch order)")
         if not self.alive[k] or self.finished is not None:
             raise ValueError(f"cell {cell_id}: part {batch} observed after its candidate stopped")
-        n = None
-        for i, name in enumerate(self._read):
+        n, totals = None, []
+        for name in self._read:
             games, total = summary[name]
             if n is None:
                 n = int(games)
             elif int(games) != n:
                 raise ValueError(f"cell {cell_id} part {batch}: metrics summarise different game counts")
-            self.total[i, k, h] += float(total)
-        self.n[k, h] += n
-        self.parts[k, h] += 1
-        if np.all(self.parts[self.alive] >= self.ends[self.round]):
+            totals.append(float(total))
+        self.seen[k, h] += 1
+        self.waiting[k][h].append((n, totals))
+        self._take(k, h)
+        while self.finished is None and np.all(self.parts[self.alive] >= self.ends[self.round]):
             self._end_round()
+            for kk in np.flatnonzero(self.alive):
+                for hh in range(self.H):
+                    self._take(kk, hh)
+
+    def _take(self, k: int, h: int) -> None:
+        """Count the waiting parts of cell (k, h) that belong to the current round."""
+        q = self.waiting[k][h]
+        while q and self.finished is None and self.alive[k] and self.parts[k, h] < self.ends[self.round]:
+            n, totals = q.popleft()
+            self.total[:, k, h] += totals
+            self.n[k, h] += n
+            self.parts[k, h] += 1
 
     def stopped(self, cell_id: str) -> str | None:
         k, _ = self.cells[cell_id]
         return self.standings[k].reason
 
     def state(self) -> dict:
-        return {
-            "round": self.round, "rounds_planned": len(self.ends), "round_ends_parts": self.ends,
-            "alive": [self.candidate_labels[k] for k in np.flatnonzero(self.alive)],
-            "games": self.games_spent(), "finished": self.finished, "alpha_each": self.alpha_each,
-            "candidates": [{"candidate": self.candidate_labels[k], **_plain(vars(s))}
-                           for k, s in enumerate(self.standings)],
-        }
+        """Per sweep cell: its candidate and hold cell, games, the objective metric's estimate and interval
+        there, the candidate's loss and why it stopped (what the driver records in the manifest)."""
+        out = {}
+        for cid, (k, h) in self.cells.items():
+            s = self.standings[k]
+            est, low, high = s.per_hold[h] if s.per_hold else (None, None, None)
+            out[cid] = _plain({"candidate": self.candidate_labels[k], "hold": self.hold_labels[h],
+                               "games": int(self.n[k, h]), "parts": int(self.parts[k, h]),
+                               "metric": self.objective.metric.name, "estimate": est, "interval": [low, high],
+                               "loss": s.loss, "loss_interval": [s.loss_low, s.loss_high],
+                               "certified": s.certified, "reason": s.reason, "round": self.round})
+        return out
+
+    def summary(self) -> dict:
+        """The race as a whole: rounds, candidates alive, games, the end reason, the alpha of each sequence."""
+        return {"round": self.round, "rounds_planned": len(self.ends), "round_ends_parts": self.ends,
+                "alive": [self.candidate_labels[k] for k in np.flatnonzero(self.alive)],
+                "games": self.games_spent(), "finished": self.finished, "alpha_each": self.alpha_each}
 
     # --- the eliminations ---------------------------------------------------------------------------------
 
@@ -258,7 +297,7 @@ class Race:
         ref = loss_hi[alive & certified].min() if np.any(alive & certified) else math.inf
         worse = alive & (loss_lo > ref)
         for k in np.flatnonzero(worse):
-            why[k] = f"{DROPPED}: worse than the best (loss at least {loss_lo[k]:.4g} > {ref:.4g})"
+            why[k] = f"{DROPPED}: worse than the best ({self.objective.worse_text(loss_lo[k], ref)})"
         dropped |= worse
         alive &= ~worse
         for k in np.flatnonzero(dropped):
