@@ -13,11 +13,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli.common import fail
-from cluster.manifest import DONE, ManifestError, counts, load_manifest, save_manifest
+from cluster.manifest import BEYOND, DONE, ManifestError, counts, load_manifest, save_manifest
 from cluster.part import part_path
 from cluster.spec import SpecError, SweepSpec, load_spec, parse_spec
 from cluster.sweep import LOCK, SweepError, SweepInterrupted, check_out_dir, interrupts, run_sweep
-from cluster.verify import VerifyError, quarantine, reconcile, scan
+from cluster.verify import VerifyError, quarantine, reconcile, scan, settle_stop
 
 
 def _size(n: float) -> str:
@@ -59,8 +59,13 @@ def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optio
     err = Console(stderr=True)
     hint = f"{again} --resume"
     with interrupts():      # a second Ctrl-C never cuts the stop, the manifest or the hint short
-        err.print(f"sweep {s.name!r}: {len(s.cells)} cells x {s.games_per_cell:,} games = {s.total_games:,} games "
-                  f"in {s.total_parts:,} parts of {s.batch_size:,} -> {out}", highlight=False, markup=False)
+        if s.stop is not None:
+            err.print(f"sweep {s.name!r}: {len(s.cells)} cells, each until {stop_goal(s.stop)}, at most "
+                      f"{s.games_per_cell:,} games per cell in parts of {s.batch_size:,} -> {out}",
+                      highlight=False, markup=False)
+        else:
+            err.print(f"sweep {s.name!r}: {len(s.cells)} cells x {s.games_per_cell:,} games = {s.total_games:,} games "
+                      f"in {s.total_parts:,} parts of {s.batch_size:,} -> {out}", highlight=False, markup=False)
         try:
             r = run_sweep(s, out, workers=workers, address=address, resume=resume, progress=progress,
                           log=lambda line: err.print(line, highlight=False, markup=False, soft_wrap=True))
@@ -86,6 +91,40 @@ def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optio
               + (f", {r.parts_skipped} already done" if r.parts_skipped else "")
               + f"; sweep {r.games_done:,}/{r.games_total:,} games, {_size(r.bytes)} in {out}",
               highlight=False, markup=False)
+    if r.stop is not None:
+        if r.games_discarded:
+            err.print(f"{r.games_discarded:,} games played ahead of a cell's stop were discarded (the result is each "
+                      "cell's first games only)", highlight=False, markup=False)
+        for cid, st in r.stop.items():
+            err.print(f"  {cid}: {stop_line(st)}", highlight=False, markup=False)
+
+
+def stop_goal(stop) -> str:
+    """What a [stop] sweep plays each cell until, in words."""
+    if stop.test:
+        return (f"the test {stop.metric.name} {stop.op} {stop.threshold} is decided (SPRT, alpha {stop.alpha:g}, "
+                f"beta {stop.beta:g}, delta {stop.delta:g})")
+    target = f"+-{stop.half_width:g}" if stop.half_width is not None else f"+-{stop.relative:.0%} of the estimate"
+    return f"{stop.metric.name} is known to {target} ({stop.confidence:.0%} confidence sequence)"
+
+
+def _num(x) -> str:
+    return "?" if not isinstance(x, (int, float)) or isinstance(x, bool) else f"{x:.4g}"
+
+
+def stop_line(st: dict) -> str:
+    """One cell's stopping state (manifest ``cells[i].stop``) in words."""
+    if not isinstance(st, dict):
+        return "no stopping state"
+    interval = st.get("interval") if isinstance(st.get("interval"), list) and len(st["interval"]) == 2 else [None, None]
+    reason = st.get("reason") or "still playing"
+    why = {"narrow": "stopped: interval narrow enough", "accept": f"stopped: the claim {st.get('claim', '')} holds",
+           "reject": f"stopped: the claim {st.get('claim', '')} fails", "cap": "stopped at the cap (max_games_per_cell)"}
+    conf = st.get("confidence")
+    games = st.get("games") if isinstance(st.get("games"), int) else 0
+    return (f"{st.get('metric', '?')} = {_num(st.get('estimate'))} ({_num(interval[0])} to {_num(interval[1])}, "
+            f"{_num(100 * conf) if isinstance(conf, (int, float)) else '?'}% confidence sequence) from "
+            f"{games:,} games; {why.get(reason, str(reason))}")
 
 
 def status(out: Annotated[Path, typer.Argument(help="a sweep's results directory")],
@@ -124,13 +163,20 @@ def status(out: Annotated[Path, typer.Argument(help="a sweep's results directory
     if missing:
         con.print(f"  [red]{len(missing)} finished parts are missing on disk[/] (e.g. {escape(missing[0])}); "
                   "--resume plays them again", highlight=False)
+    stopping = isinstance(m.get("stop"), dict)
+    if stopping:
+        reasons = m["stop"].get("cells") if isinstance(m["stop"].get("cells"), dict) else {}
+        con.print(escape(f"  [stop]: cells {', '.join(f'{k} {v}' for k, v in reasons.items()) or '?'}; games per "
+                         f"cell at most {m['games_per_cell']:,}"), highlight=False)
     if cells:
-        t = Table("cell", "values", "parts done", "games done")
+        t = Table("cell", "values", "parts done", "games done", *(("stop",) if stopping else ()))
         for cell in m["cells"]:
             done = [p for p in cell["parts"] if p["state"] == DONE]
+            alive = [p for p in cell["parts"] if p["state"] != BEYOND]
             t.add_row(escape(cell["id"]),
                       escape(", ".join(f"{k}={v}" for k, v in cell["values"].items()) or "(base)"),
-                      f"{len(done)}/{len(cell['parts'])}", f"{sum(p['rows'] for p in done):,}")
+                      f"{len(done)}/{len(alive)}", f"{sum(p['rows'] for p in done):,}",
+                      *((escape(stop_line(cell.get("stop"))),) if stopping else ()))
         con.print(t)
     if not verify:
         con.print(escape(f"(from the manifest, a cache; `playtest status {out} --verify` checks the files)"),
@@ -164,8 +210,10 @@ def _verify(out: Path, m: dict):
             fail(f"{out}: cannot lock the folder ({e.strerror or e})")
         try:
             report = scan(out, spec, m["core_digest"] if spec.engine == "core" else None)
-            quarantine(out, report)
             fixed = reconcile(m, spec, report, m["code_version"], m["core_digest"])
+            if spec.stop is not None:
+                settle_stop(out, spec, fixed, report)
+            quarantine(out, report)
             if report.problems:
                 save_manifest(out, fixed)
         except (VerifyError, ManifestError) as e:

@@ -67,6 +67,7 @@ def new_manifest(spec: SweepSpec, code_version: str, core_digest: str) -> dict[s
         "games_per_cell": spec.games_per_cell, "batch_size": spec.batch_size, "parts_per_cell": spec.parts_per_cell,
         "tables": list(spec.tables), "games_total": spec.total_games, "parts_total": spec.total_parts,
         "state": "running", "error": None, "created": now(), "updated": now(), "runs": [], "cells": cells,
+        **({"stop": spec.stop.describe()} if spec.stop is not None else {}),
     }
 
 
@@ -135,6 +136,8 @@ def check_manifest(m: Any, path: Path) -> dict[str, Any]:
                 raise bad(f"cells[{i}].{key}", None, kind, missing=True)
             if not _ok(cell[key], kind):
                 raise bad(f"cells[{i}].{key}", cell[key], kind)
+        if "stop" in cell and not isinstance(cell["stop"], dict):
+            raise bad(f"cells[{i}].stop", cell["stop"], _DICT)
         for j, part in enumerate(cell["parts"]):
             where = f"cells[{i}].parts[{j}]"
             if not isinstance(part, dict):
@@ -144,6 +147,12 @@ def check_manifest(m: Any, path: Path) -> dict[str, Any]:
                     raise bad(f"{where}.{key}", None, kind, missing=True)
                 if not _ok(part[key], kind):
                     raise bad(f"{where}.{key}", part[key], kind)
+            summary = part.get("summary")              # [stop] sweeps: metric -> [games, sum of scaled values]
+            if summary is not None and not (isinstance(summary, dict) and all(
+                    isinstance(v, list) and len(v) == 2 and _ok(v[0], _INT)
+                    and isinstance(v[1], (int, float)) and not isinstance(v[1], bool) and 0 <= v[1] <= v[0]
+                    for v in summary.values())):
+                raise bad(f"{where}.summary", summary, "an object of metric: [games, sum in [0, games]]")
             files = part.setdefault("files", {})       # manifests written before file checksums have none
             kind = "an object of table: {bytes, sha256}"
             if not isinstance(files, dict) or not all(

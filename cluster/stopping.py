@@ -220,9 +220,10 @@ class StopPlan:
     replayed through ``observe`` from their manifest summaries (a summary the manifest lacks is computed
     from the part's games file, which verification has just checked)."""
 
-    def __init__(self, spec, manifest: dict, stopper: Stopper, out_dir):
+    def __init__(self, spec, manifest: dict, stopper: Stopper, out_dir, drop=None):
         from cluster.manifest import BEYOND, DONE
         self.spec, self.stopper, self.out_dir = spec, stopper, out_dir
+        self.drop = drop or self._delete          # what becomes of a finished part's files beyond a stop
         self.cells = [c.id for c in spec.cells]
         self.index = {c: i for i, c in enumerate(self.cells)}
         self.by_id = {c["id"]: c for c in manifest["cells"]}
@@ -275,7 +276,7 @@ class StopPlan:
         self.held[cid].clear()
         for part in self.by_id[cid]["parts"][self.next_obs[cid]:]:
             if part["state"] == DONE:
-                self._delete(cid, part["batch"])
+                self.drop(cid, part["batch"])
             if part["state"] != BEYOND:
                 part.update(state=BEYOND, rows=0, bytes=0, files={})
                 part.pop("summary", None)

@@ -28,7 +28,8 @@ from cluster.part import play_part, stale_temporaries
 from cluster.reaper import RayGuard
 from cluster.spec import SweepSpec
 from cluster.stopping import StopPlan, StopProgress, Stopper, make_stopper
-from cluster.verify import QUARANTINE, Report, VerifyError, _holds_manifest, quarantine, reconcile, scan
+from cluster.verify import (QUARANTINE, Report, VerifyError, _holds_manifest, quarantine, reconcile, scan,
+                            settle_stop)
 from cluster.version import code_version, core_digest
 from sim.progress import GamesBar
 
@@ -156,11 +157,14 @@ def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool, code: str, core: s
                              "sweep; choose a new or empty --out")
         report.manifest_rebuilt = f"unreadable ({broken.detail})" if broken is not None else "missing"
     extra = [NAME] if broken is not None and manifest_path(out_dir).exists() else []
+    fixed = reconcile(manifest, spec, report, code, core)
     try:
+        if spec.stop is not None:
+            settle_stop(out_dir, spec, fixed, report)
         quarantine(out_dir, report, extra)
     except VerifyError as e:
         raise SweepError(str(e)) from None
-    return reconcile(manifest, spec, report, code, core), report
+    return fixed, report
 
 
 def loopback_only(address: str | None) -> bool:

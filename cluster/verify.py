@@ -30,7 +30,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from cluster.manifest import DONE, NAME, PENDING, TMP_PREFIX, new_manifest, spec_parts
+from cluster.manifest import BEYOND, DONE, NAME, PENDING, TMP_PREFIX, new_manifest, spec_parts
 from cluster.part import CHECKSUM_KEY, content_sha256, is_temporary, part_path
 from cluster.spec import SweepSpec
 
@@ -78,6 +78,7 @@ class Report:
     quarantine_dir: str = ""
     quarantined: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    beyond: int = 0                                 # [stop] sweeps: parts beyond their cell's stop (not expected)
     wall_s: float = 0.0
 
     @property
@@ -110,6 +111,8 @@ class Report:
         if self.stray:
             out.append(f"  stray ({len(self.stray)}), not part of this sweep:")
             out += some([f"    {r}" for r in self.stray])
+        if self.beyond:
+            out.append(f"  {self.beyond:,} parts are beyond their cell's stop ([stop]): not part of the result")
         if self.manifest_rebuilt:
             out.append(f"  manifest: {self.manifest_rebuilt}; rebuilt from the spec and the verified parts")
         if self.manifest_notes:
@@ -373,6 +376,8 @@ def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code:
             if prev is None:
                 notes.append(f"{where}: no entry")
                 continue
+            if part["state"] == DONE and isinstance(prev.get("summary"), dict) and prev.get("files") == part["files"]:
+                part["summary"] = prev["summary"]       # the metric summaries of the very same files ([stop])
             for k in ("batch", "first_game", "games"):
                 if prev[k] != part[k]:
                     notes.append(f"{where}: {k} was {prev[k]}; the spec says {part[k]}")
@@ -390,3 +395,29 @@ def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code:
     elif m["state"] == "done":
         m["state"] = "incomplete"
     return m
+
+
+def settle_stop(out_dir: str | Path, spec: SweepSpec, manifest: dict[str, Any], report: Report) -> None:
+    """A ``[stop]`` sweep expects, per cell, only the parts up to where it stopped: replay the spec's stopper
+    over the verified parts in batch order (``cluster.stopping.StopPlan``), mark the later parts "beyond the
+    stop" in ``manifest``, drop them from what ``report`` counts as missing, and list whole part files found
+    beyond a stop as strays (quarantined, not deleted)."""
+    from cluster.stopping import StopPlan, make_stopper
+    out_dir = Path(out_dir)
+    found: list[tuple[str, int]] = []
+    plan = StopPlan(spec, manifest, make_stopper(spec), out_dir, drop=lambda cid, b: found.append((cid, b)))
+    plan.record(manifest)
+    beyond = {(c["id"], p["batch"]) for c in manifest["cells"] for p in c["parts"] if p["state"] == BEYOND}
+    rels = {_rel(out_dir, part_path(out_dir, t, cid, b)) for cid, b in beyond for t in spec.tables}
+    report.missing = [r for r in report.missing if r not in rels]
+    for key in found:
+        report.ok.pop(key, None)
+        report.stray += [_rel(out_dir, part_path(out_dir, t, *key)) for t in spec.tables
+                         if part_path(out_dir, t, *key).exists()]
+    report.beyond = len(beyond)
+    report.parts -= len(beyond)
+    report.files -= len(beyond) * len(spec.tables)
+    if plan.all_stopped() and len([k for k in report.ok if k not in beyond]) == report.parts:
+        manifest["state"], manifest["error"] = "done", None
+    elif manifest["state"] == "done":
+        manifest["state"] = "incomplete"

@@ -86,6 +86,7 @@ _REFUSED = {"SUBQUERY": "subqueries are not allowed", "WINDOW": "window function
             "STAR": "* and COLUMNS(...) are not allowed", "PARAMETER": "parameters ($name) are not allowed",
             "LAMBDA": "lambdas are not allowed", "COLLATE": "COLLATE is not allowed",
             "POSITIONAL_REFERENCE": "positional references (#n) are not allowed"}
+_NUMERIC_TYPE = re.compile(r"BOOLEAN|U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)")
 _SEAT = re.compile(r"(player|team)=(\d{1,3})")
 
 
@@ -415,10 +416,12 @@ def _sql_metric(game: "Game", text: str, expr: str) -> Metric:
         except _Refused as e:
             raise _bad(game, text, str(e)) from None
         try:       # binds the expression: unknown functions, wrong types
-            con.execute(f"SELECT CAST(({expr}) AS DOUBLE) FROM {SEAT_VIEW}").fetchall()
+            kind = str(con.execute(f"SELECT ({expr}) FROM {SEAT_VIEW} LIMIT 0").description[0][1])
         except duckdb.Error as e:
             raise _bad(game, text, f"not a number or boolean over a games row ({str(e).splitlines()[0][:160]})") \
                 from None
+        if not _NUMERIC_TYPE.fullmatch(kind):
+            raise _bad(game, text, f"not a number or boolean over a games row (it gives {kind})")
     finally:
         con.close()
     return Metric(f"{SQL_PREFIX}{expr}", "share", 0.0, 1.0, f"CAST(({expr}) AS DOUBLE)",
@@ -442,7 +445,7 @@ def summarize(game: "Game", metrics: Sequence[Metric], table: pa.Table) -> dict[
             if m.name in out:
                 continue
             if m.check:
-                why = con.execute(f"SELECT min({m.check}) FROM {SEAT_VIEW}").fetchone()[0]
+                why = con.execute(f"SELECT min({m.check}) FROM {SEAT_VIEW}").fetchall()[0][0]
                 if why is not None:
                     raise MetricError(f"metric {m.name!r}: {why}; choose a metric these games have")
             try:
