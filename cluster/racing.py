@@ -189,6 +189,10 @@ class Race:
         self.standings = [Standing() for _ in range(candidates)]
         self.finished: str | None = None     # the race's end reason once it ended
         self.history: list[dict] = []        # per round: alive, games so far
+        self._fresh: list[str] = []          # cells stopped since newly_stopped() was last asked
+        self._cells_of = [[] for _ in range(candidates)]
+        for cid, (k, _) in self.cells.items():
+            self._cells_of[k].append(cid)
 
     # --- the Stopper protocol -----------------------------------------------------------------------------
 
@@ -231,6 +235,12 @@ class Race:
             self.total[:, k, h] += totals
             self.n[k, h] += n
             self.parts[k, h] += 1
+
+    def newly_stopped(self) -> list[str]:
+        """The cells whose candidate stopped since the last call (the driver cuts them: a round's end stops
+        cells other than the one whose part ended it)."""
+        out, self._fresh = self._fresh, []
+        return out
 
     def stopped(self, cell_id: str) -> str | None:
         k, _ = self.cells[cell_id]
@@ -303,6 +313,7 @@ class Race:
         for k in np.flatnonzero(dropped):
             self.standings[k].reason = why[k]
             self.standings[k].round = self.round
+            self._fresh += self._cells_of[k]
         self.alive = alive
         self.history.append({"round": self.round, "alive": int(alive.sum()), "games": self.games_spent(),
                              "parts_per_cell": self.ends[self.round]})
@@ -319,6 +330,7 @@ class Race:
             for k in left:
                 self.standings[k].reason = self.finished
                 self.standings[k].round = self.round
+                self._fresh += self._cells_of[k]
         else:
             self.round += 1
         if self.on_round:

@@ -490,6 +490,8 @@ class Answer:
     rounds: list[dict]
     generations: list[dict] = field(default_factory=list)
     folders: list[str] = field(default_factory=list)
+    race: dict = field(default_factory=dict)         # what rebuilds the race (stopper_for): candidates, confidence
+    state: str = "done"
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -576,6 +578,8 @@ def _play(spec: TuneSpec, out_dir: Path, candidates: list[dict], confidence: flo
           progress, say, name: str | None = None) -> Race:
     raw = spec.sweep_raw(candidates, name)
     sweep = prepare_out(spec, out_dir, raw, resume)
+    _write_report(out_dir, {"state": "running", "spec": spec.raw, "source": spec.source,
+                            "race": _race_record(candidates, confidence)})
     race = new_race(spec, sweep, candidates, confidence, on_round=lambda r: say(_round_line(r)))
     from cluster.sweep import SweepError, run_sweep
     try:
@@ -587,6 +591,46 @@ def _play(spec: TuneSpec, out_dir: Path, candidates: list[dict], confidence: flo
         raise TuneError(f"{out_dir}: the sweep ended before the race did (round {race.round + 1}); "
                         "pass --resume to finish it")
     return race
+
+
+def _race_record(candidates: list[dict], confidence: float) -> dict:
+    return {"candidates": candidates, "confidence": confidence}
+
+
+def _write_report(out_dir: Path, report: dict) -> None:
+    write_atomic(out_dir / REPORT_NAME, (json.dumps(report, indent=2, default=str) + "\n").encode())
+
+
+def tune_report(out_dir: str | Path) -> dict | None:
+    """The ``tune.json`` of a tune's sweep folder (its answer, or what a running tune wrote first), or None
+    where ``out_dir`` is no tune's folder (no ``tune.toml`` and ``tune.json`` there, or unreadable)."""
+    out_dir = Path(out_dir)
+    path = out_dir / REPORT_NAME
+    if not (out_dir / SPEC_NAME).is_file() or not path.is_file():
+        return None
+    try:
+        report = json.loads(read_text_bounded(path, "tune report", TuneError, 256 * 2**20))
+    except (TuneError, SpecError, ValueError, RecursionError):
+        return None
+    return report if isinstance(report, dict) and isinstance(report.get("race"), dict) else None
+
+
+def stopper_for(out_dir: str | Path, sweep: SweepSpec) -> Race | None:
+    """A fresh race of the tune whose sweep folder is ``out_dir`` (for verification to replay), or None where
+    ``out_dir`` is no tune's folder or its report does not rebuild a race over ``sweep``'s cells."""
+    report = tune_report(out_dir)
+    if report is None:
+        return None
+    try:
+        spec = parse_tune_spec(report["spec"], source=str(report.get("source", "<tune spec>")))
+        candidates = report["race"]["candidates"]
+        confidence = float(report["race"]["confidence"])
+        if not isinstance(candidates, list) or len(candidates) * len(spec.holds) != len(sweep.cells) \
+                or spec.sweep_raw(candidates)["cells"] != [c.values for c in sweep.cells]:
+            return None
+        return new_race(spec, sweep, candidates, confidence)
+    except (TuneError, KeyError, TypeError, ValueError):
+        return None
 
 
 def _alpha_text(spec: TuneSpec, races: int, candidates: int) -> str:
@@ -611,8 +655,8 @@ def _run_race(spec, out_dir, workers, address, resume, progress, say) -> Answer:
                     best=entries[best] if best is not None else None,
                     indistinguishable=[entries[k] for k in race.indistinguishable()], candidates=entries,
                     games=race.games_spent(), exhaustive_games=race.exhaustive_games(), finished=race.finished,
-                    rounds=race.history, folders=[str(out_dir)])
-    write_atomic(out_dir / REPORT_NAME, (json.dumps(answer.to_json(), indent=2, default=str) + "\n").encode())
+                    rounds=race.history, folders=[str(out_dir)], race=_race_record(cands, spec.confidence))
+    _write_report(out_dir, answer.to_json())
     return answer
 
 
@@ -685,9 +729,9 @@ def _run_optuna(spec, out_dir, workers, address, resume, progress, say) -> Answe
             say(f"generation {g + 1}/{gens}: {len(field_)} candidates raced, best "
                 f"{entries[b]['label'] if b is not None else 'none feasible'}; {games:,} games so far")
             last_race, last_field = race, field_
-            write_atomic(folder / REPORT_NAME, (json.dumps({"generation": g, "candidates": entries,
-                                                           "finished": race.finished}, indent=2, default=str)
-                                                + "\n").encode())
+            _write_report(folder, {"state": "done", "generation": g, "spec": spec.raw, "source": spec.source,
+                                   "race": _race_record(field_, confidence), "candidates": entries,
+                                   "finished": race.finished})
     finally:
         if started:
             import ray
@@ -705,5 +749,5 @@ def _run_optuna(spec, out_dir, workers, address, resume, progress, say) -> Answe
                     indistinguishable=[last_entries[k] for k in last_race.indistinguishable()],
                     candidates=list(every.values()), games=games, exhaustive_games=exhaustive,
                     finished=last_race.finished, rounds=rounds, generations=generations, folders=folders)
-    write_atomic(out_dir / REPORT_NAME, (json.dumps(answer.to_json(), indent=2, default=str) + "\n").encode())
+    _write_report(out_dir, answer.to_json())
     return answer

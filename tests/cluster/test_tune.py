@@ -426,3 +426,9 @@ def test_a_rerun_through_the_cli_writes_the_same_files_and_prints_the_best_with_
     assert json.loads(before)["candidates"] == json.loads((root / "b" / "tune.json").read_text())["candidates"]
     r = CliRunner().invoke(app, ["tune", str(spec_path), "--out", str(root / "b")])
     assert r.exit_code == 2 and "not empty" in r.output, r.output
+    # the folder is a sweep whose cells stopped where the race said: status --verify finds it whole
+    r = CliRunner().invoke(app, ["status", str(root / "b"), "--verify"])
+    assert r.exit_code == 0 and "the folder is whole" in r.output and "incomplete" not in r.output, r.output
+    # and a plain sweep --resume (which would play every cell to the cap) is refused
+    r = CliRunner().invoke(app, ["sweep", str(root / "b" / "tune.toml"), "--out", str(root / "b"), "--resume"])
+    assert r.exit_code == 2 and "holds a tune" in r.output, r.output
