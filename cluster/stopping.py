@@ -161,11 +161,12 @@ class SprtStopper(_PerCell):
         self.sums = {c: 0.0 for c in cells}
 
     def observe(self, cell_id, batch, summary) -> None:
-        n, total = self._take(cell_id, batch, summary)
+        total = float(summary.get(self.metric.name, (0, 0.0))[1])
         wins = round(total)
-        if abs(total - wins) > 1e-6:
+        if abs(total - wins) > 1e-6:        # checked before the state changes
             raise ValueError(f"metric {self.metric.name!r}: the SPRT needs per-game values 0 or 1; part {batch} "
                              f"of cell {cell_id} sums to {total!r}")
+        n, total = self._take(cell_id, batch, summary)
         self.sums[cell_id] += wins
         s = wins if self.op == "<=" else n - wins
         sprt = self.sprt[cell_id] = self.sprt[cell_id].update(n, s)
