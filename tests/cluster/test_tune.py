@@ -102,6 +102,7 @@ MEANS = np.array([[0.51, 0.49], [0.52, 0.50], [0.47, 0.53], [0.56, 0.50],
 RUNS = 200
 
 
+@pytest.mark.slow
 def test_the_chosen_set_holds_the_true_best_in_at_least_1_minus_alpha_of_runs_and_spends_far_less():
     """200 races on Bernoulli arms with known means, alpha = 0.1: the indistinguishable set holds the true
     best in >= 90% of runs (it is conservative: a union bound over 16 confidence sequences); racing spends
@@ -432,3 +433,21 @@ def test_a_rerun_through_the_cli_writes_the_same_files_and_prints_the_best_with_
     # and a plain sweep --resume (which would play every cell to the cap) is refused
     r = CliRunner().invoke(app, ["sweep", str(root / "b" / "tune.toml"), "--out", str(root / "b"), "--resume"])
     assert r.exit_code == 2 and "holds a tune" in r.output, r.output
+
+
+def test_optuna_mode_races_generations_against_the_incumbent_and_is_deterministic(tiny_tune):
+    from cluster.tune import parse_tune_spec, run_tune
+    import tomllib
+    root = tiny_tune[0]
+    raw = tomllib.loads(TINY)
+    raw.update(search="optuna", trials=4, generation=2, space={"vp_target": {"low": 1, "high": 10}})
+    spec = parse_tune_spec(raw, "tiny-optuna.toml")
+    a = run_tune(spec, root / "oa")
+    b = run_tune(spec, root / "ob")
+    assert [g["field"] for g in a.generations] == [g["field"] for g in b.generations]
+    assert len(a.generations) == 2 and len(a.generations[0]["field"]) <= 2
+    # the second generation races the first one's best (the incumbent) against the new proposals
+    assert a.generations[1]["field"][0] == a.generations[0]["best"]
+    assert a.best == b.best and a.games == b.games and a.best is not None
+    for g in ("generation-00", "generation-01"):
+        assert _files(root / "oa" / g) == _files(root / "ob" / g) and _files(root / "oa" / g)
