@@ -18,6 +18,7 @@ Every key is validated before any game: one line naming the file, the key and th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -586,6 +587,11 @@ def _play(spec: TuneSpec, out_dir: Path, candidates: list[dict], confidence: flo
         run_sweep(sweep, out_dir, workers=workers, address=address, resume=resume, progress=progress, log=say,
                   stopper=race)
     except SweepError as e:
+        if not (out_dir / "manifest.json").exists():       # refused before anything was played: leave no trace
+            for name in (SPEC_NAME, REPORT_NAME):
+                (out_dir / name).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                out_dir.rmdir()
         raise TuneError(str(e)) from None
     if race.finished is None:
         raise TuneError(f"{out_dir}: the sweep ended before the race did (round {race.round + 1}); "
