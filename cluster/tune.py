@@ -588,7 +588,7 @@ def _play(spec: TuneSpec, out_dir: Path, candidates: list[dict], confidence: flo
                   stopper=race)
     except SweepError as e:
         if not (out_dir / "manifest.json").exists():       # refused before anything was played: leave no trace
-            for name in (SPEC_NAME, REPORT_NAME):
+            for name in (SPEC_NAME, REPORT_NAME, ".sweep.lock"):   # the lock: the driver's, released by now
                 (out_dir / name).unlink(missing_ok=True)
             with contextlib.suppress(OSError):
                 out_dir.rmdir()
