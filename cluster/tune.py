@@ -578,6 +578,7 @@ def _round_line(race: Race) -> str:
 def _play(spec: TuneSpec, out_dir: Path, candidates: list[dict], confidence: float, workers, address, resume,
           progress, say, name: str | None = None) -> Race:
     raw = spec.sweep_raw(candidates, name)
+    created = not out_dir.exists()
     sweep = prepare_out(spec, out_dir, raw, resume)
     _write_report(out_dir, {"state": "running", "spec": spec.raw, "source": spec.source,
                             "race": _race_record(candidates, confidence)})
@@ -590,8 +591,9 @@ def _play(spec: TuneSpec, out_dir: Path, candidates: list[dict], confidence: flo
         if not (out_dir / "manifest.json").exists():       # refused before anything was played: leave no trace
             for name in (SPEC_NAME, REPORT_NAME, ".sweep.lock"):   # the lock: the driver's, released by now
                 (out_dir / name).unlink(missing_ok=True)
-            with contextlib.suppress(OSError):
-                out_dir.rmdir()
+            if created:
+                with contextlib.suppress(OSError):
+                    out_dir.rmdir()
         raise TuneError(str(e)) from None
     if race.finished is None:
         raise TuneError(f"{out_dir}: the sweep ended before the race did (round {race.round + 1}); "
