@@ -179,8 +179,11 @@ def status(out: Annotated[Path, typer.Argument(help="a sweep's results directory
             t.add_row(escape(cell["id"]),
                       escape(", ".join(f"{k}={v}" for k, v in cell["values"].items()) or "(base)"),
                       f"{len(done)}/{len(alive)}", f"{sum(p['rows'] for p in done):,}",
-                      *((escape(stop_line(cell.get("stop"))),) if stopping else ()))
+                      *((escape(str((cell.get("stop") or {}).get("reason") or "playing")),) if stopping else ()))
         con.print(t)
+    if stopping:
+        for cell in m["cells"]:
+            con.print(escape(f"  {cell['id']}: {stop_line(cell.get('stop'))}"), highlight=False)
     if not verify:
         con.print(escape(f"(from the manifest, a cache; `playtest status {out} --verify` checks the files)"),
                   highlight=False)

@@ -264,3 +264,29 @@ def test_stop_plan_round_robins_by_batch_across_cells(spec, tmp_path):
     plan = StopPlan(spec, new_manifest(spec, "x", "y"), make_stopper(spec, lookahead=1), tmp_path)
     order = [plan.next_part() for _ in range(5)]
     assert order == [("c000", 0), ("c001", 0), ("c000", 1), ("c001", 1), None]
+
+
+def test_the_stop_is_part_of_the_digest_and_a_fixed_spec_keeps_its_own():
+    a = parse_spec(PRECISE, source="a.toml")
+    b = parse_spec({**PRECISE, "stop": {**PRECISE["stop"], "half_width": 0.05}}, source="a.toml")
+    fixed = parse_spec({k: v for k, v in PRECISE.items() if k != "stop"} | {"games_per_cell": 20_000},
+                       source="a.toml")
+    assert len({a.digest, b.digest, fixed.digest}) == 3
+    assert "stop" not in fixed.describe() and fixed.stop is None
+    assert a.games_per_cell == fixed.games_per_cell and a.parts_per_cell == fixed.parts_per_cell == 80
+
+
+def test_cli_sweep_and_status_print_each_cells_answer_and_why_it_stopped(precise, spec, tmp_path):
+    out, _ = precise
+    res = CliRunner().invoke(app, ["status", str(out)])
+    text = " ".join(res.output.split())
+    assert res.exit_code == 0, res.output
+    assert "[stop]: cells narrow 2" in text and text.count("stopped: interval narrow enough") == 2
+    f = tmp_path / "tiny.toml"
+    f.write_text('game = "tales"\nseed = 2\nbatch_size = 200\n[stop]\nmetric = "win_share:player=2"\n'
+                 'relative = 0.5\nmax_games_per_cell = 4000\n')
+    res = CliRunner().invoke(app, ["sweep", str(f), "--out", str(tmp_path / "tiny"), "--no-progress"])
+    text = " ".join(res.output.split())
+    assert res.exit_code == 0, res.output
+    assert "each until win_share:player=2 is known to +-50% of the estimate" in text
+    assert "c000: win_share:player=2 = " in text and "stopped: interval narrow enough" in text
