@@ -27,7 +27,11 @@ def answer_lines(a: Answer) -> list[str]:
         lines.append("no candidate meets the constraints: each was dropped by one (see tune.json for the intervals)")
     else:
         b = a.best
-        lines.append(f"best: {b['label']}  loss {_num(b['loss'])} {_interval(*b['loss_interval'])} after "
+        goal = a.spec.get("objective", {}).get("goal") if isinstance(a.spec.get("objective"), dict) else None
+        lo, hi = b["loss_interval"]
+        value, low, high = ((-b["loss"], -hi, -lo) if goal == "max" and None not in (lo, hi)
+                            else (b["loss"], lo, hi))
+        lines.append(f"best: {b['label']}  objective {_num(value)} {_interval(low, high)} after "
                      f"{b['games_per_hold']:,} games per hold cell")
         for h in b["objective"]["per_hold"]:
             lines.append(f"  {b['objective']['metric']} in {h['hold']}: {_num(h['estimate'])} "

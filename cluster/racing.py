@@ -256,6 +256,7 @@ class Race:
             out[cid] = _plain({"candidate": self.candidate_labels[k], "hold": self.hold_labels[h],
                                "games": int(self.n[k, h]), "parts": int(self.parts[k, h]),
                                "metric": self.objective.metric.name, "estimate": est, "interval": [low, high],
+                               "confidence": 1.0 - self.alpha_each,
                                "loss": s.loss, "loss_interval": [s.loss_low, s.loss_high],
                                "certified": s.certified, "reason": s.reason, "round": self.round})
         return out

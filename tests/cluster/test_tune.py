@@ -413,7 +413,7 @@ def test_a_rerun_through_the_cli_writes_the_same_files_and_prints_the_best_with_
     root, spec_path, a, _ = tiny_tune
     r = CliRunner().invoke(app, ["tune", str(spec_path), "--out", str(root / "b"), "--workers", "2", "--quiet"])
     assert r.exit_code == 0, r.output
-    assert "best: vp_target=1  loss " in r.output and "end_share:vp in players=2: 0.9" in r.output, r.output
+    assert "best: vp_target=1  objective 0.9625 [0.8191, 0.9989]" in r.output and "end_share:vp in players=2: 0.9" in r.output, r.output
     assert "stall_share <= 0.2: holds" in r.output
     assert _files(root / "a") == _files(root / "b") and _files(root / "a")
     b = json.loads((root / "b" / "tune.json").read_text())
