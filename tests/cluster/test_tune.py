@@ -451,3 +451,19 @@ def test_optuna_mode_races_generations_against_the_incumbent_and_is_deterministi
     assert a.best == b.best and a.games == b.games and a.best is not None
     for g in ("generation-00", "generation-01"):
         assert _files(root / "oa" / g) == _files(root / "ob" / g) and _files(root / "oa" / g)
+
+
+def test_a_tune_cut_short_resumes_to_the_same_files(tiny_tune):
+    """The last round's parts lost (as if the driver died in round 2): --resume verifies, replays round 1
+    from the manifest, plays round 2 again and ends with the same files and answer."""
+    import shutil
+    root, spec_path, a, _ = tiny_tune
+    cut = root / "cut"
+    shutil.copytree(root / "a", cut)
+    for cell in ("c000", "c001", "c002", "c003"):
+        (cut / "games" / f"cell={cell}" / "part-00001.parquet").unlink()
+    r = CliRunner().invoke(app, ["tune", str(spec_path), "--out", str(cut), "--resume", "--workers", "2", "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert _files(cut) == _files(root / "a")
+    assert json.loads((cut / "tune.json").read_text())["candidates"] == \
+        json.loads((root / "a" / "tune.json").read_text())["candidates"]
