@@ -290,3 +290,30 @@ def test_cli_sweep_and_status_print_each_cells_answer_and_why_it_stopped(precise
     assert res.exit_code == 0, res.output
     assert "each until win_share:player=2 is known to +-50% of the estimate" in text
     assert "c000: win_share:player=2 = " in text and "stopped: interval narrow enough" in text
+
+
+def test_a_damaged_kept_part_is_found_by_verify_and_played_again_on_resume(precise, spec, tmp_path):
+    out, _ = precise
+    work = tmp_path / "damaged"
+    shutil.copytree(out, work)
+    victim = part_path(work, "games", "c001", 1)
+    victim.write_bytes(victim.read_bytes()[:200])                       # truncated
+    res = CliRunner().invoke(app, ["status", str(work), "--verify"])
+    assert res.exit_code == 1, res.output
+    assert "corrupt (1)" in res.output and load_manifest(work)["state"] == "incomplete"
+    assert load_manifest(work)["cells"][1]["parts"][1]["state"] == "pending"
+    played = []
+    run_sweep(spec, work, workers=2, resume=True, progress=False, on_part=lambda c, b: played.append((c, b)))
+    assert ("c001", 1) in played and digest(work, spec) == digest(out, spec)
+    assert [c["stop"] for c in load_manifest(work)["cells"]] == [c["stop"] for c in load_manifest(out)["cells"]]
+
+
+def test_a_mean_metric_stops_on_a_half_width_in_its_own_units():
+    m = parse_metric(get("paws"), "mean_rounds")                  # rounds, scaled by 500
+    p = PrecisionStopper(m, ["a"], 100, half_width=5.0)              # +-5 rounds = +-0.01 of the range
+    p.observe("a", 0, {m.name: (1000, 1000 * 0.02)})                 # mean 10 rounds; too few games yet
+    assert p.stopped("a") is None and p.state()["a"]["half_width"] > 5.0
+    p.observe("a", 1, {m.name: (20_000, 20_000 * 0.02)})
+    st_ = p.state()["a"]
+    assert p.stopped("a") == NARROW and st_["half_width"] <= 5.0
+    assert st_["estimate"] == pytest.approx(10.0) and st_["interval"][0] < 10.0 < st_["interval"][1] < 15.0

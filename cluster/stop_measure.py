@@ -1,0 +1,56 @@
+"""Games spent by a precision-driven sweep (from its manifest) against fixed-size sweeps of the same precision.
+
+Usage: ``python -m cluster.stop_measure RESULTS_DIR HALF_WIDTH`` (docs/sweeps.md, "Stopping when the answer is
+precise enough"). The fixed sizes are computed, not played: the fewest games per cell whose fixed-n Wilson
+interval, or whose confidence sequence, has that half-width at a given share.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from sim.sequential import games_for_half_width, wilson_interval
+
+
+def wilson_games(p: float, half_width: float) -> int:
+    """The fewest games whose 95% Wilson interval at share ``p`` is at most ``half_width`` on each side."""
+    def narrow(n: int) -> bool:
+        low, high = wilson_interval(n, p * n)
+        return (high - low) / 2 <= half_width
+
+    hi = 1
+    while not narrow(hi):
+        hi *= 2
+    lo = hi // 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if narrow(mid) else (mid, hi)
+    return hi
+
+
+def compare(out: str | Path, half_width: float) -> list[str]:
+    """The comparison, one line per design."""
+    m = json.loads((Path(out) / "manifest.json").read_text())
+    spent = sum(r.get("games", 0) for r in m["runs"])
+    kept = sum(c["stop"]["games"] for c in m["cells"])
+    shares = [c["stop"]["estimate"] for c in m["cells"]]
+    cells, top = len(shares), max(shares)
+    w_half, cs_half = wilson_games(0.5, half_width), games_for_half_width(half_width, 0.5)
+    w_top, cs_top = wilson_games(top, half_width), games_for_half_width(half_width, top)
+    w_each = sum(wilson_games(p, half_width) for p in shares)
+    cs_each = sum(games_for_half_width(half_width, p) for p in shares)
+    return [
+        f"{cells} cells, half-width {half_width}: precision-driven sweep kept {kept:,} games, spent {spent:,} "
+        f"(discarded {spent - kept:,}); reasons {m['stop']['cells']}",
+        f"fixed n for every cell, p unknown (p = 0.5): Wilson {w_half:,}/cell = {cells * w_half:,}; "
+        f"CS {cs_half:,}/cell = {cells * cs_half:,}",
+        f"fixed n for every cell, knowing the largest share ({top:.4f}): Wilson {w_top:,}/cell = {cells * w_top:,}; "
+        f"CS {cs_top:,}/cell = {cells * cs_top:,}",
+        f"per-cell oracle n at each cell's estimate: Wilson {w_each:,}; CS {cs_each:,}",
+    ]
+
+
+if __name__ == "__main__":
+    print("\n".join(compare(sys.argv[1], float(sys.argv[2]))))
