@@ -17,6 +17,7 @@ from cluster.manifest import BEYOND, DONE, ManifestError, counts, load_manifest,
 from cluster.part import part_path
 from cluster.spec import SpecError, SweepSpec, load_spec, parse_spec
 from cluster.sweep import LOCK, SweepError, SweepInterrupted, check_out_dir, interrupts, run_sweep
+from cluster.tune import stopper_for, tune_report
 from cluster.verify import VerifyError, quarantine, reconcile, scan, settle_stop
 
 
@@ -47,6 +48,8 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
         check_out_dir(out)
     except (SpecError, SweepError) as e:
         fail(str(e))
+    if tune_report(out) is not None:     # a race decides where its cells stop: only playtest tune resumes it
+        fail(f"{out} holds a tune (playtest tune); resume it with: playtest tune TUNE_SPEC --out {out} --resume")
     again = f"playtest sweep {spec} --out {out}" + (f" --address {address}" if address else "")
     play_spec(s, out, workers=workers, address=address, resume=resume, progress=progress, again=again)
 
@@ -185,7 +188,9 @@ def status(out: Annotated[Path, typer.Argument(help="a sweep's results directory
         con.print(escape(f"(from the manifest, a cache; `playtest status {out} --verify` checks the files)"),
                   highlight=False)
     if m["state"] != "done":
-        con.print(escape(f"resume with: playtest sweep {m['spec_file']} --out {out} --resume"), highlight=False)
+        how = (f"playtest tune {tune_report(out).get('source', 'TUNE_SPEC')}" if tune_report(out) is not None
+               else f"playtest sweep {m['spec_file']}")
+        con.print(escape(f"resume with: {how} --out {out} --resume"), highlight=False)
     if verify and report.problems:
         raise typer.Exit(code=1)
 
@@ -214,8 +219,9 @@ def _verify(out: Path, m: dict):
         try:
             report = scan(out, spec, m["core_digest"] if spec.engine == "core" else None)
             fixed = reconcile(m, spec, report, m["code_version"], m["core_digest"])
-            if spec.stop is not None:
-                settle_stop(out, spec, fixed, report)
+            race = stopper_for(out, spec) if spec.stop is None else None    # a tune's folder: its race
+            if spec.stop is not None or race is not None:
+                settle_stop(out, spec, fixed, report, race)
             quarantine(out, report)
             if report.problems:
                 save_manifest(out, fixed)

@@ -246,6 +246,7 @@ class StopPlan:
                     self.held[cid][part["batch"]] = self._summary(cid, part)
             self._advance(cid)
             self._skip(cid)
+            self._cut_stopped_elsewhere()
             if self.stopper.stopped(cid) is None and self.next_start[cid] < len(self.by_id[cid]["parts"]):
                 heapq.heappush(self.heap, (self.next_start[cid], self.index[cid], cid))
 
@@ -270,6 +271,13 @@ class StopPlan:
             self.stopper.observe(cid, b, held.pop(b))
             self.next_obs[cid] = b + 1
         if self.stopper.stopped(cid) is not None:
+            self._cut(cid)
+
+    def _cut_stopped_elsewhere(self) -> None:
+        """Cut the cells that one part of another cell stopped (a race drops a candidate's every cell at the
+        end of a round): a stopper says which through ``newly_stopped()``, if it has it."""
+        fresh = getattr(self.stopper, "newly_stopped", None)
+        for cid in (fresh() if fresh is not None else ()):
             self._cut(cid)
 
     def _cut(self, cid: str) -> None:
@@ -331,6 +339,7 @@ class StopPlan:
         self.games_spent += next(iter(summary.values()))[0] if summary else 0
         self.held[cid][batch] = summary
         self._advance(cid)
+        self._cut_stopped_elsewhere()
         for c in self.blocked:            # a stopper may hold cells back on others' progress: ask again
             if self.stopper.stopped(c) is None:
                 heapq.heappush(self.heap, (self.next_start[c], self.index[c], c))

@@ -133,8 +133,9 @@ def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool, code: str, core: s
                              f"{manifest['core_digest']}, now {core}); finish it with the same build or "
                              "start a new --out")
     else:
-        own_spec = Path(spec.source).resolve()      # a spec written into its results folder (playtest ladder)
-        if not out_dir.exists() or not any(p.name != LOCK and p.resolve() != own_spec for p in out_dir.iterdir()):
+        own_spec = Path(spec.source).resolve()      # a spec written into its results folder (ladder, tune)
+        own = {own_spec, own_spec.with_suffix(".json")}     # and its report beside it (kept by verification)
+        if not out_dir.exists() or not any(p.name != LOCK and p.resolve() not in own for p in out_dir.iterdir()):
             return new_manifest(spec, code, core), None
         if not resume:
             if broken is not None:

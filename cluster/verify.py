@@ -397,7 +397,8 @@ def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code:
     return m
 
 
-def settle_stop(out_dir: str | Path, spec: SweepSpec, manifest: dict[str, Any], report: Report) -> None:
+def settle_stop(out_dir: str | Path, spec: SweepSpec, manifest: dict[str, Any], report: Report,
+                stopper=None) -> None:
     """A ``[stop]`` sweep expects, per cell, only the parts up to where it stopped: replay the spec's stopper
     over the verified parts in batch order (``cluster.stopping.StopPlan``), mark the later parts "beyond the
     stop" in ``manifest``, drop them from what ``report`` counts as missing, and list whole part files found
@@ -405,7 +406,8 @@ def settle_stop(out_dir: str | Path, spec: SweepSpec, manifest: dict[str, Any], 
     from cluster.stopping import StopPlan, make_stopper
     out_dir = Path(out_dir)
     found: list[tuple[str, int]] = []
-    plan = StopPlan(spec, manifest, make_stopper(spec), out_dir, drop=lambda cid, b: found.append((cid, b)))
+    plan = StopPlan(spec, manifest, stopper if stopper is not None else make_stopper(spec), out_dir,
+                    drop=lambda cid, b: found.append((cid, b)))
     plan.record(manifest)
     beyond = {(c["id"], p["batch"]) for c in manifest["cells"] for p in c["parts"] if p["state"] == BEYOND}
     rels = {_rel(out_dir, part_path(out_dir, t, cid, b)) for cid, b in beyond for t in spec.tables}
