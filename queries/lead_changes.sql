@@ -3,11 +3,11 @@
 -- a game without one has none of these answers), per game and setup. A side leads after a round when its
 -- standing (teams: the sum of its seats') is strictly the highest; a tie means nobody leads.
 -- lead_changes: per game, how often the leader differs from the previous leader (rounds with a tie are
--- skipped), mean with a t 95% interval. decided_round: the first round from which the same side leads to
--- the end of the trace (games that end in a tie for the lead have none), mean with a t 95% interval, and
--- decided_fraction, that round over the trace's rounds (mean). comeback_share: of the games with a winner
--- that lasted at least behind_after rounds, those whose winner was strictly behind the leader after round
--- behind_after, with a Wilson 95% interval. Any game whose seats.sql names its standings trace.
+-- skipped), mean with a t 95% interval (cut at 0). decided_round: the first round from which the same side
+-- leads to the end of the trace (games that end in a tie for the lead have none), mean with a t 95% interval
+-- (cut at 1), and decided_fraction, that round over the trace's rounds (mean). comeback_share: of the games
+-- with a winner that lasted at least behind_after rounds, those whose winner was strictly behind the leader
+-- after round behind_after, with a Wilson 95% interval. Any game whose seats.sql names its standings trace.
 -- game: any
 -- param: behind_after int >= 1 <= 100000 = 3 | the round after which a winner behind made a comeback
 -- columns: game, ruleset?, board?, mode?, players?, team_vp_target?, round_limit?, games, lead_changes_mean, lead_changes_ci95_low, lead_changes_ci95_high, decided_games, decided_round_mean, decided_round_ci95_low, decided_round_ci95_high, decided_fraction_mean, behind_after, comeback_games, comebacks, comeback_share, comeback_ci95_low, comeback_ci95_high
@@ -65,10 +65,10 @@ WITH per_game AS (
 )
 SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$'), games,
        lead_changes_mean,
-       lead_changes_mean - t_games * lc_sd / sqrt(games) AS lead_changes_ci95_low,
+       greatest(0.0, lead_changes_mean - t_games * lc_sd / sqrt(games)) AS lead_changes_ci95_low,
        lead_changes_mean + t_games * lc_sd / sqrt(games) AS lead_changes_ci95_high,
        decided_games, decided_round_mean,
-       decided_round_mean - t_decided * dr_sd / sqrt(decided_games) AS decided_round_ci95_low,
+       greatest(1.0, decided_round_mean - t_decided * dr_sd / sqrt(decided_games)) AS decided_round_ci95_low,
        decided_round_mean + t_decided * dr_sd / sqrt(decided_games) AS decided_round_ci95_high,
        decided_fraction_mean,
        $behind_after::INTEGER AS behind_after, comeback_games, comebacks,
