@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from queries import library, stats
-from queries.library import execute
+from queries.library import QueryError, ResultsError, execute
 from queries.pages import CSS, SCRIPT, esc, html_table, png_base64
 from queries.variants import variant_columns
 from sim.games import GAMES
@@ -147,7 +147,9 @@ def read(source: str, *, shortest: int = 5, longest: int = 15, behind_after: int
 
 
 def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brief) -> Report:
-    games = [r["game"] for r in _rows(con, "SELECT DISTINCT game FROM games_all ORDER BY 1", None, source)]
+    # one copy in memory: every cell's questions then read it, not the files, again
+    _copy(con, "games", source, manifest)
+    games = [r["game"] for r in _rows(con, "SELECT DISTINCT game FROM report_games ORDER BY 1", None, source)]
     if not games:
         raise ReportError(f"{source}: holds no games")
     unknown = [g for g in games if g not in GAMES.names()]
@@ -155,9 +157,6 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
         raise ReportError(f"{source}: holds {', '.join(map(str, games))} records; a report reads one registered "
                           f"game ({', '.join(GAMES.names())})")
     game = GAMES[games[0]]
-    # one copy in memory: every cell's questions then read it, not the files, again
-    execute(con, "CREATE TEMP TABLE report_games AS SELECT * FROM games_all", where=f"report over {source}",
-            results=[source])
     execute(con, "CREATE TEMP TABLE report_cell (cell VARCHAR)")
     con.execute("CREATE OR REPLACE VIEW games AS SELECT g.* FROM report_games g "
                 "SEMI JOIN report_cell c ON g.cell IS NOT DISTINCT FROM c.cell")
@@ -196,8 +195,7 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
     has_cards = "cards" in tables and _has_view(con, "cards")
     if has_cards:
         cards_note = None
-        execute(con, "CREATE TEMP TABLE report_cards AS SELECT * FROM cards", where=f"report over {source}",
-                results=[source])
+        _copy(con, "cards", source, manifest)
     elif "cards" in game.schemas:
         cards_note = ("these results have no cards table, so no per-card statistics (a sweep keeps one with "
                       "tables = [\"games\", \"cards\"]; playtest run with --cards-out writes it to its own file)")
@@ -233,6 +231,30 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
     name = str((manifest or {}).get("name") or Path(source).name)
     return Report(source, kind, name, game.name, game.title, cells, varying, fixed, has_standings, has_idle,
                   cards_note, params, time.perf_counter() - t0)
+
+
+def _copy(con, table: str, source: str, manifest: dict | None) -> None:
+    """``report_<table>``: the table read once into memory. A part DuckDB cannot decode (its error need not
+    name the file) is found by reading each part alone, and named with the repair commands."""
+    view = "games_all" if table == "games" else table
+    try:
+        execute(con, f"CREATE TEMP TABLE report_{table} AS SELECT * FROM {view}", where=f"report over {source}",
+                results=[source])
+    except QueryError as e:
+        import pyarrow.parquet as pq
+        files = library.table_sources(source).get(table, ([], True))[0]
+        bad = []
+        for f in files:
+            try:
+                pq.read_table(f)
+            except Exception:     # noqa: BLE001 - any failure to decode is a damaged file
+                bad.append(f)
+        if not bad:
+            raise
+        if manifest is None:
+            raise ResultsError(f"{source}: unreadable Parquet file ({e}); remove or replace it") from None
+        rel = [str(Path(f).relative_to(Path(source).resolve())) for f in bad]
+        raise ResultsError(library.corrupt_message(source, manifest, rel, " (cannot be decoded)")) from None
 
 
 def _has_view(con, name: str) -> bool:
@@ -444,7 +466,8 @@ def length_figure(report: Report) -> str:
         n = cell.games or 1
         ax.bar(xs, [cell.lengths[x] / n for x in xs], width=0.9, color="#4c78a8")
         beyond = sum(v for x, v in cell.lengths.items() if x > end)
-        ax.set_title(_text(cell.label) + (f" ({pct(beyond / n)} beyond)" if beyond else ""), fontsize=9)
+        ax.set_title(_text(cell.label) + (f"\n({pct(beyond / n)} longer than {end} rounds)" if beyond else ""),
+                     fontsize=9)
         ax.set_xlabel("rounds")
         ax.set_ylabel("share of games")
     return _finish(plt, fig)
@@ -578,7 +601,7 @@ def page(report: Report) -> str:
              "<p class='bots'><b>Bots, not people:</b> every number here is how these bots play: "
              + esc("; ".join(lineups)) + ". People may play differently.</p>"]
     for c in report.cells:
-        parts.append(f"<h3>{esc(c.label)} <span class='note'>({c.games:,} games)</span></h3><ul>"
+        parts.append(f"<h3>{esc(c.label)} <span class='note'>({c.games:,} games; {esc('; '.join(c.bots))})</span></h3><ul>"
                      + "".join(f"<li>{esc(h)}</li>" for h in headlines(report, c)) + "</ul>")
     parts.append("</section>")
     parts.append("<section id='wins'><h2>Who wins</h2><p class='note'>Each "
