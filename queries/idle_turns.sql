@@ -2,13 +2,16 @@
 -- How often does a player take a turn and do nothing? Share of turns with no action taken, per game and
 -- setup: the records' idle_turns (turns with no action) over turns, a ratio of sums with a 95% interval by
 -- the delta method over games (turns of one game are not independent, so not a Wilson interval). Only
--- records that keep an idle_turns column have this answer; Paws in Peril and Tales are Real records lack it.
+-- records that keep an idle_turns column have this answer: for records that lack it (Paws in Peril and
+-- Tales are Real keep none yet) idle_turns and the share are empty (NULL).
 -- game: any
 -- columns: game, ruleset?, board?, mode?, players?, team_vp_target?, round_limit?, games, turns, idle_turns, share, ci95_low, ci95_high
-WITH per_game AS (
+WITH recorded AS (   -- a record without the column: idle_turns NULL
+    SELECT * FROM (SELECT NULL::INTEGER AS idle_turns WHERE false) UNION ALL BY NAME SELECT * FROM games
+), per_game AS (
     SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$'), turns, idle_turns,
            row(*COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$')) AS setup_key
-    FROM games
+    FROM recorded
 ), with_ratio AS (
     SELECT *, sum(idle_turns) OVER w / sum(turns) OVER w AS ratio
     FROM per_game
@@ -23,7 +26,9 @@ WITH per_game AS (
     GROUP BY ALL
 )
 SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$'), games, turns, idle_turns, share,
-       greatest(0.0, share - 1.959963984540054 * sqrt(resid_var / games) / turns_mean) AS ci95_low,
-       least(1.0, share + 1.959963984540054 * sqrt(resid_var / games) / turns_mean) AS ci95_high
+       CASE WHEN share IS NOT NULL
+            THEN greatest(0.0, share - 1.959963984540054 * sqrt(resid_var / games) / turns_mean) END AS ci95_low,
+       CASE WHEN share IS NOT NULL
+            THEN least(1.0, share + 1.959963984540054 * sqrt(resid_var / games) / turns_mean) END AS ci95_high
 FROM counted
 ORDER BY ALL;
