@@ -17,7 +17,16 @@ from queries import library
 from queries import report as rep
 from sim.files import unwritable
 
-TARGET = re.compile(r"(\d{1,6})-(\d{1,6})")
+TARGET = re.compile(r"([0-9]{1,6})-([0-9]{1,6})")
+
+
+def parse_target(text: str) -> tuple[int, int]:
+    """``--target SHORTEST-LONGEST`` (rounds) as two integers; a ValueError of one line otherwise."""
+    m = TARGET.fullmatch(text.strip())
+    if not m or not 1 <= int(m[1]) <= int(m[2]):
+        raise ValueError(f"--target {text!r}: expected SHORTEST-LONGEST in rounds, 1 <= SHORTEST <= LONGEST, "
+                         "e.g. 5-15")
+    return int(m[1]), int(m[2])
 
 
 def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or a playtest run Parquet file")],
@@ -29,9 +38,10 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
            = 3) -> None:
     """One self-contained HTML page for a sweep or run: summary, win shares, lengths, end reasons, standings per
     round, designer metrics and card statistics, per cell side by side."""
-    m = TARGET.fullmatch(target.strip())
-    if not m or not 1 <= int(m[1]) <= int(m[2]):
-        fail(f"--target {target!r}: expected SHORTEST-LONGEST in rounds, 1 <= SHORTEST <= LONGEST, e.g. 5-15")
+    try:
+        shortest, longest = parse_target(target)
+    except ValueError as e:
+        fail(str(e))
     if not 1 <= behind_after <= 100000:
         fail(f"--behind-after {behind_after}: expected an integer from 1 to 100000")
     try:
@@ -46,7 +56,7 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
         if len(sys.argv) > 2 and sys.argv[1] == "report" else ""
     t0 = time.perf_counter()
     try:
-        r = rep.build(results, page, shortest=int(m[1]), longest=int(m[2]), behind_after=behind_after,
+        r = rep.build(results, page, shortest=shortest, longest=longest, behind_after=behind_after,
                       command=command)
     except (rep.ReportError, library.QueryError, library.ResultsError) as e:
         fail(str(e))

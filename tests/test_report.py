@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 import shutil
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cli.main import app
+from cli.report import parse_target
+from queries import report as rep
 
 runner = CliRunner()
 SCRIPT = "<script>window.__pwned = 1</script>"
@@ -173,6 +178,18 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, run_file):
     one_line_error([str(tmp_path / "*.parquet")], "not a pattern")
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=20) | st.from_regex(r"\s*\d{1,7}-\d{1,7}\s*", fullmatch=True))
+def test_any_target_text_is_a_window_or_one_line_naming_the_flag(text):
+    try:
+        shortest, longest = parse_target(text)
+    except ValueError as e:
+        assert str(e).startswith("--target ") and "\n" not in str(e) and "SHORTEST <= LONGEST" in str(e)
+    else:
+        a, b = text.strip().split("-")
+        assert 1 <= shortest <= longest and (shortest, longest) == (int(a), int(b))
+
+
 def test_a_sweep_with_a_missing_manifest_or_a_corrupt_part(tmp_path):
     root = write_results(tmp_path / "sweep", {"c000": dict(rules="v4", setup={"players": 2})}, seed=3, games=100,
                          batch=50)
@@ -246,6 +263,20 @@ def test_the_report_of_a_paws_sweep_in_a_browser(ray_local, tmp_path):
     assert "What varied: players (2 cells" in t and "players=2" in t and "players=4" in t
     assert "heuristic in every seat" in t and "lead changes a game" in t
     assert "per-card statistics are not built for Paws in Peril yet" in t
+    # never pooled: each cell's numbers are its own games', counted here from its Parquet parts
+    report = rep.read(str(out))
+    assert len(report.cells) == 2 and report.varying == ["players"]
+    for cell in report.cells:
+        games = pq.read_table(out / "games" / f"cell={cell.id}").to_pylist()
+        seats = games[0]["players"]
+        assert cell.label == f"players={seats}" and cell.games == len(games) == 300
+        assert cell.first_wins == sum(g["winner_seat"] == g["first_seat"] for g in games)
+        assert cell.side_wins == [sum(g["winner_seat"] == s for g in games) for s in range(seats)]
+        assert cell.no_winner == sum(g["winner_seat"] == -1 for g in games)
+        assert cell.lengths == Counter(g["rounds"] for g in games)
+        assert dict(cell.ends) == Counter(g["end_reason"] for g in games)
+        first = cell.metrics["first_player_advantage"][0]
+        assert first["games"] == 300 and first["first_wins"] == cell.first_wins
 
 
 @pytest.mark.slow
