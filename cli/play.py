@@ -150,7 +150,7 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
     wall = time.perf_counter() - t0
     err.print(f"{rows:,} games in {wall:.1f} s ({rows / wall:,.0f} games/s) -> {out}"
               + (f" and {cards_out}" if cards_out else ""), markup=False, highlight=False)
-    for line in report_summary(str(out)):      # games, the first player's share, end reasons; the page
+    for line in report_summary(str(out), str(cards_out) if cards_out else None):   # games, first player, ends
         err.print(line, markup=False, highlight=False, soft_wrap=True)
 
 

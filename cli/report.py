@@ -35,7 +35,9 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
            target: Annotated[str, typer.Option(help="the game length a designer wants, in rounds: SHORTEST-LONGEST "
                                                     "(the share of games inside it is a designer metric)")] = "5-15",
            behind_after: Annotated[int, typer.Option(help="a comeback: the winner was behind after this round")]
-           = 3) -> None:
+           = 3,
+           cards: Annotated[Optional[str], typer.Option(help="with a run file: the per-card file playtest run "
+                                                             "--cards-out wrote beside it")] = None) -> None:
     """One self-contained HTML page for a sweep or run: summary, win shares, lengths, end reasons, standings per
     round, designer metrics and card statistics, per cell side by side."""
     try:
@@ -57,7 +59,7 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
     t0 = time.perf_counter()
     try:
         r = rep.build(results, page, shortest=shortest, longest=longest, behind_after=behind_after,
-                      command=command)
+                      command=command, cards=cards)
     except (rep.ReportError, library.QueryError, library.ResultsError) as e:
         fail(str(e))
     except OSError as e:
@@ -71,14 +73,15 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
                     f"built in {time.perf_counter() - t0:.1f} s)"), highlight=False, soft_wrap=True)
 
 
-def summary_lines(results: str) -> list[str]:
+def summary_lines(results: str, cards: str | None = None) -> list[str]:
     """The short text summary ``playtest run`` and ``playtest sweep`` print at their end, and the command that
     makes the page; a line saying why when the results cannot be read."""
     try:
         r = rep.read(results, brief=True)
     except (rep.ReportError, library.QueryError, library.ResultsError) as e:
         return [f"summary: not available ({e})"]
-    return rep.text_summary(r) + [f"the page: playtest report {shlex.quote(results)}"]
+    again = f" --cards {shlex.quote(cards)}" if cards else ""
+    return rep.text_summary(r) + [f"the page: playtest report {shlex.quote(results)}{again}"]
 
 
 COMMANDS = {"report": report}

@@ -133,14 +133,21 @@ def _lineup(bots: list[str]) -> str:
     return ", ".join(f"seat {i} {b}" for i, b in enumerate(bots))
 
 
-def read(source: str, *, shortest: int = 5, longest: int = 15, behind_after: int = 3, brief: bool = False) -> Report:
+def read(source: str, *, shortest: int = 5, longest: int = 15, behind_after: int = 3, brief: bool = False,
+         cards: str | None = None) -> Report:
     """Every number the page shows, per cell, from one sweep folder or ``playtest run`` file; ``brief``: only
-    what the text summary needs (games, who won, the first player's share, end reasons)."""
+    what the text summary needs (games, who won, the first player's share, end reasons). ``cards``: the
+    per-card file ``playtest run --cards-out`` wrote beside a run file."""
     t0 = time.perf_counter()
     kind = check_source(source)
+    if cards is not None and kind != "file":
+        raise ReportError(f"--cards {cards}: a sweep keeps its cards table in its own folder; --cards goes with "
+                          "a playtest run file")
     manifest = library.read_manifest(source) if kind == "sweep" else None
     con = library.connect([source])
     try:
+        if cards is not None:
+            _card_file(con, source, cards)
         return _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brief)
     finally:
         con.close()
@@ -192,13 +199,15 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
     has_standings = "standings" in outcome_cols
     has_idle = "idle_turns" in outcome_cols
     tables = set((manifest or {}).get("tables", ["games"]))
-    has_cards = "cards" in tables and _has_view(con, "cards")
+    has_cards = "cards" in tables and _has_view(con, "cards") or _has_table(con, "report_cards")
     if has_cards:
         cards_note = None
-        _copy(con, "cards", source, manifest)
+        if not _has_table(con, "report_cards"):
+            _copy(con, "cards", source, manifest)
     elif "cards" in game.schemas:
         cards_note = ("these results have no cards table, so no per-card statistics (a sweep keeps one with "
-                      "tables = [\"games\", \"cards\"]; playtest run with --cards-out writes it to its own file)")
+                      "tables = [\"games\", \"cards\"]; playtest run --cards-out FILE writes one, and "
+                      "playtest report RUN --cards FILE reads it)")
     else:
         cards_note = f"per-card statistics are not built for {game.title} yet: its records have no cards table"
     params = {"shortest": shortest, "longest": longest, "behind_after": behind_after}
@@ -255,6 +264,36 @@ def _copy(con, table: str, source: str, manifest: dict | None) -> None:
             raise ResultsError(f"{source}: unreadable Parquet file ({e}); remove or replace it") from None
         rel = [str(Path(f).relative_to(Path(source).resolve())) for f in bad]
         raise ResultsError(library.corrupt_message(source, manifest, rel, " (cannot be decoded)")) from None
+
+
+def _card_file(con, source: str, path: str) -> None:
+    """``report_cards`` from a run's per-card file, read by pyarrow (the locked connection reads only the games
+    file) and checked to belong to the games: the columns the statistics read, every row of a game there."""
+    import pyarrow.parquet as pq
+    if check_source(path) != "file":
+        raise ReportError(f"--cards {path}: not a Parquet file (the file playtest run --cards-out wrote)")
+    try:
+        table = pq.read_table(path)
+    except Exception as e:       # noqa: BLE001 - any failure to decode is a damaged or foreign file
+        raise ReportError(f"--cards {path}: unreadable Parquet file ({library.one_line(e)})") from None
+    missing = [c for c in ("seed", "game_index", "card", "won") if c not in table.column_names]
+    if missing:
+        raise ReportError(f"--cards {path}: not a per-card table (no {', '.join(missing)} column); expected the "
+                          "file playtest run --cards-out wrote")
+    con.register("report_card_file", table)
+    try:
+        con.execute("CREATE TEMP TABLE report_cards AS SELECT *, NULL::VARCHAR AS cell FROM report_card_file")
+    finally:
+        con.unregister("report_card_file")
+    foreign = con.execute("SELECT count(*) FROM report_cards c ANTI JOIN games_all g "
+                          "ON c.seed = g.seed AND c.game_index = g.game_index").fetchone()[0]
+    if foreign:
+        raise ReportError(f"--cards {path}: {foreign:,} rows belong to games that are not in {source} (another "
+                          "run's cards?); give the file written by the same playtest run")
+
+
+def _has_table(con, name: str) -> bool:
+    return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = $n", {"n": name}).fetchone()[0])
 
 
 def _has_view(con, name: str) -> bool:
@@ -643,13 +682,13 @@ def default_out(source: str) -> Path:
 
 
 def build(source: str, out: Path, *, shortest: int = 5, longest: int = 15, behind_after: int = 3,
-          command: str = "") -> Report:
+          command: str = "", cards: str | None = None) -> Report:
     """Read the results and write the page to ``out``; returns the report (with its build time)."""
     from sim.files import write_atomic
     if shortest > longest:
         raise ReportError(f"--target {shortest}-{longest}: the shortest length is more than the longest; "
                           "expected SHORTEST-LONGEST with SHORTEST <= LONGEST")
-    report = read(source, shortest=shortest, longest=longest, behind_after=behind_after)
+    report = read(source, shortest=shortest, longest=longest, behind_after=behind_after, cards=cards)
     report.command = command
     write_atomic(out, page(report))
     return report

@@ -148,6 +148,24 @@ def test_user_text_in_cells_shows_as_text(tmp_path):
     assert f"playtest report: x{SCRIPT}" in found["text"]
 
 
+def test_a_tales_run_with_its_cards_file(tmp_path):
+    games, cards = tmp_path / "t.parquet", tmp_path / "t-cards.parquet"
+    code, text = invoke("run", "tales", "--games", "400", "--seed", "2", "--out", games, "--cards-out", cards)
+    assert code == 0, text
+    assert f"the page: playtest report {games} --cards {cards}" in " ".join(text.split())
+    code, text = invoke("report", games, "--cards", cards)
+    assert code == 0, text
+    html = (tmp_path / "t.parquet.report.html").read_text()
+    names = {r["card"] for r in pq.read_table(cards).to_pylist()}
+    assert "seat-games present" in html and sum(f"<td>{n}</td>" in html for n in names) >= min(10, len(names))
+    code, text = invoke("report", games)          # without the file: says where card statistics come from
+    assert code == 0 and "--cards FILE reads it" in (tmp_path / "t.parquet.report.html").read_text()
+    other = tmp_path / "o.parquet"
+    assert invoke("run", "tales", "--games", "50", "--seed", "9", "--out", other, "--cards-out", tmp_path / "o-c.parquet")[0] == 0
+    one_line_error([games, "--cards", tmp_path / "o-c.parquet"], "rows belong to games that are not in")
+    one_line_error([games, "--cards", games], "not a per-card table (no card, won column)")
+
+
 # ---------------------------------------------------------------------------------------------------
 # Bad input: one line, exit code 2, never a traceback
 # ---------------------------------------------------------------------------------------------------
