@@ -164,15 +164,12 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
         raise ReportError(f"{source}: holds {', '.join(map(str, games))} records; a report reads one registered "
                           f"game ({', '.join(GAMES.names())})")
     game = GAMES[games[0]]
-    execute(con, "CREATE TEMP TABLE report_cell (cell VARCHAR)")
-    con.execute("CREATE OR REPLACE VIEW games AS SELECT g.* FROM report_games g "
-                "SEMI JOIN report_cell c ON g.cell IS NOT DISTINCT FROM c.cell")
+    con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM report_games")   # all cells, then one at a time
     cell_ids = [r["cell"] for r in _rows(con, "SELECT cell, count(*) AS n FROM report_games GROUP BY cell "
                                              "ORDER BY cell NULLS FIRST", None, source)]
     if len(cell_ids) > MAX_CELLS:
         raise ReportError(f"{source}: {len(cell_ids)} cells; a report shows at most {MAX_CELLS} side by side")
     # what varies from cell to cell, and what every cell shares
-    execute(con, "INSERT INTO report_cell SELECT DISTINCT cell FROM report_games")
     columns = [c for c in variant_columns(con, [source]) if c not in ("game", "data_digest")]
     if "bots" not in columns and "bots" in {r[0] for r in con.execute("DESCRIBE report_games").fetchall()}:
         columns.append("bots")
@@ -214,8 +211,10 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
     cells = []
     unit_sql = game.compare_columns.unit
     for cid in cell_ids:
-        con.execute("DELETE FROM report_cell")
-        con.execute("INSERT INTO report_cell VALUES ($c)", {"c": cid})
+        # the cell's games alone, so that each of its questions scans them and no other cell's
+        con.execute("CREATE OR REPLACE TEMP TABLE report_cell_games AS SELECT * FROM report_games "
+                    "WHERE cell IS NOT DISTINCT FROM $c", {"c": cid})
+        con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM report_cell_games")
         label = ", ".join(f"{c}={'/'.join(per_cell[cid].get(c, []))}" for c in varying) or "all games"
         cell = Cell(id=cid or "", label=label)
         _outcomes(con, source, cell, unit_sql)
