@@ -1,6 +1,6 @@
 -- name: lead_changes
--- Is the race close, and when is it decided? From the per-round standings trace (seat_outcomes.standings:
--- a game without one has none of these answers), per game and setup. A side leads after a round when its
+-- Is the race close, and when is it decided? From the per-round standings trace (seat_outcomes.standings;
+-- records without one, like Tales are Real's, answer with empty values), per game and setup. A side leads after a round when its
 -- standing (teams: the sum of its seats') is strictly the highest; a tie means nobody leads.
 -- lead_changes: per game, how often the leader differs from the previous leader (rounds with a tie are
 -- skipped), mean with a t 95% interval (cut at 0). decided_round: the first round from which the same side
@@ -11,13 +11,15 @@
 -- game: any
 -- param: behind_after int >= 1 <= 100000 = 3 | the round after which a winner behind made a comeback
 -- columns: game, ruleset?, board?, mode?, players?, team_vp_target?, round_limit?, games, lead_changes_mean, lead_changes_ci95_low, lead_changes_ci95_high, decided_games, decided_round_mean, decided_round_ci95_low, decided_round_ci95_high, decided_fraction_mean, behind_after, comeback_games, comebacks, comeback_share, comeback_ci95_low, comeback_ci95_high
-WITH per_game AS (
+WITH traced AS (   -- records without a standings trace: standings NULL
+    SELECT * FROM (SELECT NULL::INTEGER[][] AS standings WHERE false) UNION ALL BY NAME SELECT * FROM seat_outcomes
+), per_game AS (
     SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$'), winning_side,
            -- each round's standing per side: the sum over the side's seats
            [list_transform(range(len(list_distinct(seat_sides))),
                            lambda s: list_sum(list_filter(row, lambda v, i: seat_sides[i] = s)))
             FOR row IN standings] AS totals
-    FROM seat_outcomes
+    FROM traced
 ), leaders AS (
     SELECT *,
            [CASE WHEN len(list_filter(t, lambda x: x = list_max(t))) = 1 THEN list_position(t, list_max(t)) - 1 END
@@ -65,14 +67,17 @@ WITH per_game AS (
 )
 SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$'), games,
        lead_changes_mean,
-       greatest(0.0, lead_changes_mean - t_games * lc_sd / sqrt(games)) AS lead_changes_ci95_low,
+       CASE WHEN lead_changes_mean IS NOT NULL
+            THEN greatest(0.0, lead_changes_mean - t_games * lc_sd / sqrt(games)) END AS lead_changes_ci95_low,
        lead_changes_mean + t_games * lc_sd / sqrt(games) AS lead_changes_ci95_high,
        decided_games, decided_round_mean,
-       greatest(1.0, decided_round_mean - t_decided * dr_sd / sqrt(decided_games)) AS decided_round_ci95_low,
+       CASE WHEN decided_round_mean IS NOT NULL
+            THEN greatest(1.0, decided_round_mean - t_decided * dr_sd / sqrt(decided_games)) END
+           AS decided_round_ci95_low,
        decided_round_mean + t_decided * dr_sd / sqrt(decided_games) AS decided_round_ci95_high,
        decided_fraction_mean,
        $behind_after::INTEGER AS behind_after, comeback_games, comebacks,
-       comebacks / comeback_games AS comeback_share,
+       CASE WHEN comeback_games > 0 THEN comebacks / comeback_games END AS comeback_share,
        wilson_low(comebacks, comeback_games) AS comeback_ci95_low,
        wilson_high(comebacks, comeback_games) AS comeback_ci95_high
 FROM with_t

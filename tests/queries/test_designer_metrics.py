@@ -193,3 +193,18 @@ def test_lead_changes_agree_with_python_for_any_traces(tmp_path_factory, games):
     if decided:
         assert r["decided_round_mean"] == pytest.approx(sum(decided) / len(decided), abs=1e-9)
     assert (r["comeback_games"], r["comebacks"]) == (eligible, behind)
+
+
+def test_records_without_a_standings_trace_answer_lead_changes_with_empty_values(tmp_path):
+    from sim.games import get
+    from sim.output import write_parquet
+    m = get("tales").resolve()
+    path = tmp_path / "t.parquet"
+    write_parquet([m.play_batch(1, 0, 40)["games"]], path, m.schemas["games"])
+    r = one("lead_changes", str(path))
+    assert r["games"] == 40 and r["decided_games"] == 0 and r["comeback_games"] == 0
+    assert all(r[k] is None for k in ("lead_changes_mean", "lead_changes_ci95_low", "decided_round_mean",
+                                      "decided_round_ci95_low", "comeback_share", "comeback_ci95_low"))
+    first = one("first_player_advantage", str(path))     # Tales: the team that began the first battle
+    games = m.play_batch(1, 0, 40)["games"].to_pylist()
+    assert first["first_wins"] == sum(g["winner_team"] == g["first_side"] for g in games)
