@@ -463,33 +463,35 @@ def _finish(plt, fig) -> str:
 
 def wins_figure(report: Report) -> str:
     """Each side's and the first player's win share with Wilson 95% error bars, the fair share dashed, on a
-    y axis zoomed to the data (the same for every cell)."""
+    y axis zoomed to the data: the same axis for every cell with the same number of sides (the same fair
+    share), so that a 2-player cell's 50% does not squash a 4-player cell's 25%."""
     plt = _mpl()
-    fig, axes = _grid(plt, len(report.cells), sharex=False)
-    lows, highs = [], []
+    fig, axes = _grid(plt, len(report.cells), sharex=False, sharey=False)
+    span: dict[int, list[float]] = {}
     for cell, ax in zip(report.cells, axes):
         n = cell.games
         labels = [f"{cell.unit} {s}" for s in range(cell.sides)] + ["first"]
         counts = cell.side_wins + [cell.first_wins]
+        seen = span.setdefault(cell.sides, [])
         for i, k in enumerate(counts):
             p = k / n if n else 0.0
             lo, hi = stats.wilson(k, n)
-            lows.append(lo)
-            highs.append(hi)
+            seen += [lo, hi]
             colour = FIRST if i == cell.sides else SIDE_COLOURS[i % len(SIDE_COLOURS)]
             ax.errorbar([i], [p], yerr=[[max(0.0, p - lo)], [max(0.0, hi - p)]], fmt="o", color=colour, capsize=4)
         if cell.sides:
             fair = 1.0 / cell.sides
-            lows.append(fair)
-            highs.append(fair)
+            seen.append(fair)
             ax.axhline(fair, color="#999", ls="--", lw=1, label=f"fair share {pct(fair, 0)}")
             ax.legend(fontsize=7, loc="best")
         ax.set_xticks(range(len(labels)), labels, fontsize=8)
+        ax.set_xlim(-0.5, len(labels) - 0.5)
         ax.set_title(_text(cell.label), fontsize=9)
         ax.set_ylabel("win share")
-    if lows:
-        pad = max(0.01, 0.1 * (max(highs) - min(lows)))
-        axes[0].set_ylim(max(0.0, min(lows) - pad), min(1.0, max(highs) + pad))
+    for cell, ax in zip(report.cells, axes):
+        seen = span.get(cell.sides) or [0.0, 1.0]
+        pad = max(0.005, 0.1 * (max(seen) - min(seen)))
+        ax.set_ylim(max(0.0, min(seen) - pad), min(1.0, max(seen) + pad))
     return _finish(plt, fig)
 
 
@@ -645,7 +647,8 @@ def page(report: Report) -> str:
     parts.append("<section id='wins'><h2>Who wins</h2><p class='note'>Each "
                  + esc(report.cells[0].unit if report.cells else "seat")
                  + "'s win share and the first player's (teams: the first player's team), with Wilson 95% error "
-                   "bars; the dashed line is the fair share (1 / sides). The axis is zoomed to the data.</p>"
+                   "bars; the dashed line is the fair share (1 / sides). The axis is zoomed to the data, the same for every "
+                   "cell with as many sides.</p>"
                  + _img("win shares per cell", wins_figure(report)) + "</section>")
     parts.append("<section id='length'><h2>Game length</h2>"
                  + _img("game length per cell", length_figure(report)) + "</section>")
