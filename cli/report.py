@@ -80,6 +80,8 @@ def summary_lines(results: str, cards: str | None = None) -> list[str]:
         r = rep.read(results, brief=True)
     except (rep.ReportError, library.QueryError, library.ResultsError) as e:
         return [f"summary: not available ({e})"]
+    except Exception as e:  # noqa: BLE001 - the games are played and written: a summary bug must not fail the run
+        return [f"summary: not available (unexpected {type(e).__name__}: {e}; a bug in playtest, please report it)"]
     again = f" --cards {shlex.quote(cards)}" if cards else ""
     return rep.text_summary(r) + [f"the page: playtest report {shlex.quote(results)}{again}"]
 
