@@ -1,6 +1,7 @@
 """The ``playtest`` command line: the typer app and its top-level group. Every command lives in the module
 of its area (``cli/play.py``, ``reference.py``, ``sweep.py``, ``ladder.py``, ``query.py``, ``regress.py``,
-``compare.py``, ``tune.py``, ``tune_bot.py``) and is registered here, in the order ``playtest --help`` lists them."""
+``report.py``, ``compare.py``, ``tune.py``, ``tune_bot.py``) and is registered here, in the order ``playtest --help``
+lists them."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ try:                                # typer >= 0.20 carries its own click
 except ImportError:                 # pragma: no cover - older typer uses click itself
     from click import exceptions as clickx
 
-from cli import compare, ladder, play, query, reference, regress, sweep, tune, tune_bot
+from cli import compare, ladder, play, query, reference, regress, report, sweep, tune, tune_bot
 from cli.common import BUG_EXIT, err, one_line, plain
 
 
@@ -76,7 +77,7 @@ def _root(debug: Annotated[bool, typer.Option("--debug", help="show the tracebac
     DEBUG = DEBUG or debug
 
 
-for _area in (play, reference, sweep, ladder, query, regress, compare, tune, tune_bot):
+for _area in (play, reference, sweep, ladder, query, report, regress, compare, tune, tune_bot):
     for _name, _command in _area.COMMANDS.items():
         app.command(name=_name)(_command)
 

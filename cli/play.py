@@ -11,6 +11,7 @@ import typer
 
 from cli.common import (MAX_GAME_INDEX, MAX_GAMES, MAX_SEED, check_output_file, check_range, err, fail,
                         per_game, warn)
+from cli.report import summary_lines as report_summary
 from sim import output
 from sim.bench import run_bench, run_bot_bench
 from sim import games as registry
@@ -149,6 +150,8 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
     wall = time.perf_counter() - t0
     err.print(f"{rows:,} games in {wall:.1f} s ({rows / wall:,.0f} games/s) -> {out}"
               + (f" and {cards_out}" if cards_out else ""), markup=False, highlight=False)
+    for line in report_summary(str(out), str(cards_out) if cards_out else None):   # games, first player, ends
+        err.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def bench(out: Annotated[Path, typer.Option(help="where to write the results (.json; a .md table is written "

@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli.common import fail
+from cli.report import summary_lines as report_summary
 from cluster.manifest import BEYOND, DONE, ManifestError, counts, load_manifest, save_manifest
 from cluster.part import part_path
 from cluster.spec import SpecError, SweepSpec, load_spec, parse_spec
@@ -52,6 +53,8 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
         fail(f"{out} holds a tune (playtest tune); resume it with: playtest tune TUNE_SPEC --out {out} --resume")
     again = f"playtest sweep {spec} --out {out}" + (f" --address {address}" if address else "")
     play_spec(s, out, workers=workers, address=address, resume=resume, progress=progress, again=again)
+    for line in report_summary(str(out)):      # games, first player's share per cell, end reasons; the page
+        Console(stderr=True).print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optional[str], resume: bool,

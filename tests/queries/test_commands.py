@@ -71,7 +71,7 @@ def test_old_usage_sql_file_over_a_single_parquet_file_and_a_glob(tmp_path):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["query", "nosuch", "--results", "{syn}"], "unknown query 'nosuch'; available: bot_matchups, end_reasons"),
+    (["query", "nosuch", "--results", "{syn}"], "unknown query 'nosuch'; available: balance, bot_matchups, draw_share, end_reasons"),
     (["query", "nothing.sql", "--data", "x.parquet"], "nothing.sql: no such SQL file"),
     (["query", "stall_rate", "--results", "{tmp}/missing"], "missing: no such results directory or Parquet file"),
     (["query", "stall_rate", "--results", "{tmp}"], ": no game records here (expected"),

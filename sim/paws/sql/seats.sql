@@ -1,8 +1,12 @@
 -- Who won, per seat, in the words every game shares (the view seat_outcomes; queries/library.py):
 -- seat_sides lists each seat's side (free-for-all: its own seat; Teams, §1: seats 0+2 are side 0, 1+3 side 1)
--- and winning_side is the side that won, or -1 when nobody did (a round-limit tie or a stalled game).
+-- and winning_side is the side that won, or -1 when nobody did (a round-limit tie or a stalled game);
+-- first_player_side is the side of the first player (§2.5), and standings the per-round standings trace
+-- (vp_trace: standings[r][s + 1] is seat s's VP after round r; the designer metrics read it).
 SELECT *,
        CASE WHEN mode = 'teams' THEN [s % 2 FOR s IN range(players::BIGINT)]
             ELSE range(players::BIGINT) END AS seat_sides,
-       CASE WHEN mode = 'teams' THEN winner_team ELSE winner_seat END AS winning_side
+       CASE WHEN mode = 'teams' THEN winner_team ELSE winner_seat END AS winning_side,
+       CASE WHEN mode = 'teams' THEN first_seat % 2 ELSE first_seat END AS first_player_side,
+       vp_trace AS standings
 FROM games

@@ -1,0 +1,89 @@
+"""``playtest report``: one self-contained HTML page for a sweep's results or a ``playtest run`` file
+(queries/report.py builds it)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cli.common import err, fail, plain
+from queries import library
+from queries import report as rep
+from sim.files import unwritable
+
+TARGET = re.compile(r"([0-9]{1,6})-([0-9]{1,6})")
+
+
+def parse_target(text: str) -> tuple[int, int]:
+    """``--target SHORTEST-LONGEST`` (rounds) as two integers; a ValueError of one line otherwise."""
+    m = TARGET.fullmatch(text.strip())
+    if not m or not 1 <= int(m[1]) <= int(m[2]):
+        raise ValueError(f"--target {text!r}: expected SHORTEST-LONGEST in rounds, 1 <= SHORTEST <= LONGEST, "
+                         "e.g. 5-15")
+    return int(m[1]), int(m[2])
+
+
+def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or a playtest run Parquet file")],
+           out: Annotated[Optional[Path], typer.Option(help="the page to write (default: DIR/report.html, or "
+                                                            "FILE.report.html beside a file)")] = None,
+           target: Annotated[str, typer.Option(help="the game length a designer wants, in rounds: SHORTEST-LONGEST "
+                                                    "(the share of games inside it is a designer metric)")] = "5-15",
+           behind_after: Annotated[int, typer.Option(help="a comeback: the winner was behind after this round")]
+           = 3,
+           cards: Annotated[Optional[str], typer.Option(help="with a run file: the per-card file playtest run "
+                                                             "--cards-out wrote beside it")] = None) -> None:
+    """One self-contained HTML page for a sweep or run: summary, win shares, lengths, end reasons, standings per
+    round, designer metrics and card statistics, per cell side by side."""
+    try:
+        shortest, longest = parse_target(target)
+    except ValueError as e:
+        fail(str(e))
+    if not 1 <= behind_after <= 100000:
+        fail(f"--behind-after {behind_after}: expected an integer from 1 to 100000")
+    try:
+        rep.check_source(results)
+    except rep.ReportError as e:
+        fail(str(e))
+    page = out or rep.default_out(results)
+    why = unwritable(page)
+    if why:
+        fail(f"--out {page}: {why}")
+    command = "playtest report " + " ".join(shlex.quote(x) for x in sys.argv[2:]) \
+        if len(sys.argv) > 2 and sys.argv[1] == "report" else ""
+    t0 = time.perf_counter()
+    try:
+        r = rep.build(results, page, shortest=shortest, longest=longest, behind_after=behind_after,
+                      command=command, cards=cards)
+    except (rep.ReportError, library.QueryError, library.ResultsError) as e:
+        fail(str(e))
+    except OSError as e:
+        fail(f"--out {page}: cannot write the page ({e.strerror or e})")
+    for line in library.sweep_notes([results]):
+        err.print(f"[bold yellow]warning:[/] {plain(line)}", highlight=False, soft_wrap=True)
+    for line in rep.text_summary(r):
+        typer.echo(line)
+    size = page.stat().st_size
+    err.print(plain(f"page: {page} ({size / 1024:,.0f} KiB, {len(r.cells)} cells, {r.games:,} games, "
+                    f"built in {time.perf_counter() - t0:.1f} s)"), highlight=False, soft_wrap=True)
+
+
+def summary_lines(results: str, cards: str | None = None) -> list[str]:
+    """The short text summary ``playtest run`` and ``playtest sweep`` print at their end, and the command that
+    makes the page; a line saying why when the results cannot be read."""
+    try:
+        r = rep.read(results, brief=True)
+    except (rep.ReportError, library.QueryError, library.ResultsError) as e:
+        return [f"summary: not available ({e})"]
+    except Exception as e:  # noqa: BLE001 - the games are played and written: a summary bug must not fail the run
+        return [f"summary: not available (unexpected {type(e).__name__}: {e}; a bug in playtest, please report it)"]
+    again = f" --cards {shlex.quote(cards)}" if cards else ""
+    return rep.text_summary(r) + [f"the page: playtest report {shlex.quote(results)}{again}"]
+
+
+COMMANDS = {"report": report}

@@ -1,0 +1,697 @@
+"""``playtest report``: one self-contained HTML page for a sweep's results folder or a ``playtest run`` file.
+
+The page opens with a summary in plain words (what varied, how many games, which bots played them: bots,
+not people; the headline of each question per cell, with its 95% interval), then, per cell side by side
+(small multiples on shared axes): each side's and the first player's win share against the fair share,
+game lengths, end reasons, the median standing per round with its 25-75% band (where the record keeps a
+per-round standings trace), the designer metrics (the canned queries ``balance``, ``first_player_advantage``,
+``draw_share``, ``lead_changes``, ``length_target``, ``idle_turns``) and per-card statistics where the
+results have a ``cards`` table. Every number is one cell's; nothing is pooled across cells.
+
+Everything runs on the query library's locked connection; values are bound as parameters, and every text
+from the results (cell values, bot specs, card names, file names) is escaped on the page. Plots are inline
+PNGs (queries/pages.py): the page needs no other file and no network.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from queries import library, stats
+from queries.library import QueryError, ResultsError, execute
+from queries.pages import CSS, SCRIPT, esc, html_table, png_base64
+from queries.variants import variant_columns
+from sim.games import GAMES
+
+METRICS = ("first_player_advantage", "balance", "draw_share", "lead_changes", "length_target", "idle_turns")
+MAX_CELLS = 64               # cells on one page; a larger sweep is refused: narrow it first
+MAX_CARDS = 40               # cards listed per cell (the most present first)
+PANEL_COLUMNS = 4            # small multiples per row
+SIDE_COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666")
+FIRST = "#333333"
+
+
+class ReportError(ValueError):
+    """Results the report cannot be built from; the message names the path and what is wrong."""
+
+
+@dataclass
+class Cell:
+    """One cell's numbers, every one of them this cell's alone."""
+
+    id: str                                   # the sweep's cell id ("" for a single file)
+    label: str                                # its varying values in words ("all games" when none vary)
+    games: int = 0
+    unit: str = "seat"                        # what competes: seat or team
+    sides: int = 0
+    side_wins: list[int] = field(default_factory=list)
+    first_wins: int = 0
+    no_winner: int = 0
+    bots: list[str] = field(default_factory=list)          # each distinct line-up, in words
+    lengths: dict[int, int] = field(default_factory=dict)  # rounds -> games
+    ends: list[tuple[str, int]] = field(default_factory=list)
+    band: list[tuple[int, int, int, float, float, float]] = field(default_factory=list)  # round, seat, games, q25, q50, q75
+    metrics: dict[str, list[dict]] = field(default_factory=dict)
+    cards: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """What the page shows, and how long it took to build."""
+
+    source: str
+    kind: str                                 # "sweep" or "file"
+    name: str
+    game: str
+    title: str
+    cells: list[Cell]
+    varying: list[str]
+    fixed: dict[str, str]
+    has_standings: bool
+    has_idle: bool
+    cards_note: str | None                    # why there are no per-card statistics (None: there are)
+    params: dict[str, Any]
+    seconds: float = 0.0
+    command: str = ""
+
+    @property
+    def games(self) -> int:
+        return sum(c.games for c in self.cells)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reading the results
+# ---------------------------------------------------------------------------------------------------
+
+def check_source(source: str) -> str:
+    """``source`` as the kind of results it is ("sweep" or "file"); a ReportError of one line otherwise."""
+    path = Path(source)
+    if any(ch in source for ch in "*?["):
+        raise ReportError(f"{source}: give one sweep results folder or one Parquet file, not a pattern")
+    if path.is_dir():
+        if not (path / library.MANIFEST).is_file():
+            has_parts = any(path.glob("*/cell=*/*.parquet"))
+            raise ReportError(f"{source}: no {library.MANIFEST} here, so this is not a sweep's results folder"
+                              + (" (its parts are here: the manifest is missing; playtest sweep SPEC --out "
+                                 f"{source} --resume rebuilds it)" if has_parts else
+                                 " (expected the --out folder of playtest sweep, or a playtest run Parquet file)"))
+        return "sweep"
+    if path.is_file():
+        try:
+            with open(path, "rb") as f:
+                head = f.read(4)
+        except OSError as e:
+            raise ReportError(f"{source}: cannot read it ({e.strerror or e})") from None
+        if head != b"PAR1":
+            raise ReportError(f"{source}: not a Parquet file (expected a playtest run --out file or a sweep's "
+                              "results folder)")
+        return "file"
+    raise ReportError(f"{source}: no such results folder or Parquet file")
+
+
+def _rows(con, sql: str, params: dict | None, source: str) -> list[dict]:
+    cols, rows = execute(con, sql, params, where=f"report over {source}", results=[source])
+    return [dict(zip(cols, r)) for r in rows]
+
+
+def _words(v: Any) -> str:
+    if isinstance(v, list):
+        return ", ".join(map(str, v))
+    return str(v)
+
+
+def _lineup(bots: list[str]) -> str:
+    """A bot line-up in words: one spec in every seat, or each seat's."""
+    if not bots:
+        return "unknown bots"
+    if len(set(bots)) == 1:
+        return f"{bots[0]} in every seat"
+    return ", ".join(f"seat {i} {b}" for i, b in enumerate(bots))
+
+
+def read(source: str, *, shortest: int = 5, longest: int = 15, behind_after: int = 3, brief: bool = False,
+         cards: str | None = None) -> Report:
+    """Every number the page shows, per cell, from one sweep folder or ``playtest run`` file; ``brief``: only
+    what the text summary needs (games, who won, the first player's share, end reasons). ``cards``: the
+    per-card file ``playtest run --cards-out`` wrote beside a run file."""
+    t0 = time.perf_counter()
+    kind = check_source(source)
+    if cards is not None and kind != "file":
+        raise ReportError(f"--cards {cards}: a sweep keeps its cards table in its own folder; --cards goes with "
+                          "a playtest run file")
+    manifest = library.read_manifest(source) if kind == "sweep" else None
+    con = library.connect([source])
+    try:
+        if cards is not None:
+            _card_file(con, source, cards)
+        return _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brief)
+    finally:
+        con.close()
+
+
+def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brief) -> Report:
+    # one copy in memory: every cell's questions then read it, not the files, again
+    _copy(con, "games", source, manifest)
+    games = [r["game"] for r in _rows(con, "SELECT DISTINCT game FROM report_games ORDER BY 1", None, source)]
+    if not games:
+        raise ReportError(f"{source}: holds no games")
+    unknown = [g for g in games if g not in GAMES.names()]
+    if unknown or len(games) > 1:
+        raise ReportError(f"{source}: holds {', '.join(map(str, games))} records; a report reads one registered "
+                          f"game ({', '.join(GAMES.names())})")
+    game = GAMES[games[0]]
+    con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM report_games")   # all cells, then one at a time
+    cell_ids = [r["cell"] for r in _rows(con, "SELECT cell, count(*) AS n FROM report_games GROUP BY cell "
+                                             "ORDER BY cell NULLS FIRST", None, source)]
+    if len(cell_ids) > MAX_CELLS:
+        raise ReportError(f"{source}: {len(cell_ids)} cells; a report shows at most {MAX_CELLS} side by side")
+    # what varies from cell to cell, and what every cell shares
+    columns = [c for c in variant_columns(con, [source]) if c not in ("game", "data_digest")]
+    if "bots" not in columns and "bots" in {r[0] for r in con.execute("DESCRIBE report_games").fetchall()}:
+        columns.append("bots")
+    per_cell: dict[Any, dict[str, str]] = {c: {} for c in cell_ids}
+    for col in columns:
+        rows = _rows(con, f"SELECT DISTINCT cell, {library._ident(col)} AS v FROM report_games", None, source)
+        for r in rows:
+            vals = per_cell[r["cell"]].setdefault(col, [])
+            vals.append(_words(r["v"]))
+    # a column varies when it tells cells apart that the columns before it do not (bots that follow players
+    # are not a second thing that varied)
+    def key(i, cols):
+        return tuple(tuple(sorted(per_cell[i].get(x, []))) for x in cols)
+
+    varying: list[str] = []
+    for c in columns:
+        if len({key(i, varying + [c]) for i in cell_ids}) > len({key(i, varying) for i in cell_ids}) \
+                or any(len(per_cell[i].get(c, [])) > 1 for i in cell_ids):
+            varying.append(c)
+    follow = [c for c in columns if c not in varying and len({key(i, [c]) for i in cell_ids}) > 1]
+    fixed = {c: per_cell[cell_ids[0]].get(c, [""])[0] for c in columns if c not in varying and c not in follow}
+    library.add_seat_outcomes(con, [source])
+    outcome_cols = {r[0] for r in con.execute("DESCRIBE seat_outcomes").fetchall()}
+    has_standings = "standings" in outcome_cols
+    has_idle = "idle_turns" in outcome_cols
+    tables = set((manifest or {}).get("tables", ["games"]))
+    has_cards = "cards" in tables and _has_view(con, "cards") or _has_table(con, "report_cards")
+    if has_cards:
+        cards_note = None
+        if not _has_table(con, "report_cards"):
+            _copy(con, "cards", source, manifest)
+    elif "cards" in game.schemas:
+        cards_note = ("these results have no cards table, so no per-card statistics (a sweep keeps one with "
+                      "tables = [\"games\", \"cards\"]; playtest run --cards-out FILE writes one, and "
+                      "playtest report RUN --cards FILE reads it)")
+    else:
+        cards_note = f"per-card statistics are not built for {game.title} yet: its records have no cards table"
+    params = {"shortest": shortest, "longest": longest, "behind_after": behind_after}
+    cells = []
+    unit_sql = game.compare_columns.unit
+    for cid in cell_ids:
+        # the cell's games alone, so that each of its questions scans them and no other cell's
+        con.execute("CREATE OR REPLACE TEMP TABLE report_cell_games AS SELECT * FROM report_games "
+                    "WHERE cell IS NOT DISTINCT FROM $c", {"c": cid})
+        con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM report_cell_games")
+        label = ", ".join(f"{c}={'/'.join(per_cell[cid].get(c, []))}" for c in varying) or "all games"
+        cell = Cell(id=cid or "", label=label)
+        _outcomes(con, source, cell, unit_sql)
+        cell.lengths = {int(r["rounds"]): int(r["n"]) for r in _rows(
+            con, "SELECT rounds, count(*) AS n FROM games GROUP BY ALL ORDER BY ALL", None, source)}
+        cell.ends = [(str(r["end_reason"]), int(r["n"])) for r in _rows(
+            con, "SELECT end_reason, count(*) AS n FROM games GROUP BY ALL ORDER BY n DESC, end_reason", None,
+            source)]
+        if has_standings and not brief:
+            cell.band = _band(con, source, cell)
+        for name in METRICS:
+            if name == "lead_changes" and not has_standings or name == "idle_turns" and not has_idle \
+                    or brief and name != "first_player_advantage":
+                continue
+            q = library.load(name)
+            values = library.bind(q, {k: v for k, v in params.items() if k in q.params})
+            cols, rows = library.answer(con, q, values, [source])
+            cell.metrics[name] = [dict(zip(cols, r)) for r in rows]
+        if has_cards and not brief:
+            cell.cards = _cards(con, source, cid)
+        cells.append(cell)
+    name = str((manifest or {}).get("name") or Path(source).name)
+    return Report(source, kind, name, game.name, game.title, cells, varying, fixed, has_standings, has_idle,
+                  cards_note, params, time.perf_counter() - t0)
+
+
+def _copy(con, table: str, source: str, manifest: dict | None) -> None:
+    """``report_<table>``: the table read once into memory. A part DuckDB cannot decode (its error need not
+    name the file) is found by reading each part alone, and named with the repair commands."""
+    view = "games_all" if table == "games" else table
+    try:
+        execute(con, f"CREATE TEMP TABLE report_{table} AS SELECT * FROM {view}", where=f"report over {source}",
+                results=[source])
+    except QueryError as e:
+        import pyarrow.parquet as pq
+        files = library.table_sources(source).get(table, ([], True))[0]
+        bad = []
+        for f in files:
+            try:
+                pq.read_table(f)
+            except Exception:     # noqa: BLE001 - any failure to decode is a damaged file
+                bad.append(f)
+        if not bad:
+            raise
+        if manifest is None:
+            raise ResultsError(f"{source}: unreadable Parquet file ({e}); remove or replace it") from None
+        rel = [str(Path(f).relative_to(Path(source).resolve())) for f in bad]
+        raise ResultsError(library.corrupt_message(source, manifest, rel, " (cannot be decoded)")) from None
+
+
+def _card_file(con, source: str, path: str) -> None:
+    """``report_cards`` from a run's per-card file, read by pyarrow (the locked connection reads only the games
+    file) and checked to belong to the games: the columns the statistics read, every row of a game there."""
+    import pyarrow.parquet as pq
+    if check_source(path) != "file":
+        raise ReportError(f"--cards {path}: not a Parquet file (the file playtest run --cards-out wrote)")
+    try:
+        table = pq.read_table(path)
+    except Exception as e:       # noqa: BLE001 - any failure to decode is a damaged or foreign file
+        raise ReportError(f"--cards {path}: unreadable Parquet file ({library.one_line(e)})") from None
+    missing = [c for c in ("seed", "game_index", "card", "won") if c not in table.column_names]
+    if missing:
+        raise ReportError(f"--cards {path}: not a per-card table (no {', '.join(missing)} column); expected the "
+                          "file playtest run --cards-out wrote")
+    con.register("report_card_file", table)
+    try:
+        con.execute("CREATE TEMP TABLE report_cards AS SELECT *, NULL::VARCHAR AS cell FROM report_card_file")
+    finally:
+        con.unregister("report_card_file")
+    foreign = con.execute("SELECT count(*) FROM report_cards c ANTI JOIN games_all g "
+                          "ON c.seed = g.seed AND c.game_index = g.game_index").fetchone()[0]
+    if foreign:
+        raise ReportError(f"--cards {path}: {foreign:,} rows belong to games that are not in {source} (another "
+                          "run's cards?); give the file written by the same playtest run")
+
+
+def _has_table(con, name: str) -> bool:
+    return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = $n", {"n": name}).fetchone()[0])
+
+
+def _has_view(con, name: str) -> bool:
+    return bool(con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = $n", {"n": name}).fetchone()[0])
+
+
+def _outcomes(con, source: str, cell: Cell, unit_sql: str) -> None:
+    """Games, who won per side, the first player's wins, games nobody won, the bot line-ups."""
+    rows = _rows(con, f"SELECT len(list_distinct(seat_sides)) AS sides, winning_side, "
+                      f"winning_side = first_player_side AS first_won, ({unit_sql}) AS unit, bots, "
+                      f"count(*) AS n FROM seat_outcomes GROUP BY ALL", None, source)
+    cell.sides = max((int(r["sides"]) for r in rows), default=0)
+    cell.side_wins = [0] * cell.sides
+    lineups = set()
+    for r in rows:
+        n = int(r["n"])
+        cell.games += n
+        w = int(r["winning_side"]) if r["winning_side"] is not None else -1
+        if 0 <= w < cell.sides:
+            cell.side_wins[w] += n
+        else:
+            cell.no_winner += n
+        cell.first_wins += n if r["first_won"] else 0
+        cell.unit = str(r["unit"])
+        lineups.add(tuple(r["bots"] or ()))
+    cell.bots = [_lineup(list(b)) for b in sorted(lineups)]
+
+
+def _band(con, source: str, cell: Cell) -> list[tuple]:
+    """Per round (to the 95th percentile of the cell's game length) and seat: the games still going and the
+    25%, 50% and 75% points of the seat's standing after that round."""
+    last = _quantile(cell.lengths, 0.95)
+    rows = _rows(con, """
+        WITH per_round AS (
+            SELECT unnest(standings) AS standing, generate_subscripts(standings, 1) AS round FROM seat_outcomes
+        ), per_seat AS (
+            SELECT round, unnest(standing) AS v, generate_subscripts(standing, 1) - 1 AS seat
+            FROM per_round WHERE round <= $last
+        )
+        SELECT round, seat, count(*) AS n, quantile_cont(v, [0.25, 0.5, 0.75]) AS q
+        FROM per_seat GROUP BY ALL ORDER BY ALL""", {"last": max(1, int(last))}, source)
+    return [(int(r["round"]), int(r["seat"]), int(r["n"]), *map(float, r["q"])) for r in rows]
+
+
+def _cards(con, source: str, cid: Any) -> list[dict]:
+    """Per card of one cell: the seat-games it was present in, their win share (Wilson 95%), and, where the
+    cards table keeps them, its survival share and kills per game."""
+    cols = {r[0] for r in con.execute("DESCRIBE report_cards").fetchall()}
+    if not {"card", "won"} <= cols:
+        return []
+    kind = "kind" if "kind" in cols else "''"
+    survived = "count(*) FILTER (WHERE survived)" if "survived" in cols else "NULL"
+    kills = "avg(kills)" if "kills" in cols else "NULL"
+    rows = _rows(con, f"""
+        SELECT {kind} AS kind, card, count(*) AS present, count(*) FILTER (WHERE won) AS wins,
+               {survived} AS survived, {kills} AS kills_per_game
+        FROM report_cards WHERE cell IS NOT DISTINCT FROM $cell
+        GROUP BY ALL ORDER BY present DESC, kind, card LIMIT $limit""", {"cell": cid, "limit": MAX_CARDS}, source)
+    for r in rows:
+        r["ci95"] = stats.wilson(int(r["wins"]), int(r["present"]))
+    return rows
+
+
+def _quantile(hist: dict[int, int], q: float) -> int:
+    n, acc = sum(hist.values()), 0
+    for x in sorted(hist):
+        acc += hist[x]
+        if acc >= q * n:
+            return x
+    return max(hist, default=1)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Words
+# ---------------------------------------------------------------------------------------------------
+
+def pct(x: float | None, digits: int = 1) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}%"
+
+
+def interval(lo: float | None, hi: float | None) -> str:
+    return "n/a" if lo is None or hi is None else f"{100 * lo:.1f} to {100 * hi:.1f}%"
+
+
+def first_label(cell: Cell) -> str:
+    return "the first player's team" if cell.unit == "team" else "the first player"
+
+
+def headlines(report: Report, cell: Cell) -> list[str]:
+    """The answer to each question for one cell, in words, each with its 95% interval."""
+    out = []
+    m = {k: (v[0] if v else None) for k, v in cell.metrics.items()}
+    f = m.get("first_player_advantage")
+    if f:
+        out.append(f"{first_label(cell).capitalize()} wins {pct(f['first_share'])} of games (95%: "
+                   f"{interval(f['ci95_low'], f['ci95_high'])}); the fair share is {pct(f['fair_share'])}, so the "
+                   f"edge is {100 * f['advantage']:+.1f} points ({100 * f['advantage_low']:+.1f} to "
+                   f"{100 * f['advantage_high']:+.1f}).")
+    b = m.get("balance")
+    if b:
+        out.append(f"The largest gap between two {cell.unit}s' win shares is {100 * b['gap']:.1f} points "
+                   f"({cell.unit} {b['best_side']} against {cell.unit} {b['worst_side']}; simultaneous 95%: "
+                   f"{100 * b['ci95_low']:.1f} to {100 * b['ci95_high']:.1f}).")
+    d = m.get("draw_share")
+    if d:
+        out.append(f"Nobody wins {pct(d['share'])} of games (95%: {interval(d['ci95_low'], d['ci95_high'])}).")
+    length = m.get("length_target")
+    if length:
+        out.append(f"{pct(length['share'])} of games last {length['shortest']} to {length['longest']} rounds "
+                   f"(95%: {interval(length['ci95_low'], length['ci95_high'])}); {pct(length['shorter_share'])} "
+                   f"are shorter, {pct(length['longer_share'])} longer.")
+    lead = m.get("lead_changes")
+    if lead:
+        out.append(f"The lead changes {lead['lead_changes_mean']:.2f} times a game (95%: "
+                   f"{lead['lead_changes_ci95_low']:.2f} to {lead['lead_changes_ci95_high']:.2f}); the winner was "
+                   f"behind after round {lead['behind_after']} in {pct(lead['comeback_share'])} of the games it "
+                   f"applies to (95%: {interval(lead['comeback_ci95_low'], lead['comeback_ci95_high'])}).")
+    return out
+
+
+def text_summary(report: Report) -> list[str]:
+    """A few lines for the terminal: games, per cell the first player's win share with its interval and
+    the end reasons."""
+    lines = [f"{report.games:,} games of {report.title} in {len(report.cells)} cell(s); bots, not people"]
+    for c in report.cells:
+        f = (c.metrics.get("first_player_advantage") or [None])[0]
+        first = (f"{first_label(c)} wins {pct(f['first_share'])} (95%: {interval(f['ci95_low'], f['ci95_high'])}, "
+                 f"fair {pct(f['fair_share'])})") if f else "no first-player share"
+        ends = ", ".join(f"{r} {pct(n / c.games)}" for r, n in c.ends) if c.games else "none"
+        lines.append(f"  {c.label}: {c.games:,} games; {first}; ends: {ends}")
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------------
+# Plots: small multiples, one panel per cell, shared axes
+# ---------------------------------------------------------------------------------------------------
+
+def _mpl():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _text(s: str, width: int = 48) -> str:
+    """User text as a plot label: no mathtext (a ``$`` is a dollar), cut to a width."""
+    s = s if len(s) <= width else s[:width - 1] + "…"
+    return s.replace("$", r"\$")
+
+
+def _grid(plt, n: int, height: float = 2.9, sharex: bool = True, sharey: bool = True):
+    cols = min(PANEL_COLUMNS, max(1, n))
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.9 * cols, height * rows), squeeze=False, sharex=sharex,
+                             sharey=sharey)
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    return fig, flat[:n]
+
+
+def _finish(plt, fig) -> str:
+    fig.tight_layout()
+    data = png_base64(fig)
+    plt.close(fig)
+    return data
+
+
+def wins_figure(report: Report) -> str:
+    """Each side's and the first player's win share with Wilson 95% error bars, the fair share dashed, on a
+    y axis zoomed to the data: the same axis for every cell with the same number of sides (the same fair
+    share), so that a 2-player cell's 50% does not squash a 4-player cell's 25%."""
+    plt = _mpl()
+    fig, axes = _grid(plt, len(report.cells), sharex=False, sharey=False)
+    span: dict[int, list[float]] = {}
+    for cell, ax in zip(report.cells, axes):
+        n = cell.games
+        labels = [f"{cell.unit} {s}" for s in range(cell.sides)] + ["first"]
+        counts = cell.side_wins + [cell.first_wins]
+        seen = span.setdefault(cell.sides, [])
+        for i, k in enumerate(counts):
+            p = k / n if n else 0.0
+            lo, hi = stats.wilson(k, n)
+            seen += [lo, hi]
+            colour = FIRST if i == cell.sides else SIDE_COLOURS[i % len(SIDE_COLOURS)]
+            ax.errorbar([i], [p], yerr=[[max(0.0, p - lo)], [max(0.0, hi - p)]], fmt="o", color=colour, capsize=4)
+        if cell.sides:
+            fair = 1.0 / cell.sides
+            seen.append(fair)
+            ax.axhline(fair, color="#999", ls="--", lw=1, label=f"fair share {pct(fair, 0)}")
+            ax.legend(fontsize=7, loc="best")
+        ax.set_xticks(range(len(labels)), labels, fontsize=8)
+        ax.set_xlim(-0.5, len(labels) - 0.5)
+        ax.set_title(_text(cell.label), fontsize=9)
+        ax.set_ylabel("win share")
+    for cell, ax in zip(report.cells, axes):
+        seen = span.get(cell.sides) or [0.0, 1.0]
+        pad = max(0.005, 0.1 * (max(seen) - min(seen)))
+        ax.set_ylim(max(0.0, min(seen) - pad), min(1.0, max(seen) + pad))
+    return _finish(plt, fig)
+
+
+def length_figure(report: Report) -> str:
+    """Games per number of rounds, a histogram per cell on shared axes (to the 98th percentile of the longest
+    cell: the share beyond it, stalled games among them, is in the panel's title)."""
+    plt = _mpl()
+    fig, axes = _grid(plt, len(report.cells))
+    end = max((_quantile(c.lengths, 0.98) for c in report.cells if c.lengths), default=1)
+    for cell, ax in zip(report.cells, axes):
+        xs = [x for x in sorted(cell.lengths) if x <= end]
+        n = cell.games or 1
+        ax.bar(xs, [cell.lengths[x] / n for x in xs], width=0.9, color="#4c78a8")
+        beyond = sum(v for x, v in cell.lengths.items() if x > end)
+        ax.set_title(_text(cell.label) + (f"\n({pct(beyond / n)} longer than {end} rounds)" if beyond else ""),
+                     fontsize=9)
+        ax.set_xlabel("rounds")
+        ax.set_ylabel("share of games")
+    return _finish(plt, fig)
+
+
+def ends_figure(report: Report) -> str:
+    """How games end: each end reason's share with Wilson 95% error bars, per cell."""
+    plt = _mpl()
+    reasons = list(dict.fromkeys(r for c in report.cells for r, _ in c.ends))
+    fig, axes = _grid(plt, len(report.cells), sharex=False)
+    for cell, ax in zip(report.cells, axes):
+        got = dict(cell.ends)
+        for i, r in enumerate(reasons):
+            k, n = got.get(r, 0), cell.games
+            p = k / n if n else 0.0
+            lo, hi = stats.wilson(k, n)
+            ax.barh([i], [p], color="#72b7b2", xerr=[[max(0.0, p - lo)], [max(0.0, hi - p)]], capsize=3)
+        ax.set_yticks(range(len(reasons)), [_text(r, 24) for r in reasons], fontsize=8)
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("share of games")
+        ax.set_title(_text(cell.label), fontsize=9)
+    return _finish(plt, fig)
+
+
+def standings_figure(report: Report) -> str:
+    """Each seat's median standing after each round with its 25-75% band, per cell, shared axes."""
+    plt = _mpl()
+    fig, axes = _grid(plt, len(report.cells))
+    for cell, ax in zip(report.cells, axes):
+        seats = sorted({s for _, s, *_ in cell.band})
+        for s in seats:
+            pts = [(r, q25, q50, q75) for r, ss, _, q25, q50, q75 in cell.band if ss == s]
+            colour = SIDE_COLOURS[s % len(SIDE_COLOURS)]
+            ax.plot([p[0] for p in pts], [p[2] for p in pts], color=colour, label=f"seat {s}")
+            ax.fill_between([p[0] for p in pts], [p[1] for p in pts], [p[3] for p in pts], color=colour, alpha=0.1)
+        ax.set_title(_text(cell.label), fontsize=9)
+        ax.set_xlabel("round")
+        ax.set_ylabel("standing (median, 25-75%)")
+        if seats:
+            ax.legend(fontsize=7)
+    return _finish(plt, fig)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The page
+# ---------------------------------------------------------------------------------------------------
+
+PAGE_CSS = CSS + """
+.summary { background: #f6f8fa; padding: .6em 1.2em; border-radius: 6px; }
+.note { color: #555; font-size: 13px; }
+.bots { background: #fff3e0; padding: .4em .8em; border-radius: 6px; }
+"""
+
+
+def _img(name: str, data: str) -> str:
+    return f"<img class='plot' alt='{esc(name)}' src='data:image/png;base64,{data}'>"
+
+
+def _metric_table(report: Report) -> str:
+    head = ["cell", "games", "first player's share (95%)", "edge over fair (95%)",
+            "largest gap between sides (simultaneous 95%)", "no winner (95%)",
+            f"{report.params['shortest']}-{report.params['longest']} rounds (95%)"]
+    if report.has_standings:
+        head += ["lead changes a game (95%)", "decided from round (95%)",
+                 f"comebacks from behind after round {report.params['behind_after']} (95%)"]
+    if report.has_idle:
+        head += ["turns with no action (95%)"]
+    rows = []
+    for c in report.cells:
+        for i in range(max([len(v) for v in c.metrics.values()] + [1])):
+            m = {k: (v[i] if i < len(v) else None) for k, v in c.metrics.items()}
+            f, b, d, g = (m.get(k) for k in ("first_player_advantage", "balance", "draw_share", "length_target"))
+            row = [c.label, f"{c.games:,}",
+                   f"{pct(f['first_share'])} ({interval(f['ci95_low'], f['ci95_high'])})" if f else "n/a",
+                   f"{100 * f['advantage']:+.1f} pts ({100 * f['advantage_low']:+.1f} to "
+                   f"{100 * f['advantage_high']:+.1f})" if f else "n/a",
+                   f"{100 * b['gap']:.1f} pts ({100 * b['ci95_low']:.1f} to {100 * b['ci95_high']:.1f})" if b else "n/a",
+                   f"{pct(d['share'])} ({interval(d['ci95_low'], d['ci95_high'])})" if d else "n/a",
+                   f"{pct(g['share'])} ({interval(g['ci95_low'], g['ci95_high'])})" if g else "n/a"]
+            if report.has_standings:
+                lead = m.get("lead_changes")
+                row += [f"{lead['lead_changes_mean']:.2f} ({lead['lead_changes_ci95_low']:.2f} to "
+                        f"{lead['lead_changes_ci95_high']:.2f})" if lead else "n/a",
+                        f"{lead['decided_round_mean']:.2f} ({lead['decided_round_ci95_low']:.2f} to "
+                        f"{lead['decided_round_ci95_high']:.2f}) of {lead['decided_games']:,} games"
+                        if lead and lead["decided_round_mean"] is not None else "n/a",
+                        f"{pct(lead['comeback_share'])} ({interval(lead['comeback_ci95_low'], lead['comeback_ci95_high'])}) "
+                        f"of {lead['comeback_games']:,}" if lead and lead["comeback_games"] else "n/a"]
+            if report.has_idle:
+                idle = m.get("idle_turns")
+                row += [f"{pct(idle['share'])} ({interval(idle['ci95_low'], idle['ci95_high'])})" if idle else "n/a"]
+            rows.append(row)
+    return html_table(head, rows)
+
+
+def _cards_section(report: Report) -> str:
+    if report.cards_note:
+        return f"<p class='note' id='cards-note'>{esc(report.cards_note)}.</p>"
+    parts = [f"<p class='note'>Per cell, the {MAX_CARDS} cards present in the most seat-games: the win share of "
+             "the seats that had the card (Wilson 95%), how often it survived and its kills per game. Bots choose "
+             "which cards they field, so a card's win share is association, not cause.</p>"]
+    for c in report.cells:
+        rows = [[r["kind"], r["card"], f"{int(r['present']):,}", f"{pct(r['wins'] / r['present'])} "
+                 f"({interval(*r['ci95'])})",
+                 pct(r["survived"] / r["present"]) if r["survived"] is not None else "n/a",
+                 f"{r['kills_per_game']:.2f}" if r["kills_per_game"] is not None else "n/a"] for r in c.cards]
+        parts.append(f"<h3>{esc(c.label)}</h3>" + (html_table(
+            ["kind", "card", "seat-games present", "win share (95%)", "survived", "kills per game"], rows)
+            if rows else "<p class='note'>no cards in this cell</p>"))
+    return "".join(parts)
+
+
+def page(report: Report) -> str:
+    """The report as one self-contained HTML page."""
+    title = f"playtest report: {report.name}"
+    n_cells = len(report.cells)
+    varied = (f"What varied: {', '.join(report.varying)} ({n_cells} cells, shown side by side; every number is "
+              f"one cell's, none is pooled)." if report.varying else
+              f"Nothing varied: {'one cell' if n_cells == 1 else f'{n_cells} cells with the same setup'}.")
+    setup = set(GAMES[report.game].setup_columns) | {"data_name"}
+    fixed = ", ".join(f"{k} {v}" for k, v in report.fixed.items() if k in setup and k != "bots")
+    rules = ", ".join(f"{k} {v}" for k, v in report.fixed.items() if k not in setup and k != "bots")
+    lineups = sorted({b for c in report.cells for b in c.bots})
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+             f"<style>{PAGE_CSS}</style></head><body><h1>{esc(title)}</h1>",
+             "<section id='summary' class='summary'><h2>Summary</h2>",
+             f"<p>{report.games:,} games of <b>{esc(report.title)}</b> from {esc(report.kind)} "
+             f"<code>{esc(report.source)}</code>. {esc(varied)}</p>",
+             f"<p>Every cell shares: {esc(fixed) or 'nothing else'}.</p>",
+             f"<details><summary>and these rule parameters</summary><p>{esc(rules) or 'none'}</p></details>",
+             "<p class='bots'><b>Bots, not people:</b> every number here is how these bots play: "
+             + esc("; ".join(lineups)) + ". People may play differently.</p>"]
+    for c in report.cells:
+        parts.append(f"<h3>{esc(c.label)} <span class='note'>({c.games:,} games; {esc('; '.join(c.bots))})</span></h3><ul>"
+                     + "".join(f"<li>{esc(h)}</li>" for h in headlines(report, c)) + "</ul>")
+    parts.append("</section>")
+    parts.append("<section id='wins'><h2>Who wins</h2><p class='note'>Each "
+                 + esc(report.cells[0].unit if report.cells else "seat")
+                 + "'s win share and the first player's (teams: the first player's team), with Wilson 95% error "
+                   "bars; the dashed line is the fair share (1 / sides). The axis is zoomed to the data, the same for every "
+                   "cell with as many sides.</p>"
+                 + _img("win shares per cell", wins_figure(report)) + "</section>")
+    parts.append("<section id='length'><h2>Game length</h2>"
+                 + _img("game length per cell", length_figure(report)) + "</section>")
+    parts.append("<section id='end-reasons'><h2>How games end</h2>"
+                 + _img("end reasons per cell", ends_figure(report)) + "</section>")
+    parts.append("<section id='standings'><h2>Standings per round</h2>")
+    if report.has_standings:
+        parts.append("<p class='note'>Each seat's median standing after each round, with its 25-75% band, over "
+                     "the games still going at that round (short games drop out as rounds go on), to the 95th "
+                     "percentile of game length.</p>" + _img("standings per round per cell", standings_figure(report)))
+    else:
+        parts.append(f"<p class='note' id='standings-note'>{esc(report.title)} records keep no per-round standings "
+                     "trace: no standings plot, lead changes, comebacks or decisive round.</p>")
+    parts.append("</section>")
+    parts.append("<section id='metrics'><h2>Designer metrics</h2>" + _metric_table(report)
+                 + "<p class='note'>Rates with Wilson 95% intervals; the gap between sides with a simultaneous "
+                   "(Bonferroni) 95% interval; means with t 95% intervals. "
+                 + ("" if report.has_idle else "Turns with no action: the record lacks it (no idle_turns column). ")
+                 + "Each is a canned query: playtest query NAME --results RESULTS (balance, "
+                   "first_player_advantage, draw_share, lead_changes, length_target, idle_turns); "
+                   "docs/report.md defines them.</p></section>")
+    parts.append("<section id='cards'><h2>Cards</h2>" + _cards_section(report) + "</section>")
+    parts.append(f"<p class='note'>Numbers read in {report.seconds:.1f} s"
+                 + (f" by <code>{esc(report.command)}</code>" if report.command else "") + ".</p>")
+    parts.append(f"<script>{SCRIPT}</script></body></html>")
+    return "\n".join(parts)
+
+
+def default_out(source: str) -> Path:
+    """Where the page goes by default: ``DIR/report.html`` for a sweep, ``FILE.report.html`` beside a file."""
+    p = Path(source)
+    return p / "report.html" if p.is_dir() else p.with_name(p.name + ".report.html")
+
+
+def build(source: str, out: Path, *, shortest: int = 5, longest: int = 15, behind_after: int = 3,
+          command: str = "", cards: str | None = None) -> Report:
+    """Read the results and write the page to ``out``; returns the report (with its build time)."""
+    from sim.files import write_atomic
+    if shortest > longest:
+        raise ReportError(f"--target {shortest}-{longest}: the shortest length is more than the longest; "
+                          "expected SHORTEST-LONGEST with SHORTEST <= LONGEST")
+    report = read(source, shortest=shortest, longest=longest, behind_after=behind_after, cards=cards)
+    report.command = command
+    write_atomic(out, page(report))
+    return report
+

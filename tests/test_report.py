@@ -1,0 +1,310 @@
+"""``playtest report``: the page for a real sweep of each game and for a ``playtest run`` file, opened in a real
+headless Chromium (Playwright driving the system's browser: no download); user text on the page stays
+text; bad input is one line and exit code 2."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from cli.main import app
+from cli.report import parse_target
+from queries import report as rep
+
+runner = CliRunner()
+SCRIPT = "<script>window.__pwned = 1</script>"
+SECTIONS = ("summary", "wins", "length", "end-reasons", "standings", "metrics", "cards")
+
+
+def write_results(out: Path, cells: dict[str, dict], seed: int, games: int, batch: int) -> Path:
+    """Core games of each cell (resolve() keyword arguments) in the sweep layout, without a manifest."""
+    from sim.games import get
+    from sim.output import write_parquet
+    for cell_id, kw in cells.items():
+        m = get("paws").resolve(**kw)
+        for b, lo in enumerate(range(0, games, batch)):
+            t = m.play_batch(seed, lo, min(batch, games - lo))["games"]
+            write_parquet([t], out / "games" / f"cell={cell_id}" / f"part-{b:05d}.parquet", m.schemas["games"])
+    return out
+
+
+def invoke(*args) -> tuple[int, str]:
+    res = runner.invoke(app, [str(a) for a in args])
+    return res.exit_code, res.output
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    if os.environ.get("CI"):
+        pytest.fail("headless Chromium is needed for the report test: apt-get install -y chromium")
+    pytest.skip("chromium is not installed (apt-get install -y chromium)")
+
+
+def open_page(page: Path, shot: Path) -> dict:
+    """The page in headless Chromium: console errors, sections, images (and how many decoded), the text, and
+    whether any script planted by user text ran; a full-page screenshot is written to ``shot``."""
+    browser = _chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("playwright is needed for the report test: pip install -e '.[test]'")
+        pytest.skip("playwright is not installed (pip install playwright)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=browser, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            tab = b.new_page(viewport={"width": 1300, "height": 900})
+            errors: list[str] = []
+            tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            tab.on("pageerror", lambda e: errors.append(str(e)))
+            tab.on("request", lambda r: errors.append(f"request {r.url}") if not r.url.startswith(("file:", "data:"))
+                   else None)
+            tab.goto(page.resolve().as_uri())
+            tab.wait_for_load_state("load")
+            found = tab.evaluate("""() => ({
+                sections: Array.from(document.querySelectorAll('section')).map(s => s.id),
+                images: document.images.length,
+                decoded: Array.from(document.images).filter(i => i.complete && i.naturalWidth > 0).length,
+                text: document.body.innerText,
+                pwned: window.__pwned === 1,
+                scripts: document.scripts.length,
+                plots: document.body.dataset.plots, rendered: document.body.dataset.plotsRendered})""")
+            tab.screenshot(path=str(shot), full_page=True)
+        finally:
+            b.close()
+    print(f"screenshot: {shot}")
+    found["errors"] = errors
+    return found
+
+
+def check_page(found: dict, plots: int) -> None:
+    assert not found["errors"], found["errors"]
+    assert [s for s in SECTIONS if s in found["sections"]] == list(SECTIONS), found["sections"]
+    assert found["images"] == plots and found["decoded"] == plots, found
+    assert found["plots"] == str(plots) and found["rendered"] == str(plots)
+    assert "Bots, not people" in found["text"] and not found["pwned"] and found["scripts"] == 1
+
+
+# ---------------------------------------------------------------------------------------------------
+# A playtest run file, and user text on the page
+# ---------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def run_file(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("run") / "r.parquet"
+    code, text = invoke("run", "paws", "--players", "3", "--games", "600", "--seed", "5", "--out", out)
+    assert code == 0, text
+    flat = " ".join(text.split())
+    assert "600 games of Paws in Peril in 1 cell" in flat and "the first player wins" in flat and "ends: vp" in flat
+    assert f"the page: playtest report {out}" in flat
+    return out
+
+
+def test_the_report_of_a_run_file_in_a_browser(run_file, tmp_path):
+    page = tmp_path / "r.html"
+    code, text = invoke("report", run_file, "--out", page, "--target", "4-10")
+    assert code == 0, text
+    html = page.read_text()
+    assert "src='http" not in html and "href='http" not in html and "<link" not in html   # one self-contained file
+    found = open_page(page, tmp_path / "run.png")
+    check_page(found, plots=4)
+    assert "Nothing varied: one cell." in found["text"] and "4-10 rounds" in found["text"]
+    assert "per-card statistics are not built for Paws in Peril yet" in found["text"]
+    assert "Turns with no action: the record lacks it" in found["text"]
+
+
+def test_user_text_in_cells_shows_as_text(tmp_path):
+    """Two cells told apart only by their card data's name, one of them a script tag: it is a cell's label,
+    shown as text in the summary, the tables and the plots' titles, never run."""
+    root = write_results(tmp_path / "sweep", {"c000": dict(rules="v4", setup={"players": 2}),
+                                              "c001": dict(rules="v4", setup={"players": 2})},
+                         seed=3, games=200, batch=200)
+    bad = root / "games" / "cell=c001" / "part-00000.parquet"
+    t = pq.read_table(bad)
+    t = t.set_column(t.schema.get_field_index("data_name"), "data_name", pa.array([SCRIPT] * t.num_rows))
+    pq.write_table(t, bad)
+    (root / "manifest.json").write_text(json.dumps({"format": 1, "name": f"x{SCRIPT}", "state": "done",
+                                                    "tables": ["games"], "cells": [
+        {"id": c, "parts": [{"batch": 0, "state": "done"}]} for c in ("c000", "c001")]}))
+    code, text = invoke("report", root)
+    assert code == 0, text
+    html = (root / "report.html").read_text()
+    assert SCRIPT not in html and "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html
+    found = open_page(root / "report.html", tmp_path / "script.png")
+    check_page(found, plots=4)
+    assert f"data_name={SCRIPT}" in found["text"] and "What varied: data_name" in found["text"]
+    assert f"playtest report: x{SCRIPT}" in found["text"]
+
+
+def test_a_tales_run_with_its_cards_file(tmp_path):
+    games, cards = tmp_path / "t.parquet", tmp_path / "t-cards.parquet"
+    code, text = invoke("run", "tales", "--games", "400", "--seed", "2", "--out", games, "--cards-out", cards)
+    assert code == 0, text
+    assert f"the page: playtest report {games} --cards {cards}" in " ".join(text.split())
+    code, text = invoke("report", games, "--cards", cards)
+    assert code == 0, text
+    html = (tmp_path / "t.parquet.report.html").read_text()
+    names = {r["card"] for r in pq.read_table(cards).to_pylist()}
+    assert "seat-games present" in html and sum(f"<td>{n}</td>" in html for n in names) >= min(10, len(names))
+    code, text = invoke("report", games)          # without the file: says where card statistics come from
+    assert code == 0 and "--cards FILE reads it" in (tmp_path / "t.parquet.report.html").read_text()
+    other = tmp_path / "o.parquet"
+    assert invoke("run", "tales", "--games", "50", "--seed", "9", "--out", other, "--cards-out", tmp_path / "o-c.parquet")[0] == 0
+    one_line_error([games, "--cards", tmp_path / "o-c.parquet"], "rows belong to games that are not in")
+    one_line_error([games, "--cards", games], "not a per-card table (no card, won column)")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Bad input: one line, exit code 2, never a traceback
+# ---------------------------------------------------------------------------------------------------
+
+def one_line_error(args, *wanted: str) -> None:
+    code, text = invoke("report", *args)
+    assert code == 2, text
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert "Traceback" not in text and len(" ".join(lines)) > 0
+    flat = " ".join(text.split())
+    assert flat.startswith("error:") and all(w in flat for w in wanted), text
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path, run_file):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    one_line_error([empty], "no manifest.json here", "not a sweep's results folder")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.txt").write_text("hello")
+    one_line_error([tmp_path / "notes"], "not a sweep's results folder")
+    one_line_error([tmp_path / "missing"], "no such results folder or Parquet file")
+    (tmp_path / "x.parquet").write_text("not parquet")
+    one_line_error([tmp_path / "x.parquet"], "not a Parquet file")
+    one_line_error([run_file, "--target", "9-3"], "--target", "SHORTEST <= LONGEST")
+    one_line_error([run_file, "--target", "ten"], "--target")
+    one_line_error([run_file, "--behind-after", "0"], "--behind-after")
+    one_line_error([run_file, "--out", tmp_path], "--out")
+    one_line_error([str(tmp_path / "*.parquet")], "not a pattern")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=20) | st.from_regex(r"\s*\d{1,7}-\d{1,7}\s*", fullmatch=True))
+def test_any_target_text_is_a_window_or_one_line_naming_the_flag(text):
+    try:
+        shortest, longest = parse_target(text)
+    except ValueError as e:
+        assert str(e).startswith("--target ") and "\n" not in str(e) and "SHORTEST <= LONGEST" in str(e)
+    else:
+        a, b = text.strip().split("-")
+        assert 1 <= shortest <= longest and (shortest, longest) == (int(a), int(b))
+
+
+def test_a_sweep_with_a_missing_manifest_or_a_corrupt_part(tmp_path):
+    root = write_results(tmp_path / "sweep", {"c000": dict(rules="v4", setup={"players": 2})}, seed=3, games=100,
+                         batch=50)
+    one_line_error([root], "no manifest.json here", "the manifest is missing", "--resume")
+    part = root / "games" / "cell=c000" / "part-00001.parquet"
+    manifest = {"format": 1, "name": "t", "state": "done", "spec_file": "t.toml", "tables": ["games"],
+                "cells": [{"id": "c000", "parts": [
+                    {"batch": b, "state": "done", "files": {"games": {"bytes": (
+                        root / "games" / "cell=c000" / f"part-{b:05d}.parquet").stat().st_size}}} for b in (0, 1)]}]}
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    data = bytearray(part.read_bytes())                      # the same size, its middle overwritten
+    data[len(data) // 3: len(data) // 3 + 200] = b"\xff" * 200
+    part.write_bytes(bytes(data))
+    one_line_error([root], "part-00001.parquet", "playtest status --verify")
+    part.write_bytes(bytes(data[:100]))                      # cut short: the manifest's size no longer fits
+    one_line_error([root], "1 corrupt or missing part(s)", "games/cell=c000/part-00001.parquet")
+    (root / "manifest.json").write_text("{not json")
+    one_line_error([root], "unreadable sweep manifest")
+
+
+# ---------------------------------------------------------------------------------------------------
+# A real sweep of each game (Ray), its summary, and the page in a browser
+# ---------------------------------------------------------------------------------------------------
+
+PAWS_SPEC = """name = "report-paws"
+game = "paws"
+rules = "v4"
+seed = 4
+games_per_cell = 300
+batch_size = 150
+[setup]
+board = "beginner"
+bots = "heuristic"
+[grid]
+players = [2, 4]
+"""
+TALES_SPEC = """name = "report-tales"
+game = "tales"
+seed = 4
+games_per_cell = 300
+batch_size = 300
+tables = ["games", "cards"]
+cells = [
+    { rules = "standard", mode = "standard", people = "animalis", bots = "heuristic" },
+    { rules = "2v2", mode = "2v2", people = "animalis", bots = "random" },
+]
+"""
+
+
+def sweep(tmp_path: Path, spec: str) -> Path:
+    f = tmp_path / "spec.toml"
+    f.write_text(spec)
+    out = tmp_path / "out"
+    code, text = invoke("sweep", f, "--out", out, "--no-progress")
+    assert code == 0, text
+    flat = " ".join(text.split())
+    assert "600 games of" in flat and "in 2 cell(s)" in flat and "the first player" in flat and "ends:" in flat
+    assert f"the page: playtest report {out}" in flat
+    return out
+
+
+@pytest.mark.slow
+def test_the_report_of_a_paws_sweep_in_a_browser(ray_local, tmp_path):
+    out = sweep(tmp_path, PAWS_SPEC)
+    code, text = invoke("report", out)
+    assert code == 0, text
+    assert "page:" in text and "report.html" in text
+    found = open_page(out / "report.html", tmp_path / "paws.png")
+    check_page(found, plots=4)                 # wins, length, end reasons, standings per round
+    t = found["text"]
+    assert "What varied: players (2 cells" in t and "players=2" in t and "players=4" in t
+    assert "heuristic in every seat" in t and "lead changes a game" in t
+    assert "per-card statistics are not built for Paws in Peril yet" in t
+    # never pooled: each cell's numbers are its own games', counted here from its Parquet parts
+    report = rep.read(str(out))
+    assert len(report.cells) == 2 and report.varying == ["players"]
+    for cell in report.cells:
+        games = pq.read_table(out / "games" / f"cell={cell.id}").to_pylist()
+        seats = games[0]["players"]
+        assert cell.label == f"players={seats}" and cell.games == len(games) == 300
+        assert cell.first_wins == sum(g["winner_seat"] == g["first_seat"] for g in games)
+        assert cell.side_wins == [sum(g["winner_seat"] == s for g in games) for s in range(seats)]
+        assert cell.no_winner == sum(g["winner_seat"] == -1 for g in games)
+        assert cell.lengths == Counter(g["rounds"] for g in games)
+        assert dict(cell.ends) == Counter(g["end_reason"] for g in games)
+        first = cell.metrics["first_player_advantage"][0]
+        assert first["games"] == 300 and first["first_wins"] == cell.first_wins
+
+
+@pytest.mark.slow
+def test_the_report_of_a_tales_sweep_with_its_cards_in_a_browser(ray_local, tmp_path):
+    out = sweep(tmp_path, TALES_SPEC)
+    code, text = invoke("report", out, "--out", tmp_path / "t.html")
+    assert code == 0, text
+    found = open_page(tmp_path / "t.html", tmp_path / "tales.png")
+    check_page(found, plots=3)                 # no standings trace in a Tales record: no standings plot
+    t = found["text"]
+    assert "keep no per-round standings trace" in t and "seat-games present" in t
+    assert "random in every seat" in t and "heuristic in every seat" in t and "ruleset=2v2" in t
+    assert "(300 games; random in every seat)" in t           # each cell's bots beside its numbers
