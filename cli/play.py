@@ -160,7 +160,8 @@ def play(game: Annotated[Optional[str], typer.Argument(
     typer.echo(f"result: {m.definition.result_line(rec)}")
 
 
-def sweep_game(folder: Path, cell: Optional[str], game_index: int, game: Optional[str]) -> tuple[Match, int, dict | None, str]:
+def sweep_game(folder: Path, cell: Optional[str], game_index: int,
+               game: Optional[str]) -> tuple[Match, int, dict | None, str]:
     """A game of a sweep: the cell's Match rebuilt from the manifest's spec, the seed, the stored row, a label."""
     if not folder.is_dir():
         fail(f"--from {folder}: not a folder (a sweep's results folder, with manifest.json)")

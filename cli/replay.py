@@ -41,6 +41,8 @@ main { display: flex; gap: 12px; padding: 10px; align-items: flex-start; }
 .keys { font-size: 11px; color: #666; }
 """
 
+# nothing is fetched: the page runs its own inline scripts and styles only
+CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 CONTROLS = [("first", "|<", "first event (Home)"), ("prev-round", "<< round", "previous round (PageUp)"),
             ("prev-turn", "< turn", "previous turn (Up, Shift+Left)"), ("prev", "< event", "previous event (Left)"),
             ("next", "event >", "next event (Right)"), ("next-turn", "turn >", "next turn (Down, Shift+Right)"),
@@ -72,7 +74,7 @@ def build_page(definition: Game, events: list[dict], meta: dict, title: str, sub
                       for i, label, t in CONTROLS)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="{CSP}">
 <title>{html.escape(title)}</title>
 <style>{STYLE}</style></head>
 <body>

@@ -75,7 +75,7 @@ def open_page(browser_path: str, page_path: Path):
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: errors.append(f"network request {r.url}") if not r.url.startswith(("file:", "data:")) else None)
+    page.on("request", lambda r: None if r.url.startswith(("file:", "data:")) else errors.append(f"network: {r.url}"))
     page.goto(page_path.as_uri())
     page.wait_for_function("window.playtestReplay !== undefined")
     return pw, browser, page, errors
@@ -180,7 +180,8 @@ def test_from_a_sweep_replays_the_stored_game(sweep, tmp_path):
     assert "the replayed record equals the stored row" in res.stderr
     log = EventLog()
     rec = registry.get("paws").resolve("v4", {}, {"board": "beginner", "players": 3}, {}).play_one(5, 7, log)
-    assert embedded(page.read_text())["events"] == log.events and embedded(page.read_text())["record"]["vp"] == rec["vp"]
+    data = embedded(page.read_text())
+    assert data["events"] == log.events and data["record"]["vp"] == rec["vp"]
 
 
 @pytest.mark.slow

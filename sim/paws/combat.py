@@ -65,11 +65,12 @@ def fight(g: Game, f: Fight, dice: tuple[int, int], edge: tuple[int, int], max_r
                     f.reflect[dfn] = 0
                     hurt(g, f, att, damage)
                     reflected = True
-            g.emit("roll", f"roll {roll + 1}: {name(g, f, att)} scores {a_score} vs {name(g, f, dfn)} {d_score}: "
-                           f"{max(damage, 0)} damage to {name(g, f, dfn)}"
-                           + (f", dealt back to {name(g, f, att)}" if reflected else "")
-                           + f" ({name(g, f, 0)} HP {side_hp(g, f, 0)}, {name(g, f, 1)} HP {side_hp(g, f, 1)})",
-                   f.seats[att], 2)
+            if g.log is not None:   # the hottest line of the reference engine: no text unless a log is kept
+                g.emit("roll", f"roll {roll + 1}: {name(g, f, att)} scores {a_score} vs {name(g, f, dfn)} {d_score}: "
+                               f"{max(damage, 0)} damage to {name(g, f, dfn)}"
+                               + (f", dealt back to {name(g, f, att)}" if reflected else "")
+                               + f" ({name(g, f, 0)} HP {side_hp(g, f, 0)}, {name(g, f, 1)} HP {side_hp(g, f, 1)})",
+                       f.seats[att], 2)
             if grabs:  # §7: after each roll the higher score takes a random item card
                 if a_score > d_score:
                     take_random_item(g, f.seats[att], f.seats[dfn])

@@ -211,7 +211,8 @@ def play_turn_card(g: Game, seat: int, hand_index: int, target: int) -> None:
         g.emit("card", f"{who} plays {card.name}: +{card.amount} AP ({g.ap} AP)", seat, 1)
     elif e == Effect.GAIN_BARRICADE:
         p.barricades += card.amount
-        g.emit("card", f"{who} plays {card.name}: takes {card.amount} barricade{'' if card.amount == 1 else 's'} ({p.barricades} held)", seat, 1)
+        g.emit("card", f"{who} plays {card.name}: takes {card.amount} barricade{'' if card.amount == 1 else 's'} "
+                       f"({p.barricades} held)", seat, 1)
     elif e == Effect.DRAW:
         drawn = draw_items(g, seat, card.amount)
         g.emit("card", f"{who} plays {card.name}: draws {card_names(g, drawn)}", seat, 1)

@@ -89,8 +89,13 @@
          "HP " + st.hp[s] + " \u00b7 lives " + st.lives[s] + " \u00b7 VP " + st.vp[s]);
       py += 14;
       el(row, "text", {x: px + 18, y: py, "font-size": 11},
-         st.hand[s] + " item cards \u00b7 " + st.barricades[s] + " barricades" + (st.poison[s] ? " \u00b7 poisoned " + st.poison[s] : "") +
-         (st.tiles_held && st.tiles_held.length ? " \u00b7 tiles " + st.tiles_held[s].join("/") : ""));
+         st.hand[s] + " item cards \u00b7 " + st.barricades[s] + " barricades" + (st.poison[s] ? " \u00b7 poisoned " + st.poison[s] : ""));
+      if (st.tiles_held && st.tiles_held.length) {
+        py += 13;
+        el(row, "text", {x: px + 18, y: py, "font-size": 10, fill: "#444"},
+           "tiles held: mansion " + st.tiles_held[s][0] + ", home " + st.tiles_held[s][1] + ", chest " +
+           st.tiles_held[s][2] + ", forest " + st.tiles_held[s][3]);
+      }
       var mons = st.monsters[s];
       for (var k = 0; k < mons.length; k++) {
         py += 13;

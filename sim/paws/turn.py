@@ -54,7 +54,8 @@ def start_turn(g: Game, seat: int) -> bool:
     waking = [m for m, on in zip(p.monsters, p.active) if not on]
     p.active = [True] * len(p.monsters)           # §5: buffs work from the start of your next turn
     for m in waking:
-        g.emit("buff", f"{who}'s {g.cards.monsters[m].name} buff is active: {buff_text(g, m)}", seat, 1)
+        if g.cards.monsters[m].buff != Buff.NONE:
+            g.emit("buff", f"{who}'s {g.cards.monsters[m].name} buff is active: {buff_text(g, m)}", seat, 1)
     if p.pos == 0 and r.desert_heal:              # §3 Rest: start on the Desert, heal first
         before = p.hp
         heal(g, seat, r.desert_heal)

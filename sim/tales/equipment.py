@@ -87,8 +87,9 @@ def swap(g: Game, seat: int) -> None:
         gone.append(st.hand.pop(h))
         st.equipment_graveyard.append(gone[-1])
     got = draw_equipment(g, seat, g.rules.swap_gain)
+    new = ", ".join(g.cards.equipment[e].name for e in st.hand[len(st.hand) - got:])
     g.emit("swap", f"{g.seat_name(seat)} swaps {', '.join(g.cards.equipment[e].name for e in gone)} for "
-                   f"{', '.join(g.cards.equipment[e].name for e in st.hand[len(st.hand) - got:]) or 'nothing'}", seat, 1)
+                   f"{new or 'nothing'}", seat, 1)
 
 
 def apply(g: Game, seat: int, act: tuple[int, int, int, int]) -> None:
@@ -106,7 +107,8 @@ def apply(g: Game, seat: int, act: tuple[int, int, int, int]) -> None:
         e = g.seats[a].gear[b].pop(c)
         st.hand.append(e)
         whose = "their " + g.card((a, b)).name if a == seat else g.name((a, b))
-        g.emit("unequip", f"{g.seat_name(seat)} takes {g.cards.equipment[e].name} back from {whose}", seat, 1)
+        g.emit("unequip", f"{g.seat_name(seat)} takes {g.cards.equipment[e].name} back from {whose}",
+               seat, 1)
 
 
 def equip_seat(g: Game, seat: int) -> None:
@@ -123,8 +125,8 @@ def equipment(g: Game) -> None:
         return
     for seat in range(g.n):
         got = draw_equipment(g, seat, g.rules.equipment_draw)
+        drawn = ", ".join(g.cards.equipment[e].name for e in g.seats[seat].hand[len(g.seats[seat].hand) - got:])
         g.emit("draw", f"{g.seat_name(seat)} draws {got} equipment card{'' if got == 1 else 's'}: "
-                       f"{', '.join(g.cards.equipment[e].name for e in g.seats[seat].hand[-got:]) if got else 'none left'}",
-               seat, 1)
+                       f"{drawn or 'none left'}", seat, 1)
     for seat in range(g.n):
         equip_seat(g, seat)
