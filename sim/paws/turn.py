@@ -38,8 +38,10 @@ def end_turn_text(g: Game, seat: int, acts: list, taken: int) -> str:
     elif all(len(g.monster_deck) < monsters_needed(g, c) for c in unclaimed):
         why.append(f"the monster deck holds {len(g.monster_deck)} cards, too few to claim what is left")
     opposing = [c for c, o in enumerate(g.owner) if o != NOBODY and g.opponents(seat, o)]
-    if not unclaimed and not opposing:
-        why.append("no opponent's building to invade")
+    if not unclaimed:
+        barred = sum(1 for c in opposing if g.barricade[c] not in (NOBODY, seat))   # §11: no invading those
+        why.append(f"{len(opposing)} opponents' buildings, {'all' if barred == len(opposing) else barred} barricaded"
+                   if opposing else "no opponent's building to invade")
     head = f"{who} ends the turn" if taken else f"{who}'s turn is empty: ends it at once"
     return f"{head} ({'; '.join(why)})"
 
@@ -59,12 +61,14 @@ def start_turn(g: Game, seat: int) -> bool:
     if p.pos == 0 and r.desert_heal:              # §3 Rest: start on the Desert, heal first
         before = p.hp
         heal(g, seat, r.desert_heal)
-        g.emit("rest", f"{who} rests on the Desert: heals {p.hp - before} (HP {p.hp})", seat, 1)
+        if p.hp > before:
+            g.emit("rest", f"{who} rests on the Desert: heals {p.hp - before} (HP {p.hp})", seat, 1)
     regen = g.buff(seat, Buff.REGEN)
     if regen:
         before = p.hp
         heal(g, seat, regen)
-        g.emit("regen", f"{who} regenerates {p.hp - before} (HP {p.hp})", seat, 1)
+        if p.hp > before:
+            g.emit("regen", f"{who} regenerates {p.hp - before} (HP {p.hp})", seat, 1)
     lost = sum(p.snared)                          # §10 Snare: spent on this turn, even if the poison ends it
     if lost:
         by = ", ".join(g.seat_name(s) for s, n in enumerate(p.snared) if n)
