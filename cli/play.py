@@ -143,12 +143,17 @@ def play(game: Annotated[Optional[str], typer.Argument(
             warn("the core and the reference engine disagree on this game; "
                  "the log is the reference engine's, the record the core's")
         rec = core
+    page = None
+    if html_out is not None:
+        try:
+            page = build_page(m.definition, log.events, log.meta, f"{m.definition.title}: {where}",
+                              m.definition.result_line(rec), record=rec)
+        except FileNotFoundError as e:     # a game without its replay.js
+            fail(f"--html: {e}")
     try:
         if events_out is not None:
             write_jsonl(log.events, events_out)
-        if html_out is not None:
-            page = build_page(m.definition, log.events, log.meta, f"{m.definition.title}: {where}",
-                              m.definition.result_line(rec), record=rec)
+        if page is not None:
             html_out.write_text(page, encoding="utf-8")
     except OSError as e:
         fail(f"cannot write the replay ({e.strerror or e})")
