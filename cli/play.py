@@ -7,14 +7,21 @@ import time
 from pathlib import Path
 from typing import Annotated, Optional
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import typer
 
-from cli.common import (MAX_GAME_INDEX, MAX_GAMES, MAX_SEED, check_output_file, check_range, err, fail,
+from cli.common import (MAX_GAME_INDEX, MAX_GAMES, MAX_SEED, check_output_file, check_range, err, fail, note,
                         per_game, warn)
+from cli.replay import build_page
 from cli.report import summary_lines as report_summary
+from cluster.manifest import ManifestError, load_manifest
+from cluster.part import part_path
+from cluster.spec import SpecError, parse_spec
 from sim import output
 from sim.bench import run_bench, run_bot_bench
 from sim import games as registry
+from sim.events import EventLog, render, write_jsonl
 from sim.games import GAMES, EngineError, Match, check_engine
 from sim.params import RuleError, parse_assignments
 from sim.progress import GamesBar
@@ -82,31 +89,120 @@ def engine_call(fn):
         fail(str(e))
 
 
-def play(game: GameArg, rules: RulesOpt = None, board: BoardOpt = None, mode: ModeOpt = None,
+def play(game: Annotated[Optional[str], typer.Argument(
+             help=f"the game: {' or '.join(GAMES.names())} (with --from: the sweep's)")] = None,
+         rules: RulesOpt = None, board: BoardOpt = None, mode: ModeOpt = None,
          players: PlayersOpt = None, bots: BotsOpt = None, people: PeopleOpt = None,
          seed: Annotated[int, typer.Option(help="master seed")] = 0,
-         game_index: Annotated[int, typer.Option(help="which game of the batch")] = 0,
+         game_index: Annotated[int, typer.Option(help="which game of the batch (with --from: of the cell)")] = 0,
          set_: SetOpt = None, engine: EngineOpt = "core",
          as_json: Annotated[bool, typer.Option("--json", help="print the game record as JSON")] = False,
-         items: ItemsOpt = None, monsters: MonstersOpt = None, data: DataOpt = None) -> None:
-    """Play one game and print its turn-by-turn log (or its record with --json)."""
+         items: ItemsOpt = None, monsters: MonstersOpt = None, data: DataOpt = None,
+         brief: Annotated[bool, typer.Option("--brief", help="leave the individual dice rolls out of the log")]
+         = False,
+         events_out: Annotated[Optional[Path], typer.Option(
+             "--events", help="also write the game's events here, one JSON object a line (docs/replay.md)")] = None,
+         html_out: Annotated[Optional[Path], typer.Option(
+             "--html", help="also write a self-contained replay page of the game here")] = None,
+         from_dir: Annotated[Optional[Path], typer.Option(
+             "--from", help="replay a game of this sweep's results folder (with --cell and --game-index)")] = None,
+         cell: Annotated[Optional[str], typer.Option(help="the sweep cell (c000, ...), with --from")] = None) -> None:
+    """Play one game and print its turn-by-turn log (or its record with --json); --html draws it."""
     check_range("--seed", seed, 0, MAX_SEED)
     check_range("--game-index", game_index, 0, MAX_GAME_INDEX)
-    m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine, people=people)
-    log: list[str] | None = None if as_json else []
+    for flag, path in (("--events", events_out), ("--html", html_out)):
+        if path is not None:
+            check_output_file(flag, path)
+    if from_dir is not None:
+        given = [f for f, v in (("--rules", rules), ("--board", board), ("--mode", mode), ("--players", players),
+                                ("--bots", bots), ("--people", people), ("--set", set_), ("--items", items),
+                                ("--monsters", monsters), ("--data", data)) if v]
+        if given:
+            fail(f"--from {from_dir}: the sweep's spec decides the game; leave out {', '.join(given)}")
+        m, seed, stored, where = sweep_game(from_dir, cell, game_index, game)
+    else:
+        if cell is not None:
+            fail("--cell: only with --from DIR (a sweep's results folder)")
+        if game is None:
+            fail(f"missing the game: {' or '.join(GAMES.names())} (or --from DIR --cell ID)")
+        m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine,
+                          people=people)
+        stored, where = None, f"seed {seed}, game {game_index}"
+    log = EventLog()
     rec = engine_call(lambda: m.play_one(seed, game_index, log))   # e.g. a search bot: core-only, no log
-    if engine == "core":  # the core keeps no log: the reference engine narrates the same game
+    if stored is not None:
+        differ = sorted(k for k in rec if k in stored and stored[k] != rec[k])
+        if differ:
+            warn(f"the replayed game differs from the stored row in {', '.join(differ)}; the sweep was played by "
+                 "another code version or card data")
+        else:
+            note(f"the replayed record equals the stored row of {where}")
+    elif engine == "core":  # the core keeps no log: the reference engine narrates the same game
         core = engine_call(lambda: m.play_batch(seed, game_index, 1, "core"))["games"].to_pylist()[0]
         if core != rec:
             warn("the core and the reference engine disagree on this game; "
                  "the log is the reference engine's, the record the core's")
         rec = core
+    page = None
+    if html_out is not None:
+        try:
+            page = build_page(m.definition, log.events, log.meta, f"{m.definition.title}: {where}",
+                              m.definition.result_line(rec), record=rec)
+        except FileNotFoundError as e:     # a game without its replay.js
+            fail(f"--html: {e}")
+    try:
+        if events_out is not None:
+            write_jsonl(log.events, events_out)
+        if page is not None:
+            html_out.write_text(page, encoding="utf-8")
+    except OSError as e:
+        fail(f"cannot write the replay ({e.strerror or e})")
     if as_json:
         typer.echo(json.dumps(rec))
         return
-    for line in log:
+    for line in render(log.events, brief):
         typer.echo(line)
     typer.echo(f"result: {m.definition.result_line(rec)}")
+
+
+def sweep_game(folder: Path, cell: Optional[str], game_index: int,
+               game: Optional[str]) -> tuple[Match, int, dict | None, str]:
+    """A game of a sweep: the cell's Match rebuilt from the manifest's spec, the seed, the stored row, a label."""
+    if not folder.is_dir():
+        fail(f"--from {folder}: not a folder (a sweep's results folder, with manifest.json)")
+    try:
+        manifest = load_manifest(folder)
+    except ManifestError as e:
+        fail(f"--from {folder}: {e}")
+    if manifest is None:
+        fail(f"--from {folder}: no sweep here (no manifest.json)")
+    try:
+        spec = parse_spec(manifest["spec"], source=manifest["spec_file"], base_dir=Path(manifest["spec_file"]).parent)
+    except SpecError as e:
+        fail(f"--from {folder}: its stored spec no longer resolves ({e})")
+    if game is not None and game != spec.game:
+        fail(f"--from {folder}: the sweep is of {spec.game!r}, not {game!r}")
+    ids = [c.id for c in spec.cells]
+    if cell is None or cell not in ids:
+        shown = ", ".join(ids[:8]) + (f", ... ({len(ids)} cells)" if len(ids) > 8 else "")
+        fail(f"--cell {cell!r} is not a cell of {folder}; expected one of {shown}" if cell is not None
+             else f"--cell: which cell of {folder}? expected one of {shown}")
+    if game_index >= spec.games_per_cell:
+        fail(f"--game-index {game_index} is out of range; expected an integer from 0 to {spec.games_per_cell - 1} "
+             f"(games per cell of {folder})")
+    match = spec.cells[ids.index(cell)].match
+    part = part_path(folder, "games", cell, game_index // spec.batch_size)
+    stored = None
+    if part.is_file():
+        try:
+            table = pq.read_table(part, filters=[("game_index", "=", game_index)])
+            rows = table.to_pylist()
+            stored = rows[0] if rows else None
+        except (OSError, ValueError, pa.ArrowException) as e:
+            warn(f"{part}: cannot read the stored row ({str(e).splitlines()[0][:120]}); replaying without the check")
+    if stored is None:
+        warn(f"no stored row for {cell} game {game_index} ({part} is missing or lacks it); the replay is not checked")
+    return match, spec.seed, stored, f"sweep {spec.name!r}, cell {cell}, game {game_index}"
 
 
 def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to write")],

@@ -15,8 +15,9 @@ def test_play_prints_a_readable_log_ending_in_the_result():
     res = runner.invoke(app, ["play", "paws", "--rules", "v4", "--board", "beginner", "--players", "4", "--seed", "7"])
     assert res.exit_code == 0, res.output
     out = res.output
-    assert "== Paws in Peril v4, beginner board, ffa, 4 players" in out
-    assert "round 1, P" in out and "roll 1:" in out and "moves to cell" in out
+    assert "== Paws in Peril v4, Beginner board, free-for-all, 4 players" in out
+    assert "- Round 1, Player " in out and "roll 1:" in out and "moves to the " in out and "cell " not in out
+    assert " P0" not in out and "P1 " not in out
     last = out.strip().splitlines()[-1]
     assert last.startswith("result: ") and "winner seat" in last
 

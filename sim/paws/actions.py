@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from sim.paws.board import NO_CELL
 from sim.paws.invade import invadable, invade
-from sim.paws.items import can_draw, gain_items, play_turn_card, turn_card_options
+from sim.paws.items import (can_draw, card_names, draw_items, enforce_hand_limit, play_turn_card,
+                            turn_card_options)
 from sim.paws.kinds import Action, Tile
 from sim.paws.loot import loot, lootable
 from sim.paws.raid import raid, raid_targets
@@ -59,7 +60,7 @@ def place_tile(g: Game, seat: int, kind_index: int, cell: int) -> None:
     g.players[seat].tiles[kind_index] -= 1
     g.tile[cell] = EXPLORER_KINDS[kind_index]
     g.board_changed()
-    g.say(f"  P{seat} places a {EXPLORER_KINDS[kind_index].name.lower()} at cell {cell}")
+    g.emit("place", f"{g.seat_name(seat)} places {g.at(cell)}", seat, 1)
 
 
 def apply_action(g: Game, seat: int, act: tuple[int, int, int]) -> None:
@@ -69,12 +70,13 @@ def apply_action(g: Game, seat: int, act: tuple[int, int, int]) -> None:
         g.ap -= 1
     if kind == Action.MOVE:
         g.players[seat].pos = a
-        g.say(f"  P{seat} moves to cell {a} ({Tile(g.tile[a]).name.lower()})")
+        g.emit("move", f"{g.seat_name(seat)} moves to {g.at(a)}", seat, 1)
     elif kind == Action.LOOT:
         loot(g, seat)
     elif kind == Action.BUY:
-        g.say(f"  P{seat} buys an item card")
-        gain_items(g, seat, 1)
+        drawn = draw_items(g, seat, 1)
+        g.emit("buy", f"{g.seat_name(seat)} buys an item card: {card_names(g, drawn)}", seat, 1)
+        enforce_hand_limit(g, seat)
     elif kind == Action.RAID:
         raid(g, seat, a)
     elif kind == Action.INVADE:
@@ -82,7 +84,7 @@ def apply_action(g: Game, seat: int, act: tuple[int, int, int]) -> None:
     elif kind == Action.BARRICADE:
         g.players[seat].barricades -= 1
         g.barricade[a] = seat
-        g.say(f"  P{seat} barricades cell {a}")
+        g.emit("barricade", f"{g.seat_name(seat)} places a barricade on {g.at(a)}", seat, 1)
     elif kind == Action.PLACE_TILE:
         place_tile(g, seat, a, b)
     elif kind == Action.PLAY_ITEM:

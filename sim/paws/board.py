@@ -51,3 +51,13 @@ def distances(tiles: list[int], nbrs) -> list[list[int]]:
                 frontier = nxt
         out.append(dist)
     return out
+
+
+def cell_name(cell: int) -> str:
+    """A cell as the replay labels it: the Desert, then ring letter and place (A1..A6, B1..B12, ...)."""
+    if cell == 0:
+        return "Desert"
+    k = 1
+    while cell > 3 * k * (k + 1):
+        k += 1
+    return f"{chr(ord('A') + k - 1)}{cell - 3 * k * (k - 1)}"

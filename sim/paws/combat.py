@@ -36,7 +36,7 @@ def hurt(g: Game, f: Fight, side: int, damage: int) -> None:
 
 def name(g: Game, f: Fight, side: int) -> str:
     seat = f.seats[side]
-    return f"P{seat}" if seat != NOBODY else "monster"
+    return g.seat_name(seat) if seat != NOBODY else f.monster
 
 
 def fight(g: Game, f: Fight, dice: tuple[int, int], edge: tuple[int, int], max_rolls: int,
@@ -52,20 +52,25 @@ def fight(g: Game, f: Fight, dice: tuple[int, int], edge: tuple[int, int], max_r
                 if f.seats[side] != NOBODY:
                     combat_window(g, f, side)
                     if f.escaped != NOBODY:
-                        g.say(f"    P{f.escaped} escapes the fight")
                         return NO_KNOCKOUT
             dfn = 1 - att
             a_score = roll_score(g, dice[att]) + edge[att] + f.bonus[att] + f.roll_bonus[att]
             d_score = roll_score(g, dice[dfn]) + edge[dfn] + f.bonus[dfn] + f.roll_bonus[dfn]
             f.roll_bonus[0] = f.roll_bonus[1] = 0
             damage = a_score - d_score
+            reflected = False
             if damage > 0:
                 hurt(g, f, dfn, damage)
                 if f.reflect[dfn]:
                     f.reflect[dfn] = 0
                     hurt(g, f, att, damage)
-            g.say(f"    roll {roll + 1}: {name(g, f, att)} {a_score} vs {name(g, f, dfn)} {d_score}"
-                  f" -> {max(damage, 0)} damage (HP {side_hp(g, f, 0)}/{side_hp(g, f, 1)})")
+                    reflected = True
+            if g.log is not None:   # the hottest line of the reference engine: no text unless a log is kept
+                g.emit("roll", f"roll {roll + 1}: {name(g, f, att)} scores {a_score} vs {name(g, f, dfn)} {d_score}: "
+                               f"{max(damage, 0)} damage to {name(g, f, dfn)}"
+                               + (f", dealt back to {name(g, f, att)}" if reflected else "")
+                               + f" ({name(g, f, 0)} HP {side_hp(g, f, 0)}, {name(g, f, 1)} HP {side_hp(g, f, 1)})",
+                       f.seats[att], 2)
             if grabs:  # §7: after each roll the higher score takes a random item card
                 if a_score > d_score:
                     take_random_item(g, f.seats[att], f.seats[dfn])
@@ -76,6 +81,7 @@ def fight(g: Game, f: Fight, dice: tuple[int, int], edge: tuple[int, int], max_r
             if side_hp(g, f, att) == 0:
                 return att
             att = dfn
+        g.emit("fight_end", f"the fight ends after {max_rolls} rolls with nobody beaten", f.seats[0], 2)
         return NO_KNOCKOUT
     finally:
         g.fight = None

@@ -55,13 +55,19 @@ def setup_game(g: Game) -> None:
     for seat in range(g.n):
         gain_items(g, seat, g.rules.starting_items)
     g.first_seat = first_player(g)
-    g.say(f"== Paws in Peril {g.rules.ruleset}, {g.setup.board} board, {g.setup.mode}, {g.n} players; "
-          f"P{g.first_seat} goes first")
+    mode = "Teams" if g.setup.mode == "teams" else "free-for-all"
+    g.emit("setup", f"== Paws in Peril {g.rules.ruleset}, {g.setup.board.capitalize()} board, {mode}, {g.n} players "
+                    f"({', '.join(f'{g.seat_name(s)}: {b}' for s, b in enumerate(g.setup.bots))}); "
+                    f"{g.seat_name(g.first_seat)} goes first")
+    if g.setup.mode == "teams":   # §1: partners sit opposite
+        g.emit("teams", "Teams: " + "; ".join(
+            f"{g.team_name(t)} = {' & '.join(g.seat_name(s) for s in range(g.n) if s % 2 == t)}" for t in (0, 1)))
 
 
 def play_round(g: Game) -> None:
     """One round: each player with lives left takes a turn, clockwise from the first player."""
     g.round += 1
+    g.emit("round", f"= Round {g.round}")
     for k in range(g.n):
         seat = (g.first_seat + k) % g.n
         if g.players[seat].alive:
@@ -80,6 +86,7 @@ def play_game(setup: PawsSetup, rules: PawsRules, master_seed: int, game_index: 
     setup_game(g)
     while not g.over:
         play_round(g)
+    g.settle_events()
     return record(g, master_seed, game_index)
 
 

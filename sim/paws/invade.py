@@ -40,9 +40,10 @@ def invade(g: Game, seat: int) -> None:
     edge = g.rules.defender_edge
     if g.rules.leader_rule and g.sole_leader() == owner:
         edge = 0
-    g.say(f"  P{seat} invades P{owner}'s {'mansion' if g.tile[cell] == Tile.MANSION else 'home'}: "
-          f"{card.name} (HP {hp}) defends, edge +{edge + guard}")
-    f = Fight("invasion", [seat, NOBODY], monster_hp=hp)
+    f = Fight("invasion", [seat, NOBODY], monster_hp=hp, monster=card.name)
+    g.fight = f
+    g.emit("invade", f"{g.seat_name(seat)} invades {g.seat_name(owner)}'s {g.at(cell)[4:]}: {card.name} (HP {hp}) "
+                     f"defends{' from the monster deck' if from_deck else ''}, edge +{edge + guard}", seat, 1)
     ko = fight(g, f, (g.rules.player_dice, g.rules.monster_dice), (g.buff(seat, Buff.FIGHT_SCORE), edge + guard),
                g.rules.max_fight_rolls)
     if ko == 1:  # §6.3: the home and that monster card are yours
@@ -54,9 +55,10 @@ def invade(g: Game, seat: int) -> None:
         g.owner[cell] = g.brick[cell] = seat
         g.players[seat].monsters.append(m)
         g.players[seat].active.append(False)
-        g.say(f"  P{seat} takes the building ({g.vp(seat)} VP)")
+        g.emit("take_building", f"{g.seat_name(seat)} takes {g.at(cell)} and {card.name} ({g.vp(seat)} VP)", seat, 1)
         winning.check_vp(g, seat)
     else:
+        g.emit("defended", f"{card.name} holds {g.at(cell)} for {g.seat_name(owner)}", owner, 1)
         if from_deck:
             g.monster_deck.insert(0, m)
         if ko == 0:  # §6.4: knocked out by the owner; the owner never loses HP

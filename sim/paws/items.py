@@ -29,15 +29,28 @@ def can_draw(g: Game) -> bool:
     return bool(g.item_deck or g.item_discard)
 
 
-def gain_items(g: Game, seat: int, count: int) -> None:
-    """Draw ``count`` item cards into a hand, then discard down to the hand limit."""
+def draw_items(g: Game, seat: int, count: int) -> list[int]:
+    """Draw ``count`` item cards into a hand (fewer if both the deck and the discard pile run out)."""
     p = g.players[seat]
+    drawn = []
     for _ in range(count):
         card = draw_item(g)
         if card == NOBODY:
             break
         p.items.append(card)
+        drawn.append(card)
+    return drawn
+
+
+def card_names(g: Game, cards: list[int]) -> str:
+    return ", ".join(g.cards.items[c].name for c in cards) if cards else "none left"
+
+
+def gain_items(g: Game, seat: int, count: int) -> list[int]:
+    """Draw ``count`` item cards into a hand, then discard down to the hand limit; the cards drawn."""
+    drawn = draw_items(g, seat, count)
     enforce_hand_limit(g, seat)
+    return drawn
 
 
 def enforce_hand_limit(g: Game, seat: int) -> None:
@@ -46,6 +59,8 @@ def enforce_hand_limit(g: Game, seat: int) -> None:
     while len(p.items) > g.hand_limit(seat):
         k = g.ask(seat, Decision.DISCARD, list(p.items))
         g.item_discard.append(p.items.pop(k))
+        g.emit("discard", f"{g.seat_name(seat)} discards {g.cards.items[g.item_discard[-1]].name} "
+                          f"(hand limit {g.hand_limit(seat)})", seat, 2)
 
 
 def take_random_item(g: Game, taker: int, victim: int) -> None:
@@ -55,7 +70,7 @@ def take_random_item(g: Game, taker: int, victim: int) -> None:
         return
     card = hand.pop(g.rng.below(len(hand)))
     g.players[taker].items.append(card)
-    g.say(f"    P{taker} grabs {g.cards.items[card].name} from P{victim}")
+    g.emit("grab", f"{g.seat_name(taker)} grabs {g.cards.items[card].name} from {g.seat_name(victim)}", taker, 2)
     enforce_hand_limit(g, taker)
 
 
@@ -100,21 +115,29 @@ def combat_window(g: Game, f: Fight, side: int) -> None:
             return
         hand_index, dest = opts[k]
         card = g.cards.items[discard_card(g, seat, hand_index)]
-        g.say(f"    P{seat} plays {card.name}")
+        who = g.seat_name(seat)
+        p = g.players[seat]
         if card.effect == Effect.HEAL:
+            before = p.hp
             heal(g, seat, card.amount)
+            what = f"heals {p.hp - before} (HP {p.hp})"
         elif card.effect == Effect.FIGHT_BONUS:
             f.bonus[side] += card.amount
+            what = f"+{card.amount} for the rest of the fight"
         elif card.effect == Effect.ROLL_BONUS:
             f.roll_bonus[side] += card.amount
+            what = f"+{card.amount} on the next roll"
         elif card.effect == Effect.REFLECT:
             f.reflect[side] = 1
-        elif card.effect == Effect.ESCAPE:  # §10: end the fight and move to an adjacent tile
-            p = g.players[seat]
+            what = "the next damage taken is dealt back"
+        else:  # Effect.ESCAPE, §10: end the fight and move to an adjacent tile
             p.pos = dest
             p.protected = p.protected or card.amount > 0
             f.escaped = seat
+            g.emit("card", f"{who} plays {card.name}: escapes to {g.at(dest)}"
+                           + (", protected until their next turn" if card.amount > 0 else ""), seat, 2)
             return
+        g.emit("card", f"{who} plays {card.name}: {what}", seat, 2)
 
 
 # -- on your turn -----------------------------------------------------------------------------------
@@ -159,7 +182,7 @@ def warded(g: Game, target: int) -> bool:
     for i, cid in enumerate(hand):
         if g.cards.items[cid].effect == Effect.WARD:
             discard_card(g, target, i)
-            g.say(f"    P{target}'s {g.cards.items[cid].name} cancels it")
+            g.emit("ward", f"{g.seat_name(target)}'s {g.cards.items[cid].name} cancels it", target, 2)
             return True
     return False
 
@@ -168,7 +191,7 @@ def card_damage(g: Game, by: int, target: int, amount: int) -> None:
     """Damage from a card never scores; a knockout by it gives its player a card (§10, §8)."""
     p = g.players[target]
     p.hp = max(0, p.hp - amount)
-    g.say(f"    P{target} takes {amount} damage (HP {p.hp})")
+    g.emit("damage", f"{g.seat_name(target)} takes {amount} damage (HP {p.hp})", target, 2)
     if p.hp == 0:
         knockout.knock_out(g, target, by, scores=False)
 
@@ -177,19 +200,30 @@ def play_turn_card(g: Game, seat: int, hand_index: int, target: int) -> None:
     """Play one item card on your own turn (free)."""
     card = g.cards.items[discard_card(g, seat, hand_index)]
     p = g.players[seat]
-    g.say(f"  P{seat} plays {card.name}" + (f" at {target}" if target != NOBODY else ""))
+    who = g.seat_name(seat)
     e = card.effect
     if e == Effect.HEAL:
+        before = p.hp
         heal(g, seat, card.amount)
+        g.emit("card", f"{who} plays {card.name}: heals {p.hp - before} (HP {p.hp})", seat, 1)
     elif e == Effect.EXTRA_AP:
         g.ap += card.amount
+        g.emit("card", f"{who} plays {card.name}: +{card.amount} AP ({g.ap} AP)", seat, 1)
     elif e == Effect.GAIN_BARRICADE:
         p.barricades += card.amount
+        g.emit("card", f"{who} plays {card.name}: takes {card.amount} barricade{'' if card.amount == 1 else 's'} "
+                       f"({p.barricades} held)", seat, 1)
     elif e == Effect.DRAW:
-        gain_items(g, seat, card.amount)
+        drawn = draw_items(g, seat, card.amount)
+        g.emit("card", f"{who} plays {card.name}: draws {card_names(g, drawn)}", seat, 1)
+        enforce_hand_limit(g, seat)
     elif e == Effect.TELEPORT:
         p.pos = target
-    elif e == Effect.GRENADE:  # every other player on the tile, teammates too, in seat order after the thrower
+        g.emit("card", f"{who} plays {card.name}: moves to {g.at(target)}", seat, 1)
+    else:
+        aim = g.at(target) if e == Effect.GRENADE else g.seat_name(target)
+        g.emit("card", f"{who} plays {card.name} at {aim}", seat, 1)
+    if e == Effect.GRENADE:  # every other player on the tile, teammates too, in seat order after the thrower
         for k in range(1, g.n):
             t = (seat + k) % g.n
             if attackable(g, seat, t) and g.players[t].pos == target and not warded(g, t):
@@ -197,6 +231,7 @@ def play_turn_card(g: Game, seat: int, hand_index: int, target: int) -> None:
     elif e == Effect.SNARE:
         if not warded(g, target):
             g.players[target].snared[seat] += card.amount
+            g.emit("snare", f"{g.seat_name(target)} will lose {card.amount} AP next turn", target, 2)
     elif e == Effect.POISON:
         if not warded(g, target):
             t = g.players[target]

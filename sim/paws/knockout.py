@@ -27,12 +27,15 @@ def knock_out(g: Game, victim: int, by: int, scores: bool) -> None:
     p = g.players[victim]
     p.lives -= 1
     p.knockouts += 1
-    g.say(f"  ** P{victim} is knocked out" + (f" by P{by}" if by != NOBODY else "") + f" ({p.lives} lives left)")
+    who = g.seat_name(victim)
+    g.emit("knockout", f"** {who} is knocked out" + (f" by {g.seat_name(by)}" if by != NOBODY else "")
+           + f" ({p.lives} {'life' if p.lives == 1 else 'lives'} left)", victim, 1)
     # §8.3: with a life left, keep one monster card, chosen before the knocker takes theirs
     kept, kept_active = NOBODY, False
     if p.lives > 0 and g.rules.keep_one_monster and p.monsters:
         i = g.ask(victim, Decision.KEEP_MONSTER, list(p.monsters))
         kept, kept_active = p.monsters.pop(i), p.active.pop(i)
+        g.emit("keep", f"{who} keeps {g.cards.monsters[kept].name}", victim, 2)
     # §8.2: the knocker looks at your cards and takes some (an item card or a monster card each).
     # §8.7: a knocker already out of the game (an earlier Poison Dart, reflected damage) takes nothing.
     takes = by != NOBODY and (g.players[by].alive or g.rules.out_of_game_takes_card)
@@ -45,17 +48,24 @@ def knock_out(g: Game, victim: int, by: int, scores: bool) -> None:
             if not opts:
                 break
             kind, card = g.choose(by, Decision.TAKE_CARD, opts)
+            taken = g.cards.items[card].name if kind == ITEM else g.cards.monsters[card].name
             if kind == ITEM:
                 p.items.remove(card)
                 q.items.append(card)
+                g.emit("take", f"{g.seat_name(by)} takes {taken} from {who}", by, 2)
             else:
                 i = p.monsters.index(card)
                 p.monsters.pop(i)
                 p.active.pop(i)
                 q.monsters.append(card)
                 q.active.append(False)
+                g.emit("take", f"{g.seat_name(by)} takes {taken} from {who}", by, 2)
         items.enforce_hand_limit(g, by)
     # the rest go to the discard pile (monsters to the bottom of the monster deck)
+    if p.items or p.monsters:
+        g.emit("lose_cards", f"{who} discards {len(p.items)} item card{'' if len(p.items) == 1 else 's'}"
+               + (f"; {', '.join(g.cards.monsters[m].name for m in p.monsters)} to the bottom of the monster deck"
+                  if p.monsters else ""), victim, 2)
     g.item_discard.extend(p.items)
     p.items = []
     g.monster_deck[0:0] = reversed(p.monsters)
@@ -66,12 +76,15 @@ def knock_out(g: Game, victim: int, by: int, scores: bool) -> None:
         p.snared = [0] * g.n
     for q in g.players:  # §8.5: Snares you played stop working
         q.snared[victim] = 0
-    for c, t in enumerate(g.tile):  # §4: the chests and forests you looted reset
-        if t in (Tile.CHEST, Tile.FOREST) and g.brick[c] == victim:
-            g.brick[c] = NOBODY
+    reset = [c for c, t in enumerate(g.tile) if t in (Tile.CHEST, Tile.FOREST) and g.brick[c] == victim]
+    for c in reset:  # §4: the chests and forests you looted reset
+        g.brick[c] = NOBODY
+    if reset:
+        g.emit("bricks", f"{who}'s bricks come off {', '.join(g.at(c) for c in reset)}", victim, 2)
     if p.lives > 0:  # §8.4
         p.pos = 0
         p.hp = g.rules.respawn_hp
+        g.emit("respawn", f"{who} comes back on the Desert with {p.hp} HP", victim, 2)
         items.gain_items(g, victim, g.rules.respawn_items)
         if g.setup.board == "explorer":
             place_free(g, victim)
@@ -84,9 +97,10 @@ def knock_out(g: Game, victim: int, by: int, scores: bool) -> None:
         p.barricades = 0
         p.tiles = [0, 0, 0, 0]
         p.monsters, p.active = [], []
-        g.say(f"  ** P{victim} is out of the game")
+        g.emit("out", f"** {who} is out of the game: their homes, mansions and barricades are cleared", victim, 1)
     if takes and scores and g.rules.vp_per_knockout:
         g.players[by].knockout_vp += 1
+        g.emit("knockout_vp", f"{g.seat_name(by)} scores the knockout ({g.vp(by)} VP)", by, 2)
         winning.check_vp(g, by)
     if p.lives == 0:
         winning.check_last_alive(g)

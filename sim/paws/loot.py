@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sim.paws import knockout, winning
 from sim.paws.combat import NO_KNOCKOUT, fight
-from sim.paws.items import gain_items
+from sim.paws.items import card_names, draw_items, enforce_hand_limit
 from sim.paws.kinds import Buff, Tile
 from sim.paws.state import NOBODY, Fight, Game
 
@@ -37,12 +37,14 @@ def loot(g: Game, seat: int) -> None:
     kind = g.tile[cell]
     if kind == Tile.CHEST:
         g.brick[cell] = seat
-        g.say(f"  P{seat} loots the chest")
-        gain_items(g, seat, g.rules.chest_cards)
+        drawn = draw_items(g, seat, g.rules.chest_cards)
+        g.emit("loot", f"{g.seat_name(seat)} loots {g.at(cell)}: draws {card_names(g, drawn)}", seat, 1)
+        enforce_hand_limit(g, seat)
     elif kind == Tile.FOREST:
         g.brick[cell] = seat
         p.barricades += g.rules.forest_barricades
-        g.say(f"  P{seat} loots the forest: a barricade")
+        g.emit("loot", f"{g.seat_name(seat)} loots {g.at(cell)}: takes {g.rules.forest_barricades} barricade"
+                       f"{'s' if g.rules.forest_barricades != 1 else ''}", seat, 1)
     else:
         claim_building(g, seat, cell)
 
@@ -58,18 +60,23 @@ def claim_building(g: Game, seat: int, cell: int) -> None:
     for _ in range(monsters_needed(g, cell)):
         m = g.monster_deck.pop()
         card = g.cards.monsters[m]
-        g.say(f"  P{seat} fights {card.name} (HP {card.hp + bonus}) for the {'mansion' if mansion else 'home'}")
-        f = Fight("monster", [seat, NOBODY], monster_hp=card.hp + bonus)
+        f = Fight("monster", [seat, NOBODY], monster_hp=card.hp + bonus, monster=card.name)
+        g.fight = f
+        g.emit("monster", f"{g.seat_name(seat)} fights {card.name} (HP {card.hp + bonus}) for {g.at(cell)}", seat, 1)
         ko = fight(g, f, (g.rules.player_dice, g.rules.monster_dice), (g.buff(seat, Buff.FIGHT_SCORE), 0),
                    g.rules.max_fight_rolls)
         beaten.append(m)
         if ko != 1:  # lost, ran or hit the cap: unclaimed, monsters to the bottom of the deck
             g.monster_deck[0:0] = reversed(beaten)
+            g.emit("unclaimed", f"{g.at(cell)[0].upper()}{g.at(cell)[1:]} stays unclaimed; "
+                                f"{len(beaten)} monster card{'s' if len(beaten) > 1 else ''} to the bottom of the deck",
+                   seat, 1)
             if ko == 0:
                 knockout.knock_out(g, seat, NOBODY, scores=False)
             return
     g.owner[cell] = g.brick[cell] = seat
     p.monsters.extend(beaten)
     p.active.extend([False] * len(beaten))  # buffs work from the start of your next turn
-    g.say(f"  P{seat} claims the {'mansion' if mansion else 'home'} ({g.vp(seat)} VP)")
+    g.emit("claim", f"{g.seat_name(seat)} claims {g.at(cell)} with "
+                    f"{' and '.join(g.cards.monsters[m].name for m in beaten)} ({g.vp(seat)} VP)", seat, 1)
     winning.check_vp(g, seat)

@@ -22,7 +22,7 @@ def raid(g: Game, seat: int, target: int) -> None:
     """Raid ``target``: three rolls (V3: to a knockout), the raided player adds the defender's edge."""
     g.raids_left -= 1
     g.raids += 1
-    g.say(f"  P{seat} raids P{target}")
+    g.emit("raid", f"{g.seat_name(seat)} raids {g.seat_name(target)}", seat, 1)
     r = g.rules
     rolls = r.raid_rolls if r.raid_rolls > 0 else r.max_fight_rolls
     edge = (g.buff(seat, Buff.FIGHT_SCORE) + g.buff(seat, Buff.RAID_SCORE),

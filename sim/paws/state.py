@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sim.kit.state import NOBODY, GameState
-from sim.paws.board import NO_CELL, distances, geometry
+from sim.paws.board import NO_CELL, cell_name, distances, geometry
 from sim.paws.cards import CardSet
 from sim.paws.kinds import Buff, Tile
 from sim.paws.rules import PawsRules, PawsSetup
@@ -52,6 +52,7 @@ class Fight:
     roll_bonus: list[int] = field(default_factory=lambda: [0, 0])  # card bonus for the next roll only
     reflect: list[int] = field(default_factory=lambda: [0, 0])     # Revenge Strike armed
     escaped: int = NOBODY       # seat that ran, if any
+    monster: str = "monster"    # the monster card's name, as the log and the replay show it
 
 
 class Game(GameState):
@@ -132,3 +133,46 @@ class Game(GameState):
 
     def board_changed(self) -> None:
         self.dist = distances(self.tile, self.nbrs)
+
+    # -- the event stream (sim/events.py): names in the rulebook's words, and the drawn state ----------
+    def at(self, cell: int) -> str:
+        """A tile by kind and the cell label the replay shows: "the chest at A3", "the Desert"."""
+        if cell == 0:
+            return "the Desert"
+        return f"the {Tile(self.tile[cell]).name.lower()} at {cell_name(cell)}"
+
+    def team_name(self, team: int) -> str:
+        return f"Team {team + 1}"
+
+    def board(self) -> dict:
+        n = self.n
+        return {"game": "paws", "title": "Paws in Peril", "board": self.setup.board, "mode": self.setup.mode,
+                "ruleset": self.rules.ruleset, "radius": self.radius, "coords": [list(c) for c in self.coords],
+                "cells": [cell_name(c) for c in range(len(self.coords))],
+                "players": [self.seat_name(s) for s in range(n)], "bots": list(self.setup.bots),
+                "teams": ([[self.seat_name(s) for s in range(n) if s % 2 == t] for t in (0, 1)]
+                          if self.setup.mode == "teams" else []),
+                "max_hp": self.rules.max_hp, "lives": self.rules.lives}
+
+    def view(self) -> dict:
+        ps = self.players
+        f = self.fight
+        return {
+            "round": self.round, "turn": self.turns, "seat": self.seat, "ap": self.ap if self.seat >= 0 else 0,
+            "tile": [Tile(t).name.lower() for t in self.tile], "owner": list(self.owner), "brick": list(self.brick),
+            "barricade": list(self.barricade),
+            "pos": [p.pos for p in ps], "hp": [p.hp for p in ps], "lives": [p.lives for p in ps],
+            "hand": [len(p.items) for p in ps], "barricades": [p.barricades for p in ps],
+            "monsters": [[self.cards.monsters[m].name + ("" if on else " (from next turn)")
+                          for m, on in zip(p.monsters, p.active)] for p in ps],
+            "tiles_held": [list(p.tiles) for p in ps] if self.setup.board == "explorer" else [],
+            "vp": [self.vp(s) for s in range(self.n)],
+            "team_vp": ([sum(self.vp(s) for s in range(self.n) if s % 2 == t) for t in (0, 1)]
+                        if self.setup.mode == "teams" else []),
+            "poison": [p.poison_ticks for p in ps], "protected": [p.protected for p in ps],
+            "monster_deck": len(self.monster_deck), "item_deck": len(self.item_deck),
+            "fight": ({"kind": f.kind, "seats": list(f.seats), "monster": f.monster, "monster_hp": f.monster_hp}
+                      if f is not None else None),
+            "over": self.over, "winner_seat": self.winner_seat, "winner_team": self.winner_team,
+            "end_reason": self.end_reason,
+        }

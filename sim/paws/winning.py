@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from sim.paws.state import NOBODY, Game
 
+END_WORDS = {"vp": "{target} VP reached", "last_alive": "the last with lives left",
+             "round_limit": "most VP at the round limit (round {rounds})",
+             "stalled": "the game stalled: nobody won by round {rounds}"}
+
 
 def end(g: Game, reason: str, seat: int = NOBODY, team: int = NOBODY) -> None:
     g.over, g.end_reason, g.winner_seat, g.winner_team = True, reason, seat, team
-    who = f"team {team}" if team != NOBODY else (f"P{seat}" if seat != NOBODY else "nobody")
-    g.say(f"== game over: {reason}, winner {who}")
+    who = (g.team_name(team) if team != NOBODY else g.seat_name(seat) if seat != NOBODY else "")
+    why = END_WORDS[reason].format(target=g.rules.team_vp_target if g.setup.mode == "teams"
+                                   else g.rules.vp_goal(g.setup.board, g.n), rounds=g.round)
+    g.emit("game_over", f"== Game over: {who + ' wins, ' if who else 'nobody wins, '}{why}",
+           seat if seat != NOBODY else NOBODY)
 
 
 def team_vp(g: Game, team: int) -> int:

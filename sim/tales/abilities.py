@@ -61,7 +61,7 @@ def shadow_form(g: Game, pos: tuple[int, int], damage: int) -> int:
     """The Schatten: before damage, on the people chance, halve it (rounded down); rolls only on damage."""
     c = g.card(pos)
     if damage > 0 and c.people == People.SCHATTEN and g.rng.die() >= c.people_chance:
-        g.say(f"      {g.name(pos)} takes Shadow Form: {damage} -> {damage // 2}")
+        g.emit("shadow_form", f"{g.name(pos)} takes Shadow Form: {damage} damage halved to {damage // 2}", pos[0], 3)
         return damage // 2
     return damage
 
@@ -71,6 +71,6 @@ def regeneration(g: Game, pos: tuple[int, int], damage: int) -> bool:
     c = g.card(pos)
     if damage > 0 and c.people == People.ANIMALIS and g.rng.die() >= c.people_chance:
         g.seats[pos[0]].damage[pos[1]] = 0
-        g.say(f"      {g.name(pos)} regenerates fully")
+        g.emit("regeneration", f"{g.name(pos)} regenerates fully", pos[0], 3)
         return True
     return False

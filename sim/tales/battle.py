@@ -33,7 +33,8 @@ def who_begins(g: Game) -> int:
         a, b = g.rng.die(), g.rng.die()
         if a != b:
             team = 0 if a > b else 1
-            g.say(f"  battle: team 0 rolls {a}, team 1 rolls {b}; team {team} begins")
+            g.emit("begins", f"Battle: {g.team_name(0)} rolls {a}, {g.team_name(1)} rolls {b}; "
+                             f"{g.team_name(team)} begins", depth=1)
             return team
 
 
@@ -49,20 +50,24 @@ def remove_destroyed(g: Game) -> None:
                 st.destroyed += 1
                 if c == st.champion:
                     g.champion_fell[st.team] = 1
+                gone = [g.cards.equipment[e].name for e in st.gear[k]]
                 st.slot[k] = EMPTY
                 st.gear[k] = []
                 st.potion[k] = [0, 0, 0]
                 st.damage[k] = 0
                 st.exhausted[k] = 0
                 st.doomed[k] = 0
+                g.emit("graveyard", f"{g.seat_name(st.seat)}'s {g.cards.creatures[c].name} goes to the graveyard"
+                                    + (f" with {', '.join(gone)}" if gone else "")
+                                    + f" (losses {st.losses})", st.seat, 2)
 
 
 def fight(g: Game, att: tuple[int, int], dfn: tuple[int, int]) -> None:
     """Potions, hits, damage, end of the turn for one attacker and its opponent."""
     g.fights += 1
     g.fight = (att, dfn)
-    g.say(f"  fight {g.fights}: {g.name(att)} ({g.life_left(att)} life) vs {g.name(dfn)} "
-          f"({g.life_left(dfn)} life)")
+    g.emit("fight", f"Fight {g.fights}: {g.name(att)} ({g.life_left(att)} life) attacks {g.name(dfn)} "
+                    f"({g.life_left(dfn)} life)", att[0], 1)
     potions.use_potions(g, att)
     potions.use_potions(g, dfn)
     fa = abilities.first_strike(g, att)
@@ -72,7 +77,7 @@ def fight(g: Game, att: tuple[int, int], dfn: tuple[int, int]) -> None:
         strike(g, dfn, att)
     else:
         first, second = (att, dfn) if fa else (dfn, att)
-        g.say(f"    {g.name(first)} strikes first")
+        g.emit("first_strike", f"{g.name(first)} strikes first", first[0], 2)
         strike(g, first, second)
         if not g.seats[second[0]].doomed[second[1]]:
             strike(g, second, first)
@@ -80,6 +85,7 @@ def fight(g: Game, att: tuple[int, int], dfn: tuple[int, int]) -> None:
         potions.wear_off(g, pos)
         g.seats[pos[0]].exhausted[pos[1]] = 1
     g.fight = None
+    g.emit("exhausted", f"{g.name(att)} and {g.name(dfn)} are exhausted", att[0], 2)
     remove_destroyed(g)
     after_fight(g)
     g.champion_fell = [0, 0]
@@ -88,6 +94,7 @@ def fight(g: Game, att: tuple[int, int], dfn: tuple[int, int]) -> None:
 def take_turn(g: Game, team: int) -> None:
     """One turn of ``team``: it sends one creature (2 vs. 2: up to ``team_attackers``) into attack mode."""
     g.turns += 1
+    g.emit("turn", f"- Round {g.round}, turn {g.turns}: {g.team_name(team)} attacks", g.member(team, 0))
     other = 1 - team
     fights = g.rules.team_attackers if g.setup.teams else 1
     for k in range(fights):
@@ -98,7 +105,7 @@ def take_turn(g: Game, team: int) -> None:
         g.attacker = att
         if abilities.provokes(g, att):
             dfn = g.choose(att[0], Decision.PROVOKE, theirs)
-            g.say(f"  {g.name(att)} provokes {g.name(dfn)}")
+            g.emit("provoke", f"{g.name(att)} provokes {g.name(dfn)}", att[0], 1)
         else:
             dfn = g.choose(g.member(other, k), Decision.DEFENDER, theirs)
         g.attacker = None

@@ -25,17 +25,17 @@ def doom(g: Game, pos: tuple[int, int], by: tuple[int, int]) -> None:
     killer.kills[killer.slot[by[1]]] += 1
     for e in killer.gear[by[1]]:
         killer.gear_kills[e] += 1
-    g.say(f"      {g.name(pos)} is destroyed")
+    g.emit("destroyed", f"{g.name(pos)} is destroyed", pos[0], 3)
 
 
 def blocked(g: Game, pos: tuple[int, int]) -> bool:
     """2. Land hits: every attack hits unless a shield's roll or the creature's Evade wards it off."""
     for e in g.gear_cards(pos):
         if e.kind == Kind.SHIELD and g.rng.die() >= e.block:
-            g.say(f"      {g.name(pos)} blocks with {e.name}")
+            g.emit("block", f"{g.name(pos)} blocks with {e.name}", pos[0], 3)
             return True
     if abilities.evades(g, pos):
-        g.say(f"      {g.name(pos)} evades")
+        g.emit("evade", f"{g.name(pos)} evades", pos[0], 3)
         return True
     return False
 
@@ -59,14 +59,14 @@ def strike(g: Game, by: tuple[int, int], target: tuple[int, int]) -> None:
         return
     st = g.seats[target[0]]
     if abilities.death_blow(g, by):
-        g.say(f"      {g.name(by)} deals a Death Blow")
+        g.emit("death_blow", f"{g.name(by)} deals a Death Blow", by[0], 3)
         doom(g, target, by)
     else:
         raw = g.attack(by)
         damage = reduce(g, target, raw)
         st.damage[target[1]] += damage
-        g.say(f"    {g.name(by)} hits {g.name(target)} for {damage}"
-              + (f" (of {raw})" if damage != raw else "") + f", life left {g.life_left(target)}")
+        g.emit("hit", f"{g.name(by)} hits {g.name(target)} for {damage}"
+               + (f" (of {raw})" if damage != raw else "") + f", life left {g.life_left(target)}", by[0], 2)
         if g.life_left(target) <= 0:
             doom(g, target, by)
         else:
@@ -75,6 +75,6 @@ def strike(g: Game, by: tuple[int, int], target: tuple[int, int]) -> None:
     if area:
         for nb in neighbours(g, target):        # cannot be reduced or avoided; no people ability
             g.seats[nb[0]].damage[nb[1]] += area
-            g.say(f"      area damage {area} to {g.name(nb)}, life left {g.life_left(nb)}")
+            g.emit("area", f"Area Damage {area} to {g.name(nb)}, life left {g.life_left(nb)}", by[0], 3)
             if g.life_left(nb) <= 0:
                 doom(g, nb, by)

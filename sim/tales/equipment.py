@@ -87,7 +87,9 @@ def swap(g: Game, seat: int) -> None:
         gone.append(st.hand.pop(h))
         st.equipment_graveyard.append(gone[-1])
     got = draw_equipment(g, seat, g.rules.swap_gain)
-    g.say(f"  P{seat} swaps {', '.join(g.cards.equipment[e].name for e in gone)} for {got} card(s)")
+    new = ", ".join(g.cards.equipment[e].name for e in st.hand[len(st.hand) - got:])
+    g.emit("swap", f"{g.seat_name(seat)} swaps {', '.join(g.cards.equipment[e].name for e in gone)} for "
+                   f"{new or 'nothing'}", seat, 1)
 
 
 def apply(g: Game, seat: int, act: tuple[int, int, int, int]) -> None:
@@ -99,11 +101,14 @@ def apply(g: Game, seat: int, act: tuple[int, int, int, int]) -> None:
         e = st.hand.pop(a)
         g.seats[b].gear[c].append(e)
         g.seats[b].gear_used[e] = 1
-        g.say(f"  P{seat} equips {g.name((b, c))} with {g.cards.equipment[e].name}")
+        whose = "their " + g.card((b, c)).name if b == seat else g.name((b, c))
+        g.emit("equip", f"{g.seat_name(seat)} equips {whose} with {g.cards.equipment[e].name}", seat, 1)
     elif kind == Act.UNEQUIP:
         e = g.seats[a].gear[b].pop(c)
         st.hand.append(e)
-        g.say(f"  P{seat} takes {g.cards.equipment[e].name} back from {g.name((a, b))}")
+        whose = "their " + g.card((a, b)).name if a == seat else g.name((a, b))
+        g.emit("unequip", f"{g.seat_name(seat)} takes {g.cards.equipment[e].name} back from {whose}",
+               seat, 1)
 
 
 def equip_seat(g: Game, seat: int) -> None:
@@ -119,6 +124,9 @@ def equipment(g: Game) -> None:
     if g.round > 1 and g.rules.survive:            # Survive!: one equipment phase only
         return
     for seat in range(g.n):
-        draw_equipment(g, seat, g.rules.equipment_draw)
+        got = draw_equipment(g, seat, g.rules.equipment_draw)
+        drawn = ", ".join(g.cards.equipment[e].name for e in g.seats[seat].hand[len(g.seats[seat].hand) - got:])
+        g.emit("draw", f"{g.seat_name(seat)} draws {got} equipment card{'' if got == 1 else 's'}: "
+                       f"{drawn or 'none left'}", seat, 1)
     for seat in range(g.n):
         equip_seat(g, seat)

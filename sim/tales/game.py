@@ -41,14 +41,15 @@ from sim.tales.victory import by_losses
 def play_round(g: Game) -> None:
     """One round: every creature is ready again, then Recruitment, Equipment and Battle."""
     g.round += 1
-    g.say(f"= round {g.round}")
+    g.emit("round", f"= Round {g.round}")
     for st in g.seats:
         st.exhausted = [0] * g.army
     recruitment(g)
     equipment(g)
     battle(g)
     for s in range(g.n):
-        g.say(f"  P{s}: {line(g, s)}  (losses {g.seats[s].losses})")
+        g.emit("line", f"{g.seat_name(s)}: {line(g, s)}  (losses {g.seats[s].losses}, graveyard: "
+                       f"{', '.join(g.cards.creatures[c].name for c in g.seats[s].graveyard) or 'empty'})", s, 1)
 
 
 def new_game(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_seed: int, game_index: int,
@@ -63,6 +64,7 @@ def run(g: Game) -> None:
         play_round(g)
     if not g.over:
         by_losses(g)
+    g.settle_events()
 
 
 def play_game(setup: TalesSetup, rules: TalesRules, master_seed: int, game_index: int,

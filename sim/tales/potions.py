@@ -34,7 +34,9 @@ def drink(g: Game, pos: tuple[int, int], hand_index: int) -> None:
         # 1. Use potions: "they remain there until the creature's turn is finished"
         fights = e.duration if g.rules.potion_lasts == "card" else 1
         st.potion[pos[1]] = [int(e.effect), e.amount, fights]
-    g.say(f"    {g.name(pos)} uses {e.name}")
+    g.emit("potion", f"{g.name(pos)} uses {e.name}: " + (f"heals {e.amount}, life left {g.life_left(pos)}"
+                     if e.effect == Effect.HEAL else f"{e.effect.name.replace('_', ' ').title()} +{e.amount}"),
+           pos[0], 2)
 
 
 def use_potions(g: Game, pos: tuple[int, int]) -> None:

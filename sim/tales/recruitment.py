@@ -34,7 +34,8 @@ def first_recruitment(g: Game, seat: int) -> None:
     for k, c in zip(slots, drawn):
         place(g, seat, k, c)
     place(g, seat, g.middle, st.champion)         # revealed once all armies are set up
-    g.say(f"  P{seat} fields {line(g, seat)}")
+    g.emit("recruit", f"{g.seat_name(seat)} fields {line(g, seat)} (Champion: {g.cards.creatures[st.champion].name})",
+           seat, 1)
 
 
 def refill(g: Game, seat: int) -> None:
@@ -46,7 +47,7 @@ def refill(g: Game, seat: int) -> None:
             place(g, seat, k, st.deck.pop())
             new.append(g.cards.creatures[st.slot[k]].name)
     if new:
-        g.say(f"  P{seat} refills with {', '.join(new)}")
+        g.emit("refill", f"{g.seat_name(seat)} refills the battle line with {', '.join(new)}", seat, 1)
 
 
 def recruitment(g: Game) -> None:

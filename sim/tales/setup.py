@@ -33,5 +33,8 @@ def shuffle_equipment(g: Game) -> None:
 def setup_game(g: Game) -> None:
     choose_champions(g)
     shuffle_equipment(g)
-    people = ", ".join(f"P{st.seat} {st.people.name.capitalize()}" for st in g.seats)
-    g.say(f"== Tales are Real, {g.setup.mode} ({g.rules.ruleset} rules): {people}")
+    people = ", ".join(f"{g.seat_name(st.seat)}: {st.people.name.capitalize()} ({g.setup.bots[st.seat]})"
+                       for st in g.seats)
+    g.emit("setup", f"== Tales are Real, {g.setup.mode} ({g.rules.ruleset} rules): {people}")
+    if g.n > 2:
+        g.emit("teams", "Teams: " + "; ".join(g.team_name(t) for t in (0, 1)))

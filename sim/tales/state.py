@@ -101,7 +101,59 @@ class Game(GameState):
         return self.cards.creatures[self.seats[s].slot[k]]
 
     def name(self, pos: tuple[int, int]) -> str:
-        return f"P{pos[0]} {self.card(pos).name}"
+        """A creature on the field as the log names it: "Commander 1's Grey Wolf"."""
+        return f"{self.seat_name(pos[0])}'s {self.card(pos).name}"
+
+    # -- the event stream (sim/events.py): names in the rulebook's words, and the drawn state ----------
+    def seat_name(self, seat: int) -> str:
+        return f"Commander {seat + 1}"
+
+    def team_name(self, team: int) -> str:
+        """A side: one commander, or in 2 vs. 2 its team of two."""
+        seats = self.team_seats(team)
+        if len(seats) == 1:
+            return self.seat_name(seats[0])
+        return f"Team {team + 1} ({' & '.join(self.seat_name(s) for s in seats)})"
+
+    def clock(self) -> tuple[int, int]:
+        return self.round, self.turns
+
+    def board(self) -> dict:
+        return {"game": "tales", "title": "Tales are Real", "mode": self.setup.mode, "ruleset": self.rules.ruleset,
+                "army": self.army, "middle": self.middle,
+                "players": [self.seat_name(s) for s in range(self.n)], "bots": list(self.setup.bots),
+                "people": [st.people.name.capitalize() for st in self.seats],
+                "teams": [[self.seat_name(s) for s in self.team_seats(t)] for t in (0, 1)],
+                "turn_kinds": ["turn"], "round_kinds": ["round"]}
+
+    def view(self) -> dict:
+        lines = []
+        for st in self.seats:
+            row = []
+            for k, c in enumerate(st.slot):
+                if c == EMPTY:
+                    row.append(None)
+                    continue
+                pos = (st.seat, k)
+                eff, amount, left = st.potion[k]
+                row.append({"card": self.cards.creatures[c].name, "life": self.life_left(pos),
+                            "life_max": self.life_max(pos), "exhausted": bool(st.exhausted[k]),
+                            "gear": [self.cards.equipment[e].name for e in st.gear[k]],
+                            "potion": f"{Effect(eff).name.replace('_', ' ').title()} +{amount}" if left > 0 else "",
+                            "champion": c == st.champion, "elite": self.elite(c),
+                            "attack": self.attack(pos), "destroyed": bool(st.doomed[k])})
+            lines.append(row)
+        fight = None
+        if self.fight is not None:
+            fight = [list(self.fight[0]), list(self.fight[1])]
+        return {"round": self.round, "turn": self.turns, "active": self.active, "lines": lines,
+                "hand": [[self.cards.equipment[e].name for e in st.hand] for st in self.seats],
+                "deck": [len(st.deck) for st in self.seats],
+                "equipment_deck": [len(d) for d in self.equipment_deck],
+                "graveyard": [[self.cards.creatures[c].name for c in st.graveyard] for st in self.seats],
+                "equipment_graveyard": [len(st.equipment_graveyard) for st in self.seats],
+                "losses": [st.losses for st in self.seats], "team_losses": [self.team_losses(t) for t in (0, 1)],
+                "fight": fight, "over": self.over, "winner_team": self.winner_team, "end_reason": self.end_reason}
 
     def gear_cards(self, pos: tuple[int, int]):
         return [self.cards.equipment[e] for e in self.seats[pos[0]].gear[pos[1]]]

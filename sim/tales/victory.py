@@ -16,7 +16,13 @@ def finish(g: Game, winner_team: int, reason: str) -> None:
     g.over = True
     g.winner_team = winner_team
     g.end_reason = reason if winner_team != NOBODY else "draw"
-    g.say(f"== {'draw' if winner_team == NOBODY else f'team {winner_team} wins'} ({g.end_reason})")
+    draw = winner_team == NOBODY
+    losses = f"({g.team_losses(0)} v {g.team_losses(1)})"
+    why = {"champion_killed": "both Champions fell" if draw else "a Champion fell",
+           "last_standing": "both sides have no creature left" if draw else "a side has no creature left",
+           "losses": f"equal losses after round {g.round} {losses}" if draw
+           else f"fewest losses after round {g.round} {losses}"}[reason]
+    g.emit("game_over", f"== Game over: {'a draw' if draw else f'{g.team_name(winner_team)} wins'}, {why}")
 
 
 def after_fight(g: Game) -> None:

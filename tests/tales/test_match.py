@@ -123,7 +123,7 @@ def test_cli_play_prints_a_log_and_run_writes_parquet(tmp_path):
     runner = CliRunner()
     res = runner.invoke(app, ["play", "tales", "--mode", "2v2", "--seed", "3", "--engine", "reference"])
     assert res.exit_code == 0, res.output
-    assert "== Tales are Real, 2v2" in res.output and "fight 1:" in res.output and "result:" in res.output
+    assert "== Tales are Real, 2v2" in res.output and "Fight 1:" in res.output and "result:" in res.output
     res = runner.invoke(app, ["play", "tales", "--mode", "survive", "--seed", "3", "--engine", "reference", "--json"])
     rec = json.loads(res.output)
     assert rec["mode"] == "survive" and rec["survive"] is True

@@ -1,0 +1,220 @@
+"""The replay page (cli/replay.py + each game's replay.js) in a real headless Chromium, and
+``playtest play --html`` / ``--from DIR --cell --game-index`` with their refusals."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from cli.replay import json_for_script
+from sim import games as registry
+from sim.events import EventLog, replay_states
+
+runner = CliRunner()
+HOSTILE = "</script><script>document.title='pwned'</script><!--"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def chromium() -> str:
+    """The system's Chromium: fail in CI without one, skip elsewhere (as tests/regress/test_regress.py)."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        path = None
+    if path:
+        return path
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail("headless Chromium and playwright are needed: apt-get install -y chromium; pip install playwright")
+    pytest.skip("chromium or playwright is not installed")
+
+
+def embedded(page: str) -> dict:
+    m = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', page, re.S)
+    assert m, "no data block"
+    return json.loads(m.group(1))
+
+
+def test_json_for_a_script_block_has_no_markup_characters():
+    text = json_for_script({"name": HOSTILE + "&<>\u2028"})
+    assert not set("<>&") & set(text) and "\u2028" not in text
+    assert json.loads(text) == {"name": HOSTILE + "&<>\u2028"}
+
+
+def test_a_card_name_cannot_break_out_of_the_page(tmp_path):
+    monsters = tmp_path / "monsters.toml"
+    text = (ROOT / "sim/paws/data/monsters.toml").read_text()
+    names = re.findall(r'^name = "(.*)"$', text, re.M)
+    for k, name in enumerate(names):           # every monster carries the hostile name, so every game shows one
+        text = text.replace(f'name = "{name}"', f'name = "{HOSTILE}{k}"', 1)
+    monsters.write_text(text)
+    page = tmp_path / "page.html"
+    res = runner.invoke(app, ["play", "paws", "--seed", "2", "--engine", "reference", "--data", f"monsters={monsters}",
+                              "--html", str(page)])
+    assert res.exit_code == 0, res.output
+    html = page.read_text()
+    assert HOSTILE in res.output                           # the log shows the name as written
+    assert html.count("</script>") == 3                    # the data block, the game's script, the stepper
+    data = embedded(html)
+    assert any(HOSTILE in e["text"] for e in data["events"])
+    assert "<script" not in html.split('id="replay-data">')[1].split("</script>")[0]
+
+
+def open_page(browser_path: str, page_path: Path):
+    from playwright.sync_api import sync_playwright
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=browser_path, args=["--no-sandbox"])
+    page = browser.new_page(viewport={"width": 1400, "height": 820})
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: None if r.url.startswith(("file:", "data:")) else errors.append(f"network: {r.url}"))
+    page.goto(page_path.as_uri())
+    page.wait_for_function("window.playtestReplay !== undefined")
+    return pw, browser, page, errors
+
+
+def shown(page) -> int:
+    return int(page.evaluate("document.body.dataset.seq"))
+
+
+def test_paws_page_steps_through_a_claim_in_chromium(tmp_path):
+    browser_path = chromium()
+    out = tmp_path / "paws.html"
+    res = runner.invoke(app, ["play", "paws", "--seed", "7", "--game-index", "3", "--html", str(out)])
+    assert res.exit_code == 0, res.output
+    events = embedded(out.read_text())["events"]
+    claim = next(e for e in events if e["kind"] == "claim")
+    seat = int(claim["actor"].split()[1]) - 1
+    cell = next(c for c, o in enumerate(claim["change"]["owner"]) if o == seat)
+    pw, browser, page, errors = open_page(browser_path, out)
+    try:
+        tile = f'#board .tile[data-cell="{cell}"]'
+        page.evaluate(f"window.playtestReplay.go({claim['seq'] - 1})")
+        assert page.get_attribute(tile, "data-owner") == "-1"
+        page.keyboard.press("ArrowRight")                                # keyboard: one event on
+        assert shown(page) == claim["seq"]
+        assert page.get_attribute(tile, "data-owner") == str(seat)
+        assert page.text_content(f"{tile} .owner") == f"P{seat + 1}"
+        assert page.inner_text("#now-text") == claim["text"]
+        vp = replay_states(events)[claim["seq"]]["vp"][seat]
+        assert page.get_attribute(f'#board .player[data-seat="{seat}"]', "data-vp") == str(vp)
+        page.keyboard.press("ArrowLeft")                                 # back undoes it
+        assert shown(page) == claim["seq"] - 1 and page.get_attribute(tile, "data-owner") == "-1"
+        page.click("#next")                                              # the button does what the key does
+        assert page.get_attribute(tile, "data-owner") == str(seat)
+        page.keyboard.press("ArrowDown")                                 # a turn on: the next turn's first event
+        assert events[shown(page)]["kind"] in ("turn", "round")
+        page.keyboard.press("PageDown")
+        assert events[shown(page)]["kind"] == "round"
+        page.keyboard.press("End")
+        assert shown(page) == len(events) - 1
+        page.fill("#slider", "0")
+        assert shown(page) == 0
+        shot = tmp_path / "paws-replay.png"
+        page.keyboard.press("PageDown")
+        page.screenshot(path=str(shot))
+        print(f"screenshot: {shot}")
+        assert shot.stat().st_size > 10_000
+        assert errors == []
+    finally:
+        browser.close()
+        pw.stop()
+
+
+def test_tales_page_shows_a_creature_leave_for_the_graveyard_in_chromium(tmp_path):
+    browser_path = chromium()
+    out = tmp_path / "tales.html"
+    res = runner.invoke(app, ["play", "tales", "--seed", "3", "--html", str(out)])
+    assert res.exit_code == 0, res.output
+    events = embedded(out.read_text())["events"]
+    gone = next(e for e in events if e["kind"] == "graveyard")
+    seat = int(gone["actor"].split()[1]) - 1
+    before = replay_states(events)[gone["seq"] - 1]["lines"][seat]
+    slot = next(k for k, c in enumerate(gone["change"]["lines"][seat]) if c is None and before[k] is not None)
+    pw, browser, page, errors = open_page(browser_path, out)
+    try:
+        sel = f'#board .slot[data-seat="{seat}"][data-slot="{slot}"]'
+        page.evaluate(f"window.playtestReplay.go({gone['seq'] - 1})")
+        assert page.get_attribute(sel, "data-card") == before[slot]["card"]
+        page.keyboard.press("ArrowRight")
+        assert page.get_attribute(sel, "data-card") == ""
+        assert before[slot]["card"] in page.text_content(f'#board .line[data-seat="{seat}"] .graveyard')
+        page.keyboard.press("ArrowLeft")
+        assert page.get_attribute(sel, "data-card") == before[slot]["card"]
+        shot = tmp_path / "tales-replay.png"
+        page.screenshot(path=str(shot))
+        print(f"screenshot: {shot}")
+        assert errors == []
+    finally:
+        browser.close()
+        pw.stop()
+
+
+# ---- --from DIR --cell --game-index: any game of a sweep ---------------------------------------------------
+SPEC = {"name": "replay", "game": "paws", "rules": "v4", "seed": 5, "games_per_cell": 12, "batch_size": 6,
+        "setup": {"board": "beginner"}, "grid": {"players": [2, 3]}}
+
+
+@pytest.fixture(scope="module")
+def sweep(ray_local, tmp_path_factory):
+    from cluster.spec import parse_spec
+    from cluster.sweep import run_sweep
+    out = tmp_path_factory.mktemp("replay") / "sweep"
+    run_sweep(parse_spec(SPEC, source="replay.toml"), out, workers=2, progress=False)
+    return out
+
+
+@pytest.mark.slow
+def test_from_a_sweep_replays_the_stored_game(sweep, tmp_path):
+    page = tmp_path / "c001-7.html"
+    res = runner.invoke(app, ["play", "--from", str(sweep), "--cell", "c001", "--game-index", "7", "--html", str(page)])
+    assert res.exit_code == 0, res.output
+    assert "the replayed record equals the stored row" in res.stderr
+    log = EventLog()
+    rec = registry.get("paws").resolve("v4", {}, {"board": "beginner", "players": 3}, {}).play_one(5, 7, log)
+    data = embedded(page.read_text())
+    assert data["events"] == log.events and data["record"]["vp"] == rec["vp"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args, needle", [
+    (["--cell", "c009", "--game-index", "1"], "--cell 'c009' is not a cell of"),
+    (["--cell", "c000", "--game-index", "12"], "--game-index 12 is out of range; expected an integer from 0 to 11"),
+    (["--game-index", "1"], "--cell: which cell of"),
+    (["--cell", "c000", "--board", "explorer"], "the sweep's spec decides the game; leave out --board"),
+])
+def test_from_a_sweep_refuses_bad_input_in_one_line(sweep, args, needle):
+    res = runner.invoke(app, ["play", "--from", str(sweep)] + args)
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert res.exit_code == 2 and len(lines) == 1 and needle in lines[0], res.output
+
+
+@pytest.mark.parametrize("folder, needle", [
+    ("missing", "not a folder"),
+    ("empty", "no sweep here (no manifest.json)"),
+    ("broken", "manifest"),
+])
+def test_from_a_folder_that_is_no_sweep_is_refused(tmp_path, folder, needle):
+    d = tmp_path / folder
+    if folder != "missing":
+        d.mkdir()
+    if folder == "broken":
+        (d / "manifest.json").write_text("{not json")
+    res = runner.invoke(app, ["play", "--from", str(d), "--cell", "c000"])
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert res.exit_code == 2 and len(lines) == 1 and needle in lines[0] and "Traceback" not in res.output, res.output
+
+
+def test_play_without_a_game_or_with_a_stray_cell_is_refused():
+    res = runner.invoke(app, ["play"])
+    assert res.exit_code == 2 and "missing the game" in res.stderr
+    res = runner.invoke(app, ["play", "paws", "--cell", "c000"])
+    assert res.exit_code == 2 and "--cell: only with --from" in res.stderr
