@@ -54,7 +54,7 @@ def _chromium() -> str:
 
 def open_page(page: Path, shot: Path) -> dict:
     """The page in headless Chromium: console errors, sections, images (and how many decoded), the text, and
-    whether any script planted by user text ran; a full-page screenshot is written to ``shot``."""
+    whether any script planted by user text ran; a screenshot of its top is written to ``shot``."""
     browser = _chromium()
     try:
         from playwright.sync_api import sync_playwright
@@ -81,7 +81,10 @@ def open_page(page: Path, shot: Path) -> dict:
                 pwned: window.__pwned === 1,
                 scripts: document.scripts.length,
                 plots: document.body.dataset.plots, rendered: document.body.dataset.plotsRendered})""")
-            tab.screenshot(path=str(shot), full_page=True)
+            # the page's top (the summary and the first plots): a full-page capture of a tall page can
+            # exceed what headless Chromium captures in one go ("Unable to capture screenshot")
+            tab.set_viewport_size({"width": 1300, "height": 2400})
+            tab.screenshot(path=str(shot))
         finally:
             b.close()
     print(f"screenshot: {shot}")

@@ -85,11 +85,13 @@ cdef inline void next_pick(Game* g) noexcept nogil:
 
 cdef void begin_turn(Game* g, int team) noexcept nogil:
     """``team``'s turn begins: it sends one creature (2 vs. 2: up to ``team_attackers``) into attack
-    mode. Its decisions are then pending (take_option takes them)."""
+    mode. Its decisions are then pending (take_option takes them). The caller has seen a ready creature
+    on each team (finish_battle), so the first pick is not checked again."""
     g.rec.turns += 1
     g.turn_team = team
     g.pick = 0
-    next_pick(g)
+    g.seat = member(g, team, 0)
+    g.asking = D_ATTACKER
 
 
 cdef inline void turn_options(Game* g) noexcept nogil:
@@ -125,8 +127,10 @@ cdef void take_turn_option(Game* g, int choice) noexcept nogil:
 
 
 cdef void take_turn(Game* g, int team) noexcept nogil:
-    """One whole turn of ``team``, every decision by the bots."""
+    """One whole turn of ``team``, every decision by the bots (none when a team has no ready creature)."""
     begin_turn(g, team)
+    if not (any_ready(g, team) and any_ready(g, 1 - team)):
+        g.seat = NOBODY
     decide_all(g)
 
 

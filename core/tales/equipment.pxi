@@ -94,6 +94,8 @@ cdef void equip_options(Game* g, int s) noexcept nogil:
     if st.n_hand >= g.r.swap_cost and g.n_eq_deck[st.pairing] > 0:
         opt_add(g, ACT_SWAP, -1, -1, -1)
     for h in range(st.n_hand):
+        if g.eq[st.hand[h]].kind == K_POTION:    # never carried (fits): no target to try
+            continue
         for i in range(nt):
             t = ts[i]
             for k in range(g.army):

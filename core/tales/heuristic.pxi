@@ -72,16 +72,32 @@ ctypedef struct Sight:
 
 
 cdef void look(Game* g, Sight* v) noexcept nogil:
-    cdef int s, k
+    """attack(), gear_armor() (plus a no-roll Armor ability) and life_left() of every creature on the
+    field, its gear read in one pass."""
+    cdef int s, k, i, attack_v, armor_v, life_v
     cdef const CreatureSpec* c
+    cdef const EquipSpec* e
+    cdef Seat* st
     for s in range(g.n):
+        st = &g.seats[s]
         for k in range(g.army):
-            if g.seats[s].slot[k] != EMPTY:
-                c = &g.cre[g.seats[s].slot[k]]
-                v.attack[s][k] = attack(g, pos(s, k))
-                v.armor[s][k] = gear_armor(g, pos(s, k)) + (c.ability_amount if c.ability == AB_ARMOR
-                                                            and c.ability_chance == 0 else 0)
-                v.life[s][k] = life_left(g, pos(s, k))
+            if st.slot[k] != EMPTY:
+                c = &g.cre[st.slot[k]]
+                attack_v, armor_v, life_v = c.damage, 0, c.life
+                for i in range(st.n_gear[k]):
+                    e = &g.eq[st.gear[k][i]]
+                    attack_v += e.damage
+                    armor_v += e.armor
+                    life_v += e.life
+                if st.potion_left[k] > 0:
+                    if st.potion_effect[k] == E_STRENGTH:
+                        attack_v += st.potion_amount[k]
+                    elif st.potion_effect[k] == E_ARMOR:
+                        armor_v += st.potion_amount[k]
+                v.attack[s][k] = attack_v
+                v.armor[s][k] = armor_v + (c.ability_amount if c.ability == AB_ARMOR and c.ability_chance == 0
+                                           else 0)
+                v.life[s][k] = life_v - st.damage[k]
 
 
 cdef inline bint sees_kill(Sight* v, Pos by, Pos target) noexcept nogil:
