@@ -1,6 +1,6 @@
 -- name: lead_changes
 -- Is the race close, and when is it decided? From the per-round standings trace (seat_outcomes.standings;
--- records without one, like Tales are Real's, answer with empty values), per game and setup. A side leads after a round when its
+-- records without one answer with empty values), per game and setup. A side leads after a round when its
 -- standing (teams: the sum of its seats') is strictly the highest; a tie means nobody leads.
 -- lead_changes: per game, how often the leader differs from the previous leader (rounds with a tie are
 -- skipped), mean with a t 95% interval (cut at 0). decided_round: the first round from which the same side
