@@ -216,7 +216,7 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
         chunk: Annotated[Optional[int], typer.Option(help="games per chunk in memory (default: the engine's)")]
         = None,
         cards_out: Annotated[Optional[Path], typer.Option(
-            help="also write the per-card table (card, side, games, survived, kills) here (games that keep "
+            help="also write the per-card table (one row per game, seat and card) here (games that keep "
                  "one: " + ", ".join(n for n in GAMES.names() if "cards" in GAMES[n].schemas) + ")")]
         = None) -> None:
     """Play a local batch of games and write one Parquet file (two with --cards-out), with a progress bar."""

@@ -48,15 +48,19 @@ include "paws/inputs.pxi"
 
 # one row of the standings trace per round: each seat's VP (the Standings struct)
 STANDINGS_DTYPE = np.dtype([("vp", np.int8, (MAXP,))], align=True)
+# one row of the cards table (the CardRow struct): counts are the MC_* monster counters
+CARD_ROW_DTYPE = np.dtype([("game", np.int32), ("card", np.int16), ("plays", np.int16),
+                           ("counts", np.int16, (N_MC,)), ("seat", np.int8), ("kind", np.int8)], align=True)
 
 
 def play_batch(dict rules, bint explorer, bint teams, int players, list bots, list items, list monsters,
                list item_deck, list monster_deck, list nbrs, object record_dtype, uint64_t master_seed,
-               int64_t start, int64_t count):
+               int64_t start, int64_t count, bint want_cards=False):
     """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
     ``record_dtype``, "vp_trace": each round's VP per seat (rows of MAXP), "void": the offset of the
     first void game (an option list overflowed), or -1, "decisions", "searches", "rollouts": the batch's
-    top-level decisions, those a search bot took and their simulations} (see sim.paws.core_engine).
+    top-level decisions, those a search bot took and their simulations, and "cards": the cards table's
+    rows (CARD_ROW_DTYPE) if ``want_cards``} (see sim.paws.core_engine).
 
     rules: {name: int} for every Rules field; bots: [(kind, {weight: int}[, {search parameter: value}])]
     per seat; items:
@@ -70,10 +74,13 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     cdef int16_t mdeck[MAXMON]
     cdef int n_ideck = len(item_deck), n_mdeck = len(monster_deck)
     cdef RowBuffer trace
+    cdef RowBuffer cards
     cdef GameRecord* recs
     cdef int64_t k, first_void
     cdef int64_t counts[3]
     trace.data = NULL
+    cards.data = NULL
+    card_table = None
     if g == NULL or ispec == NULL or mspec == NULL:
         free(g); free(ispec); free(mspec)
         raise MemoryError()
@@ -88,24 +95,33 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
         records = new_records(record_dtype, count)
         recs = record_rows(records)
         rows_init(&trace, sizeof(Standings), 1 << 14)
+        if want_cards:
+            rows_init(&cards, sizeof(CardRow), 1 << 12)
         with nogil:
-            first_void = _run(g, recs, &trace, ideck, n_ideck, mdeck, n_mdeck, master_seed, start, count,
-                              counts)
+            first_void = _run(g, recs, &trace, &cards if want_cards else NULL, ideck, n_ideck, mdeck, n_mdeck,
+                              master_seed, start, count, counts)
         vp_trace = rows_array(&trace, STANDINGS_DTYPE)["vp"]
+        if want_cards:
+            card_table = rows_array(&cards, CARD_ROW_DTYPE)
     finally:
         rows_free(&trace)
+        rows_free(&cards)
         free(g)
         free(ispec)
         free(mspec)
-    return {"records": records, "vp_trace": vp_trace, "void": first_void,
-            "decisions": counts[0], "searches": counts[1], "rollouts": counts[2]}
+    out = {"records": records, "vp_trace": vp_trace, "void": first_void,
+           "decisions": counts[0], "searches": counts[1], "rollouts": counts[2]}
+    if want_cards:
+        out["cards"] = card_table
+    return out
 
 
-cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, const int16_t* ideck, int n_ideck,
+cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, RowBuffer* cards, const int16_t* ideck, int n_ideck,
                   const int16_t* mdeck, int n_mdeck, uint64_t master_seed, int64_t start,
                   int64_t count, int64_t* counts) noexcept nogil:
     """Play the batch into ``recs``; the offset of the first void game, or -1. ``counts``: the batch's
-    top-level decisions, those a search bot took, and their simulations."""
+    top-level decisions, those a search bot took, and their simulations. ``cards``: the cards table's
+    rows, or NULL when not asked for."""
     cdef int64_t i, first_void = -1
     cdef int s
     counts[0] = counts[1] = counts[2] = 0
@@ -123,4 +139,6 @@ cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, const int16_t* id
         record_game(g, &recs[i])
         if g.error and first_void < 0:
             first_void = i
+        if cards != NULL:
+            card_rows(g, cards, <int>i)
     return first_void

@@ -425,6 +425,14 @@ cdef class CoreScenario:
             p.protected, p.poison_ticks, p.poisoner = py_p.protected, py_p.poison_ticks, py_p.poisoner
             for i in range(MAXP):
                 p.snared[i] = py_p.snared[i] if i < g.n else 0
+            # the cards table's counters (card id -> count; card id -> MC_* counts)
+            memset(p.item_plays, 0, sizeof(p.item_plays))
+            memset(p.monster_stats, 0, sizeof(p.monster_stats))
+            for card, n in py_p.item_plays.items():
+                p.item_plays[card] = n
+            for card, counts in py_p.monster_stats.items():
+                for i in range(N_MC):
+                    p.monster_stats[card][i] = counts[i]
         g.n_monster_deck = len(game.monster_deck)
         for i in range(g.n_monster_deck):
             g.monster_deck[i] = game.monster_deck[i]
@@ -470,6 +478,11 @@ cdef class CoreScenario:
             py_p.knockout_vp, py_p.knockouts, py_p.knockouts_dealt = p.knockout_vp, p.knockouts, p.knockouts_dealt
             py_p.protected, py_p.poison_ticks, py_p.poisoner = bool(p.protected), p.poison_ticks, p.poisoner
             py_p.snared[:] = [p.snared[i] for i in range(g.n)]
+            py_p.item_plays.clear()
+            py_p.item_plays.update({c: p.item_plays[c] for c in range(MAXITEMIDS) if p.item_plays[c]})
+            py_p.monster_stats.clear()
+            py_p.monster_stats.update({c: [p.monster_stats[c][i] for i in range(N_MC)] for c in range(MAXMONIDS)
+                                       if any(p.monster_stats[c][i] for i in range(N_MC))})
         game.monster_deck[:] = [g.monster_deck[i] for i in range(g.n_monster_deck)]
         game.item_deck[:] = [g.item_deck[i] for i in range(g.n_item_deck)]
         game.item_discard[:] = [g.item_discard[i] for i in range(g.n_item_discard)]

@@ -13,6 +13,8 @@ cdef enum:
     MAXCARDS = 512      # item copies in a deck (also the hand capacity)
     MAXMON = 128        # monster copies in the deck (also the capacity of what one player owns)
     MAXOPT = 16384      # options of one decision
+    MAXITEMIDS = 128    # distinct item cards (ids) in a card file: the cards table's counters
+    MAXMONIDS = 32      # distinct monster cards (ids) in a card file
     NOBODY = -1
     NO_CELL = -1
     FAR = 255
@@ -94,6 +96,17 @@ cdef enum:
     R_LAST_ALIVE = 1              # the others are out of lives (§1)
     R_ROUND_LIMIT = 2             # the round_limit rule ended it
     R_STALLED = 3                 # no winner after max_rounds
+
+# the cards table's monster counters: index into sim.paws.record.MONSTER_COUNTERS
+cdef enum:
+    MC_FIGHTS = 0                 # §5 monster fights the seat fought against the card
+    MC_BEATEN = 1                 # ... won by the seat
+    MC_INVADED = 2                # §6 invasions by the seat that the card defended
+    MC_DEFENDED = 3               # invasions of the seat's building that the card defended
+    MC_HELD = 4                   # ... in which the invader did not take the building
+    MC_CAPTURED = 5               # taken from another seat (§6.3, §8.2)
+    MC_KEPT = 6                   # kept through the seat's own knockout (§8.3)
+    N_MC = 7
 
 # Bot kind: index into sim.bots.BOT_KINDS
 cdef enum:
@@ -200,6 +213,8 @@ ctypedef struct Player:
     int poison_ticks
     int poisoner
     int snared[MAXP]              # AP lost next turn, by the seat that snared
+    int16_t item_plays[MAXITEMIDS]          # the cards table: times this seat played each item card id
+    int16_t monster_stats[MAXMONIDS][N_MC]  # ... and its MC_* counters per monster card id
 
 ctypedef struct Fight:
     int kind
@@ -244,6 +259,16 @@ ctypedef struct GameRecord:
     int32_t invasions             # counted in place
     int32_t raids                 # counted in place
     int32_t items_played          # counted in place
+
+# One row of the cards table, written by the core (card_rows, core/paws/game.pxi) and turned into Arrow
+# columns by sim.paws.core_engine.cards_table.
+ctypedef struct CardRow:
+    int32_t game                  # offset in the batch
+    int16_t card                  # item or monster card id
+    int16_t plays                 # item: times played
+    int16_t counts[N_MC]          # monster: the MC_* counters
+    int8_t seat
+    int8_t kind                   # 0 item, 1 monster
 
 # One round's row of the standings trace (the record's vp_trace): each seat's VP after the round.
 ctypedef struct Standings:

@@ -339,16 +339,21 @@ def _band(con, source: str, cell: Cell) -> list[tuple]:
 
 def _cards(con, source: str, cid: Any) -> list[dict]:
     """Per card of one cell: the seat-games it was present in, their win share (Wilson 95%), and, where the
-    cards table keeps them, its survival share and kills per game."""
+    cards table keeps them, its survival share and kills per game (Tales), or its plays and fights per
+    seat-game (Paws: items played; monster fights, invasions made and defended)."""
     cols = {r[0] for r in con.execute("DESCRIBE report_cards").fetchall()}
     if not {"card", "won"} <= cols:
         return []
     kind = "kind" if "kind" in cols else "''"
     survived = "count(*) FILTER (WHERE survived)" if "survived" in cols else "NULL"
     kills = "avg(kills)" if "kills" in cols else "NULL"
+    paws = {"kind", "plays", "fights", "invaded", "defended"} <= cols      # n/a for the other kind of card
+    plays = "avg(plays) FILTER (WHERE kind = 'item')" if paws else "NULL"
+    fights = "avg(fights + invaded + defended) FILTER (WHERE kind = 'monster')" if paws else "NULL"
     rows = _rows(con, f"""
         SELECT {kind} AS kind, card, count(*) AS present, count(*) FILTER (WHERE won) AS wins,
-               {survived} AS survived, {kills} AS kills_per_game
+               {survived} AS survived, {kills} AS kills_per_game, {plays} AS plays_per_game,
+               {fights} AS fights_per_game
         FROM report_cards WHERE cell IS NOT DISTINCT FROM $cell
         GROUP BY ALL ORDER BY present DESC, kind, card LIMIT $limit""", {"cell": cid, "limit": MAX_CARDS}, source)
     for r in rows:
@@ -606,16 +611,29 @@ def _metric_table(report: Report) -> str:
 def _cards_section(report: Report) -> str:
     if report.cards_note:
         return f"<p class='note' id='cards-note'>{esc(report.cards_note)}.</p>"
+    every = [r for c in report.cells for r in c.cards]
+    # the columns this game's cards table keeps: Tales survival and kills, Paws plays and fights
+    extra = [(key, head, fmt) for key, head, fmt in (
+        ("survived", "survived", lambda r: pct(r["survived"] / r["present"])),
+        ("kills_per_game", "kills per game", lambda r: f"{r['kills_per_game']:.2f}"),
+        ("plays_per_game", "plays per seat-game", lambda r: f"{r['plays_per_game']:.2f}"),
+        ("fights_per_game", "fights per seat-game", lambda r: f"{r['fights_per_game']:.2f}"))
+        if not every or any(r.get(key) is not None for r in every)]
+    if any(r.get("plays_per_game") is not None for r in every):
+        what = ("how often the seat played it (an item card) and the fights it was in (a monster card: monster "
+                "fights, invasions made and defended), per seat-game. Bots choose which cards they play")
+    else:
+        what = "how often it survived and its kills per game. Bots choose which cards they field"
     parts = [f"<p class='note'>Per cell, the {MAX_CARDS} cards present in the most seat-games: the win share of "
-             "the seats that had the card (Wilson 95%), how often it survived and its kills per game. Bots choose "
-             "which cards they field, so a card's win share is association, not cause.</p>"]
+             f"the seats that had the card (Wilson 95%), {what}, so a card's win share is association, not "
+             "cause.</p>"]
     for c in report.cells:
         rows = [[r["kind"], r["card"], f"{int(r['present']):,}", f"{pct(r['wins'] / r['present'])} "
-                 f"({interval(*r['ci95'])})",
-                 pct(r["survived"] / r["present"]) if r["survived"] is not None else "n/a",
-                 f"{r['kills_per_game']:.2f}" if r["kills_per_game"] is not None else "n/a"] for r in c.cards]
+                 f"({interval(*r['ci95'])})"]
+                + [fmt(r) if r[key] is not None else "n/a" for key, _, fmt in extra]
+                for r in c.cards]
         parts.append(f"<h3>{esc(c.label)}</h3>" + (html_table(
-            ["kind", "card", "seat-games present", "win share (95%)", "survived", "kills per game"], rows)
+            ["kind", "card", "seat-games present", "win share (95%)"] + [head for _, head, _ in extra], rows)
             if rows else "<p class='note'>no cards in this cell</p>"))
     return "".join(parts)
 

@@ -124,7 +124,7 @@ def test_the_report_of_a_run_file_in_a_browser(run_file, tmp_path):
     found = open_page(page, tmp_path / "run.png")
     check_page(found, plots=4)
     assert "Nothing varied: one cell." in found["text"] and "4-10 rounds" in found["text"]
-    assert "per-card statistics are not built for Paws in Peril yet" in found["text"]
+    assert "these results have no cards table" in found["text"]       # Paws keeps one when asked
     assert "Turns with no action: the record lacks it" in found["text"]
 
 
@@ -283,7 +283,7 @@ def test_the_report_of_a_paws_sweep_in_a_browser(ray_local, tmp_path):
     t = found["text"]
     assert "What varied: players (2 cells" in t and "players=2" in t and "players=4" in t
     assert "heuristic in every seat" in t and "lead changes a game" in t
-    assert "per-card statistics are not built for Paws in Peril yet" in t
+    assert "these results have no cards table" in t
     # never pooled: each cell's numbers are its own games', counted here from its Parquet parts
     report = rep.read(str(out))
     assert len(report.cells) == 2 and report.varying == ["players"]

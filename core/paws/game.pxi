@@ -27,6 +27,8 @@ cdef void reset_player(Game* g, Player* p) noexcept nogil:
     p.poisoner = NOBODY
     for i in range(MAXP):
         p.snared[i] = 0
+    memset(p.item_plays, 0, sizeof(p.item_plays))
+    memset(p.monster_stats, 0, sizeof(p.monster_stats))
 
 
 cdef void build_board(Game* g) noexcept nogil:
@@ -170,6 +172,33 @@ cdef bint play_from(Game* g, RowBuffer* trace) noexcept nogil:
         if play_round(g, trace):
             return True
     return False
+
+
+cdef void card_rows(Game* g, RowBuffer* rows, int game) noexcept nogil:
+    """The cards table's rows of one game (sim.paws.game.card_rows): per seat, the item cards it played,
+    then the monster cards it has a counter for, each by card id."""
+    cdef int s, c, k, any_count
+    cdef Player* p
+    cdef CardRow* r
+    for s in range(g.n):
+        p = &g.players[s]
+        for c in range(MAXITEMIDS):
+            if p.item_plays[c]:
+                r = <CardRow*>rows_push(rows)
+                if r == NULL:
+                    return
+                r.game, r.seat, r.kind, r.card, r.plays = game, <int8_t>s, 0, <int16_t>c, p.item_plays[c]
+        for c in range(MAXMONIDS):
+            any_count = 0
+            for k in range(N_MC):
+                any_count |= p.monster_stats[c][k]
+            if any_count:
+                r = <CardRow*>rows_push(rows)
+                if r == NULL:
+                    return
+                r.game, r.seat, r.kind, r.card = game, <int8_t>s, 1, <int16_t>c
+                for k in range(N_MC):
+                    r.counts[k] = p.monster_stats[c][k]
 
 
 cdef void record_game(Game* g, GameRecord* rec) noexcept nogil:

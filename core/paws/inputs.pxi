@@ -12,14 +12,15 @@ memset(&_no_search, 0, sizeof(Search))
 RULE_FIELDS = tuple(<dict>_no_rules)
 WEIGHT_FIELDS = tuple(<dict>_no_weights)
 SEARCH_FIELDS = tuple(<dict>_no_search)
-LIMITS = {"players": MAXP, "cells": MAXC, "item_copies": MAXCARDS, "monster_copies": MAXMON}
+LIMITS = {"players": MAXP, "cells": MAXC, "item_copies": MAXCARDS, "monster_copies": MAXMON,
+          "item_cards": MAXITEMIDS, "monster_cards": MAXMONIDS}
 
 
 cdef _configure(Game* g, ItemSpec* ispec, MonsterSpec* mspec, dict rules, bint explorer, bint teams,
                 int players, list bots, list items, list monsters, list nbrs):
     """Fill the parts of ``g`` that stay fixed over a batch: rules, board geometry, bots, card data."""
     cdef int s, c, d, k
-    if len(nbrs) > MAXC or players > MAXP:
+    if len(nbrs) > MAXC or players > MAXP or len(items) > MAXITEMIDS or len(monsters) > MAXMONIDS:
         raise ValueError(f"beyond the core's capacity: {LIMITS}")
     refuse_unknown("rule parameter(s)", rules, RULE_FIELDS)
     memset(g, 0, sizeof(Game))

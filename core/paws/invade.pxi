@@ -38,8 +38,13 @@ cdef void invade(Game* g, int seat) noexcept nogil:
     fight_init(&f, F_INVASION, seat, NOBODY, hp)
     ko = fight(g, &f, g.r.player_dice, g.r.monster_dice, buff(g, seat, B_FIGHT_SCORE), edge + guard,
                g.r.max_fight_rolls, False)
+    p.monster_stats[m][MC_INVADED] += 1
+    q.monster_stats[m][MC_DEFENDED] += 1
+    if ko != 1:
+        q.monster_stats[m][MC_HELD] += 1
     if ko == 1:
         if not from_deck:
+            p.monster_stats[m][MC_CAPTURED] += 1
             i = index16(q.monsters, q.n_monsters, m)
             pop16(q.monsters, &q.n_monsters, i)
             pop_active(q, i, q.n_monsters + 1)

@@ -58,6 +58,7 @@ cdef int discard_card(Game* g, int seat, int hand_index) noexcept nogil:
     cdef int card = pop16(p.items, &p.n_items, hand_index)
     push16(g.item_discard, &g.n_item_discard, card)
     g.rec.items_played += 1
+    p.item_plays[card] += 1
     return card
 
 

@@ -29,6 +29,7 @@ cdef void knock_out(Game* g, int victim, int by, bint scores) noexcept nogil:
         i = ask(g, victim, D_KEEP_MONSTER)
         kept_active = p.active[i]
         kept = pop16(p.monsters, &p.n_monsters, i)
+        p.monster_stats[kept][MC_KEPT] += 1
         pop_active(p, i, p.n_monsters + 1)
     if by != NOBODY:
         g.players[by].knockouts_dealt += 1
@@ -53,6 +54,7 @@ cdef void knock_out(Game* g, int victim, int by, bint scores) noexcept nogil:
                 pop_active(p, i, p.n_monsters + 1)
                 q.active[q.n_monsters] = 0
                 push16(q.monsters, &q.n_monsters, card)
+                q.monster_stats[card][MC_CAPTURED] += 1
         enforce_hand_limit(g, by)
     for i in range(p.n_items):
         push16(g.item_discard, &g.n_item_discard, p.items[i])

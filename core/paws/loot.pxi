@@ -51,6 +51,9 @@ cdef void claim_building(Game* g, int seat, int cell) noexcept nogil:
                    g.r.max_fight_rolls, False)
         beaten[nb] = m
         nb += 1
+        p.monster_stats[m][MC_FIGHTS] += 1
+        if ko == 1:
+            p.monster_stats[m][MC_BEATEN] += 1
         if ko != 1:
             for i in range(nb):
                 insert_bottom16(g.monster_deck, &g.n_monster_deck, beaten[i])

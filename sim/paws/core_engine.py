@@ -15,7 +15,8 @@ from sim.paws.bots import ROSTER
 from sim.paws.bots.heuristic import HeuristicWeights
 from sim.paws.cards import CardSet, ItemCard, MonsterCard
 from sim.paws.kinds import Action, Buff, Decision, Effect, Tile, Timing
-from sim.paws.record import END_REASONS, MAX_SEATS, RECORD_COLUMNS, RECORD_DTYPE, SCHEMA
+from sim.paws.record import (CARD_KINDS, CARD_SCHEMA, END_REASONS, MAX_SEATS, MONSTER_COUNTERS, RECORD_COLUMNS,
+                             RECORD_DTYPE, SCHEMA)
 from sim.paws.rules import PawsRules, PawsSetup
 from sim.paws.state import NOBODY
 from sim.record_schema import core_columns, record_table, seat_lists
@@ -49,8 +50,9 @@ DECLARATIONS = {
         "GameRecord": [c for c in RECORD_COLUMNS if c.core],
     },
     "enums": {"T_": Tile, "TIMING_": Timing, "E_": Effect, "B_": Buff, "A_": Action, "D_": Decision,
-              "F_": FIGHT_KINDS, "R_": END_REASONS, "BOT_": BOT_KINDS},
-    "constants": {"MAXP": MAX_SEATS, "NOBODY": NOBODY, "NO_CELL": NO_CELL, "FAR": FAR},
+              "F_": FIGHT_KINDS, "R_": END_REASONS, "BOT_": BOT_KINDS, "MC_": MONSTER_COUNTERS},
+    "constants": {"MAXP": MAX_SEATS, "NOBODY": NOBODY, "NO_CELL": NO_CELL, "FAR": FAR,
+                  "N_MC": len(MONSTER_COUNTERS)},
     "record_dtype": RECORD_DTYPE,
 }
 
@@ -83,15 +85,50 @@ def core_inputs(setup: PawsSetup, rules: PawsRules, cards: CardSet) -> dict:
         nbrs=[list(n) for n in nbrs], record_dtype=RECORD_DTYPE)
 
 
+def _strings(index: np.ndarray, names: list[str]) -> pa.Array:
+    """``names[index]`` as a plain string column (through a dictionary, no per-row Python)."""
+    return pa.DictionaryArray.from_arrays(pa.array(index.astype(np.int32)), pa.array(names)).cast(pa.string())
+
+
+def cards_table(setup: PawsSetup, cards: CardSet, master_seed: int, start: int, records: np.ndarray,
+                rows: np.ndarray) -> pa.Table:
+    """The cards table from the core's rows (CARD_ROW_DTYPE: game offset, seat, kind, card id, counters)."""
+    m = len(rows)
+    game, seat, kind = rows["game"], rows["seat"].astype(np.int8), rows["kind"]
+    card = rows["card"].astype(np.int64)
+    teams = setup.mode == "teams"
+    won = (records["winner_team"][game] == seat % 2) if teams else (records["winner_seat"][game] == seat)
+    # item ids and monster ids index one name list: monster ids after the items
+    names = [c.name for c in cards.items] + [c.name for c in cards.monsters]
+    cols = {
+        "seed": pa.repeat(pa.scalar(master_seed, pa.uint64()), m),
+        "game_index": start + game.astype(np.int64),
+        "mode": pa.repeat(setup.mode, m),
+        "seat": seat,
+        "team": seat % 2 if teams else np.full(m, -1, np.int8),
+        "won": won,
+        "kind": _strings(kind, list(CARD_KINDS)),
+        "card": _strings(np.where(kind == 0, card, card + len(cards.items)), names),
+        "plays": rows["plays"],
+    }
+    for k, name in enumerate(MONSTER_COUNTERS):
+        cols[name] = np.ascontiguousarray(rows["counts"][:, k])
+    arrays = [cols[f.name] if isinstance(cols[f.name], pa.Array) else pa.array(cols[f.name], f.type)
+              for f in CARD_SCHEMA]
+    return pa.Table.from_arrays(arrays, schema=CARD_SCHEMA)
+
+
 def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_seed: int, start: int,
-                    count: int, inputs: dict | None = None, counts: dict | None = None) -> pa.Table:
-    """Play games ``start .. start+count-1`` in the core and return their records; ``counts``, if given,
-    gains the batch's top-level ``decisions``, the ``searches`` (those a search bot took) and their
-    ``rollouts`` (simulations)."""
+                    count: int, inputs: dict | None = None, counts: dict | None = None,
+                    want_cards: bool = False) -> pa.Table | dict[str, pa.Table]:
+    """Play games ``start .. start+count-1`` in the core and return their records; with ``want_cards``,
+    {"games": records, "cards": the cards table} instead. ``counts``, if given, gains the batch's
+    top-level ``decisions``, the ``searches`` (those a search bot took) and their ``rollouts``
+    (simulations)."""
     from core.paws_engine import play_batch
     inputs = inputs or core_inputs(setup, rules, cards)
     try:
-        out = play_batch(**inputs, master_seed=master_seed, start=start, count=count)
+        out = play_batch(**inputs, master_seed=master_seed, start=start, count=count, want_cards=want_cards)
     except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
         raise CoreError(f"the Paws in Peril core cannot play this: {e}; use --engine reference") from None
     if counts is not None:
@@ -107,4 +144,7 @@ def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_s
     cols["game_index"] = pa.array(np.arange(start, start + count, dtype=np.int64))
     constants = dict(game="paws", ruleset=rules.ruleset, board=setup.board, mode=setup.mode, players=p,
                      bots=list(setup.bots), seed=master_seed)
-    return record_table(SCHEMA, count, cols, constants, rules)
+    games = record_table(SCHEMA, count, cols, constants, rules)
+    if want_cards:
+        return {"games": games, "cards": cards_table(setup, cards, master_seed, start, records, out["cards"])}
+    return games

@@ -10,7 +10,7 @@ from sim.paws.bots import make_bots
 from sim.paws.cards import CardSet, load_cards
 from sim.paws.items import gain_items
 from sim.paws.kinds import Tile
-from sim.paws.record import RECORD_COLUMNS
+from sim.paws.record import MONSTER_COUNTERS, RECORD_COLUMNS
 from sim.paws.rules import PawsRules, PawsSetup
 from sim.paws.state import Game
 from sim.paws.turn import take_turn
@@ -79,15 +79,40 @@ def play_round(g: Game) -> None:
 
 
 def play_game(setup: PawsSetup, rules: PawsRules, master_seed: int, game_index: int,
-              cards: CardSet | None = None, log: list | None = None) -> dict:
-    """Play one whole game and return its record; pass a list as ``log`` to collect the event log."""
+              cards: CardSet | None = None, log: list | None = None, stats: list | None = None) -> dict:
+    """Play one whole game and return its record; pass a list as ``log`` to collect the event log, and
+    as ``stats`` to collect the game's cards table rows."""
     cards = cards or load_cards()
     g = Game(setup, rules, cards, make_bots(setup.bots), Rng.for_game(master_seed, game_index), log)
     setup_game(g)
     while not g.over:
         play_round(g)
     g.settle_events()
+    if stats is not None:
+        stats.extend(card_rows(g, master_seed, game_index))
     return record(g, master_seed, game_index)
+
+
+def seat_won(g: Game, seat: int) -> bool:
+    """The seat won the game (Teams: its team did)."""
+    return g.winner_team == seat % 2 if g.setup.mode == "teams" else g.winner_seat == seat
+
+
+def card_rows(g: Game, master_seed: int, game_index: int) -> list[dict]:
+    """The game's rows of the cards table (sim/paws/record.py CARD_COLUMNS): per seat, the item cards it
+    played, then the monster cards it has a counter for, each by card id."""
+    rows = []
+    zero = dict.fromkeys(MONSTER_COUNTERS, 0)
+    for seat, p in enumerate(g.players):
+        common = {"seed": master_seed, "game_index": game_index, "mode": g.setup.mode, "seat": seat,
+                  "team": seat % 2 if g.setup.mode == "teams" else -1, "won": seat_won(g, seat)}
+        for card in sorted(p.item_plays):
+            rows.append({**common, "kind": "item", "card": g.cards.items[card].name,
+                         "plays": p.item_plays[card], **zero})
+        for card in sorted(p.monster_stats):
+            rows.append({**common, "kind": "monster", "card": g.cards.monsters[card].name, "plays": 0,
+                         **dict(zip(MONSTER_COUNTERS, p.monster_stats[card]))})
+    return rows
 
 
 def record(g: Game, master_seed: int, game_index: int) -> dict:

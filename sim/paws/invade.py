@@ -6,7 +6,10 @@ from sim.paws import items, knockout, winning
 from sim.paws.combat import fight
 from sim.paws.kinds import Buff, Decision, Tile
 from sim.paws.loot import barred
+from sim.paws.record import MONSTER_COUNTERS
 from sim.paws.state import NOBODY, Fight, Game
+
+INVADED, DEFENDED, HELD, CAPTURED = (MONSTER_COUNTERS.index(c) for c in ("invaded", "defended", "held", "captured"))
 
 
 def invadable(g: Game, seat: int) -> bool:
@@ -46,8 +49,13 @@ def invade(g: Game, seat: int) -> None:
                      f"defends{' from the monster deck' if from_deck else ''}, edge +{edge + guard}", seat, 1)
     ko = fight(g, f, (g.rules.player_dice, g.rules.monster_dice), (g.buff(seat, Buff.FIGHT_SCORE), edge + guard),
                g.rules.max_fight_rolls)
+    g.count_monster(seat, m, INVADED)
+    g.count_monster(owner, m, DEFENDED)
+    if ko != 1:
+        g.count_monster(owner, m, HELD)
     if ko == 1:  # §6.3: the home and that monster card are yours
         if not from_deck:
+            g.count_monster(seat, m, CAPTURED)
             i = q.monsters.index(m)
             q.monsters.pop(i)
             q.active.pop(i)

@@ -79,6 +79,7 @@ def discard_card(g: Game, seat: int, hand_index: int) -> int:
     card = p.items.pop(hand_index)
     g.item_discard.append(card)
     g.items_played += 1
+    p.item_plays[card] = p.item_plays.get(card, 0) + 1
     return card
 
 

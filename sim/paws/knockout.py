@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from sim.paws import items, winning
 from sim.paws.kinds import Decision, Tile
+from sim.paws.record import MONSTER_COUNTERS
 from sim.paws.state import NOBODY, Game
 
 ITEM, MONSTER = 0, 1
+CAPTURED, KEPT = MONSTER_COUNTERS.index("captured"), MONSTER_COUNTERS.index("kept")
 
 
 def place_free(g: Game, seat: int) -> None:
@@ -35,6 +37,7 @@ def knock_out(g: Game, victim: int, by: int, scores: bool) -> None:
     if p.lives > 0 and g.rules.keep_one_monster and p.monsters:
         i = g.ask(victim, Decision.KEEP_MONSTER, list(p.monsters))
         kept, kept_active = p.monsters.pop(i), p.active.pop(i)
+        g.count_monster(victim, kept, KEPT)
         g.emit("keep", f"{who} keeps {g.cards.monsters[kept].name}", victim, 2)
     # §8.2: the knocker looks at your cards and takes some (an item card or a monster card each).
     # §8.7: a knocker already out of the game (an earlier Poison Dart, reflected damage) takes nothing.
@@ -59,6 +62,7 @@ def knock_out(g: Game, victim: int, by: int, scores: bool) -> None:
                 p.active.pop(i)
                 q.monsters.append(card)
                 q.active.append(False)
+                g.count_monster(by, card, CAPTURED)
                 g.emit("take", f"{g.seat_name(by)} takes {taken} from {who}", by, 2)
         items.enforce_hand_limit(g, by)
     # the rest go to the discard pile (monsters to the bottom of the monster deck)

@@ -6,7 +6,10 @@ from sim.paws import knockout, winning
 from sim.paws.combat import NO_KNOCKOUT, fight
 from sim.paws.items import card_names, draw_items, enforce_hand_limit
 from sim.paws.kinds import Buff, Tile
+from sim.paws.record import MONSTER_COUNTERS
 from sim.paws.state import NOBODY, Fight, Game
+
+FIGHTS, BEATEN = MONSTER_COUNTERS.index("fights"), MONSTER_COUNTERS.index("beaten")
 
 
 def monsters_needed(g: Game, cell: int) -> int:
@@ -66,6 +69,9 @@ def claim_building(g: Game, seat: int, cell: int) -> None:
         ko = fight(g, f, (g.rules.player_dice, g.rules.monster_dice), (g.buff(seat, Buff.FIGHT_SCORE), 0),
                    g.rules.max_fight_rolls)
         beaten.append(m)
+        g.count_monster(seat, m, FIGHTS)
+        if ko == 1:
+            g.count_monster(seat, m, BEATEN)
         if ko != 1:  # lost, ran or hit the cap: unclaimed, monsters to the bottom of the deck
             g.monster_deck[0:0] = reversed(beaten)
             g.emit("unclaimed", f"{g.at(cell)[0].upper()}{g.at(cell)[1:]} stays unclaimed; "

@@ -14,7 +14,7 @@ from sim.params import RuleError
 from sim.paws.bots import WEIGHT_PRESETS_PATH, make_bots
 from sim.paws.bots.heuristic import HeuristicWeights
 from sim.paws.cards import CardSet, load_cards
-from sim.paws.record import COLUMN_DOCS, SCHEMA, to_table
+from sim.paws.record import CARD_SCHEMA, COLUMN_DOCS, SCHEMA, cards_table, to_table
 from sim.paws.rules import BOARDS, MODES, PRESETS, PawsRules, PawsSetup, preset
 from sim.record_schema import with_data_columns
 
@@ -46,7 +46,7 @@ class Paws(Game):
                   "bots": "one bot spec per seat (random, heuristic, heuristic:aggression=3, "
                           "mcts:iterations=256, flat:rollouts=16), or one for all"}
     data_keys = {"items": "item deck TOML", "monsters": "monster deck TOML"}
-    schemas = {"games": with_data_columns(SCHEMA)}
+    schemas = {"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA}
     column_docs = COLUMN_DOCS
     bot_weights = HeuristicWeights
     search_bots = True                # core/paws/search.pxi: mcts and flat in the core
@@ -89,15 +89,24 @@ class Paws(Game):
     def play_games(self, match: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:
         if engine == "core":
             from sim.paws.core_engine import play_batch_core     # the compiled core, loaded when first played
+            if "cards" in match.tables:
+                return play_batch_core(match.setup, match.rules, match.data, seed, start, count, want_cards=True)
             return {"games": play_batch_core(match.setup, match.rules, match.data, seed, start, count)}
         refuse_search_bots(match.setup.bots, "{kind} is core-only; use engine = core")
         from sim.paws.game import play_game                       # the reference engine, likewise
-        return {"games": to_table([play_game(match.setup, match.rules, seed, i, match.data)
-                                   for i in range(start, start + count)])}
+        stats: list | None = [] if "cards" in match.tables else None
+        out = {"games": to_table([play_game(match.setup, match.rules, seed, i, match.data, stats=stats)
+                                  for i in range(start, start + count)])}
+        if stats is not None:
+            out["cards"] = cards_table(stats)
+        return out
 
     def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
         from sim.paws.core_engine import play_batch_core
         counts: dict = {}
+        if "cards" in match.tables:
+            return play_batch_core(match.setup, match.rules, match.data, seed, start, count, counts=counts,
+                                   want_cards=True), counts
         return {"games": play_batch_core(match.setup, match.rules, match.data, seed, start, count,
                                          counts=counts)}, counts
 

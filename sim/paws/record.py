@@ -51,7 +51,47 @@ RECORD_COLUMNS = [Column(*c) for c in [
                                   "(the last round may be partial)"),
 ]]
 RECORD_FIELDS = [pa.field(c.name, c.type) for c in RECORD_COLUMNS]
-COLUMN_DOCS = {"games": {c.name: c.doc for c in RECORD_COLUMNS}}
+
+# The per-card counters of the cards table, kept per seat in both engines (Player.item_plays,
+# Player.monster_stats; the core's MC_* index is the position here). Each counts, for one seat and one
+# monster card id, over the whole game:
+MONSTER_COUNTERS = (
+    "fights",     # §5 monster fights the seat fought against the card (each monster of a mansion is one)
+    "beaten",     # ... of those, the fights the seat won (the monster knocked to 0 HP)
+    "invaded",    # §6 invasions by the seat that the card defended
+    "defended",   # §6.1 invasions of the seat's home or mansion that the card defended (the seat's own
+                  # card, or the monster deck's top card when the seat owned none)
+    "held",       # ... of those, the invasions in which the invader did not take the building (§6.3-6.4)
+    "captured",   # times the seat took the card from another seat: by invasion (§6.3) or from the
+                  # player it knocked out (§8.2)
+    "kept",       # times the seat kept the card through its own knockout (§8.3, keep_one_monster)
+)
+CARD_KINDS = ("item", "monster")
+CARD_COLUMNS = [
+    ("seed", pa.uint64(), "master seed of the batch"),
+    ("game_index", pa.int64(), "the game's index in its batch"),
+    ("mode", pa.string(), "ffa or teams"),
+    ("seat", pa.int8(), "the seat that played, fought or owned the card, 0-based"),
+    ("team", pa.int8(), "the seat's team in Teams (seat % 2); -1 in ffa"),
+    ("won", pa.bool_(), "the seat won (Teams: its team won); a game with no winner is no win"),
+    ("kind", pa.string(), "item or monster"),
+    ("card", pa.string(), "the card's name"),
+    ("plays", pa.int16(), "item card: times the seat played it (§10, a Ward cancelling a card included); "
+                          "0 for a monster"),
+    ("fights", pa.int16(), "monster card: §5 monster fights the seat fought against it"),
+    ("beaten", pa.int16(), "monster card: of those, fights the seat won (§5: the monster at 0 HP)"),
+    ("invaded", pa.int16(), "monster card: §6 invasions by the seat that it defended"),
+    ("defended", pa.int16(), "monster card: §6.1 invasions of the seat's home or mansion it defended (the "
+                             "seat's card, or the monster deck's top card when the seat owned none)"),
+    ("held", pa.int16(), "monster card: of those, invasions in which the invader did not take the building"),
+    ("captured", pa.int16(), "monster card: times the seat took it from another seat (§6.3 invasion, §8.2 "
+                             "knockout)"),
+    ("kept", pa.int16(), "monster card: times the seat kept it through its own knockout (§8.3)"),
+]
+CARD_FIELDS = [pa.field(name, kind) for name, kind, _ in CARD_COLUMNS]
+CARD_SCHEMA = pa.schema(CARD_FIELDS)
+COLUMN_DOCS = {"games": {c.name: c.doc for c in RECORD_COLUMNS},
+               "cards": {name: doc for name, _, doc in CARD_COLUMNS}}
 
 SCHEMA = record_schema(RECORD_FIELDS, PawsRules)
 RECORD_DTYPE = record_dtype(RECORD_COLUMNS, MAX_SEATS)   # the core's GameRecord
@@ -60,3 +100,8 @@ RECORD_DTYPE = record_dtype(RECORD_COLUMNS, MAX_SEATS)   # the core's GameRecord
 def to_table(records: list[dict]) -> pa.Table:
     """Records (dicts from the reference engine) to an Arrow table with the record schema."""
     return pa.Table.from_pylist(records, schema=SCHEMA)
+
+
+def cards_table(rows: list[dict]) -> pa.Table:
+    """Card rows (dicts from the reference engine's ``card_rows``) to an Arrow table with the cards schema."""
+    return pa.Table.from_pylist(rows, schema=CARD_SCHEMA)

@@ -8,6 +8,7 @@ from sim.kit.state import NOBODY, GameState
 from sim.paws.board import NO_CELL, cell_name, distances, geometry
 from sim.paws.cards import CardSet
 from sim.paws.kinds import Buff, Tile
+from sim.paws.record import MONSTER_COUNTERS
 from sim.paws.rules import PawsRules, PawsSetup
 from sim.rng import Rng
 
@@ -31,6 +32,10 @@ class Player:
     poison_ticks: int = 0                                   # Poison Dart damage still to come at turn starts
     poisoner: int = NOBODY
     snared: list[int] = field(default_factory=list)         # snared[s] = AP this seat loses next turn, from seat s
+    # the cards table's counters (sim/paws/record.py): item card id -> times played; monster card id ->
+    # one count per MONSTER_COUNTERS entry
+    item_plays: dict[int, int] = field(default_factory=dict)
+    monster_stats: dict[int, list[int]] = field(default_factory=dict)
 
     @property
     def alive(self) -> bool:
@@ -120,6 +125,11 @@ class Game(GameState):
             if on and card.buff == kind:
                 total += card.amount
         return total
+
+    def count_monster(self, seat: int, card: int, counter: int) -> None:
+        """One more of MONSTER_COUNTERS[counter] for ``seat`` and monster card ``card`` (the cards table)."""
+        stats = self.players[seat].monster_stats.setdefault(card, [0] * len(MONSTER_COUNTERS))
+        stats[counter] += 1
 
     def hand_limit(self, seat: int) -> int:
         return self.rules.hand_limit + self.buff(seat, Buff.HAND)

@@ -35,7 +35,8 @@ def key(r, *names):
 
 
 def test_every_canned_query_answers_with_its_header_columns(small_sweep):
-    names = {q.name for q in library.available() if q.game in ("any", "paws")}
+    # paws_cards reads the cards table, which this games-only sweep has not (tests/paws/test_paws_cards_table.py)
+    names = {q.name for q in library.available() if q.game in ("any", "paws") and "FROM cards" not in q.sql}
     assert {"stall_rate", "round_limit_effect", "team_vp_target", "seat_advantage", "game_length", "end_reasons",
             "bot_matchups", "knockouts"} <= names
     for name in names:

@@ -56,7 +56,7 @@ def paws_param_sweep(tmp_path_factory):
     for i, (bonus, setup) in enumerate([(b, s) for b in (1, 2) for s in
                                         ({"players": 2}, {"players": 4}, {"mode": "teams"})]):
         cells[f"c{i:03d}"] = dict(rules="v4", setup=setup, overrides={"mansion_monster_hp_bonus": bonus})
-    return write_cells(tmp_path_factory.mktemp("paws-param"), "paws", cells)
+    return write_cells(tmp_path_factory.mktemp("paws-param"), "paws", cells, tables=("games", "cards"))
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def paws_card_sweep(tmp_path_factory):
     cells = {"c000": dict(rules="v4", setup={"players": 3}),
              "c001": dict(rules="v4", setup={"players": 3}, data={"items": str(other)})}
     assert get("paws").resolve(**cells["c000"]).data_digest != get("paws").resolve(**cells["c001"]).data_digest
-    return write_cells(root / "res", "paws", cells)
+    return write_cells(root / "res", "paws", cells, tables=("games", "cards"))
 
 
 @pytest.mark.parametrize("name", PAWS)
