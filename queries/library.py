@@ -33,7 +33,6 @@ ladder's queries) gets them made on its connection (``add_seat_outcomes``) from 
 
 from __future__ import annotations
 
-import difflib
 import functools
 import glob
 import json
@@ -48,6 +47,7 @@ from typing import Any, Iterable, Sequence
 
 from sim.files import read_text_bounded
 from sim.games import GAMES
+from sim.sql_expr import Allowed, ExprCheck, Refused, refuse_comments_and_statements, serialize, strip_locations
 
 QUERY_DIR = Path(__file__).parent            # the game-agnostic questions; each game brings its own
 MANIFEST = "manifest.json"
@@ -542,137 +542,9 @@ FILTER_CAST_TYPES = frozenset("""
     boolean bool tinyint smallint integer int int2 int4 int8 bigint hugeint utinyint usmallint uinteger ubigint
     float real float4 double float8 decimal numeric varchar text string date list
 """.split())
-_REFUSED = {"SUBQUERY": "subqueries are not allowed", "WINDOW": "window functions are not allowed",
-            "STAR": "* and COLUMNS(...) are not allowed", "PARAMETER": "parameters ($name) are not allowed",
-            "LAMBDA": "lambdas are not allowed", "COLLATE": "COLLATE is not allowed",
-            "POSITIONAL_REFERENCE": "positional references (#n) are not allowed"}
-
-
-class _Refused(Exception):
-    pass
-
-
-def _strip_locations(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {k: _strip_locations(v) for k, v in node.items() if k not in ("query_location", "query_location_length")}
-    if isinstance(node, list):
-        return [_strip_locations(v) for v in node]
-    return node
-
-
-def _serialize(con, sql: str) -> dict[str, Any]:
-    return json.loads(con.execute("SELECT json_serialize_sql($sql)", {"sql": sql}).fetchone()[0])
-
-
-class _FilterCheck:
-    """Walks a parsed filter expression; every node must be one of the allowed kinds (see check_filter)."""
-
-    def __init__(self, columns: Sequence[str]):
-        self.columns = list(columns)
-        self.known = {c.lower() for c in columns}
-        self.seen: set[int] = set()
-
-    def columns_hint(self, name: str) -> str:
-        near = difflib.get_close_matches(name, self.columns, n=3, cutoff=0.6)
-        rest = [c for c in self.columns if c not in near]          # the record's own order: setup first
-        shown = near + rest[:max(0, 12 - len(near))]
-        more = len(self.columns) - len(shown)
-        return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
-
-    def node(self, n: Any, depth: int = 0) -> None:
-        if not isinstance(n, dict) or "class" not in n:
-            raise _Refused("an unexpected part of the expression")
-        if depth > FILTER_MAX_DEPTH:
-            raise _Refused(f"nested more than {FILTER_MAX_DEPTH} levels deep")
-        self.seen.add(id(n))
-        cls, typ = n["class"], n.get("type")
-        if cls == "COLUMN_REF":
-            names = n.get("column_names") or []
-            if len(names) != 1:
-                raise _Refused(f"{'.'.join(map(str, names))!r}: name a column of the games alone (no table or "
-                               f"field); the games have {self.columns_hint(str(names[-1]) if names else '')}")
-            if str(names[0]).lower() not in self.known:
-                raise _Refused(f"unknown column {names[0]!r}; the games have {self.columns_hint(str(names[0]))}")
-        elif cls == "CONSTANT":
-            pass
-        elif cls == "COMPARISON":
-            if typ not in FILTER_COMPARISONS:
-                raise _Refused(f"the comparison {typ} is not allowed")
-            self.node(n.get("left"), depth + 1)
-            self.node(n.get("right"), depth + 1)
-        elif cls == "CONJUNCTION":
-            self.children(n, depth + 1)
-        elif cls == "OPERATOR":
-            if typ not in FILTER_OPERATOR_TYPES:
-                raise _Refused(f"the operator {typ} is not allowed")
-            self.children(n, depth + 1)
-        elif cls == "BETWEEN":
-            for k in ("input", "lower", "upper"):
-                self.node(n.get(k), depth + 1)
-        elif cls == "CASE":
-            for check in n.get("case_checks") or []:
-                self.node(check.get("when_expr"), depth + 1)
-                self.node(check.get("then_expr"), depth + 1)
-            self.node(n.get("else_expr"), depth + 1)
-        elif cls == "CAST":
-            self.node(n.get("child"), depth + 1)
-            self.type(n.get("type_expr"), depth + 1)
-        elif cls == "FUNCTION":
-            self.function(n, depth + 1)
-        else:
-            raise _Refused(_REFUSED.get(cls, f"{str(cls).lower().replace('_', ' ')} expressions are not allowed"))
-
-    def children(self, n: dict, depth: int) -> None:
-        children = n.get("children")
-        if not isinstance(children, list) or not children:
-            raise _Refused("an unexpected part of the expression")
-        for c in children:
-            self.node(c, depth)
-
-    def type(self, t: Any, depth: int) -> None:
-        if not isinstance(t, dict) or t.get("class") != "TYPE" or depth > FILTER_MAX_DEPTH:
-            raise _Refused("an unexpected cast")
-        self.seen.add(id(t))
-        name = str(t.get("type_name", ""))
-        if t.get("catalog") or t.get("schema") or name.lower() not in FILTER_CAST_TYPES:
-            raise _Refused(f"a cast to {name or '?'} is not allowed")
-        for c in t.get("children") or []:
-            if isinstance(c, dict) and c.get("class") == "CONSTANT":
-                self.node(c, depth + 1)
-            else:
-                self.type(c, depth + 1)
-
-    def function(self, n: dict, depth: int) -> None:
-        name = str(n.get("function_name", ""))
-        if name.lower() not in FILTER_FUNCTIONS | FILTER_OPERATORS:
-            raise _Refused(f"the function {name}() is not allowed in a filter (allowed: "
-                           f"{', '.join(sorted(FILTER_FUNCTIONS))}, and the usual operators)")
-        if n.get("schema") or n.get("catalog") or n.get("filter") is not None or n.get("distinct") \
-                or n.get("export_state") or (n.get("order_bys") or {}).get("orders"):
-            raise _Refused(f"{name}(): only a plain call is allowed (no schema, FILTER, DISTINCT or ORDER BY)")
-        args = n.get("arguments")
-        if not isinstance(args, list):
-            raise _Refused("an unexpected part of the expression")
-        for a in args:
-            if not isinstance(a, dict) or a.get("name"):
-                raise _Refused(f"{name}(): named arguments are not allowed")
-            self.node(a.get("expression"), depth)
-
-    def unvisited(self, tree: Any) -> str | None:
-        """The class of an expression node the walk did not check (a part it does not know), or None."""
-        if isinstance(tree, dict):
-            if ("class" in tree and id(tree) not in self.seen) or "subquery" in tree or "node" in tree:
-                return str(tree.get("class", "a query"))
-            for v in tree.values():
-                found = self.unvisited(v)
-                if found:
-                    return found
-        elif isinstance(tree, list):
-            for v in tree:
-                found = self.unvisited(v)
-                if found:
-                    return found
-        return None
+FILTER_ALLOWED = Allowed(functions=FILTER_FUNCTIONS, operators=FILTER_OPERATORS,
+                         operator_types=FILTER_OPERATOR_TYPES, cast_types=FILTER_CAST_TYPES,
+                         max_depth=FILTER_MAX_DEPTH, where=" in a filter", comparisons=FILTER_COMPARISONS)
 
 
 def check_filter(con, where: str, columns: Sequence[str], source: str = "games_all") -> str:
@@ -699,20 +571,12 @@ def check_filter(con, where: str, columns: Sequence[str], source: str = "games_a
         raise bad("a NUL character")
     sql = f"SELECT * FROM {source} WHERE ({where})"
     try:
-        tokens = duckdb.tokenize(sql)
-    except Exception as e:          # noqa: BLE001 - the tokenizer's errors are not all duckdb.Error
-        raise bad(f"cannot be read ({one_line(e)})") from None
-    raw = sql.encode()                  # the tokenizer's positions are UTF-8 byte offsets
-    for i, (pos, kind) in enumerate(tokens):
-        end = tokens[i + 1][0] if i + 1 < len(tokens) else len(raw)
-        text = raw[pos:end].decode(errors="replace")
-        if kind == duckdb.token_type.comment:
-            raise bad("comments are not allowed")
-        if kind == duckdb.token_type.operator and ";" in text:
-            raise bad("';' is not allowed (one expression, not statements)")
+        refuse_comments_and_statements(sql)
+    except Refused as e:
+        raise bad(str(e)) from None
     try:
-        tree = _serialize(con, sql)
-        reference = _serialize(con, f"SELECT * FROM {source}")
+        tree = serialize(con, sql)
+        reference = serialize(con, f"SELECT * FROM {source}")
     except duckdb.Error as e:
         raise bad(f"cannot be read ({one_line(e)})") from None
     except RecursionError:
@@ -728,20 +592,14 @@ def check_filter(con, where: str, columns: Sequence[str], source: str = "games_a
     stmt = statements[0]
     node = stmt.get("node") if isinstance(stmt.get("node"), dict) else {}
     where_tree = node.get("where_clause")
-    shape = _strip_locations({**stmt, "node": {**node, "where_clause": None}})
-    if where_tree is None or shape != _strip_locations(reference["statements"][0]):
+    shape = strip_locations({**stmt, "node": {**node, "where_clause": None}})
+    if where_tree is None or shape != strip_locations(reference["statements"][0]):
         raise bad("not one expression (it reaches past the filter: a closing parenthesis, UNION, "
                   "GROUP BY, ORDER BY ...)")
-    check = _FilterCheck(columns)
     try:
-        check.node(where_tree)
-        left = check.unvisited(where_tree)
-        if left:
-            raise _Refused(f"{left.lower().replace('_', ' ')} expressions are not allowed")
-    except _Refused as e:
+        ExprCheck(FILTER_ALLOWED, columns).check(where_tree)
+    except Refused as e:
         raise bad(str(e)) from None
-    except RecursionError:
-        raise bad("nested too deeply") from None
     return sql
 
 
@@ -869,7 +727,7 @@ def only_select(con, sql: str, where: str = "sql") -> None:
     serializes SELECT statements only)."""
     import duckdb
     try:
-        tree = _serialize(con, sql)
+        tree = serialize(con, sql)
     except duckdb.Error as e:
         raise QueryError(f"{where}: {one_line(e)}") from None
     if tree.get("error"):

@@ -40,16 +40,16 @@ and the configuration locked, and every value must lie in [0, 1] (else a MetricE
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import pyarrow as pa
 
 from sim.params import fields
+from sim.sql_expr import Allowed, ExprCheck, Refused, refuse_comments_and_statements, serialize, strip_locations
 
 if TYPE_CHECKING:
     from sim.games import Game
@@ -73,19 +73,14 @@ SQL_FUNCTIONS = frozenset("""
     list_sum list_max list_min list_avg list_count list_extract list_element array_length len
 """.split())
 SQL_OPERATORS = frozenset(["+", "-", "*", "/", "//", "%", "||", "~~", "!~~", "like_escape", "not_like_escape"])
-SQL_COMPARISONS = frozenset(["COMPARE_EQUAL", "COMPARE_NOTEQUAL", "COMPARE_LESSTHAN", "COMPARE_GREATERTHAN",
-                             "COMPARE_LESSTHANOREQUALTO", "COMPARE_GREATERTHANOREQUALTO",
-                             "COMPARE_DISTINCT_FROM", "COMPARE_NOT_DISTINCT_FROM"])
 SQL_OPERATOR_TYPES = frozenset(["OPERATOR_NOT", "OPERATOR_IS_NULL", "OPERATOR_IS_NOT_NULL", "COMPARE_IN",
                                 "COMPARE_NOT_IN", "ARRAY_EXTRACT", "OPERATOR_COALESCE"])
 SQL_CAST_TYPES = frozenset("""
     boolean bool tinyint smallint integer int int2 int4 int8 bigint utinyint usmallint uinteger ubigint
     float real float4 double float8 decimal numeric
 """.split())
-_REFUSED = {"SUBQUERY": "subqueries are not allowed", "WINDOW": "window functions are not allowed",
-            "STAR": "* and COLUMNS(...) are not allowed", "PARAMETER": "parameters ($name) are not allowed",
-            "LAMBDA": "lambdas are not allowed", "COLLATE": "COLLATE is not allowed",
-            "POSITIONAL_REFERENCE": "positional references (#n) are not allowed"}
+SQL_ALLOWED = Allowed(functions=SQL_FUNCTIONS, operators=SQL_OPERATORS, operator_types=SQL_OPERATOR_TYPES,
+                      cast_types=SQL_CAST_TYPES, max_depth=SQL_MAX_DEPTH)
 _NUMERIC_TYPE = re.compile(r"BOOLEAN|U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)")
 _SEAT = re.compile(r"(player|team)=(\d{1,3})")
 
@@ -210,10 +205,6 @@ def parse_metric(game: "Game", text: str) -> Metric:
 
 # --- sql: metrics -------------------------------------------------------------------------------------------
 
-class _Refused(Exception):
-    pass
-
-
 def _connection(table: pa.Table | None):
     """A fresh in-process DuckDB connection holding only ``table`` (as ``games``): no file, no extension,
     no setting change, one thread (the same sums whatever the machine)."""
@@ -239,167 +230,40 @@ def _seat_view(game: "Game") -> str:
     return body.strip().rstrip(";")
 
 
-def _strip_locations(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {k: _strip_locations(v) for k, v in node.items()
-                if k not in ("query_location", "query_location_length")}
-    if isinstance(node, list):
-        return [_strip_locations(v) for v in node]
-    return node
-
-
-class _ExprCheck:
-    """Walks a parsed expression; every node must be one of the allowed kinds (see the module doc)."""
-
-    def __init__(self, columns: Sequence[str]):
-        self.columns = list(columns)
-        self.known = {c.lower() for c in columns}
-        self.seen: set[int] = set()
-
-    def node(self, n: Any, depth: int = 0) -> None:
-        if not isinstance(n, dict) or "class" not in n:
-            raise _Refused("an unexpected part of the expression")
-        if depth > SQL_MAX_DEPTH:
-            raise _Refused(f"nested more than {SQL_MAX_DEPTH} levels deep")
-        self.seen.add(id(n))
-        cls, typ = n["class"], n.get("type")
-        if cls == "COLUMN_REF":
-            names = n.get("column_names") or []
-            if len(names) != 1:
-                raise _Refused(f"{'.'.join(map(str, names))!r}: name a column alone (no table or field)")
-            if str(names[0]).lower() not in self.known:
-                shown = ", ".join(self.columns[:16]) + (" ..." if len(self.columns) > 16 else "")
-                raise _Refused(f"unknown column {names[0]!r}; the games have {shown}")
-        elif cls == "CONSTANT":
-            pass
-        elif cls == "COMPARISON":
-            if typ not in SQL_COMPARISONS:
-                raise _Refused(f"the comparison {typ} is not allowed")
-            self.node(n.get("left"), depth + 1)
-            self.node(n.get("right"), depth + 1)
-        elif cls in ("CONJUNCTION", "OPERATOR"):
-            if cls == "OPERATOR" and typ not in SQL_OPERATOR_TYPES:
-                raise _Refused(f"the operator {typ} is not allowed")
-            children = n.get("children")
-            if not isinstance(children, list) or not children:
-                raise _Refused("an unexpected part of the expression")
-            for c in children:
-                self.node(c, depth + 1)
-        elif cls == "BETWEEN":
-            for k in ("input", "lower", "upper"):
-                self.node(n.get(k), depth + 1)
-        elif cls == "CASE":
-            for check in n.get("case_checks") or []:
-                self.node(check.get("when_expr"), depth + 1)
-                self.node(check.get("then_expr"), depth + 1)
-            self.node(n.get("else_expr"), depth + 1)
-        elif cls == "CAST":
-            self.node(n.get("child"), depth + 1)
-            t = n.get("type_expr") or n.get("cast_type")
-            name = str((t or {}).get("type_name") or (t or {}).get("id") or "")
-            if not isinstance(t, dict) or t.get("catalog") or t.get("schema") or t.get("children") \
-                    or name.lower() not in SQL_CAST_TYPES:
-                raise _Refused(f"a cast to {name or '?'} is not allowed (only to a plain number or boolean)")
-            self._mark(t)
-        elif cls == "FUNCTION":
-            name = str(n.get("function_name", ""))
-            if name.lower() not in SQL_FUNCTIONS | SQL_OPERATORS:
-                raise _Refused(f"the function {name}() is not allowed (allowed: {', '.join(sorted(SQL_FUNCTIONS))}"
-                               ", and the usual operators)")
-            if n.get("schema") or n.get("catalog") or n.get("filter") is not None or n.get("distinct") \
-                    or n.get("export_state") or (n.get("order_bys") or {}).get("orders"):
-                raise _Refused(f"{name}(): only a plain call is allowed")
-            args = n.get("children", n.get("arguments"))
-            if not isinstance(args, list):
-                raise _Refused("an unexpected part of the expression")
-            for a in args:
-                if isinstance(a, dict) and "expression" in a and "class" not in a:
-                    if a.get("name"):
-                        raise _Refused(f"{name}(): named arguments are not allowed")
-                    self.seen.add(id(a))
-                    a = a.get("expression")
-                self.node(a, depth + 1)
-        else:
-            raise _Refused(_REFUSED.get(cls, f"{str(cls).lower().replace('_', ' ')} expressions are not allowed"))
-
-    def _mark(self, t: Any) -> None:
-        if isinstance(t, dict):
-            self.seen.add(id(t))
-            for v in t.values():
-                self._mark(v)
-        elif isinstance(t, list):
-            for v in t:
-                self._mark(v)
-
-    def unvisited(self, tree: Any) -> str | None:
-        """The class of a node the walk did not check, or None."""
-        if isinstance(tree, dict):
-            if ("class" in tree and id(tree) not in self.seen) or "subquery" in tree or "node" in tree:
-                return str(tree.get("class", "a query"))
-            for v in tree.values():
-                if found := self.unvisited(v):
-                    return found
-        elif isinstance(tree, list):
-            for v in tree:
-                if found := self.unvisited(v):
-                    return found
-        return None
-
-
 def _check_expression(con, expr: str, columns: Sequence[str]) -> str:
     """The SELECT that evaluates ``expr`` over ``seat_outcomes``, after checking it is one allowed expression;
-    a problem is raised as _Refused (one phrase)."""
+    a problem is raised as Refused (one phrase)."""
     import duckdb
     if not expr:
-        raise _Refused("empty expression")
+        raise Refused("empty expression")
     if len(expr) > SQL_MAX_CHARS:
-        raise _Refused(f"longer than {SQL_MAX_CHARS} characters")
+        raise Refused(f"longer than {SQL_MAX_CHARS} characters")
     if "\x00" in expr:
-        raise _Refused("a NUL character")
+        raise Refused("a NUL character")
     sql = f"SELECT ({expr}) FROM {SEAT_VIEW}"
-    try:
-        tokens = duckdb.tokenize(sql)
-    except Exception as e:  # noqa: BLE001 - the tokenizer's errors are not all duckdb.Error
-        raise _Refused(f"cannot be read ({str(e).splitlines()[0][:120]})") from None
-    raw = sql.encode()
-    for i, (pos, kind) in enumerate(tokens):
-        end = tokens[i + 1][0] if i + 1 < len(tokens) else len(raw)
-        text = raw[pos:end].decode(errors="replace")
-        if kind == duckdb.token_type.comment:
-            raise _Refused("comments are not allowed")
-        if kind == duckdb.token_type.operator and ";" in text:
-            raise _Refused("';' is not allowed (one expression, not statements)")
-
-    def serialize(text: str) -> dict:
-        return json.loads(con.execute("SELECT json_serialize_sql($sql)", {"sql": text}).fetchone()[0])
+    refuse_comments_and_statements(sql)
 
     try:
-        tree = serialize(sql)
-        reference = serialize(f"SELECT 1 FROM {SEAT_VIEW}")
+        tree = serialize(con, sql)
+        reference = serialize(con, f"SELECT 1 FROM {SEAT_VIEW}")
     except duckdb.Error as e:
-        raise _Refused(f"cannot be read ({str(e).splitlines()[0][:120]})") from None
+        raise Refused(f"cannot be read ({str(e).splitlines()[0][:120]})") from None
     except RecursionError:
-        raise _Refused("nested too deeply") from None
+        raise Refused("nested too deeply") from None
     if tree.get("error"):
-        raise _Refused(str(tree.get("error_message", "not an expression")).splitlines()[0][:160])
+        raise Refused(str(tree.get("error_message", "not an expression")).splitlines()[0][:160])
     statements = tree.get("statements") or []
     if len(statements) != 1:
-        raise _Refused("not one expression")
+        raise Refused("not one expression")
     stmt = statements[0]
     node = stmt.get("node") if isinstance(stmt.get("node"), dict) else {}
     select = node.get("select_list")
     ref_stmt = reference["statements"][0]
-    shape = _strip_locations({**stmt, "node": {**node, "select_list": None}})
-    ref_shape = _strip_locations({**ref_stmt, "node": {**ref_stmt["node"], "select_list": None}})
+    shape = strip_locations({**stmt, "node": {**node, "select_list": None}})
+    ref_shape = strip_locations({**ref_stmt, "node": {**ref_stmt["node"], "select_list": None}})
     if not isinstance(select, list) or len(select) != 1 or shape != ref_shape:
-        raise _Refused("not one expression (it reaches past it: a comma, FROM, WHERE, UNION, ...)")
-    check = _ExprCheck(columns)
-    try:
-        check.node(select[0])
-        if left := check.unvisited(select[0]):
-            raise _Refused(f"{left.lower().replace('_', ' ')} expressions are not allowed")
-    except RecursionError:
-        raise _Refused("nested too deeply") from None
+        raise Refused("not one expression (it reaches past it: a comma, FROM, WHERE, UNION, ...)")
+    ExprCheck(SQL_ALLOWED, columns).check(select[0])
     return sql
 
 
@@ -413,7 +277,7 @@ def _sql_metric(game: "Game", text: str, expr: str) -> Metric:
         columns = [d[0] for d in con.execute(f"SELECT * FROM {SEAT_VIEW} LIMIT 0").description]
         try:
             _check_expression(con, expr, columns)
-        except _Refused as e:
+        except Refused as e:
             raise _bad(game, text, str(e)) from None
         try:       # binds the expression: unknown functions, wrong types
             kind = str(con.execute(f"SELECT ({expr}) FROM {SEAT_VIEW} LIMIT 0").description[0][1])
