@@ -71,5 +71,5 @@ def test_columns_explains_the_one_based_lists_once():
     res = runner.invoke(app, ["columns", "paws"])
     assert res.exit_code == 0
     assert res.stdout.count("vp[winner_seat + 1]") == 1 and "seat 0 first" in res.stdout
-    res = runner.invoke(app, ["columns", "paws", "--table", "cards"])
-    assert res.exit_code == 2 and "expected one of games" in res.stderr
+    res = runner.invoke(app, ["columns", "paws", "--table", "heroes"])
+    assert res.exit_code == 2 and "expected one of games, cards" in res.stderr
