@@ -250,6 +250,7 @@ ctypedef struct GameRecord:
     int8_t end_reason             # R_*
     int16_t rounds
     int32_t turns                 # counted in place (Game.rec) as the game goes
+    int32_t idle_turns            # counted in place: turns that ended with no action taken
     int8_t vp[MAXP]               # per seat, the first Game.n entries
     int8_t buildings[MAXP]
     int8_t lives_left[MAXP]

@@ -2,8 +2,8 @@
 -- How often does a player take a turn and do nothing? Share of turns with no action taken, per game and
 -- setup: the records' idle_turns (turns with no action) over turns, a ratio of sums with a 95% interval by
 -- the delta method over games (turns of one game are not independent, so not a Wilson interval). Only
--- records that keep an idle_turns column have this answer: for records that lack it (no game that ships
--- keeps one yet) idle_turns and the share are empty (NULL).
+-- records that keep an idle_turns column have this answer: for records that lack it (a game whose every
+-- turn takes an action keeps none) idle_turns and the share are empty (NULL).
 -- game: any
 -- columns: game, ruleset?, board?, mode?, players?, team_vp_target?, round_limit?, games, turns, idle_turns, share, ci95_low, ci95_high
 WITH recorded AS (   -- a record without the column: idle_turns NULL

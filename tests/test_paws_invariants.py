@@ -82,6 +82,7 @@ def check_record(rec, setup):
     n, r = setup.players, rec
     assert len(rec["vp"]) == len(rec["lives_left"]) == n
     assert rec["rounds"] == len(rec["vp_trace"]) and rec["vp_trace"][-1] == rec["vp"]
+    assert 0 <= rec["idle_turns"] <= rec["turns"]
     assert all(0 <= x <= r["lives"] for x in rec["lives_left"])
     assert [r["lives"] - x for x in rec["lives_left"]] == rec["knockouts"]
     if r["vp_per_knockout"] == 0:

@@ -37,6 +37,7 @@ cdef bint take_turn(Game* g, int seat) noexcept nogil:
     g.turn_knockouts = g.players[seat].knockouts
     if start_turn(g, seat) and g.actions < g.r.max_actions_per_turn:
         return finish_turn(g)
+    g.rec.idle_turns += 1                 # knocked out at its start, or no action allowed
     g.seat = NOBODY
     return False
 
@@ -68,4 +69,5 @@ cdef void take_option(Game* g, int choice) noexcept nogil:
         if (g.actions < g.r.max_actions_per_turn and not g.over and not g.error
                 and g.players[seat].knockouts == g.turn_knockouts):
             return
+    g.rec.idle_turns += g.actions == 0
     g.seat = NOBODY

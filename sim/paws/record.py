@@ -38,6 +38,8 @@ RECORD_COLUMNS = [Column(*c) for c in [
                                 "winner after max_rounds)", "int8"),
     ("rounds", pa.int16(), "rounds played (the last may be partial)", "int16"),
     ("turns", pa.int32(), "turns played", "int32"),
+    ("idle_turns", pa.int32(), "turns in which the player took no action (§3): ended the turn at once, had no "
+                               "AP, or was knocked out by poison at its start", "int32"),
     ("vp", SEATS, "VP of each seat at the end", "int8"),
     ("buildings", SEATS, "homes + mansions each seat owns at the end", "int8"),
     ("lives_left", SEATS, "lives each seat has left at the end", "int8"),

@@ -81,6 +81,7 @@ class Game(GameState):
         self.first_seat = 0
         self.round = 0
         self.turns = 0
+        self.idle_turns = 0           # turns that ended with no action taken (§3)
         self.seat = NOBODY                    # whose turn it is
         self.ap = 0
         self.building_fights_left = 0         # this turn; large when unlimited

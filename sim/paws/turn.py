@@ -98,6 +98,7 @@ def take_turn(g: Game, seat: int) -> None:
     g.emit("turn", f"- Round {g.round}, {g.seat_name(seat)}'s turn: HP {p.hp}, lives {p.lives}, VP {g.vp(seat)}{team}, "
                    f"{len(p.items)} item cards, on {g.at(p.pos)}", seat)
     knocked = p.knockouts
+    acted = False
     if start_turn(g, seat):
         g.emit("ap", f"{g.seat_name(seat)} has {g.ap} AP", seat, 1)
         for taken in range(g.rules.max_actions_per_turn):
@@ -108,6 +109,8 @@ def take_turn(g: Game, seat: int) -> None:
                     g.emit("end_turn", end_turn_text(g, seat, acts, taken), seat, 1)
                 break
             apply_action(g, seat, act)
+            acted = True
             if g.over or p.knockouts != knocked:  # §3: knocked out on your own turn, your turn ends
                 break
+    g.idle_turns += not acted
     g.seat = -1

@@ -92,6 +92,26 @@ def test_knocked_out_on_your_own_turn_ends_the_turn_at_once():
     p = g.players[0]
     assert (p.lives, p.pos, p.hp, g.ap) == (1, 0, 10, 4)
     assert g.seat == -1
+    assert (g.turns, g.idle_turns) == (1, 0)     # it looted: an action taken, not an idle turn
+
+
+def test_a_turn_with_no_action_is_idle_whatever_ended_it():
+    """The record's idle_turns counts turns that end with no action taken: P0 ends its turn at once
+    (idle); P1 moves once and ends (not idle); P0, poisoned at 1 HP, is knocked out by the tick at the
+    start of its turn (idle: §10 Poison Dart, §3 the turn ends at once)."""
+    g = make_game()
+    place(g, 0, pos=4)
+    place(g, 1, pos=5)
+    with script(g, Ask(0, Decision.ACTION, END_TURN)):
+        take_turn(g, 0)
+    assert (g.turns, g.idle_turns) == (1, 1)
+    with script(g, Ask(1, Decision.ACTION, (Action.MOVE, 4, -1)), Ask(1, Decision.ACTION, END_TURN)):
+        take_turn(g, 1)
+    assert (g.turns, g.idle_turns) == (2, 1)
+    place(g, 0, hp=1)
+    g.players[0].poison_ticks, g.players[0].poisoner = 1, 1
+    take_turn(g, 0)
+    assert g.players[0].lives == 1 and (g.turns, g.idle_turns) == (3, 2)
 
 
 def test_explorer_place_a_tile_costs_one_ap_next_to_a_tile_on_the_table():

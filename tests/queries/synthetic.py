@@ -67,7 +67,8 @@ def rows(games, board, mode, players, bots, **rules) -> list[dict]:
             "game": "paws", "ruleset": "v4", "board": board, "mode": mode, "players": players, "bots": bots,
             "seed": 1, "game_index": i, "first_seat": first,
             "winner_seat": winner if mode == "ffa" else -1, "winner_team": winner if mode == "teams" else -1,
-            "end_reason": reason, "rounds": rounds, "turns": 4 * rounds, "vp": trace[-1],
+            "end_reason": reason, "rounds": rounds, "turns": 4 * rounds, "idle_turns": 0,
+            "vp": trace[-1],
             "buildings": [0] * players, "lives_left": lives, "knockouts": ko, "knockouts_dealt": dealt,
             "building_fights": 0, "invasions": 0, "raids": 0, "items_played": 0, "vp_trace": trace, **params,
         })

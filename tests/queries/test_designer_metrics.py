@@ -38,10 +38,8 @@ def wilson(k: int, n: int) -> tuple[float, float]:
     return stats.wilson(k, n, Z)
 
 
-def write(path: Path, records: list[dict], extra: dict | None = None) -> str:
-    table = pa.Table.from_pylist(records, schema=SCHEMA)
-    for name, values in (extra or {}).items():
-        table = table.append_column(name, pa.array(values, pa.int32()))
+def write(path: Path, records: list[dict], drop: tuple[str, ...] = ()) -> str:
+    table = pa.Table.from_pylist(records, schema=SCHEMA).drop_columns(list(drop))
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, path)
     return str(path)
@@ -145,9 +143,9 @@ def test_a_mean_over_many_games_uses_the_normal_limit_of_t(tmp_path):
 
 def test_idle_turns_share_with_a_delta_method_interval(tmp_path):
     recs = rows(FFA[:3], "beginner", "ffa", 3, ["heuristic"] * 3)
-    for rec, turns in zip(recs, (10, 20, 30)):
-        rec["turns"] = turns
-    path = write(tmp_path / "g.parquet", recs, {"idle_turns": [1, 4, 3]})
+    for rec, turns, idle in zip(recs, (10, 20, 30), (1, 4, 3)):
+        rec["turns"], rec["idle_turns"] = turns, idle
+    path = write(tmp_path / "g.parquet", recs)
     r = one("idle_turns", path)
     share = 8 / 60
     resid = [1 - share * 10, 4 - share * 20, 3 - share * 30]           # idle - share x turns, per game
@@ -158,8 +156,10 @@ def test_idle_turns_share_with_a_delta_method_interval(tmp_path):
     assert r["ci95_high"] == pytest.approx(share + 1.959963984540054 * se, abs=1e-9)
 
 
-def test_records_without_idle_turns_answer_with_an_empty_share(ffa):
-    r = one("idle_turns", ffa)
+def test_records_without_idle_turns_answer_with_an_empty_share(tmp_path):
+    """A record that keeps no idle_turns column (a game whose every turn acts): the share is empty."""
+    r = one("idle_turns", write(tmp_path / "g.parquet", rows(FFA, "beginner", "ffa", 3, ["heuristic"] * 3),
+                                drop=("idle_turns",)))
     assert r["games"] == 5 and r["turns"] == 4 * (3 + 2 + 4 + 1 + 4)
     assert r["idle_turns"] is None and r["share"] is None and r["ci95_low"] is None
 

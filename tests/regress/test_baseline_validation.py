@@ -257,7 +257,7 @@ BAD_FIELDS = [   # (path, value, field as the error names it, what it must say i
     # metrics: families of the game, and counts that mean something
     ("cells.0.metrics", [], "cells[0].metrics = []", "an object of metric family"),
     ("cells.0.metrics.win_rate", {"x": [1, 2]}, "unknown metric family cells[0].metrics.win_rate",
-     "paws has bot_win_rate, end_reasons, game_length, seat_win_rate, stall_rate, team_win_rate"),
+     "paws has bot_win_rate, end_reasons, game_length, idle_turns, lead_changes, seat_win_rate, stall_rate, team_win_rate"),
     ("cells.0.metrics.people_win_rate", {"animalis": [1, 2]}, "unknown metric family cells[0].metrics.people_win_rate",
      "paws has"),
     ("cells.0.metrics.stall_rate", [2, 200], "cells[0].metrics.stall_rate = [2, 200]", "a non-empty object of key"),

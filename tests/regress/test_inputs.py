@@ -46,7 +46,7 @@ def test_good_suite(tmp_path):
     (("level = 0.05", "method = 'bonferroni'"), "thresholds.method = 'bonferroni' is not allowed; expected one of bh, holm"),
     (("level = 0.05", "alpha = 0.05"), "unknown key thresholds.alpha; valid: method, level, min_effect"),
     (("stall_rate = 0.01", "win_rate = 0.01"), "unknown metric family thresholds.min_effect.win_rate; valid: "
-                                               "bot_win_rate, end_reasons, game_length, seat_win_rate"),
+                                               "bot_win_rate, end_reasons, game_length, idle_turns, lead_changes, seat_win_rate"),
     (("stall_rate = 0.01", "stall_rate = -1"), "thresholds.min_effect.stall_rate = -1 is not allowed"),
     (("seeds = [1, 2]", "seeds = []"), "seeds = [] is not allowed; expected a non-empty list of integers >= 0"),
     (("seeds = [1, 2]", "seeds = [3, 3]"), "repeats a seed"),

@@ -21,6 +21,18 @@ def write_cells(root, game, cells, games, engine):
     return out
 
 
+def lead_changes(rec) -> int:
+    """Times the leader changed over the VP trace: a side (Teams: seats 0+2, 1+3) leads after a round when
+    its VP is strictly the highest; rounds with a tie for the lead are skipped."""
+    sides = 2 if rec["mode"] == "teams" else rec["players"]
+    led = []
+    for row in rec["vp_trace"]:
+        total = [sum(v for s, v in enumerate(row) if s % sides == side) for side in range(sides)]
+        if total.count(max(total)) == 1:
+            led.append(total.index(max(total)))
+    return sum(a != b for a, b in zip(led, led[1:]))
+
+
 def test_paws_metrics_match_python(tmp_path):
     recs = write_cells(tmp_path, "paws", {"c000": {"players": 3}, "c001": {"mode": "teams"},
                                           "c002": {"bots": "heuristic,random,random,heuristic"}}, 400, "core")
@@ -31,6 +43,8 @@ def test_paws_metrics_match_python(tmp_path):
         assert m["end_reasons"] == dict(Counter(r["end_reason"] for r in rs))
         assert m["game_length"] == {str(k): v for k, v in Counter(r["rounds"] for r in rs).items()}
         assert m["stall_rate"] == {"stalled": [sum(r["end_reason"] == "stalled" for r in rs), n]}
+        assert m["idle_turns"] == {str(k): v for k, v in Counter(r["idle_turns"] for r in rs).items()}
+        assert m["lead_changes"] == {str(k): v for k, v in Counter(lead_changes(r) for r in rs).items()}
     ffa = recs["c000"]
     assert got["c000"]["seat_win_rate"] == {
         **{f"seat {s}": [sum(r["winner_seat"] == s for r in ffa), 400] for s in range(3)},
