@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from queries import stats
 from regress.compare import Comparison, Test
 from regress.metrics import Family
 from regress.suite import Suite
@@ -31,25 +32,47 @@ def distribution_stats(hist: dict[str, int]) -> tuple[float, float, int]:
     return mean, items[-1][0], n
 
 
+def _moments(hist: dict[str, int]) -> tuple[float, float, int]:
+    """(mean, sample variance, games) of a histogram {value: count}."""
+    n = sum(hist.values())
+    if n == 0:
+        return math.nan, math.nan, 0
+    mean = sum(float(k) * v for k, v in hist.items()) / n
+    var = sum((float(k) - mean) ** 2 * v for k, v in hist.items()) / (n - 1) if n > 1 else math.nan
+    return mean, var, n
+
+
 def value_text(t: Test, counts: Any) -> str:
-    """One side of a test in words: ``25.1% (502/2000)``, ``vp 94%, stalled 1%``, ``mean 8.0, median 7``."""
+    """One side of a test in words: ``25.1% [23.2, 27.1] (502/2000)`` (Wilson 95%), ``vp 94%, stalled 1%``,
+    ``mean 8.0 [7.9, 8.1], median 7`` (normal 95%)."""
     if t.kind == "rate":
         k, n = counts
-        return f"{_pct(k / n) if n else '-'} ({k}/{n})"
+        if not n:
+            return f"- ({k}/{n})"
+        lo, hi = stats.wilson(k, n, stats.Z95)
+        return f"{_pct(k / n)} [{100 * lo:.1f}, {100 * hi:.1f}] ({k}/{n})"
     if t.kind == "categorical":
         n = sum(counts.values()) or 1
         return ", ".join(f"{k} {_pct(v / n)}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
     mean, median, _ = distribution_stats(counts)
-    return f"mean {mean:.2f}, median {median:g}"
+    _, var, n = _moments(counts)
+    half = stats.Z95 * math.sqrt(var / n) if n > 1 else math.nan
+    return f"mean {mean:.2f} [{mean - half:.2f}, {mean + half:.2f}], median {median:g}"
 
 
 def shift_text(t: Test, fam: Family | None) -> str:
+    """The shift, current - baseline, with its 95% interval (each interval alone, not adjusted for the run's
+    many metrics; the adjusted p decides the alarm): Newcombe for a rate, Welch for a mean; a total
+    variation distance has none."""
     if t.kind == "rate":
-        return f"{100 * t.effect:+.1f} pp"
+        _, lo, hi = stats.newcombe(t.baseline[0], t.baseline[1], t.current[0], t.current[1])
+        return f"{100 * t.effect:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"
     if t.kind == "categorical":
         return f"TV {t.effect:.3f}"
     unit = f" {fam.unit}" if fam and fam.unit else ""
-    return f"{t.effect:+.2f}{unit}"
+    (m1, v1, n1), (m2, v2, n2) = _moments(t.baseline), _moments(t.current)
+    _, lo, hi, _ = stats.mean_difference(m1, v1, n1, m2, v2, n2)
+    return f"{m2 - m1:+.2f}{unit} [{lo:+.2f}, {hi:+.2f}]"
 
 
 def min_text(t: Test, fam: Family | None) -> str:
@@ -70,7 +93,7 @@ def test_row(t: Test, fams: dict[str, Family]) -> list[str]:
             shift_text(t, fam), min_text(t, fam), p_text(t.p_adj), "**yes**" if t.flagged else "no"]
 
 
-TEST_HEAD = ["cell", "metric", "baseline", "current", "shift", "min. shift", "p (adjusted)", "flagged"]
+TEST_HEAD = ["cell", "metric", "baseline [95%]", "current [95%]", "shift [95%]", "min. shift", "p (adjusted)", "flagged"]
 
 
 def _table(head: list[str], rows: list[list[str]]) -> list[str]:
@@ -88,6 +111,8 @@ def summary_lines(suite: Suite, cmp: Comparison, baseline_path: str) -> list[str
         f"Baseline `{baseline_path}`: code {base['code_version']}, seeds {', '.join(map(str, base['seeds']))} x "
         f"{base['games_per_cell']:,} games. This run: code {cur['code_version']}.",
         f"Drift test: {len(cmp.tests)} metrics, {METHOD[th['method']]} at {th['level']:g}; minimum shifts: {mins}.",
+        "Intervals in brackets are 95% each (Wilson for a rate, Newcombe for a rate's shift, normal for a mean "
+        "and Welch for its shift), not adjusted for the run's many metrics: the adjusted p decides an alarm.",
     ]
 
 

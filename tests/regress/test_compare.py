@@ -100,3 +100,17 @@ def test_a_retyped_or_added_column_is_named_as_the_cause():
             base["record_columns"] = cols
         assert compare(suite(), base, cur).cells[0].detail == "seed 1: same rules, data and setup: the code " \
             "plays these games differently (code v1 -> v1, engine core unchanged)"
+
+
+def test_report_gives_each_shift_its_95_interval():
+    """Newcombe's published example (1998, method 10): 56/70 against 48/80, difference 0.2000 with
+    95% interval 0.0524 to 0.3339; a mean shift's Welch interval worked by hand: baseline {1: 2, 3: 2}
+    (mean 2, variance 4/3), current {2: 1, 4: 1} (mean 3, variance 2): se = sqrt(4/3/4 + 2/2) = 1.1547."""
+    from regress.compare import Test
+    from regress.report import shift_text, value_text
+    rate = Test("c000", "", "seat_win_rate", "rate", "seat 0", [48, 80], [56, 70], 56 / 70 - 48 / 80, 0.01, 0.02)
+    assert shift_text(rate, None) == "+20.0 pp [+5.2, +33.4]"
+    assert value_text(rate, rate.current) == "80.0% [69.2, 87.7] (56/70)"
+    mean = Test("c000", "", "game_length", "ordinal", "", {"1": 2, "3": 2}, {"2": 1, "4": 1}, 1.0, 0.5, 0.25)
+    assert shift_text(mean, None) == "+1.00 [-1.26, +3.26]"
+    assert value_text(mean, mean.baseline) == "mean 2.00 [0.87, 3.13], median 1"
