@@ -382,6 +382,12 @@ def interval(lo: float | None, hi: float | None) -> str:
     return "n/a" if lo is None or hi is None else f"{100 * lo:.1f} to {100 * hi:.1f}%"
 
 
+def points(share: float) -> str:
+    """A signed difference of shares in percentage points, one decimal: +0.7, -1.2 (never -0.0)."""
+    text = f"{100 * share:+.1f}"
+    return "+0.0" if text == "-0.0" else text
+
+
 def first_label(cell: Cell) -> str:
     return "the first player's team" if cell.unit == "team" else "the first player"
 
@@ -394,8 +400,8 @@ def headlines(report: Report, cell: Cell) -> list[str]:
     if f:
         out.append(f"{first_label(cell).capitalize()} wins {pct(f['first_share'])} of games (95%: "
                    f"{interval(f['ci95_low'], f['ci95_high'])}); the fair share is {pct(f['fair_share'])}, so the "
-                   f"edge is {100 * f['advantage']:+.1f} points ({100 * f['advantage_low']:+.1f} to "
-                   f"{100 * f['advantage_high']:+.1f}).")
+                   f"edge is {points(f['advantage'])} points ({points(f['advantage_low'])} to "
+                   f"{points(f['advantage_high'])}).")
     b = m.get("balance")
     if b:
         out.append(f"The largest gap between two {cell.unit}s' win shares is {100 * b['gap']:.1f} points "
@@ -415,6 +421,10 @@ def headlines(report: Report, cell: Cell) -> list[str]:
                    f"{lead['lead_changes_ci95_low']:.2f} to {lead['lead_changes_ci95_high']:.2f}); the winner was "
                    f"behind after round {lead['behind_after']} in {pct(lead['comeback_share'])} of the games it "
                    f"applies to (95%: {interval(lead['comeback_ci95_low'], lead['comeback_ci95_high'])}).")
+    idle = m.get("idle_turns")
+    if idle and idle["share"] is not None:
+        out.append(f"{pct(idle['share'])} of turns end with no action taken (95%: "
+                   f"{interval(idle['ci95_low'], idle['ci95_high'])}).")
     return out
 
 
@@ -587,8 +597,8 @@ def _metric_table(report: Report) -> str:
             f, b, d, g = (m.get(k) for k in ("first_player_advantage", "balance", "draw_share", "length_target"))
             row = [c.label, f"{c.games:,}",
                    f"{pct(f['first_share'])} ({interval(f['ci95_low'], f['ci95_high'])})" if f else "n/a",
-                   f"{100 * f['advantage']:+.1f} pts ({100 * f['advantage_low']:+.1f} to "
-                   f"{100 * f['advantage_high']:+.1f})" if f else "n/a",
+                   f"{points(f['advantage'])} pts ({points(f['advantage_low'])} to "
+                   f"{points(f['advantage_high'])})" if f else "n/a",
                    f"{100 * b['gap']:.1f} pts ({100 * b['ci95_low']:.1f} to {100 * b['ci95_high']:.1f})" if b else "n/a",
                    f"{pct(d['share'])} ({interval(d['ci95_low'], d['ci95_high'])})" if d else "n/a",
                    f"{pct(g['share'])} ({interval(g['ci95_low'], g['ci95_high'])})" if g else "n/a"]
