@@ -149,17 +149,22 @@ class ObjectLock:
         self.took_over = f"took over the stale lock of {who} (not renewed for {age:.0f} s)"
 
     def _beat(self) -> None:
+        while not self._stop.wait(HEARTBEAT_S) and self.renew():
+            pass
+
+    def renew(self) -> bool:
+        """Rewrite the lock if it is still ours (``If-Match`` our ETag); False once it is lost."""
         from botocore.exceptions import BotoCoreError, ClientError
-        while not self._stop.wait(HEARTBEAT_S):
-            try:
-                self.etag = self._put(IfMatch=self.etag)
-            except ClientError as e:
-                if _status(e) in (404, 409, 412):
-                    self.lost = (f"{self.loc.name(LOCK)}: this driver's lock was taken over or removed by "
-                                 "someone else; stopped so that two drivers never write one manifest")
-                    return
-            except BotoCoreError:
-                continue              # the storage did not answer this time: the lock stays ours until stale
+        try:
+            self.etag = self._put(IfMatch=self.etag)
+        except ClientError as e:
+            if _status(e) in (404, 409, 412):
+                self.lost = (f"{self.loc.name(LOCK)}: this driver's lock was taken over or removed by "
+                             "someone else; stopped so that two drivers never write one manifest")
+                return False
+        except BotoCoreError:
+            pass                      # the storage did not answer this time: the lock stays ours until stale
+        return True
 
     def check(self) -> None:
         """Raise ManifestError if the lock is no longer ours (called before each manifest save)."""

@@ -286,8 +286,8 @@ def check_remote_out(out: str, spec: SweepSpec | None = None, stopper: Stopper |
     """The object-storage ``--out`` opened and checked before any work (SweepError in one line)."""
     from cluster.remote import ObjectLock
     try:
+        ObjectLock.supported(open_location(out, probe=False))     # the scheme first: no wait on a refused one
         loc = open_location(out)
-        ObjectLock.supported(loc)
     except StorageError as e:
         raise SweepError(str(e)) from None
     if spec is not None and (spec.stop is not None or stopper is not None):

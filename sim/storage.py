@@ -181,7 +181,14 @@ def _open(uri: str) -> Location:
     if not p.hostname:
         raise StorageError(f"{uri!r}: no bucket; expected {p.scheme}://BUCKET/PREFIX")
     try:
-        fs, root = _s3(uri) if p.scheme.lower() == "s3" else pafs.FileSystem.from_uri(uri)
+        if p.scheme.lower() == "s3":
+            fs, root = _s3(uri)
+        elif p.scheme.lower() in ("gs", "gcs") and "retry_limit_seconds" not in p.query:    # fail fast, not in 15 min
+            fs, root = pafs.FileSystem.from_uri(uri + ("&" if p.query else "?") + "retry_limit_seconds=" + PROBE_TIMEOUT_S)
+        else:
+            fs, root = pafs.FileSystem.from_uri(uri)
+    except StorageError:
+        raise
     except (pa.ArrowException, OSError, ValueError) as e:
         msg = one_line(e)
         if "unrecognized filesystem type" in msg.lower() or "unknown" in msg.lower() and "scheme" in msg.lower():
@@ -200,9 +207,10 @@ def open_location(uri: str, probe: bool = True) -> Location:
         try:
             info = loc.fs.get_file_info(bucket)
         except (OSError, pa.ArrowException) as e:
-            raise StorageError(f"{loc.name()}: the storage does not answer ({one_line(e)}); check the endpoint "
-                               "(endpoint_override=HOST:PORT in the URI or AWS_ENDPOINT_URL) and the "
-                               "credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)") from None
+            hint = ("check the endpoint (endpoint_override=HOST:PORT in the URI or AWS_ENDPOINT_URL) and the "
+                    "credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)") if loc.scheme == "s3" else \
+                "check the address and the credentials"
+            raise StorageError(f"{loc.name()}: the storage does not answer ({one_line(e)}); {hint}") from None
         if info.type == pafs.FileType.NotFound:
             raise StorageError(f"{loc.name()}: no bucket {bucket!r} at this endpoint; create it first")
     return loc
