@@ -125,13 +125,19 @@ def test_an_interrupted_s3_sweep_resumes_and_repairs(ray_local, spec, s3_server,
     assert f"r/x/games/cell={spec.cells[0].id}/stray.txt" not in keys
 
 
-def test_a_second_driver_is_refused_and_a_stale_lock_is_taken_over(ray_local, spec, s3_server, monkeypatch):
+def test_a_second_driver_is_refused_and_a_stale_lock_is_taken_over(ray_local, spec, s3_server, monkeypatch,
+                                                                   tmp_path):
     uri = s3_server.uri(s3_server.bucket("locked"), "two")
+    toml = tmp_path / "s.toml"
+    toml.write_text('name = "x"\ngame = "paws"\nseed = 1\ngames_per_cell = 10\nbatch_size = 10\n')
     with object_lock(open_location(uri)):
         with pytest.raises(SweepError, match="another driver is running a sweep here"):
             run_sweep(spec, uri, workers=1, progress=False)
-        res = runner.invoke(app, ["sweep", "/dev/null", "--out", uri])        # the spec is refused first
-        assert res.exit_code == 2
+        res = runner.invoke(app, ["sweep", str(toml), "--out", uri, "--no-progress"])
+        assert res.exit_code == 2 and "another driver is running a sweep here" in res.output
+        assert "Traceback" not in res.output and "games/s" not in res.output
+        verify = runner.invoke(app, ["status", uri, "--verify"])
+        assert verify.exit_code == 2                # no manifest yet: nothing to verify
     assert s3_server.keys("locked") == {}           # refused: nothing written, the lock released
     # a driver killed without releasing: its lock is no longer renewed and goes stale
     dead = ObjectLock(open_location(uri))
@@ -166,7 +172,7 @@ def test_bad_uris_are_one_line_and_exit_2_before_any_game(out, says, s3_server, 
         out = s3_server.uri("no-such-bucket", "p")
     res = runner.invoke(app, ["sweep", str(spec), "--out", out])
     assert res.exit_code == 2, res.output
-    assert says in res.output and "Traceback" not in res.output and "games in" not in res.output
+    assert says in res.output and "Traceback" not in res.output and "games/s" not in res.output
     assert "secret" not in res.output
     assert runner.invoke(app, ["status", out]).exit_code == 2
 

@@ -56,11 +56,14 @@ def test_a_node_dies_mid_s3_sweep_and_the_parts_equal_a_local_run(s3_server, tmp
     from cluster.spec import parse_spec
     from cluster.sweep import run_sweep
     import ray
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR",
-             object_store_memory=128 * 2**20)
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR",
+                 object_store_memory=128 * 2**20)
     try:
         run_sweep(parse_spec(SPEC, source="node-loss.toml"), local, progress=False)
     finally:
-        ray.shutdown()
+        if started:
+            ray.shutdown()
     for rel, data in parts.items():
         assert (local / rel).read_bytes() == data, rel
