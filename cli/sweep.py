@@ -14,12 +14,14 @@ from rich.table import Table
 
 from cli.common import fail
 from cli.report import summary_lines as report_summary
-from cluster.manifest import BEYOND, DONE, ManifestError, counts, load_manifest, save_manifest
+from cluster.manifest import BEYOND, DONE, NAME, ManifestError, counts, load_manifest, save_manifest
 from cluster.part import part_path
 from cluster.spec import SpecError, SweepSpec, load_spec, parse_spec
-from cluster.sweep import LOCK, SweepError, SweepInterrupted, check_out_dir, interrupts, run_sweep
+from cluster.sweep import (LOCK, SweepError, SweepInterrupted, check_out_dir, check_remote_out, interrupts,
+                           run_sweep)
 from cluster.tune import stopper_for, tune_report
 from cluster.verify import VerifyError, quarantine, reconcile, scan, settle_stop
+from sim.storage import StorageError, is_uri, open_location
 
 
 def _size(n: float) -> str:
@@ -31,7 +33,8 @@ def _size(n: float) -> str:
 
 
 def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/sweeps.md and examples/)")],
-          out: Annotated[Path, typer.Option(help="results directory: hive-partitioned Parquet + manifest.json")],
+          out: Annotated[str, typer.Option(help="results directory: hive-partitioned Parquet + manifest.json; "
+                                                "a local folder or s3://BUCKET/PREFIX (docs/sweeps.md)")],
           workers: Annotated[Optional[int], typer.Option(help="tasks run at once (default: all cores of this "
                                                               "machine, or of the cluster with --address)")] = None,
           address: Annotated[Optional[str], typer.Option(help="HOST:PORT of a running Ray cluster to join "
@@ -46,10 +49,14 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
         fail(f"--workers = {workers}: expected at least 1")
     try:
         s = load_spec(spec)
-        check_out_dir(out)
+        if is_uri(out):            # object storage: opened and checked (bucket, endpoint, lock) before any game
+            check_remote_out(out, s)
+        else:
+            out = Path(out)
+            check_out_dir(out)
     except (SpecError, SweepError) as e:
         fail(str(e))
-    if tune_report(out) is not None:     # a race decides where its cells stop: only playtest tune resumes it
+    if not is_uri(out) and tune_report(out) is not None:     # a race decides where its cells stop: only playtest tune resumes it
         fail(f"{out} holds a tune (playtest tune); resume it with: playtest tune TUNE_SPEC --out {out} --resume")
     again = f"playtest sweep {spec} --out {out}" + (f" --address {address}" if address else "")
     play_spec(s, out, workers=workers, address=address, resume=resume, progress=progress, again=again)
@@ -77,7 +84,7 @@ def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optio
                           log=lambda line: err.print(line, highlight=False, markup=False, soft_wrap=True))
         except SweepInterrupted as e:
             r = e.summary
-            if not (out / "manifest.json").exists():     # stopped before the sweep wrote anything
+            if not _has_manifest(out):     # stopped before the sweep wrote anything
                 err.print("[bold yellow]interrupted[/] " + escape(
                     f"before any game was played; nothing was written.\nrun it again with: {again}"),
                     highlight=False)
@@ -103,6 +110,14 @@ def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optio
                       "cell's first games only)", highlight=False, markup=False)
         for cid, st in r.stop.items():
             err.print(f"  {cid}: {stop_line(st)}", highlight=False, markup=False)
+
+
+def _has_manifest(out) -> bool:
+    if is_uri(out):
+        with contextlib.suppress(StorageError):
+            return open_location(str(out), probe=False).exists(NAME)
+        return True
+    return (Path(out) / NAME).exists()
 
 
 def stop_goal(stop) -> str:
@@ -133,7 +148,8 @@ def stop_line(st: dict) -> str:
             f"{games:,} games; {why.get(reason, str(reason))}")
 
 
-def status(out: Annotated[Path, typer.Argument(help="a sweep's results directory")],
+def status(out: Annotated[str, typer.Argument(help="a sweep's results directory (a local folder or "
+                                                   "s3://BUCKET/PREFIX)")],
            cells: Annotated[bool, typer.Option(help="one line per cell")] = True,
            verify: Annotated[bool, typer.Option(help="check every part file against the sweep's spec (stored in "
                                                      "the manifest), move strays and bad files to "
@@ -143,17 +159,32 @@ def status(out: Annotated[Path, typer.Argument(help="a sweep's results directory
     """Report a sweep's state from its manifest (a cache); --verify checks the files themselves.
 
     Exit code: 0 (with --verify: the folder is whole), 1 (--verify found problems), 2 (bad input)."""
+    remote = is_uri(out)
     try:
-        m = load_manifest(out)
-    except ManifestError as e:
+        loc = open_location(out) if remote else None
+        m = load_manifest(out if remote else Path(out))
+    except (ManifestError, StorageError) as e:
         fail(str(e))
+    if not remote:
+        out = Path(out)
     if m is None:
-        fail(f"{out}: no sweep here (no manifest.json)")
+        fail(f"{loc.name() if remote else out}: no sweep here (no manifest.json)")
     if verify:
-        m, report = _verify(out, m)
+        m, report = _verify_remote(loc, m) if remote else _verify(out, m)
     c = counts(m)
+    try:
+        listed = loc.files() if remote else None
+    except StorageError as e:
+        fail(str(e))
+
+    def there(t: str, cell_id: str, batch: int) -> bool:
+        if remote:
+            return str(part_path("", t, cell_id, batch)) in listed
+        return part_path(out, t, cell_id, batch).exists()
     missing = [f"{cell['id']}/{p['batch']}" for cell in m["cells"] for p in cell["parts"] if p["state"] == DONE
-               and not all(part_path(out, t, cell["id"], p["batch"]).exists() for t in m["tables"])]
+               and not all(there(t, cell["id"], p["batch"]) for t in m["tables"])]
+    if remote:
+        out = loc.uri
     con = Console()
     pct = 100.0 * c["games_done"] / c["games"] if c["games"] else 0.0
     state = m["state"] + (" (or its driver was killed: --resume finishes it)" if m["state"] == "running" else "")
@@ -191,11 +222,52 @@ def status(out: Annotated[Path, typer.Argument(help="a sweep's results directory
         con.print(escape(f"(from the manifest, a cache; `playtest status {out} --verify` checks the files)"),
                   highlight=False)
     if m["state"] != "done":
-        how = (f"playtest tune {tune_report(out).get('source', 'TUNE_SPEC')}" if tune_report(out) is not None
+        how = (f"playtest tune {tune_report(out).get('source', 'TUNE_SPEC')}" if not remote and tune_report(out) is not None
                else f"playtest sweep {m['spec_file']}")
         con.print(escape(f"resume with: {how} --out {out} --resume"), highlight=False)
     if verify and report.problems:
         raise typer.Exit(code=1)
+
+
+def _stored_spec(out, m: dict) -> SweepSpec:
+    rebuild = f"re-run with the spec: playtest sweep SPEC --out {out} --resume"
+    try:
+        spec = parse_spec(m["spec"], source=m["spec_file"], base_dir=Path(m["spec_file"]).parent)
+    except SpecError as e:
+        fail(f"{out}/manifest.json: its stored spec no longer resolves ({e}); {rebuild}")
+    if spec.digest != m["spec_digest"]:
+        fail(f"{out}/manifest.json: its stored spec resolves to digest {spec.digest}, not the recorded "
+             f"{m['spec_digest']} (card data or code changed since); {rebuild}")
+    return spec
+
+
+def _verify_remote(loc, m: dict):
+    """``status --verify`` for a sweep on object storage (cluster.remote): under the driver's lock object."""
+    from cluster.remote import LockHeld, object_lock, quarantine_remote, scan_remote
+    spec = _stored_spec(loc.name(), m)
+    con = Console()
+    try:
+        with object_lock(loc, "verification"):
+            report = scan_remote(loc, spec, m["core_digest"] if spec.engine == "core" else None)
+            fixed = reconcile(m, spec, report, m["code_version"], m["core_digest"])
+            quarantine_remote(loc, report)
+            if report.problems:
+                save_manifest(loc.uri, fixed)
+    except LockHeld as e:
+        fail(f"{loc.name()}: a driver is running this sweep now; verify after it ends ({e})")
+    except (VerifyError, ManifestError, StorageError) as e:
+        fail(str(e))
+    for line in report.lines():
+        con.print(line, highlight=False, markup=False, soft_wrap=True)
+    if report.whole and not report.problems:
+        con.print("the folder is whole: every part file is there and right, nothing else is", highlight=False)
+    elif report.bad_parts():
+        con.print(escape(f"{report.bad_parts()} parts to play: playtest sweep {m['spec_file']} --out {loc.uri} "
+                         "--resume"), highlight=False)
+    if report.problems:
+        con.print(("manifest.json corrected; " if report.manifest_notes else "")
+                  + "exit code 1: problems were found", highlight=False)
+    return fixed, report
 
 
 def _verify(out: Path, m: dict):

@@ -18,6 +18,7 @@ from typing import Any
 
 from cluster.spec import SweepSpec
 from sim.files import TMP_MARK, read_bounded, write_atomic
+from sim.storage import StorageError, is_uri, open_location
 
 FORMAT = 1
 NAME = "manifest.json"
@@ -165,11 +166,21 @@ def check_manifest(m: Any, path: Path) -> dict[str, Any]:
 def load_manifest(out_dir: str | Path) -> dict[str, Any] | None:
     """The manifest in ``out_dir``, or None if there is none; a broken one (unreadable, not JSON, a field of the
     wrong type) is a ManifestError in one line."""
-    path = manifest_path(out_dir)
-    if not path.exists() and not path.is_symlink():
-        return None
-    data = read_bounded(path, "sweep manifest", lambda detail: ManifestError(detail, rebuild=True),
-                        MAX_MANIFEST_BYTES)
+    if is_uri(out_dir):          # on object storage (sim.storage)
+        try:
+            loc = open_location(str(out_dir))
+            data = loc.read_bytes(NAME, MAX_MANIFEST_BYTES)
+        except StorageError as e:
+            raise ManifestError(str(e)) from None
+        if data is None:
+            return None
+        path = loc.name(NAME)
+    else:
+        path = manifest_path(out_dir)
+        if not path.exists() and not path.is_symlink():
+            return None
+        data = read_bounded(path, "sweep manifest", lambda detail: ManifestError(detail, rebuild=True),
+                            MAX_MANIFEST_BYTES)
     try:
         m = json.loads(data)
     except (ValueError, RecursionError) as e:
@@ -182,8 +193,14 @@ def save_manifest(out_dir: str | Path, manifest: dict[str, Any]) -> None:
     """Write the manifest atomically: readers and a resumed sweep see the old or the new one, never half.
 
     A failure (full disk, ...) removes the temporary file and is a ManifestError in one line."""
-    path = manifest_path(out_dir)
     manifest["updated"] = now()
+    if is_uri(out_dir):          # one object, written whole (sim.storage); the driver's lock makes it the only writer
+        try:
+            open_location(str(out_dir), probe=False).write_bytes(NAME, json.dumps(manifest, default=str))
+        except StorageError as e:
+            raise ManifestError(f"cannot save the sweep manifest: {e}") from None
+        return
+    path = manifest_path(out_dir)
     try:   # no indent: the C encoder, ~0.2 s for 100,000 parts
         write_atomic(path, json.dumps(manifest, default=str), fsync=True)
     except OSError as e:

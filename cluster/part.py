@@ -24,6 +24,7 @@ from cluster.version import loaded_core_digest
 from sim.files import TMP_MARK, write_atomic
 from sim.games import Match
 from sim.metrics import Metric, summarize
+from sim.storage import is_uri, open_location
 
 CHECKSUM_KEY = "playtest.content_sha256"
 
@@ -110,12 +111,25 @@ def write_part(table, path: Path, metadata: dict[str, str]) -> tuple[int, str]:
     """Write one Arrow table atomically (hidden temporary name, then rename); returns (size, SHA-256 of the file).
 
     The metadata gets the rows' :func:`content_sha256`."""
+    data = encode_part(table, metadata)
+    write_atomic(path, data)                # temporary name ".part-00012.parquet.tmp-<pid>", then rename
+    return data.size, hashlib.sha256(data).hexdigest()
+
+
+def encode_part(table, metadata: dict[str, str]) -> pa.Buffer:
+    """One part file's bytes: ``table`` as zstd Parquet with ``metadata`` and its :func:`content_sha256`."""
     meta = {**metadata, CHECKSUM_KEY: content_sha256(table)}
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
     buf = pa.BufferOutputStream()
     pq.write_table(table, buf, compression="zstd")
-    data = buf.getvalue()
-    write_atomic(path, data)                # temporary name ".part-00012.parquet.tmp-<pid>", then rename
+    return buf.getvalue()
+
+
+def write_part_object(table, out_uri: str, rel: str, metadata: dict[str, str]) -> tuple[int, str]:
+    """:func:`write_part` into a results folder on object storage: one object at its final key, visible only
+    once whole (``sim.storage``)."""
+    data = encode_part(table, metadata)
+    open_location(out_uri, probe=False).write_bytes(rel, data.to_pybytes())
     return data.size, hashlib.sha256(data).hexdigest()
 
 
@@ -138,8 +152,13 @@ def play_part(match: Match, engine: str, seed: int, start: int, count: int, out_
             "playtest.game": match.game, "playtest.rules_digest": match.rules_digest,
             "playtest.cards_digest": match.data_digest, "playtest.match_digest": match.digest}
     files = {}
+    remote = is_uri(out_dir)      # workers write straight to object storage: they get the URI, not a path
     for name in match.tables:
-        size, sha = write_part(tables[name], part_path(out_dir, name, cell_id, batch), {**meta, "playtest.table": name})
+        m = {**meta, "playtest.table": name}
+        if remote:
+            size, sha = write_part_object(tables[name], out_dir, str(part_path("", name, cell_id, batch)), m)
+        else:
+            size, sha = write_part(tables[name], part_path(out_dir, name, cell_id, batch), m)
         files[name] = {"bytes": size, "sha256": sha}
     return cell_id, batch, tables["games"].num_rows, sum(f["bytes"] for f in files.values()), files, summary
 
@@ -161,5 +180,8 @@ def is_temporary(name: str) -> bool:
 
 
 def stale_temporaries(out_dir: str | Path) -> list[Path]:
-    """Temporary part files left by a killed task (hidden from readers; removed before a sweep resumes)."""
+    """Temporary part files left by a killed task (hidden from readers; removed before a sweep resumes).
+    Object storage has none: a part is written to its final key in one upload."""
+    if is_uri(out_dir):
+        return []
     return [p for p in Path(out_dir).glob(f"*/cell=*/.part-*{TMP_MARK}*")]

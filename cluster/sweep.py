@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from cluster.manifest import (DONE, NAME, ManifestError, counts, load_manifest, manifest_path,
-                              new_manifest, now, save_manifest)
+                              new_manifest, now)
+from cluster.manifest import save_manifest as _save_manifest
 from cluster.part import play_part, stale_temporaries
 from cluster.reaper import RayGuard
 from cluster.spec import SweepSpec
@@ -32,6 +33,7 @@ from cluster.verify import (QUARANTINE, Report, VerifyError, _holds_manifest, qu
                             settle_stop)
 from cluster.version import code_version, core_digest
 from sim.progress import GamesBar
+from sim.storage import StorageError, is_uri, open_location
 
 TASK_RETRIES = 5               # retries of a part whose worker or node died
 SAVE_EVERY_S = 1.0             # the manifest is rewritten at most this often while parts finish
@@ -269,13 +271,41 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = Non
     ``stopper``: a stopping policy (``cluster.stopping.Stopper``) that ends each cell early; None: the spec's
     ``[stop]`` if it has one, else every part is played (fixed size)."""
     t0 = time.perf_counter()
-    out_dir = Path(out_dir)
     if workers is not None and workers < 1:
         raise SweepError(f"--workers = {workers}: expected at least 1")
+    if is_uri(out_dir):          # results on object storage (cluster.remote)
+        return _run_remote(spec, str(out_dir), workers, address, resume, progress, on_part, t0, log, stopper)
+    out_dir = Path(out_dir)
     check_out_dir(out_dir)
     created = not out_dir.exists()
     with interrupts() as ints, _driver_lock(out_dir, created):
         return _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints, stopper)
+
+
+def check_remote_out(out: str, spec: SweepSpec | None = None, stopper: Stopper | None = None):
+    """The object-storage ``--out`` opened and checked before any work (SweepError in one line)."""
+    from cluster.remote import ObjectLock
+    try:
+        ObjectLock.supported(open_location(out, probe=False))     # the scheme first: no wait on a refused one
+        loc = open_location(out)
+    except StorageError as e:
+        raise SweepError(str(e)) from None
+    if spec is not None and (spec.stop is not None or stopper is not None):
+        raise SweepError(f"{loc.name()}: a sweep with a stopping rule ([stop], tune) writes to a local --out only")
+    return loc
+
+
+def _run_remote(spec, out, workers, address, resume, progress, on_part, t0, log, stopper) -> SweepSummary:
+    from cluster.remote import LockHeld, object_lock
+    loc = check_remote_out(out, spec, stopper)
+    try:
+        with interrupts() as ints, object_lock(loc) as lock:
+            if lock.took_over and log:
+                log(f"{loc.name()}: {lock.took_over}")
+            return _run_locked(spec, out, workers, address, resume, progress, on_part, t0, log, ints, None,
+                               remote=(loc, lock))
+    except (LockHeld, StorageError) as e:
+        raise SweepError(str(e)) from None
 
 
 @contextlib.contextmanager
@@ -302,10 +332,21 @@ def _driver_lock(out_dir: Path, created: bool):
 
 
 def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints,
-                stopper=None) -> SweepSummary:
+                stopper=None, remote=None) -> SweepSummary:
     code, core = code_version(), core_digest()       # once per run: the tree may change while it runs
+    if remote is not None:       # object storage: every manifest save first checks the lock is still ours
+        from cluster.remote import prepare_remote
+
+        def save_manifest(where, m):
+            remote[1].check()
+            _save_manifest(where, m)
+    else:
+        save_manifest = _save_manifest
     try:
-        manifest, report = prepare_dir(spec, out_dir, resume, code, core, log)
+        if remote is not None:
+            manifest, report = prepare_remote(spec, remote[0], resume, code, core, log, SweepError)
+        else:
+            manifest, report = prepare_dir(spec, out_dir, resume, code, core, log)
         if report is not None:
             if log:
                 for line in report.lines():

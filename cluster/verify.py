@@ -158,6 +158,12 @@ def check_file(out_dir: Path, spec: SweepSpec, cell_id: str, batch: int, table: 
             data = f.read(MAX_PART_BYTES + 1)
     except OSError as e:
         return FileCheck(rel, "corrupt", f"unreadable ({e.strerror})")
+    return check_data(rel, data, spec, cell_id, batch, table, core)
+
+
+def check_data(rel: str, data: bytes, spec: SweepSpec, cell_id: str, batch: int, table: str,
+               core: str | None) -> FileCheck:
+    """Check the bytes of one expected part file (read from disk or from object storage) on their own evidence."""
     sha = hashlib.sha256(data).hexdigest()
     try:
         pf = pq.ParquetFile(pa.BufferReader(data))

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from sim.files import read_text_bounded
+from sim.storage import StorageError, is_uri, open_location
 from sim.games import GAMES
 from sim.sql_expr import Allowed, ExprCheck, Refused, refuse_comments_and_statements, serialize, strip_locations
 
@@ -389,6 +390,17 @@ def _manifest_problem(m: Any) -> str | None:
 
 def read_manifest(root: str | Path) -> dict[str, Any] | None:
     """The sweep manifest in a results directory, None if there is none; a broken one is a ResultsError."""
+    if is_uri(root):               # on object storage
+        try:
+            m = _manifest_of(root)
+        except StorageError as e:
+            raise ResultsError(str(e)) from None
+        except ValueError as e:
+            raise ResultsError(f"{root}/{MANIFEST}: unreadable sweep manifest ({one_line(e)})") from None
+        problem = None if m is None else _manifest_problem(m)
+        if problem:
+            raise ResultsError(f"{root}/{MANIFEST}: not a sweep manifest the queries can read ({problem})")
+        return m
     path = Path(root) / MANIFEST
     if not path.exists():
         return None
@@ -423,11 +435,15 @@ def _size(path: Path) -> int | None:
     return st.st_size if stat.S_ISREG(st.st_mode) else None
 
 
-def sweep_files(root: str | Path, manifest: dict[str, Any]) -> dict[str, list[str]]:
+def sweep_files(root: str | Path, manifest: dict[str, Any], listed: dict[str, int] | None = None
+                ) -> dict[str, list[str]]:
     """{table: [part file, ...]} of a sweep's done parts, in (cell, batch) order, each checked to be there
     with the size the manifest records (``files[table].bytes``; older manifests: the part's total
-    ``bytes``); missing or resized parts are a ResultsError naming them and the repair commands."""
-    base = Path(root)
+    ``bytes``); missing or resized parts are a ResultsError naming them and the repair commands.
+
+    ``listed``: for results on object storage, {relative path: size} of its objects; the parts are then given
+    by their relative paths."""
+    base = Path(root) if listed is None else None
     named = [t for t in manifest.get("tables", ["games"]) if _TABLE_NAME.fullmatch(t)]
     tables = [t for t in named if table_name_ok(t)]
     done = {}
@@ -439,7 +455,7 @@ def sweep_files(root: str | Path, manifest: dict[str, Any]) -> dict[str, list[st
     bad = []
     for (cell, batch), p in sorted(done.items()):
         rel = {t: f"{t}/cell={cell}/part-{batch:05d}.parquet" for t in named}
-        sizes = {t: _size(base / r) for t, r in rel.items()}
+        sizes = {t: _size(base / r) if listed is None else listed.get(r) for t, r in rel.items()}
         recorded = p.get("files") or {}
         broken = [t for t in named if sizes[t] is None
                   or (t in recorded and "bytes" in recorded[t] and recorded[t]["bytes"] != sizes[t])]
@@ -447,7 +463,7 @@ def sweep_files(root: str | Path, manifest: dict[str, Any]) -> dict[str, list[st
             broken = named
         bad += [rel[t] for t in broken]
         for t in tables:
-            files[t].append(os.path.abspath(base / rel[t]))
+            files[t].append(rel[t] if base is None else os.path.abspath(base / rel[t]))
     if bad:
         raise ResultsError(corrupt_message(root, manifest, bad))
     if not done:
@@ -497,18 +513,54 @@ def table_sources(result: str | Path) -> dict[str, tuple[list[str], bool]]:
                        f"or *.parquet files)")
 
 
+def remote_sources(result: str) -> dict[str, Any]:
+    """{table: pyarrow dataset} of a sweep's done parts on object storage (``s3://bucket/prefix``), read in place:
+    the parts the manifest lists as done, each checked to be there with its recorded size (as sweep_files)."""
+    import pyarrow as pa
+    import pyarrow.dataset as pads
+    try:
+        loc = open_location(result)
+        raw = loc.read_bytes(MANIFEST, 256 * 2**20)
+        if raw is None:
+            raise ResultsError(f"{loc.name()}: no sweep here (no {MANIFEST}); results on object storage are read "
+                               "through their sweep manifest")
+        try:
+            m = json.loads(raw)
+        except ValueError as e:
+            raise ResultsError(f"{loc.name(MANIFEST)}: unreadable sweep manifest ({one_line(e)})") from None
+        problem = _manifest_problem(m)
+        if problem:
+            raise ResultsError(f"{loc.name(MANIFEST)}: not a sweep manifest the queries can read ({problem})")
+        files = sweep_files(loc.name(), m, loc.files())
+        cell = pads.partitioning(pa.schema([("cell", pa.string())]), flavor="hive")
+        return {t: pads.dataset([loc.path(r) for r in rels], filesystem=loc.fs, format="parquet", partitioning=cell,
+                                partition_base_dir=loc.path(t))
+                for t, rels in files.items()}
+    except StorageError as e:
+        raise ResultsError(str(e)) from None
+    except (OSError, pa.ArrowException) as e:
+        raise ResultsError(f"{result}: cannot read the parts ({one_line(e)})") from None
+
+
+def _manifest_of(r: str | Path) -> Any:
+    if is_uri(r):
+        raw = open_location(str(r), probe=False).read_bytes(MANIFEST, 256 * 2**20)
+        return json.loads(raw) if raw is not None else None
+    return json.loads((Path(r) / MANIFEST).read_text())
+
+
 def sweep_notes(results: Sequence[str | Path]) -> list[str]:
     """A line for each results directory whose sweep manifest says it is not finished (answers are partial)."""
     notes = []
     for r in results:
         try:
-            m = json.loads((Path(r) / MANIFEST).read_text())
+            m = _manifest_of(r)
             parts = [p for c in m["cells"] for p in c["parts"]]
             if m.get("state") != "done":
                 done = sum(p.get("state") == "done" for p in parts)
                 notes.append(f"{r}: the sweep is {m.get('state')!r} ({done} of {len(parts)} parts done); "
                              f"the answer covers the parts written so far")
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, StorageError):
             continue          # no manifest (a plain Parquet file or folder), or not a sweep's
     return notes
 
@@ -612,10 +664,11 @@ def _shown(where: str) -> str:
 # The connection
 # ---------------------------------------------------------------------------------------------------
 
-def locked_connection(paths: Iterable[str], threads: int | None = None):
+def locked_connection(paths: Iterable[str], threads: int | None = None, arrow: dict[str, Any] | None = None):
     """A DuckDB connection that can read exactly ``paths`` (files) and nothing else: no other file, no
     extension install or load, no setting change. The settings are made before any user text is seen:
-    ``allowed_paths`` (the files), then ``enable_external_access = false``, then ``lock_configuration``."""
+    ``allowed_paths`` (the files), then ``enable_external_access = false``, then ``lock_configuration``.
+    ``arrow``: {name: Arrow dataset} registered first (results on object storage, read by pyarrow)."""
     import duckdb
     config: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
                               "allow_community_extensions": False, "allow_unsigned_extensions": False,
@@ -624,6 +677,8 @@ def locked_connection(paths: Iterable[str], threads: int | None = None):
         config["threads"] = threads
     con = duckdb.connect(config=config)
     try:
+        for name, dataset in (arrow or {}).items():
+            con.register(name, dataset)
         files = sorted(set(paths))
         if files:
             con.execute("SET allowed_paths = $paths", {"paths": files})
@@ -677,7 +732,14 @@ def connect(results: Sequence[str | Path], where: str | None = None, threads: in
         raise ResultsError("no results given; pass --results DIR (a sweep's output, a Parquet file or a glob)")
     per_table: dict[str, list[str]] = {}
     paths: list[str] = []
-    for r in results:
+    remote: dict[str, Any] = {}          # results on object storage: Arrow datasets, registered by name
+    for i, r in enumerate(results):
+        if is_uri(r):
+            for table, dataset in remote_sources(str(r)).items():
+                name = f"remote_{i}_{table}"
+                remote[name] = dataset
+                per_table.setdefault(table, []).append(f"SELECT *, {_literal(str(r))} AS results FROM {_ident(name)}")
+            continue
         for table, (files, one_schema) in table_sources(r).items():
             paths += files
             per_table.setdefault(table, []).append(
@@ -686,9 +748,11 @@ def connect(results: Sequence[str | Path], where: str | None = None, threads: in
     if "games" not in per_table:
         raise ResultsError(f"{', '.join(map(str, results))}: no games table")
     if locked:
-        con = locked_connection(paths, threads)
+        con = locked_connection(paths, threads, remote)
     else:
         con = duckdb.connect(config={**SAFE_CONFIG, **({"threads": threads} if threads else {})})
+        for name, dataset in remote.items():
+            con.register(name, dataset)
     try:
         con.execute(all_macros())
         for table, selects in per_table.items():

@@ -26,6 +26,7 @@ from queries.library import QueryError, ResultsError, execute
 from queries.pages import CSS, SCRIPT, esc, html_table, png_base64
 from queries.variants import variant_columns
 from sim.games import GAMES
+from sim.storage import StorageError, is_uri, open_location, shown
 
 METRICS = ("first_player_advantage", "balance", "draw_share", "lead_changes", "length_target", "idle_turns")
 MAX_CELLS = 64               # cells on one page; a larger sweep is refused: narrow it first
@@ -89,6 +90,14 @@ class Report:
 
 def check_source(source: str) -> str:
     """``source`` as the kind of results it is ("sweep" or "file"); a ReportError of one line otherwise."""
+    if is_uri(source):             # a sweep's folder on object storage (read in place through its manifest)
+        try:
+            if not open_location(source).exists(library.MANIFEST):
+                raise ReportError(f"{shown(source)}: no {library.MANIFEST} here, so this is not a sweep's results "
+                                  "folder")
+        except StorageError as e:
+            raise ReportError(str(e)) from None
+        return "sweep"
     path = Path(source)
     if any(ch in source for ch in "*?["):
         raise ReportError(f"{source}: give one sweep results folder or one Parquet file, not a pattern")
@@ -727,6 +736,8 @@ def page(report: Report) -> str:
 
 def default_out(source: str) -> Path:
     """Where the page goes by default: ``DIR/report.html`` for a sweep, ``FILE.report.html`` beside a file."""
+    if is_uri(source):             # object storage: the page is written here, named after the prefix
+        return Path(f"{shown(source).rstrip('/').rsplit('/', 1)[-1] or 'sweep'}.report.html")
     p = Path(source)
     return p / "report.html" if p.is_dir() else p.with_name(p.name + ".report.html")
 
