@@ -97,14 +97,22 @@ cdef void combat_window(Game* g, Fight* f, int side) noexcept nogil:
     cdef Player* p = &g.players[seat]
     cdef int rep, k, hand_index, dest, n0 = p.n_items
     cdef const ItemSpec* card
+    # a heuristic seat's pick (heuristic.pxi) needs no option list and no draw: straight from the hand
+    # (scripted decisions, a test-only module, always go through ask())
+    cdef bint direct = not SCRIPTED_DRAWS and g.bots[seat].kind != BOT_RANDOM
     for rep in range(n0):
-        combat_options(g, seat)
-        if g.n_opt == 1:
-            return
-        k = ask(g, seat, D_COMBAT_CARD)
-        if k == 0:
-            return
-        hand_index, dest = g.opt_a[k], g.opt_b[k]
+        if direct:
+            hand_index = heuristic_combat_card(g, f, seat, &dest)
+            if hand_index < 0:
+                return
+        else:
+            combat_options(g, seat)
+            if g.n_opt == 1:
+                return
+            k = ask(g, seat, D_COMBAT_CARD)
+            if k == 0:
+                return
+            hand_index, dest = g.opt_a[k], g.opt_b[k]
         card = &g.items[discard_card(g, seat, hand_index)]
         if card.effect == E_HEAL:
             heal(g, seat, card.amount)
