@@ -143,7 +143,7 @@ cdef inline int near(Game* g, int cell, int* out) noexcept nogil:
 cdef void turn_card_options(Game* g, int seat) noexcept nogil:
     """Append (PLAY_ITEM, hand index, target) for every card playable on your own turn (§10: Anytime needs no AP)."""
     cdef Player* p = &g.players[seat]
-    cdef int i, k, t, c, nn, e
+    cdef int i, k, t, c, nn, e, n
     cdef int cells[7]
     cdef const ItemSpec* card
     for i in range(p.n_items):
@@ -163,6 +163,16 @@ cdef void turn_card_options(Game* g, int seat) noexcept nogil:
                         if g.players[t].pos == cells[k]:
                             opt_add(g, A_PLAY_ITEM, i, t)
                             break
+        elif e == E_TELEPORT and g.n_opt + g.n_tiled <= MAXOPT:
+            n = g.n_opt                     # room for every tile: no check per option
+            for k in range(g.n_tiled):
+                c = g.tiled[k]
+                if c != p.pos:
+                    g.opt_a[n] = A_PLAY_ITEM
+                    g.opt_b[n] = i
+                    g.opt_c[n] = c
+                    n += 1
+            g.n_opt = n
         elif e == E_TELEPORT:
             for k in range(g.n_tiled):
                 c = g.tiled[k]
