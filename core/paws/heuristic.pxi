@@ -118,8 +118,7 @@ cdef void look_around(Game* g, Weights* w, Look* lk, int seat) noexcept nogil:
                     cells.w[k] = ((g.of_kind[T_HOME].w[k] | g.of_kind[T_MANSION].w[k])
                                   & g.owned_by[t + 1].w[k] & open_.w[k])
                 add_level(lk, (20 + 8 * w.aggression + (25 if look_leader(g, lk) == t else 0)) // div, cells)
-    for k in range(g.n_tiled):
-        lk.moves[g.tiled[k]] = UNKNOWN
+    lk.stamp += 1                 # forgets every move_score of the last look
 
 
 cdef int cell_value(Look* lk, int c) noexcept nogil:
@@ -140,7 +139,7 @@ cdef int move_score(Game* g, Weights* w, Look* lk, int dest) noexcept nogil:
     """
     cdef int i, d, v, best = -1
     cdef const Cells* rings
-    if lk.moves[dest] != UNKNOWN:
+    if lk.moves_at[dest] == lk.stamp:
         return lk.moves[dest]
     rings = &g.rings[g.ring_at[dest]]
     for i in range(lk.n_levels):
@@ -154,6 +153,7 @@ cdef int move_score(Game* g, Weights* w, Look* lk, int dest) noexcept nogil:
                 best = v - w.step_cost * (d + 1)
                 break
     lk.moves[dest] = best
+    lk.moves_at[dest] = lk.stamp
     return best
 
 
@@ -304,23 +304,25 @@ cdef int heuristic_action(Game* g, int seat) noexcept nogil:
     """
     cdef Weights* w = &g.bots[seat].w
     cdef Look* lk
-    cdef int i, s, bound, best = 0, best_score = 0, n_moves = 0
+    cdef int i, s, bound, best = 0, best_score = 0, first_move = -1, last_move = -1
     if not g.look_ok:
         look_around(g, w, &g.look, seat)
         g.look_ok = 1
     lk = &g.look
     for i in range(g.n_opt):
         if g.opt_a[i] == A_MOVE:
-            n_moves += 1
+            if first_move < 0:
+                first_move = i
+            last_move = i
         else:
             s = action_score(g, w, lk, seat, i)
             if i == 0 or s > best_score:
                 best, best_score = i, s
-    if n_moves:
+    if first_move >= 0:
         bound = (lk.level_value[0] if lk.n_levels else 0) - w.step_cost
         if bound < -1:
             bound = -1
-        for i in range(g.n_opt):
+        for i in range(first_move, last_move + 1):      # the moves (listed together, each checked)
             if g.opt_a[i] == A_MOVE and (bound > best_score or (bound == best_score and i < best)):
                 s = move_score(g, w, lk, g.opt_b[i])
                 if s > best_score or (s == best_score and i < best):
