@@ -19,7 +19,7 @@ from cluster.manifest import ManifestError, load_manifest
 from cluster.part import part_path
 from cluster.spec import SpecError, parse_spec
 from sim import output
-from sim.bench import run_bench, run_bot_bench
+from sim.bench import BenchError, run_bench, run_bot_bench, run_core_speed
 from sim import games as registry
 from sim.events import EventLog, render, write_jsonl
 from sim.games import GAMES, EngineError, Match, check_engine
@@ -261,20 +261,42 @@ def bench(out: Annotated[Path, typer.Option(help="where to write the results (.j
               "--bots", help="instead of the presets: this bot level in every seat of the game's profiled preset, "
                              "games/s, decisions/s and rollouts/s on one core (repeatable: "
                              "--bots heuristic --bots mcts:iterations=64)")] = None,
-          bot_games: Annotated[int, typer.Option(help="games per bot level (with --bots)")] = 20) -> None:
+          bot_games: Annotated[int, typer.Option(help="games per bot level (with --bots)")] = 20,
+          core_speed: Annotated[bool, typer.Option(
+              "--core-speed", help="instead of the presets: the core's speed on the game's profiled preset "
+                                   "(heuristic games/s and turns/s, random-bot turns/s, search bots' rollouts/s: "
+                                   "the --bots levels, mcts:iterations=64 and flat:rollouts=8 by default), written to "
+                                   "--out (default bench/core-speed.json)")] = False,
+          baseline: Annotated[Optional[Path], typer.Option(
+              help="with --core-speed: another checkout with a built core (e.g. a worktree of main), measured "
+                   "in the same run, alternating with this one")] = None,
+          rounds: Annotated[int, typer.Option(help="with --core-speed: alternating samples of each build")] = 3,
+          random_games: Annotated[int, typer.Option(help="with --core-speed: random-bot games per sample")] = 10000,
+          ) -> None:
     """Benchmark (not a test): games/s per core of both engines on fixed presets, same seeds, and the ratio."""
     check_range("--games", games, 1, MAX_GAMES)
     check_range("--reference-games", reference_games, 1, MAX_GAMES)
     check_range("--seed", seed, 0, MAX_SEED)
     check_range("--bot-games", bot_games, 1, MAX_GAMES)
+    check_range("--rounds", rounds, 1, 100)
+    check_range("--random-games", random_games, 1, MAX_GAMES)
+    if baseline is not None and not core_speed:
+        fail("--baseline: only with --core-speed")
+    if core_speed and out == Path("bench/bench.json"):
+        out = Path("bench/core-speed.json")
     check_output_file("--out", out)
     try:
+        if core_speed:
+            run_core_speed(out=out, baseline=baseline, rounds=rounds, games=games, random_games=random_games,
+                           bot_games=bot_games, specs=bots or ["mcts:iterations=64", "flat:rollouts=8"], seed=seed,
+                           game=game, console=err)
+            return
         if bots:
             run_bot_bench(out=out, specs=bots, games=bot_games, seed=seed, game=game, console=err)
             return
         run_bench(out=out, games=games, reference_games=reference_games, seed=seed, game=game, profile=profile,
                   console=err)
-    except (RuleError, EngineError) as e:
+    except (RuleError, EngineError, BenchError) as e:
         fail(str(e))
 
 

@@ -10,6 +10,7 @@ dtype derived from ``sim.paws.record`` and builds the Arrow table).
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
+from libc.time cimport CLOCKS_PER_SEC, clock, clock_t
 
 import numpy as np
 
@@ -59,7 +60,8 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
     ``record_dtype``, "vp_trace": each round's VP per seat (rows of MAXP), "void": the offset of the
     first void game (an option list overflowed), or -1, "decisions", "searches", "rollouts": the batch's
-    top-level decisions, those a search bot took and their simulations, and "cards": the cards table's
+    top-level decisions, those a search bot took and their simulations, "engine_s": the processor time
+    of playing the games alone (not the setup before nor the arrays after), and "cards": the cards table's
     rows (CARD_ROW_DTYPE) if ``want_cards``} (see sim.paws.core_engine).
 
     rules: {name: int} for every Rules field; bots: [(kind, {weight: int}[, {search parameter: value}])]
@@ -78,6 +80,7 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     cdef GameRecord* recs
     cdef int64_t k, first_void
     cdef int64_t counts[3]
+    cdef clock_t t0, t1
     trace.data = NULL
     cards.data = NULL
     card_table = None
@@ -98,8 +101,10 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
         if want_cards:
             rows_init(&cards, sizeof(CardRow), 1 << 12)
         with nogil:
+            t0 = clock()
             first_void = _run(g, recs, &trace, &cards if want_cards else NULL, ideck, n_ideck, mdeck, n_mdeck,
                               master_seed, start, count, counts)
+            t1 = clock()
         vp_trace = rows_array(&trace, STANDINGS_DTYPE)["vp"]
         if want_cards:
             card_table = rows_array(&cards, CARD_ROW_DTYPE)
@@ -110,7 +115,8 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
         free(ispec)
         free(mspec)
     out = {"records": records, "vp_trace": vp_trace, "void": first_void,
-           "decisions": counts[0], "searches": counts[1], "rollouts": counts[2]}
+           "decisions": counts[0], "searches": counts[1], "rollouts": counts[2],
+           "engine_s": <double>(t1 - t0) / CLOCKS_PER_SEC}
     if want_cards:
         out["cards"] = card_table
     return out

@@ -239,7 +239,9 @@ ctypedef struct Look:
     int n_levels
     int level_value[MAXLEVELS]    # decreasing, all > 0
     Cells level_cells[MAXLEVELS]  # the cells with cell_value(c) == level_value[i] (disjoint)
-    int moves[MAXC]               # move_score(c) of a tiled cell, or UNKNOWN until first needed
+    int moves[MAXC]               # move_score(c) of a tiled cell, worked out in this look if moves_at[c] == stamp
+    int moves_at[MAXC]            # the look (stamp) moves[c] was worked out in
+    int stamp                     # this look's number: 1, 2, ... in a game (setup_game zeroes the Look)
 
 # The game record (sim.paws.record.RECORD_COLUMNS): the columns the core fills, same names and order;
 # the batch loop writes one per game into a numpy structured array of the declaration's dtype.

@@ -210,3 +210,160 @@ def run_bench(out: Path, games: int, reference_games: int, seed: int, game: str 
 def _profile_preset(p: tuple, seed: int, games: int) -> dict:
     g, _, rules, overrides, setup = p
     return profile(g, rules, overrides, setup, seed, max(games, 20000))
+
+
+# -- playtest bench --core-speed: the profiled preset's core speed, against a baseline build -------------
+
+# One sample, run in a fresh process whose import path starts at a checkout's root, so that a baseline
+# build (another checkout, e.g. a worktree of main) is measured with its own code. It uses only what
+# every build has: the registry, resolve() and play_counted(); it prints one JSON line.
+_SAMPLE = r"""
+import hashlib, json, sys, time
+sys.path.insert(0, {root!r})
+import pyarrow as pa
+import sim
+from sim.games import get
+g = get({game!r})
+
+def one(extra, games):
+    m = g.resolve({rules!r}, {overrides!r}, {{**{setup!r}, **extra}})
+    g.play_counted(m, {seed}, games, min(200, games))            # warm up on other games
+    t0 = time.process_time()
+    tables, counts = g.play_counted(m, {seed}, 0, games)
+    cpu = time.process_time() - t0
+    t = tables["games"]
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, t.schema.remove_metadata()) as w:
+        w.write_table(t.replace_schema_metadata(None))
+    return {{"games": games, "cpu_s": cpu,
+             "turns": int(pa.compute.sum(t["turns"]).as_py()) if "turns" in t.column_names else None,
+             "records_sha256": hashlib.sha256(sink.getvalue().to_pybytes()).hexdigest(),
+             **{{k: counts[k] for k in ("decisions", "rollouts", "engine_s") if k in counts}}}}
+
+out = {{"root": sim.__file__, "heuristic": one({{}}, {games}), "random": one({{"bots": "random"}}, {random_games}),
+        "search": [dict(one({{"bots": s}}, {bot_games}), bots=s) for s in {specs!r}]}}
+print(json.dumps(out))
+"""
+
+
+def _sample(root: Path, target: tuple, seed: int, games: int, random_games: int, bot_games: int,
+            specs: list[str]) -> dict:
+    """One measurement of the build at ``root`` in its own process."""
+    game, _, rules, overrides, setup = target
+    script = _SAMPLE.format(root=str(root), game=game, rules=rules, overrides=overrides, setup=setup, seed=seed,
+                            games=games, random_games=random_games, bot_games=bot_games, specs=list(specs))
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root)
+    if run.returncode != 0:
+        raise BenchError(f"the build at {root} failed to play: {run.stderr.strip().splitlines()[-1:]}")
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+class BenchError(Exception):
+    """A build that cannot be measured (one clear line)."""
+
+
+def check_baseline(path: Path) -> Path:
+    """The checkout root of a baseline build: a folder with sim/games.py and a built core beside it."""
+    root = Path(path).resolve()
+    if not (root / "sim" / "games.py").is_file() or not (root / "core").is_dir():
+        raise BenchError(f"--baseline {path}: not a playtest checkout (no sim/games.py and core/ in it)")
+    if not any((root / "core").glob("*engine*.so")) and not any((root / "core").glob("*engine*.pyd")):
+        raise BenchError(f"--baseline {path}: its core is not built (run `python setup.py build_ext --inplace` "
+                         "there)")
+    return root
+
+
+def _rates(runs: list[dict]) -> dict:
+    """The best (least loaded) of the alternating samples of one build, as rates."""
+    def best(key: str, sub=None) -> dict:
+        pick = [r[key] if sub is None else r[key][sub] for r in runs]
+        return min(pick, key=lambda s: s["cpu_s"] / s["games"])
+    h, r = best("heuristic"), best("random")
+    out = {"heuristic_games_per_s": round(h["games"] / h["cpu_s"]),
+           "heuristic_turns_per_s": round(h["turns"] / h["cpu_s"]) if h["turns"] else None,
+           "heuristic_decisions_per_game": round(h["decisions"] / h["games"], 1) if "decisions" in h else None,
+           "heuristic_turns_per_game": round(h["turns"] / h["games"], 2) if h["turns"] else None,
+           "random_turns_per_s": round(r["turns"] / r["cpu_s"]) if r["turns"] else None,
+           "random_games_per_s": round(r["games"] / r["cpu_s"]),
+           "records_sha256": {"heuristic": h["records_sha256"], "random": r["records_sha256"]},
+           "search": []}
+    if "engine_s" in h:       # the share of play_batch that is building the Arrow table, not playing
+        out["heuristic_engine_games_per_s"] = round(h["games"] / h["engine_s"])
+        out["heuristic_table_share"] = round(1 - h["engine_s"] / h["cpu_s"], 3)
+    for i in range(len(runs[0]["search"])):
+        s = best("search", i)
+        out["search"].append({"bots": s["bots"], "games_per_s": round(s["games"] / s["cpu_s"], 2),
+                              "rollouts_per_s": round(s["rollouts"] / s["cpu_s"]) if "rollouts" in s else None,
+                              "records_sha256": s["records_sha256"]})
+    return out
+
+
+def core_speed_markdown(report: dict) -> str:
+    cur, base = report["current"], report.get("baseline")
+    head = "| measure | this build |" + (" baseline | ratio |" if base else "")
+    lines = [f"# playtest bench --core-speed ({report['date']}, {report['code_version']})", "",
+             f"{report['machine']}; one process per sample, one core, processor time; seed {report['seed']}; "
+             f"{report['preset']}; {report['rounds']} alternating rounds, the best of each build.", "",
+             head, "|---|---:|" + ("---:|---:|" if base else "")]
+
+    def row(label: str, a, b) -> None:
+        if a is None:
+            return
+        cell = f"| {label} | {a:,} |"
+        if base:
+            cell += f" {b:,} | {a / b:.2f}x |" if b else " | |"
+        lines.append(cell)
+
+    for key, label in (("heuristic_games_per_s", "heuristic games/s"), ("heuristic_turns_per_s", "heuristic turns/s"),
+                       ("heuristic_engine_games_per_s", "heuristic games/s, playing alone (no table)"),
+                       ("random_turns_per_s", "random-bot turns/s"), ("random_games_per_s", "random-bot games/s")):
+        row(label, cur.get(key), base.get(key) if base else None)
+    for i, s in enumerate(cur["search"]):
+        row(f"{s['bots']} rollouts/s", s["rollouts_per_s"], base["search"][i]["rollouts_per_s"] if base else None)
+        row(f"{s['bots']} games/s", s["games_per_s"], base["search"][i]["games_per_s"] if base else None)
+    if "heuristic_table_share" in cur:
+        lines += ["", f"Building the Arrow table is {100 * cur['heuristic_table_share']:.1f}% of the heuristic "
+                      f"batch's time ({cur['heuristic_turns_per_game']} turns, "
+                      f"{cur['heuristic_decisions_per_game']} top-level decisions a game)."]
+    if base:
+        lines += ["", "Same records as the baseline: " + ("yes" if report["identical_records"] else "NO") +
+                  " (heuristic, random and search batches, by hash)."]
+    return "\n".join(lines) + "\n"
+
+
+def run_core_speed(out: Path, baseline: Path | None, rounds: int, games: int, random_games: int, bot_games: int,
+                   specs: list[str], seed: int, game: str | None, console) -> dict:
+    """The profiled preset's core speed (heuristic games/s and turns/s, random-bot turns/s, search bots'
+    rollouts/s) for this build and, if given, a baseline build, sampled in alternating processes."""
+    target = profiled(game)
+    root = Path(__file__).resolve().parent.parent
+    base_root = check_baseline(baseline) if baseline is not None else None
+    g, label, rules, overrides, setup = target
+    for spec in ["random", *specs]:                                   # every spec checked before any game
+        get(g).resolve(rules, overrides, {**setup, "bots": spec}).check_engine("core")
+    samples: dict[str, list] = {"current": [], "baseline": []}
+    for k in range(rounds):
+        for name, where in (("baseline", base_root), ("current", root)):
+            if where is None:
+                continue
+            console.print(f"bench: round {k + 1}/{rounds}, {name} build ...", highlight=False)
+            samples[name].append(_sample(where, target, seed, games, random_games, bot_games, specs))
+    report = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "code_version": code_version(), "seed": seed,
+              "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+                         f"Python {platform.python_version()}",
+              "preset": f"{g} {label}", "rounds": rounds, "games": games, "random_games": random_games,
+              "bot_games": bot_games, "current": _rates(samples["current"])}
+    if base_root is not None:
+        report["baseline_root"] = str(base_root)
+        report["baseline"] = _rates(samples["baseline"])
+        cur, base = report["current"], report["baseline"]
+        report["identical_records"] = (cur["records_sha256"] == base["records_sha256"] and
+                                       [s["records_sha256"] for s in cur["search"]] ==
+                                       [s["records_sha256"] for s in base["search"]])
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    md = core_speed_markdown(report)
+    out.with_suffix(".md").write_text(md)
+    console.print(md, highlight=False)
+    return report

@@ -244,7 +244,7 @@ class Game(abc.ABC):
     def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
         """:meth:`play_games` on the core, with the core's counts of its work where it keeps them
         (``decisions``: top-level decisions, ``searches``: those a search bot took, ``rollouts``: their
-        simulations); a game whose core keeps none returns {} (what ``playtest bench --bots`` reports)."""
+        simulations, ``engine_s``: processor seconds spent playing, without building the tables); a game whose core keeps none returns {} (what ``playtest bench --bots`` reports)."""
         return self.play_games(match, seed, start, count, "core"), {}
 
     def check_engine(self, match: Match, engine: str) -> None:

@@ -10,7 +10,9 @@ cdef void placement_options(Game* g, int a, int b) noexcept nogil:
 cdef void legal_actions(Game* g, int seat) noexcept nogil:
     """Every legal action as (Action, a, b) in g.opt_*, in the canonical order."""
     cdef Player* p = &g.players[seat]
-    cdef int k, c
+    cdef int k, c, nc
+    cdef Cells mine
+    cdef int cells[MAXC]
     opt_clear(g)
     opt_add(g, A_END_TURN, -1, -1)
     if g.ap < 1:
@@ -26,9 +28,13 @@ cdef void legal_actions(Game* g, int seat) noexcept nogil:
     if invadable(g, seat):
         opt_add(g, A_INVADE, -1, -1)
     if p.barricades > 0:
-        for k in range(g.n_tiled):  # only tiles are owned or bricked
-            c = g.tiled[k]
-            if (g.owner[c] == seat or g.brick[c] == seat) and g.barricade[c] == NOBODY:
+        # the cells owned or bricked by ``seat`` (only tiles are), less the barricaded, ascending
+        for k in range(2):
+            mine.w[k] = (g.owned_by[seat + 1].w[k] | g.bricked.w[k]) & ~g.barricaded.w[k]
+        nc = cells_list(&mine, cells)
+        for k in range(nc):
+            c = cells[k]
+            if g.owner[c] == seat or g.brick[c] == seat:
                 opt_add(g, A_BARRICADE, c, -1)
     if g.explorer and (p.tiles[0] or p.tiles[1] or p.tiles[2] or p.tiles[3]):
         for k in range(4):

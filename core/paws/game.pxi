@@ -107,6 +107,8 @@ cdef void setup_game(Game* g, const int16_t* monster_deck, int n_monster_deck,
     g.in_round = 0
     g.actions = 0
     g.decisions = 0
+    memset(&g.look, 0, sizeof(Look))
+    g.look_ok = 0
     for s in range(g.n):
         reset_player(g, &g.players[s])
     build_board(g)

@@ -118,8 +118,7 @@ cdef void look_around(Game* g, Weights* w, Look* lk, int seat) noexcept nogil:
                     cells.w[k] = ((g.of_kind[T_HOME].w[k] | g.of_kind[T_MANSION].w[k])
                                   & g.owned_by[t + 1].w[k] & open_.w[k])
                 add_level(lk, (20 + 8 * w.aggression + (25 if look_leader(g, lk) == t else 0)) // div, cells)
-    for k in range(g.n_tiled):
-        lk.moves[g.tiled[k]] = UNKNOWN
+    lk.stamp += 1                 # forgets every move_score of the last look
 
 
 cdef int cell_value(Look* lk, int c) noexcept nogil:
@@ -140,7 +139,7 @@ cdef int move_score(Game* g, Weights* w, Look* lk, int dest) noexcept nogil:
     """
     cdef int i, d, v, best = -1
     cdef const Cells* rings
-    if lk.moves[dest] != UNKNOWN:
+    if lk.moves_at[dest] == lk.stamp:
         return lk.moves[dest]
     rings = &g.rings[g.ring_at[dest]]
     for i in range(lk.n_levels):
@@ -154,6 +153,7 @@ cdef int move_score(Game* g, Weights* w, Look* lk, int dest) noexcept nogil:
                 best = v - w.step_cost * (d + 1)
                 break
     lk.moves[dest] = best
+    lk.moves_at[dest] = lk.stamp
     return best
 
 
@@ -237,17 +237,11 @@ cdef int action_score(Game* g, Weights* w, Look* lk, int seat, int i) noexcept n
     return card_score(g, w, lk, seat, a, b)
 
 
-cdef int heuristic_combat(Game* g, int seat) noexcept nogil:
-    """A COMBAT_CARD decision: pass (a hand index below 0, worth 0) or a card, the first best wins.
-
-    combat_score depends on the card only through its effect: worth[effect] is worked out once.
-    """
+cdef inline void combat_worth(Game* g, Fight* f, int seat, int* worth) noexcept nogil:
+    """combat_score by card effect (worth[16]): a COMBAT_CARD decision depends on a card only through it."""
     cdef Weights* w = &g.bots[seat].w
     cdef Player* p = &g.players[seat]
-    cdef Fight* f = g.fight
-    cdef int worth[16]
-    cdef int i, s, e, hand_index, side, best = 0, best_score = 0
-    side = 0 if f.seats[0] == seat else 1
+    cdef int e, side = 0 if f.seats[0] == seat else 1
     for e in range(16):
         worth[e] = -1
     worth[E_ESCAPE] = 100 if p.hp <= w.escape_hp else -1
@@ -255,11 +249,49 @@ cdef int heuristic_combat(Game* g, int seat) noexcept nogil:
     worth[E_FIGHT_BONUS] = 80 if f.roll == 0 else -1
     worth[E_ROLL_BONUS] = 70 if f.attacker == seat else -1
     worth[E_REFLECT] = 60 if f.attacker != seat and not f.reflect[side] else -1
+
+
+cdef int heuristic_combat(Game* g, int seat) noexcept nogil:
+    """A COMBAT_CARD decision: pass (a hand index below 0, worth 0) or a card, the first best wins.
+
+    combat_score depends on the card only through its effect: worth[effect] is worked out once.
+    """
+    cdef Player* p = &g.players[seat]
+    cdef int worth[16]
+    cdef int i, s, hand_index, best = 0, best_score = 0
+    combat_worth(g, g.fight, seat, worth)
     for i in range(g.n_opt):
         hand_index = g.opt_a[i]
         s = 0 if hand_index < 0 else worth[g.items[p.items[hand_index]].effect]
         if i == 0 or s > best_score:
             best, best_score = i, s
+    return best
+
+
+cdef int heuristic_combat_card(Game* g, Fight* f, int seat, int* dest) noexcept nogil:
+    """heuristic_combat's pick straight from the hand, without listing combat_options: the hand index
+    of the card it would play (``dest``: an escape's destination, its first listed one), or -1 to pass.
+
+    The options are pass (worth 0) then the playable cards in hand order, an escape once per
+    destination (all worth the same, so the first wins); the first best wins, so a card is picked
+    only if it is worth more than 0 and more than every card before it.
+    """
+    cdef Player* p = &g.players[seat]
+    cdef const ItemSpec* card
+    cdef int worth[16]
+    cdef int i, s, best = -1, best_score = 0
+    combat_worth(g, f, seat, worth)
+    for i in range(p.n_items):
+        card = &g.items[p.items[i]]
+        if not combat_effect(card.effect) or card.timing == TIMING_ON_TURN:
+            continue
+        if card.effect == E_ESCAPE and g.n_tn[p.pos] == 0:
+            continue                      # no destination: not an option
+        s = worth[card.effect]
+        if s > best_score:
+            best, best_score = i, s
+    if best >= 0 and g.items[p.items[best]].effect == E_ESCAPE:
+        dest[0] = g.tn[p.pos][0]
     return best
 
 
@@ -272,23 +304,25 @@ cdef int heuristic_action(Game* g, int seat) noexcept nogil:
     """
     cdef Weights* w = &g.bots[seat].w
     cdef Look* lk
-    cdef int i, s, bound, best = 0, best_score = 0, n_moves = 0
+    cdef int i, s, bound, best = 0, best_score = 0, first_move = -1, last_move = -1
     if not g.look_ok:
         look_around(g, w, &g.look, seat)
         g.look_ok = 1
     lk = &g.look
     for i in range(g.n_opt):
         if g.opt_a[i] == A_MOVE:
-            n_moves += 1
+            if first_move < 0:
+                first_move = i
+            last_move = i
         else:
             s = action_score(g, w, lk, seat, i)
             if i == 0 or s > best_score:
                 best, best_score = i, s
-    if n_moves:
+    if first_move >= 0:
         bound = (lk.level_value[0] if lk.n_levels else 0) - w.step_cost
         if bound < -1:
             bound = -1
-        for i in range(g.n_opt):
+        for i in range(first_move, last_move + 1):      # the moves (listed together, each checked)
             if g.opt_a[i] == A_MOVE and (bound > best_score or (bound == best_score and i < best)):
                 s = move_score(g, w, lk, g.opt_b[i])
                 if s > best_score or (s == best_score and i < best):

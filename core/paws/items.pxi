@@ -97,14 +97,22 @@ cdef void combat_window(Game* g, Fight* f, int side) noexcept nogil:
     cdef Player* p = &g.players[seat]
     cdef int rep, k, hand_index, dest, n0 = p.n_items
     cdef const ItemSpec* card
+    # a heuristic seat's pick (heuristic.pxi) needs no option list and no draw: straight from the hand
+    # (scripted decisions, a test-only module, always go through ask())
+    cdef bint direct = not SCRIPTED_DRAWS and g.bots[seat].kind != BOT_RANDOM
     for rep in range(n0):
-        combat_options(g, seat)
-        if g.n_opt == 1:
-            return
-        k = ask(g, seat, D_COMBAT_CARD)
-        if k == 0:
-            return
-        hand_index, dest = g.opt_a[k], g.opt_b[k]
+        if direct:
+            hand_index = heuristic_combat_card(g, f, seat, &dest)
+            if hand_index < 0:
+                return
+        else:
+            combat_options(g, seat)
+            if g.n_opt == 1:
+                return
+            k = ask(g, seat, D_COMBAT_CARD)
+            if k == 0:
+                return
+            hand_index, dest = g.opt_a[k], g.opt_b[k]
         card = &g.items[discard_card(g, seat, hand_index)]
         if card.effect == E_HEAL:
             heal(g, seat, card.amount)
@@ -135,7 +143,7 @@ cdef inline int near(Game* g, int cell, int* out) noexcept nogil:
 cdef void turn_card_options(Game* g, int seat) noexcept nogil:
     """Append (PLAY_ITEM, hand index, target) for every card playable on your own turn (§10: Anytime needs no AP)."""
     cdef Player* p = &g.players[seat]
-    cdef int i, k, t, c, nn, e
+    cdef int i, k, t, c, nn, e, n
     cdef int cells[7]
     cdef const ItemSpec* card
     for i in range(p.n_items):
@@ -155,6 +163,16 @@ cdef void turn_card_options(Game* g, int seat) noexcept nogil:
                         if g.players[t].pos == cells[k]:
                             opt_add(g, A_PLAY_ITEM, i, t)
                             break
+        elif e == E_TELEPORT and g.n_opt + g.n_tiled <= MAXOPT:
+            n = g.n_opt                     # room for every tile: no check per option
+            for k in range(g.n_tiled):
+                c = g.tiled[k]
+                if c != p.pos:
+                    g.opt_a[n] = A_PLAY_ITEM
+                    g.opt_b[n] = i
+                    g.opt_c[n] = c
+                    n += 1
+            g.n_opt = n
         elif e == E_TELEPORT:
             for k in range(g.n_tiled):
                 c = g.tiled[k]

@@ -123,8 +123,9 @@ def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_s
                     want_cards: bool = False) -> pa.Table | dict[str, pa.Table]:
     """Play games ``start .. start+count-1`` in the core and return their records; with ``want_cards``,
     {"games": records, "cards": the cards table} instead. ``counts``, if given, gains the batch's
-    top-level ``decisions``, the ``searches`` (those a search bot took) and their ``rollouts``
-    (simulations)."""
+    top-level ``decisions``, the ``searches`` (those a search bot took), their ``rollouts``
+    (simulations) and ``engine_s``, the processor seconds spent playing the games (the rest of the call
+    builds the Arrow table)."""
     from core.paws_engine import play_batch
     inputs = inputs or core_inputs(setup, rules, cards)
     try:
@@ -132,7 +133,7 @@ def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_s
     except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
         raise CoreError(f"the Paws in Peril core cannot play this: {e}; use --engine reference") from None
     if counts is not None:
-        for key in ("decisions", "searches", "rollouts"):
+        for key in ("decisions", "searches", "rollouts", "engine_s"):
             counts[key] = counts.get(key, 0) + out[key]
     if out["void"] >= 0:
         raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
