@@ -345,8 +345,8 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
         save_manifest(out_dir, manifest)
         return _summary(manifest, out_dir, t0, time.perf_counter(), 0.0, 0, 0, before, 0, report, plan)
     local_first = driver_plays and not address and not _ray_running()
-    ray_state: dict[str, Any] = {"started": False, "guard": None, "running": workers or os.cpu_count() or 1,
-                                 "start_s": 0.0}
+    ray_state: dict[str, Any] = {"up": False, "started": False, "guard": None,
+                                 "running": workers or os.cpu_count() or 1, "start_s": 0.0}
 
     def start_ray() -> None:
         """Start or join Ray (before anything is written when it comes first: a cluster that cannot be
@@ -356,7 +356,7 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
             ray_state["started"], ray_state["running"], ray_state["guard"] = _start_ray(workers, address)
         except (ConnectionError, RuntimeError, ValueError) as e:
             raise SweepError(f"could not {'join Ray at ' + address if address else 'start Ray'}: {e}") from e
-        ray_state["start_s"] = time.perf_counter() - t
+        ray_state["start_s"], ray_state["up"] = time.perf_counter() - t, True
 
     if not local_first:
         try:
@@ -461,7 +461,7 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
                     start_ray()          # the threads play on while Ray starts
                     local.stop()
                     break
-        if ray_state["started"] or not local_first:
+        if ray_state["up"]:
             import ray
             in_flight_max = (2 * ray_state["running"] if (ray_state["started"] and not address) or not workers
                              else ray_state["running"])
