@@ -49,7 +49,12 @@ class LocalPlayers:
     def _work(self) -> None:
         while not self._stop.is_set():
             with self.lock:
-                item = self._take()
+                try:
+                    item = self._take()
+                except BaseException as e:   # noqa: BLE001 - a stopping policy's error: the driver fails the sweep
+                    self.pending += 1
+                    self._results.put((None, None, e))
+                    return
                 if item is None and self.pending == 0:
                     return
                 if item is not None:
