@@ -7,8 +7,10 @@ engine core releases the GIL while it plays, and a part is the same function (``
 writing the same bytes whatever process runs it, so the results are byte for byte those of Ray workers.
 
 Once parts have finished, the driver estimates how long the rest takes on these threads; when that is
-more than :data:`RAY_PAYS_S`, it starts Ray (the threads keep playing meanwhile), the threads finish the
-part each holds and Ray's workers play the rest. ``playtest sweep --ray`` starts Ray at once, as before.
+more than :data:`RAY_PAYS_S` (the core engine: on one machine Ray adds start-up and shutdown but no speed,
+only process isolation, worth it for long sweeps) or :data:`RAY_PAYS_GIL_S` (the pure-Python reference
+engine, whose threads share one core), it starts Ray (the threads keep playing meanwhile), the threads
+finish the part each holds and Ray's workers play the rest. ``playtest sweep --ray`` starts Ray at once.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import threading
 import time
 from typing import Any, Callable
 
-RAY_PAYS_S = 60.0          # start Ray when the rest would take longer than this on the driver's threads
+RAY_PAYS_S = 600.0         # start Ray when the rest would take longer than this on the driver's threads
+RAY_PAYS_GIL_S = 20.0      # ... the reference engine (pure Python: its threads share one core)
 ESTIMATE_AFTER_S = 0.5     # ... judged once parts have finished and this long has passed
 
 
@@ -95,12 +98,13 @@ class LocalPlayers:
         """No thread plays and no result waits: every part taken was recorded."""
         return self.pending == 0 and self._results.empty()
 
-    def ray_pays(self, games_left: int) -> bool:
-        """Whether the ``games_left`` not yet played would take more than RAY_PAYS_S at the threads' rate."""
+    def ray_pays(self, games_left: int, engine: str = "core") -> bool:
+        """Whether the ``games_left`` not yet played would take longer than RAY_PAYS_S (the reference engine:
+        RAY_PAYS_GIL_S) at the rate the threads have played so far."""
         elapsed = time.perf_counter() - self.t0
         if self.games == 0 or elapsed < ESTIMATE_AFTER_S:
             return False
-        return games_left / (self.games / elapsed) > RAY_PAYS_S
+        return games_left / (self.games / elapsed) > (RAY_PAYS_GIL_S if engine == "reference" else RAY_PAYS_S)
 
     def drain(self, record: Callable[[Any, Any], None], deadline: float, give_up: Callable[[], bool]) -> None:
         """After Ctrl-C: no new parts; keep the parts that finish before ``deadline`` (``record(item, result)``)."""

@@ -457,7 +457,7 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
                 if bar:
                     bar.refresh()
                 save_now()
-                if local.alive() and local.ray_pays(games_todo - local.games):
+                if local.alive() and local.ray_pays(games_todo - local.games, spec.engine):
                     start_ray()          # the threads play on while Ray starts
                     local.stop()
                     break

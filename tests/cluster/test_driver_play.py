@@ -81,6 +81,7 @@ def test_hand_over_to_ray_mid_sweep_writes_the_same_bytes(driver_only, request, 
     request.getfixturevalue("ray_local")
     monkeypatch.setattr(cluster.sweep, "_ray_running", lambda: False)     # as if embedded: driver plays first
     monkeypatch.setattr(cluster.local, "RAY_PAYS_S", 0.0)
+    monkeypatch.setattr(cluster.local, "RAY_PAYS_GIL_S", 0.0)
     monkeypatch.setattr(cluster.local, "ESTIMATE_AFTER_S", 0.0)
     in_driver = []
     real = cluster.sweep.play_part
