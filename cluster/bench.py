@@ -128,10 +128,11 @@ def _run_report(label, s, seen, driver_cpu, spec, workers, one, one_cpu) -> dict
     """One sweep's numbers against the single-core rate ``one`` (games/s) and ``one_cpu`` (games per CPU s)."""
     is_worker = {pid: n.startswith("ray::") and not n.endswith("Agent") for pid, (n, _) in seen.items()}  # not
     worker_cpu = sum(c for pid, (_, c) in seen.items() if is_worker[pid])          # ray::DashboardAgent & co
-    ray_cpu = sum(c for pid, (_, c) in seen.items() if not is_worker[pid])
-    playing_cpu = worker_cpu + (driver_cpu if not worker_cpu else 0.0)   # driver play: the games run in the driver
+    ray_cpu = sum(c for pid, (n, c) in seen.items() if not is_worker[pid] and "ray" in n)
+    playing_cpu = worker_cpu   # the driver's forked players are ray-less children: counted below
+    playing_cpu += sum(c for n, c in seen.values() if "ray" not in n and "reaper" not in n)
     return {
-        "mode": label, "games": s.games, "cells": len(spec.cells), "parts": s.parts, "batch_size": spec.batch_size,
+        "mode": label, "games": s.games, "driver_parts": s.driver_parts, "cells": len(spec.cells), "parts": s.parts, "batch_size": spec.batch_size,
         "output_bytes": s.bytes, "bytes_per_game": round(s.bytes / max(s.games, 1), 1),
         "wall_s": round(s.wall_s, 2), "ray_start_s": round(s.ray_start_s, 2), "play_s": round(s.play_s, 2),
         "games_per_s": round(s.games_per_s), "games_per_s_playing": round(s.games / s.play_s),

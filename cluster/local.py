@@ -2,9 +2,12 @@
 
 Starting the embedded Ray takes seconds (about 5 s on 2 cores, CPU taken from the games) and shutting it
 down another second or two; a sweep of 20,000 games plays in about 1 s. So a sweep without ``--address``
-(and without a Ray runtime of the caller's) plays its parts on ``workers`` threads in the driver first: the
-engine core releases the GIL while it plays, and a part is the same function (``cluster.part.play_part``)
+(and without a Ray runtime of the caller's) plays its parts at once on ``workers`` processes forked from
+the driver (``fork``: nothing to import again, so they start in milliseconds; a batch of games holds
+Python's lock, so threads would share one core). A part is the same function (``cluster.part.play_part``)
 writing the same bytes whatever process runs it, so the results are byte for byte those of Ray workers.
+The forked processes ignore Ctrl-C (the driver decides what to keep) and die with the driver, even on
+``kill -9`` (``PR_SET_PDEATHSIG``).
 
 Once parts have finished, the driver estimates how long the rest takes on these threads; when that is
 more than :data:`RAY_PAYS_S` (the core engine: on one machine Ray adds start-up and shutdown but no speed,
@@ -15,7 +18,10 @@ finish the part each holds and Ray's workers play the rest. ``playtest sweep --r
 
 from __future__ import annotations
 
+import ctypes
+import multiprocessing
 import queue
+import signal
 import threading
 import time
 from typing import Any, Callable
@@ -25,8 +31,21 @@ RAY_PAYS_GIL_S = 20.0      # ... the reference engine (pure Python: its threads 
 ESTIMATE_AFTER_S = 0.5     # ... judged once parts have finished and this long has passed
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def _child_start() -> None:
+    """In each forked player: Ctrl-C is the driver's to handle; the process ends when the driver does."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):      # not Linux: the pool's own pipes still end idle players
+        pass
+
+
 class LocalPlayers:
-    """``threads`` threads that take parts (``take()``, under ``lock``) and play them (``play(item)``).
+    """``threads`` threads that take parts (``take()``, under ``lock``) and play each on one of as many forked
+    processes (``play(item)`` gives the function and its arguments).
 
     Results come back on the driver's thread through :meth:`results`; the driver records each (under
     ``lock``) and then calls :meth:`recorded`. ``pending`` counts the parts taken and not yet recorded.
@@ -42,9 +61,12 @@ class LocalPlayers:
         self.t0 = time.perf_counter()
         self._threads = [threading.Thread(target=self._work, name=f"playtest-part-{i}", daemon=True)
                          for i in range(max(1, threads))]
+        self._pool = None
+        self._n = max(1, threads)
 
     def start(self) -> "LocalPlayers":
         self.t0 = time.perf_counter()
+        self._pool = multiprocessing.get_context("fork").Pool(self._n, initializer=_child_start)
         for t in self._threads:
             t.start()
         return self
@@ -66,7 +88,8 @@ class LocalPlayers:
                 time.sleep(0.01)
                 continue
             try:
-                self._results.put((item, self._play(item), None))
+                func, args = self._play(item)
+                self._results.put((item, self._pool.apply_async(func, args).get(), None))
             except BaseException as e:       # noqa: BLE001 - handed to the driver, which fails the sweep
                 self._results.put((item, None, e))
                 return
@@ -90,6 +113,14 @@ class LocalPlayers:
     def stop(self) -> None:
         """Take no new part; a part being played is finished and its result still comes back."""
         self._stop.set()
+
+    def close(self) -> None:
+        """End the forked players at once (a part cut off mid-write leaves only a hidden temporary file)."""
+        self._stop.set()
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
 
     def alive(self) -> bool:
         return any(t.is_alive() for t in self._threads)

@@ -75,6 +75,7 @@ class SweepSummary:
     verify: Report | None = None   # what --resume found on disk and did about it
     games_discarded: int = 0   # [stop]: games played in this run beyond a cell's stop (their parts deleted)
     stop: dict | None = None   # [stop]: per cell, the stopper's state (estimate, interval, games, reason)
+    driver_parts: int = 0      # parts the driver played itself (cluster.local), before or instead of Ray
 
 
 def _is_sweep_manifest(path: Path) -> bool:
@@ -346,7 +347,7 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
         return _summary(manifest, out_dir, t0, time.perf_counter(), 0.0, 0, 0, before, 0, report, plan)
     local_first = driver_plays and not address and not _ray_running()
     ray_state: dict[str, Any] = {"up": False, "started": False, "guard": None,
-                                 "running": workers or os.cpu_count() or 1, "start_s": 0.0}
+                                 "running": workers or os.cpu_count() or 1, "start_s": 0.0, "driver_parts": 0}
 
     def start_ray() -> None:
         """Start or join Ray (before anything is written when it comes first: a cluster that cannot be
@@ -447,11 +448,12 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
                 with mu:
                     finish(key, result)
                     local.recorded(result[2])
+                    ray_state["driver_parts"] += 1
 
         if local_first:      # cluster.local: play on the driver's threads; Ray only when it pays
-            local = LocalPlayers(ray_state["running"], lambda: _key(take()), lambda key: play_part(
+            local = LocalPlayers(ray_state["running"], lambda: _key(take()), lambda key: (play_part, (
                 cells_by_id[key[0]].match, spec.engine, spec.seed, by_id[key[0]]["parts"][key[1]]["first_game"],
-                by_id[key[0]]["parts"][key[1]]["games"], str(out_dir), key[0], key[1], meta, metrics), mu).start()
+                by_id[key[0]]["parts"][key[1]]["games"], str(out_dir), key[0], key[1], meta, metrics)), mu).start()
             while local.alive() or not local.idle():
                 collect(0.25)
                 if bar:
@@ -522,6 +524,8 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
                     run["games_discarded"] = plan.discarded
                 save_manifest(out_dir, manifest)      # a ManifestError (disk full) still ends Ray below
         finally:
+            if local is not None:
+                local.close()       # the driver's players: idle now, or cut off after Ctrl-C or a failure
             try:
                 if ray_state["started"]:
                     with contextlib.suppress(Exception, KeyboardInterrupt):
@@ -532,8 +536,10 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
             if (ray_state["started"] or local is not None) and manifest["state"] != "done":
                 for tmp in stale_temporaries(out_dir):   # a task stopped mid-write (its part stays pending)
                     tmp.unlink(missing_ok=True)
-    return _summary(manifest, out_dir, t0, t0 + ray_state["start_s"], t_done - t_play, games, parts, before,
-                    ray_state["running"], report, plan)
+    summary = _summary(manifest, out_dir, t0, t0 + ray_state["start_s"], t_done - t_play, games, parts, before,
+                       ray_state["running"], report, plan)
+    summary.driver_parts = ray_state["driver_parts"]
+    return summary
 
 
 def _key(item) -> tuple[str, int] | None:
