@@ -43,7 +43,10 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
                                                     "spec, move what does not belong to --out/.quarantine, play "
                                                     "every part missing or bad (rebuilds a lost or broken "
                                                     "manifest)")] = False,
-          progress: Annotated[bool, typer.Option(help="show a live progress bar")] = True) -> None:
+          progress: Annotated[bool, typer.Option(help="show a live progress bar")] = True,
+          ray: Annotated[bool, typer.Option("--ray", help="start the embedded Ray at once (default: the driver "
+                                                          "plays at once and starts Ray only for a sweep long "
+                                                          "enough to pay for it; docs/sweeps.md)")] = False) -> None:
     """Play every cell of a sweep spec on Ray; every game becomes a Parquet row under --out."""
     if workers is not None and workers < 1:
         fail(f"--workers = {workers}: expected at least 1")
@@ -59,13 +62,14 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
     if not is_uri(out) and tune_report(out) is not None:     # a race decides where its cells stop: only playtest tune resumes it
         fail(f"{out} holds a tune (playtest tune); resume it with: playtest tune TUNE_SPEC --out {out} --resume")
     again = f"playtest sweep {spec} --out {out}" + (f" --address {address}" if address else "")
-    play_spec(s, out, workers=workers, address=address, resume=resume, progress=progress, again=again)
+    play_spec(s, out, workers=workers, address=address, resume=resume, progress=progress, again=again,
+              driver_plays=not ray)
     for line in report_summary(str(out)):      # games, first player's share per cell, end reasons; the page
         Console(stderr=True).print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optional[str], resume: bool,
-              progress: bool, again: str) -> None:
+              progress: bool, again: str, driver_plays: bool = True) -> None:
     """Play a validated sweep into ``out`` with the sweep's messages on stderr: what it plays, an
     interruption (exit 130) with the command that resumes it (``again`` + ``--resume``), one-line errors
     and the summary. ``playtest sweep`` and ``playtest ladder`` both play through here."""
@@ -81,7 +85,7 @@ def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optio
                       f"in {s.total_parts:,} parts of {s.batch_size:,} -> {out}", highlight=False, markup=False)
         try:
             r = run_sweep(s, out, workers=workers, address=address, resume=resume, progress=progress,
-                          log=lambda line: err.print(line, highlight=False, markup=False, soft_wrap=True))
+                          driver_plays=driver_plays, log=lambda line: err.print(line, highlight=False, markup=False, soft_wrap=True))
         except SweepInterrupted as e:
             r = e.summary
             if not _has_manifest(out):     # stopped before the sweep wrote anything

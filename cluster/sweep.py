@@ -16,13 +16,15 @@ import json
 import os
 import signal
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from cluster.manifest import (DONE, NAME, ManifestError, counts, load_manifest, manifest_path,
+from cluster.local import LocalPlayers
+from cluster.manifest import (BEYOND, DONE, NAME, ManifestError, counts, load_manifest, manifest_path,
                               new_manifest, now)
 from cluster.manifest import save_manifest as _save_manifest
 from cluster.part import play_part, stale_temporaries
@@ -75,6 +77,7 @@ class SweepSummary:
     verify: Report | None = None   # what --resume found on disk and did about it
     games_discarded: int = 0   # [stop]: games played in this run beyond a cell's stop (their parts deleted)
     stop: dict | None = None   # [stop]: per cell, the stopper's state (estimate, interval, games, reason)
+    driver_parts: int = 0      # parts the driver played itself (cluster.local), before or instead of Ray
 
 
 def _is_sweep_manifest(path: Path) -> bool:
@@ -224,6 +227,12 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int, Ray
     return True, workers, guard
 
 
+def _ray_running() -> bool:
+    """A Ray runtime is already up in this process (a caller's: tests, notebooks)."""
+    ray = sys.modules.get("ray")
+    return ray is not None and ray.is_initialized()
+
+
 def _error_text(e: BaseException) -> str:
     cause = getattr(e, "cause", None)
     if isinstance(cause, BaseException):
@@ -264,12 +273,17 @@ def interrupts():
 
 def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = None, address: str | None = None,
               resume: bool = False, progress: bool = True, on_part: Callable[[str, int], None] | None = None,
-              log: Callable[[str], None] | None = None, stopper: Stopper | None = None) -> SweepSummary:
+              log: Callable[[str], None] | None = None, stopper: Stopper | None = None,
+              driver_plays: bool = True) -> SweepSummary:
     """Play every part of ``spec`` into ``out_dir`` (see ``docs/sweeps.md``); ``on_part(cell, batch)`` per part;
     ``log(line)`` gets what verification found and did on resume (also in ``SweepSummary.verify``).
 
     ``stopper``: a stopping policy (``cluster.stopping.Stopper``) that ends each cell early; None: the spec's
-    ``[stop]`` if it has one, else every part is played (fixed size)."""
+    ``[stop]`` if it has one, else every part is played (fixed size).
+
+    ``driver_plays``: an embedded sweep (no ``address``, no Ray runtime of the caller's) plays on the
+    driver's threads first and starts Ray only when the rest would take longer than ``cluster.local.RAY_PAYS_S``;
+    False starts Ray at once."""
     t0 = time.perf_counter()
     if workers is not None and workers < 1:
         raise SweepError(f"--workers = {workers}: expected at least 1")
@@ -279,7 +293,8 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = Non
     check_out_dir(out_dir)
     created = not out_dir.exists()
     with interrupts() as ints, _driver_lock(out_dir, created):
-        return _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints, stopper)
+        return _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints, stopper,
+                           driver_plays=driver_plays)
 
 
 def check_remote_out(out: str, spec: SweepSpec | None = None, stopper: Stopper | None = None):
@@ -302,8 +317,10 @@ def _run_remote(spec, out, workers, address, resume, progress, on_part, t0, log,
         with interrupts() as ints, object_lock(loc) as lock:
             if lock.took_over and log:
                 log(f"{loc.name()}: {lock.took_over}")
+            # Ray's workers write the parts: the driver does not fork players of its own, as the S3
+            # client's threads do not survive a fork
             return _run_locked(spec, out, workers, address, resume, progress, on_part, t0, log, ints, None,
-                               remote=(loc, lock))
+                               remote=(loc, lock), driver_plays=False)
     except (LockHeld, StorageError) as e:
         raise SweepError(str(e)) from None
 
@@ -332,7 +349,7 @@ def _driver_lock(out_dir: Path, created: bool):
 
 
 def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints,
-                stopper=None, remote=None) -> SweepSummary:
+                stopper=None, remote=None, driver_plays=True) -> SweepSummary:
     code, core = code_version(), core_digest()       # once per run: the tree may change while it runs
     if remote is not None:       # object storage: every manifest save first checks the lock is still ours
         from cluster.remote import prepare_remote
@@ -371,23 +388,35 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
             manifest.update(state="done", error=None)
         save_manifest(out_dir, manifest)
         return _summary(manifest, out_dir, t0, time.perf_counter(), 0.0, 0, 0, before, 0, report, plan)
-    try:       # before anything is written: a cluster that cannot be joined leaves DIR as it was
-        started_ray, running, guard = _start_ray(workers, address)
-    except KeyboardInterrupt:
-        raise SweepInterrupted(_summary(manifest, out_dir, t0, time.perf_counter(), 0.0, 0, 0, before, 0,
-                                        report)) from None
-    except (ConnectionError, RuntimeError, ValueError) as e:
-        raise SweepError(f"could not {'join Ray at ' + address if address else 'start Ray'}: {e}") from e
-    import ray
+    local_first = driver_plays and not address and not _ray_running()
+    ray_state: dict[str, Any] = {"up": False, "started": False, "guard": None,
+                                 "running": workers or os.cpu_count() or 1, "start_s": 0.0, "driver_parts": 0}
+
+    def start_ray() -> None:
+        """Start or join Ray (before anything is written when it comes first: a cluster that cannot be
+        joined leaves DIR as it was)."""
+        t = time.perf_counter()
+        try:
+            ray_state["started"], ray_state["running"], ray_state["guard"] = _start_ray(workers, address)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            raise SweepError(f"could not {'join Ray at ' + address if address else 'start Ray'}: {e}") from e
+        ray_state["start_s"], ray_state["up"] = time.perf_counter() - t, True
+
+    if not local_first:
+        try:
+            start_ray()
+        except KeyboardInterrupt:
+            raise SweepInterrupted(_summary(manifest, out_dir, t0, time.perf_counter(), 0.0, 0, 0, before, 0,
+                                            report)) from None
     t_ray = time.perf_counter()
     run = {"started": now(), "code_version": code, "address": address, "games": 0}
-    in_flight_max = 2 * running if (started_ray and not address) or not workers else running
     meta = {"playtest.spec_digest": spec.digest, "playtest.code_version": code,
             "playtest.core_digest": core if spec.engine == "core" else "", "playtest.sweep": spec.name}
-    task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(play_part)
     by_id = {c["id"]: c for c in manifest["cells"]}
     cells_by_id = {c.id: c for c in spec.cells}
     todo = ((cell, part) for cell in spec.cells for part in by_id[cell.id]["parts"] if part["state"] != DONE)
+    games_todo = sum(p["games"] for c in manifest["cells"] for p in c["parts"] if p["state"] not in (DONE, BEYOND))
+    mu = threading.Lock()         # take() and finish(): the driver's threads and its dispatch loop share them
 
     def take():
         """The next part to start: in cell order (fixed size), or round-robin by batch as the stopper allows."""
@@ -397,14 +426,16 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
         return None if nxt is None else (cells_by_id[nxt[0]], by_id[nxt[0]]["parts"][nxt[1]])
     metrics = tuple(stopper.metrics) if stopper is not None else ()
     in_flight: dict[Any, tuple[str, int]] = {}
+    local: LocalPlayers | None = None
     games = parts = 0
     last_save, save_gap = time.perf_counter(), SAVE_EVERY_S
     bar = None
 
-    def finish(ref) -> None:
+    def finish(key: tuple[str, int], result) -> None:
+        """Record one finished part (under ``mu``)."""
         nonlocal games, parts
-        cell_id, batch = in_flight.pop(ref)
-        _, _, rows, size, files, summary = ray.get(ref)
+        cell_id, batch = key
+        _, _, rows, size, files, summary = result
         part = by_id[cell_id]["parts"][batch]
         if part["state"] == DONE:     # a part is its name: never counted twice
             return
@@ -437,43 +468,92 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
             bar = StopProgress(plan)
         else:
             bar = GamesBar(before["games"], before["games_done"])
-        match_refs = {c.id: ray.put(c.match) for c in spec.cells}
         t_play = time.perf_counter()
         if bar:
             bar.start()
-        while True:
-            while len(in_flight) < in_flight_max and (item := take()) is not None:
-                cell, part = item
-                ref = task.remote(match_refs[cell.id], spec.engine, spec.seed, part["first_game"], part["games"],
-                                  str(out_dir), cell.id, part["batch"], meta, metrics)
-                in_flight[ref] = (cell.id, part["batch"])
-            if not in_flight:
-                if plan is not None and not plan.all_stopped():
-                    raise SweepError(f"the stopping policy holds back every part while cells "
-                                     f"{', '.join(plan.alive()[:5])} are still playing")
-                break
-            ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
-            for ref in ready:
-                finish(ref)
-            if bar:
-                bar.refresh()
+
+        def save_now() -> None:
+            nonlocal last_save, save_gap
             if time.perf_counter() - last_save >= save_gap:
                 t_save = time.perf_counter()
-                if plan is not None:
-                    plan.record(manifest)
-                save_manifest(out_dir, manifest)
+                with mu:
+                    if plan is not None:
+                        plan.record(manifest)
+                    save_manifest(out_dir, manifest)
                 last_save = time.perf_counter()
                 save_gap = max(SAVE_EVERY_S, 20 * (last_save - t_save))   # saving stays under 5% of the driver
+
+        def collect(timeout: float) -> None:
+            """Record the parts the driver's threads finished."""
+            for key, result, err in local.results(timeout):
+                if err is not None:
+                    raise err
+                with mu:
+                    finish(key, result)
+                    local.recorded(result[2])
+                    ray_state["driver_parts"] += 1
+
+        if local_first:      # cluster.local: play on the driver's threads; Ray only when it pays
+            local = LocalPlayers(ray_state["running"], lambda: _key(take()), lambda key: (play_part, (
+                cells_by_id[key[0]].match, spec.engine, spec.seed, by_id[key[0]]["parts"][key[1]]["first_game"],
+                by_id[key[0]]["parts"][key[1]]["games"], str(out_dir), key[0], key[1], meta, metrics)), mu).start()
+            while local.alive() or not local.idle():
+                collect(0.25)
+                if bar:
+                    bar.refresh()
+                save_now()
+                if local.alive() and local.ray_pays(games_todo - local.games, spec.engine):
+                    start_ray()          # the threads play on while Ray starts
+                    local.stop()
+                    break
+        if ray_state["up"]:
+            import ray
+            in_flight_max = (2 * ray_state["running"] if (ray_state["started"] and not address) or not workers
+                             else ray_state["running"])
+            task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(play_part)
+            match_refs = {c.id: ray.put(c.match) for c in spec.cells}
+            while True:
+                with mu:
+                    while len(in_flight) < in_flight_max and (key := _key(take())) is not None:
+                        part = by_id[key[0]]["parts"][key[1]]
+                        ref = task.remote(match_refs[key[0]], spec.engine, spec.seed, part["first_game"],
+                                          part["games"], str(out_dir), key[0], key[1], meta, metrics)
+                        in_flight[ref] = key
+                if local is not None:
+                    collect(0.0)
+                if not in_flight and (local is None or local.idle()):
+                    break
+                ready = ray.wait(list(in_flight), num_returns=1, timeout=0.5)[0] if in_flight else []
+                for ref in ready:
+                    key = in_flight.pop(ref)
+                    result = ray.get(ref)
+                    with mu:
+                        finish(key, result)
+                if local is not None and not in_flight:
+                    collect(0.25)
+                if bar:
+                    bar.refresh()
+                save_now()
+        if plan is not None and not plan.all_stopped():
+            raise SweepError(f"the stopping policy holds back every part while cells "
+                             f"{', '.join(plan.alive()[:5])} are still playing")
         manifest["state"] = "done"
         t_done = time.perf_counter()
         for tmp in stale_temporaries(out_dir):   # a worker that died mid-write (its part was played again)
             tmp.unlink(missing_ok=True)
     except KeyboardInterrupt:
         manifest["state"] = "interrupted"
-        _drain(in_flight, finish, ints)
-        raise SweepInterrupted(_summary(manifest, out_dir, t0, t_ray, time.perf_counter() - t_ray, games, parts,
-                                        before, running, report, plan)) from None
+        deadline = time.perf_counter() + DRAIN_S
+        if local is not None:
+            local.drain(finish, deadline, lambda: ints.count > 1)
+        if in_flight:
+            _drain(in_flight, lambda ref: finish(in_flight.pop(ref), sys.modules["ray"].get(ref)), ints, mu)
+        raise SweepInterrupted(_summary(manifest, out_dir, t0, t0 + ray_state["start_s"],
+                                        time.perf_counter() - t_ray, games, parts, before, ray_state["running"],
+                                        report, plan)) from None
     except Exception as e:   # the tasks still in flight end with the driver's Ray job (see _drain)
+        if local is not None:
+            local.stop()
         manifest.update(state="failed", error=_error_text(e))
         raise SweepError(f"sweep failed: {manifest['error']}") from e
     finally:
@@ -481,25 +561,37 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
             if bar:
                 bar.stop()
             run.update(ended=now(), games=games)
-            if plan is not None:
-                plan.record(manifest)
-                run["games_discarded"] = plan.discarded
-            save_manifest(out_dir, manifest)      # a ManifestError (disk full) still ends Ray below
+            with mu:
+                if plan is not None:
+                    plan.record(manifest)
+                    run["games_discarded"] = plan.discarded
+                save_manifest(out_dir, manifest)      # a ManifestError (disk full) still ends Ray below
         finally:
+            if local is not None:
+                local.close()       # the driver's players: idle now, or cut off after Ctrl-C or a failure
             try:
-                if started_ray:
+                if ray_state["started"]:
                     with contextlib.suppress(Exception, KeyboardInterrupt):
-                        ray.shutdown()
+                        sys.modules["ray"].shutdown()
             finally:
-                if guard is not None:
-                    guard.close()     # whatever Ray left running ends here
-            if started_ray and manifest["state"] != "done":   # a task stopped mid-write (its part stays pending)
-                for tmp in stale_temporaries(out_dir):
+                if ray_state["guard"] is not None:
+                    ray_state["guard"].close()     # whatever Ray left running ends here
+            if (ray_state["started"] or local is not None) and manifest["state"] != "done":
+                for tmp in stale_temporaries(out_dir):   # a task stopped mid-write (its part stays pending)
                     tmp.unlink(missing_ok=True)
-    return _summary(manifest, out_dir, t0, t_ray, t_done - t_play, games, parts, before, running, report, plan)
+    summary = _summary(manifest, out_dir, t0, t0 + ray_state["start_s"], t_done - t_play, games, parts, before,
+                       ray_state["running"], report, plan)
+    summary.driver_parts = ray_state["driver_parts"]
+    return summary
 
 
-def _drain(in_flight: dict, finish: Callable, ints: _Interrupts | None = None) -> None:
+def _key(item) -> tuple[str, int] | None:
+    """A part to play as (cell id, batch), from ``take()``'s (cell, part entry)."""
+    return None if item is None else (item[0].id, item[1]["batch"])
+
+
+def _drain(in_flight: dict, finish: Callable, ints: _Interrupts | None = None,
+           mu: threading.Lock | None = None) -> None:
     """After Ctrl-C: keep the tasks in flight that finish within ``DRAIN_S``; the rest end with the driver.
 
     No ``ray.cancel``: in Ray 2.x a cancel racing a task's completion can abort the driver itself
@@ -517,7 +609,8 @@ def _drain(in_flight: dict, finish: Callable, ints: _Interrupts | None = None) -
             return
         for ref in ready:
             try:
-                finish(ref)
+                with mu or contextlib.nullcontext():
+                    finish(ref)
             except Exception:  # failed: the part stays pending
                 in_flight.pop(ref, None)
 

@@ -8,7 +8,7 @@
 -- columns: game, ruleset?, board?, mode?, players?, team_vp_target?, round_limit?, games, sides, best_side, best_share, worst_side, worst_share, gap, ci95_low, ci95_high, fair_share
 WITH per_game AS (
     SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$'),
-           len(list_distinct(seat_sides)) AS sides, winning_side
+           sides, winning_side
     FROM seat_outcomes
 ), counted AS (
     SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target|sides)$'),

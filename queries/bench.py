@@ -1,9 +1,13 @@
-"""Benchmark (not a test): time every canned query over a large result set built from real sweep parts.
+"""Benchmark (not a test): time every canned query over a large result set, as ``playtest query`` runs it.
+
+``python -m queries.bench --results results/rl9m --results results/team1m --out bench/sql.json`` times
+every canned query of the records' game(s) over those sweeps' results as they are (connection, manifest
+check and the ``seat_outcomes`` view included), ``--repeat`` times each, and writes the best, median and
+first wall times and rows/s to ``--out`` (JSON, and a Markdown table beside it).
 
 ``python -m queries.bench --base results/round-limit --base results/team-vp-target --rows 10000000``
-links the parts of the base sweeps again and again under new cell names (``r<copy>_<cell>``) until the
-set holds at least ``--rows`` game rows, then runs each canned query ``--repeat`` times and writes the
-wall times and rows/s to ``--out`` (JSON, and a Markdown table beside it).
+instead links the parts of the base sweeps again and again under new cell names (``r<copy>_<cell>``, a
+loose folder without a manifest) until the set holds at least ``--rows`` game rows.
 """
 
 from __future__ import annotations
@@ -46,16 +50,40 @@ def build(bases: list[str], rows: int, out: Path) -> int:
     return total
 
 
-def time_queries(root: Path, rows: int, repeat: int, threads: int | None) -> list[dict]:
+def _games(results: list[str]) -> set[str]:
+    con = library.connect(results)
+    try:
+        return {g for (g,) in con.execute("SELECT DISTINCT game FROM games").fetchall()}
+    finally:
+        con.close()
+
+
+def time_queries(results: list[str], rows: int, repeat: int, threads: int | None,
+                 only: list[str] | None = None) -> list[dict]:
+    """Each canned query of the records' game(s), ``repeat`` times, from opening the connection to the
+    last answer row (the view ``seat_outcomes`` made when the query reads it, as ``playtest query`` does)."""
+    games = _games(results)
     out = []
     for q in library.available():
-        times = []
+        if (q.game != "any" and q.game not in games) or (only and q.name not in only):
+            continue
+        times, skipped = [], None
         for _ in range(repeat):
             t0 = time.perf_counter()
-            con = library.connect([str(root)], threads=threads)
-            _, answer = library.execute(con, q.sql, library.bind(q, None), where=q.name)
+            con = library.connect(results, threads=threads)
+            try:
+                if library.uses_seat_outcomes(q):
+                    library.add_seat_outcomes(con, results)
+                _, answer = library.answer(con, q, library.bind(q, None), results)
+            except library.QueryError as e:       # a table these results do not have (cards), ...
+                skipped = str(e)
+                break
+            finally:
+                con.close()
             times.append(time.perf_counter() - t0)
-            con.close()
+        if skipped:
+            out.append({"query": q.name, "skipped": skipped})
+            continue
         best = min(times)
         out.append({"query": q.name, "rows_in": rows, "rows_out": len(answer), "first_s": round(times[0], 3),
                     "best_s": round(best, 3), "median_s": round(statistics.median(times), 3),
@@ -63,29 +91,51 @@ def time_queries(root: Path, rows: int, repeat: int, threads: int | None) -> lis
     return out
 
 
-def main() -> None:
+def _rows(results: list[str]) -> int:
+    con = library.connect(results)
+    try:
+        return con.execute("SELECT count(*) FROM games").fetchone()[0]
+    finally:
+        con.close()
+
+
+def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--base", action="append", required=True, help="a sweep's results DIR (repeatable)")
-    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--results", action="append", default=[], help="a results DIR to time as it is (repeatable)")
+    ap.add_argument("--base", action="append", default=[], help="a sweep's results DIR to link copies of (repeatable)")
+    ap.add_argument("--rows", type=int, default=10_000_000, help="with --base: game rows to build")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=None, help="DuckDB threads (default: all cores)")
+    ap.add_argument("--query", action="append", default=None, help="only this canned query (repeatable)")
     ap.add_argument("--out", type=Path, default=Path("bench/queries.json"))
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    if bool(args.results) == bool(args.base):
+        ap.error("give --results DIR (time these results) or --base DIR (build linked copies), not both")
     with tempfile.TemporaryDirectory(prefix="playtest-bench-") as tmp:
-        rows = build(args.base, args.rows, Path(tmp))
-        size = sum(p.stat().st_size for p in Path(tmp).rglob("*.parquet"))
-        parts = len(list(Path(tmp).rglob("*.parquet")))
-        results = time_queries(Path(tmp), rows, args.repeat, args.threads)
-    report = {"rows": rows, "parts": parts, "bytes": size, "threads": args.threads or os.cpu_count(),
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores", "bases": args.base, "queries": results}
+        if args.base:
+            rows = build(args.base, args.rows, Path(tmp))
+            roots = [tmp]
+        else:
+            roots = [str(r) for r in args.results]
+            rows = _rows(roots)
+        files = [p for r in roots for p in Path(r).rglob("*.parquet") if ".quarantine" not in p.parts]
+        size = sum(p.stat().st_size for p in files)
+        load = os.getloadavg()[0]
+        results = time_queries(roots, rows, args.repeat, args.threads, args.query)
+    report = {"rows": rows, "parts": len(files), "bytes": size, "threads": args.threads or os.cpu_count(),
+              "machine": f"{platform.machine()}, {os.cpu_count()} cores", "load_avg_1m_before": round(load, 2),
+              "bases": args.base, "results": args.results, "queries": results}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1))
-    lines = [f"{rows:,} game rows in {parts} parts ({size / 2**20:.0f} MiB), {report['machine']}", "",
+    lines = [f"{rows:,} game rows in {len(files)} Parquet files ({size / 2**20:.0f} MiB), {report['machine']}, "
+             f"load average {load:.1f} before", "",
              "| query | best s | median s | first s | rows/s | answer rows |", "|---|---|---|---|---|---|"]
     lines += [f"| {r['query']} | {r['best_s']:.2f} | {r['median_s']:.2f} | {r['first_s']:.2f} | {r['rows_per_s']:,} | "
-              f"{r['rows_out']} |" for r in results]
+              f"{r['rows_out']} |" for r in results if "skipped" not in r]
+    lines += ["", *(f"not timed: {r['skipped']}" for r in results if "skipped" in r)]
     args.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+    return report
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 -- columns: game, ruleset?, board?, mode?, players?, team_vp_target?, round_limit?, games, first_wins, first_share, ci95_low, ci95_high, fair_share, advantage, advantage_low, advantage_high
 WITH counted AS (
     SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$'),
-           len(list_distinct(seat_sides)) AS sides,
+           sides,
            count(*) AS games,
            count(*) FILTER (WHERE winning_side = first_player_side) AS first_wins
     FROM seat_outcomes

@@ -16,7 +16,7 @@ WITH traced AS (   -- records without a standings trace: standings NULL
 ), per_game AS (
     SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$'), winning_side,
            -- each round's standing per side: the sum over the side's seats
-           [list_transform(range(len(list_distinct(seat_sides))),
+           [list_transform(range(sides),
                            lambda s: list_sum(list_filter(row, lambda v, i: seat_sides[i] = s)))
             FOR row IN standings] AS totals
     FROM traced

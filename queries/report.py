@@ -330,7 +330,7 @@ def _has_view(con, name: str) -> bool:
 
 def _outcomes(con, source: str, cell: Cell, unit_sql: str) -> None:
     """Games, who won per side, the first player's wins, games nobody won, the bot line-ups."""
-    rows = _rows(con, f"SELECT len(list_distinct(seat_sides)) AS sides, winning_side, "
+    rows = _rows(con, f"SELECT sides, winning_side, "
                       f"winning_side = first_player_side AS first_won, ({unit_sql}) AS unit, bots, "
                       f"count(*) AS n FROM seat_outcomes GROUP BY ALL", None, source)
     cell.sides = max((int(r["sides"]) for r in rows), default=0)

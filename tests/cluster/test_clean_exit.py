@@ -67,7 +67,7 @@ def start(tmp_path) -> tuple[subprocess.Popen, Path]:
     spec, out = tmp_path / "exits.toml", tmp_path / "out"
     spec.write_text(SPEC)
     cmd = [sys.executable, "-c", "from cli.main import app; app()", "sweep", str(spec), "--out", str(out),
-           "--workers", "2", "--no-progress"]
+           "--workers", "2", "--no-progress", "--ray"]      # Ray at once: the driver alone would play this sweep
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"})
     return proc, out

@@ -18,7 +18,8 @@ from cluster.manifest import load_manifest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-SPEC = {"name": "s3-node-loss", "game": "paws", "seed": 9, "games_per_cell": 30_000, "batch_size": 5_000,
+# parts of 20,000 games (about a second each): long enough that the node lost is running one
+SPEC = {"name": "s3-node-loss", "game": "paws", "seed": 9, "games_per_cell": 120_000, "batch_size": 20_000,
         "grid": {"players": [2, 4]}}
 
 
@@ -42,7 +43,7 @@ def test_a_node_dies_mid_s3_sweep_and_the_parts_equal_a_local_run(s3_server, tmp
     result = drive(uri)
     assert len(result["removed"]) == 1 and result["nodes_left"] == 1
     assert any(a >= 1 for a in result["attempts"]), result["attempts"]    # Ray retried the dead node's task
-    assert (result["parts"], result["games"], result["games_done"]) == (12, 60_000, 60_000)   # each part once
+    assert (result["parts"], result["games"], result["games_done"]) == (12, 240_000, 240_000)   # each part once
     objects = s3_server.keys("multinode", "sweep/")
     parts = {k.removeprefix("sweep/"): v for k, v in objects.items() if k.endswith(".parquet")}
     assert len(parts) == 12 and set(objects) == {*(f"sweep/{k}" for k in parts), "sweep/manifest.json"}
