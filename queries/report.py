@@ -153,6 +153,12 @@ def read(source: str, *, shortest: int = 5, longest: int = 15, behind_after: int
         raise ReportError(f"--cards {cards}: a sweep keeps its cards table in its own folder; --cards goes with "
                           "a playtest run file")
     manifest = library.read_manifest(source) if kind == "sweep" else None
+    if brief:
+        held = _games_held(source, manifest)
+        if held > BRIEF_MAX_GAMES:
+            raise ReportError(f"{held:,} games, more than the {BRIEF_MAX_GAMES:,} a closing summary reads into "
+                              f"memory; ask a question instead: playtest query first_player_advantage "
+                              f"--results {source}")
     con = library.connect([source])
     try:
         if cards is not None:
@@ -255,6 +261,24 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
     name = str((manifest or {}).get("name") or Path(source).name)
     return Report(source, kind, name, game.name, game.title, cells, varying, fixed, has_standings, has_idle,
                   cards_note, params, time.perf_counter() - t0)
+
+
+# The closing summary of run and sweep holds the records in memory like the page (about 0.5-3 KB a game,
+# the rule-parameter columns left out): above this many games it is skipped with a line saying so
+BRIEF_MAX_GAMES = 5_000_000
+
+
+def _games_held(source: str, manifest: dict | None) -> int:
+    """The games a sweep folder (its manifest's finished parts) or a run file (its Parquet footer) holds,
+    read without reading the records."""
+    if manifest is not None:
+        return sum(int(p.get("rows") or 0) for c in manifest.get("cells", []) for p in c.get("parts", [])
+                   if p.get("state") == "done")
+    import pyarrow.parquet as pq
+    try:
+        return pq.ParquetFile(source).metadata.num_rows
+    except Exception:     # noqa: BLE001 - unreadable here: the read that follows says why
+        return 0
 
 
 # the variant columns the copy keeps: the designer metrics group by these (their COLUMNS(...) lists), the

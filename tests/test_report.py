@@ -315,3 +315,16 @@ def test_the_report_of_a_tales_sweep_with_its_cards_in_a_browser(ray_local, tmp_
     assert "keep no per-round standings trace" in t and "seat-games present" in t
     assert "random in every seat" in t and "heuristic in every seat" in t and "ruleset=2v2" in t
     assert "(300 games; random in every seat)" in t           # each cell's bots beside its numbers
+
+
+def test_the_closing_summary_skips_results_too_large_to_hold(run_file, monkeypatch):
+    """Above BRIEF_MAX_GAMES the closing summary of run/sweep reads nothing and says how to ask instead;
+    at the limit it answers (the count comes from the Parquet footer, not the records)."""
+    from cli.report import summary_lines
+    from queries import report as rep
+    monkeypatch.setattr(rep, "BRIEF_MAX_GAMES", 599)
+    lines = summary_lines(str(run_file))
+    assert lines == [f"summary: not available (600 games, more than the 599 a closing summary reads into memory; "
+                     f"ask a question instead: playtest query first_player_advantage --results {run_file})"]
+    monkeypatch.setattr(rep, "BRIEF_MAX_GAMES", 600)
+    assert summary_lines(str(run_file))[0].startswith("600 games of Paws in Peril in 1 cell(s)")
