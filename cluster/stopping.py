@@ -235,6 +235,7 @@ class StopPlan:
         self.next_start = {c: 0 for c in self.cells}        # no part below this is left to start
         self.in_flight: set[tuple[str, int]] = set()
         self.discarded = 0                                  # games played beyond a stop in this run
+        self.played: set[tuple[str, int]] = set()           # (cell, batch) of the parts finished in this run
         self.games_spent = sum(p["rows"] for c in manifest["cells"] for p in c["parts"] if p["state"] == DONE)
         self.heap: list[tuple[int, int, str]] = []
         self.blocked: list[str] = []
@@ -286,6 +287,8 @@ class StopPlan:
         for part in self.by_id[cid]["parts"][self.next_obs[cid]:]:
             if part["state"] == DONE:
                 self.drop(cid, part["batch"])
+                if (cid, part["batch"]) in self.played:   # finished in this run ahead of the stop: discarded
+                    self.discarded += part["rows"]
             if part["state"] != BEYOND:
                 part.update(state=BEYOND, rows=0, bytes=0, files={})
                 part.pop("summary", None)
@@ -336,6 +339,7 @@ class StopPlan:
     def finished(self, cid: str, batch: int, summary: dict) -> None:
         """A part of a cell still playing finished: observe it (and any held after it) in batch order."""
         self.in_flight.discard((cid, batch))
+        self.played.add((cid, batch))
         self.games_spent += next(iter(summary.values()))[0] if summary else 0
         self.held[cid][batch] = summary
         self._advance(cid)
