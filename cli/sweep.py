@@ -249,7 +249,6 @@ def _verify_remote(loc, m: dict):
     """``status --verify`` for a sweep on object storage (cluster.remote): under the driver's lock object."""
     from cluster.remote import LockHeld, object_lock, quarantine_remote, scan_remote
     spec = _stored_spec(loc.name(), m)
-    con = Console()
     try:
         with object_lock(loc, "verification"):
             report = scan_remote(loc, spec, m["core_digest"] if spec.engine == "core" else None)
@@ -261,32 +260,30 @@ def _verify_remote(loc, m: dict):
         fail(f"{loc.name()}: a driver is running this sweep now; verify after it ends ({e})")
     except (VerifyError, ManifestError, StorageError) as e:
         fail(str(e))
+    _print_verified(report, m, loc.uri)
+    return fixed, report
+
+
+def _print_verified(report, m: dict, out) -> None:
+    """What ``status --verify`` found and did, and the command that plays what is missing."""
+    con = Console()
     for line in report.lines():
         con.print(line, highlight=False, markup=False, soft_wrap=True)
     if report.whole and not report.problems:
         con.print("the folder is whole: every part file is there and right, nothing else is", highlight=False)
     elif report.bad_parts():
-        con.print(escape(f"{report.bad_parts()} parts to play: playtest sweep {m['spec_file']} --out {loc.uri} "
-                         "--resume"), highlight=False)
+        con.print(escape(f"{report.bad_parts()} parts to play: playtest sweep {m['spec_file']} --out {out} --resume"),
+                  highlight=False)
     if report.problems:
         con.print(("manifest.json corrected; " if report.manifest_notes else "")
                   + "exit code 1: problems were found", highlight=False)
-    return fixed, report
 
 
 def _verify(out: Path, m: dict):
     """``status --verify``: check every file against the manifest's own spec, quarantine, correct the manifest.
 
     Prints what it found and did; returns (the corrected manifest, the report)."""
-    rebuild = f"re-run with the spec: playtest sweep SPEC --out {out} --resume"
-    try:
-        spec = parse_spec(m["spec"], source=m["spec_file"], base_dir=Path(m["spec_file"]).parent)
-    except SpecError as e:
-        fail(f"{out}/manifest.json: its stored spec no longer resolves ({e}); {rebuild}")
-    if spec.digest != m["spec_digest"]:
-        fail(f"{out}/manifest.json: its stored spec resolves to digest {spec.digest}, not the recorded "
-             f"{m['spec_digest']} (card data or code changed since); {rebuild}")
-    con = Console()
+    spec = _stored_spec(out, m)
     with contextlib.ExitStack() as stack:
         try:
             f = stack.enter_context(open(out / LOCK, "a"))
@@ -306,16 +303,7 @@ def _verify(out: Path, m: dict):
                 save_manifest(out, fixed)
         except (VerifyError, ManifestError) as e:
             fail(str(e))
-    for line in report.lines():
-        con.print(line, highlight=False, markup=False, soft_wrap=True)
-    if report.whole and not report.problems:
-        con.print("the folder is whole: every part file is there and right, nothing else is", highlight=False)
-    elif report.bad_parts():
-        con.print(escape(f"{report.bad_parts()} parts to play: playtest sweep {m['spec_file']} --out {out} --resume"),
-                  highlight=False)
-    if report.problems:
-        con.print(("manifest.json corrected; " if report.manifest_notes else "")
-                  + "exit code 1: problems were found", highlight=False)
+    _print_verified(report, m, out)
     return fixed, report
 
 

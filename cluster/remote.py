@@ -37,7 +37,7 @@ from cluster.manifest import DONE, NAME, ManifestError, load_manifest, new_manif
 from cluster.part import part_path
 from cluster.spec import SweepSpec
 from cluster.verify import (LOCK, MAX_PART_BYTES, QUARANTINE, FileCheck, Report, VerifyError, check_data,
-                            expected_files, reconcile)
+                            expected_files, reconcile, tally)
 from sim.storage import Location, StorageError, one_line
 
 HEARTBEAT_S = 10.0          # the owner rewrites its lock this often
@@ -226,25 +226,7 @@ def scan_remote(loc: Location, spec: SweepSpec, core: str | None = None) -> Repo
     report.files = len(wanted)
     with ThreadPoolExecutor(max_workers=8) as pool:
         checks = list(pool.map(check, names.items()))
-    per_part: dict[tuple[str, int], dict[str, Any]] = {}
-    for (cid, b, t), c in zip(names.values(), checks):
-        per_part.setdefault((cid, b), {})[t] = c
-        if c.status == "missing":
-            report.missing.append(c.rel)
-        elif c.status == "corrupt":
-            report.corrupt.append((c.rel, c.why))
-        elif c.status == "misplaced":
-            report.misplaced.append((c.rel, c.why))
-        if c.spec_digest == spec.digest:
-            report.own_files += 1
-        elif c.spec_digest:
-            report.other_digests.setdefault(c.spec_digest, c.rel)
-    for key, tables in per_part.items():
-        if all(c.status == "ok" for c in tables.values()):
-            report.ok[key] = {t: {"bytes": c.bytes, "sha256": c.sha256} for t, c in tables.items()}
-            report.rows[key] = tables["games"].rows
-    report.wall_s = time.perf_counter() - t0
-    return report
+    return tally(report, spec, list(names.values()), checks, t0)
 
 
 def quarantine_remote(loc: Location, report: Report, extra: list[str] = ()) -> None:

@@ -288,6 +288,12 @@ def scan(out_dir: str | Path, spec: SweepSpec, core: str | None = None, threads:
     report.files = len(wanted)
     with ThreadPoolExecutor(max_workers=threads or min(4, os.cpu_count() or 1)) as pool:
         checks = list(pool.map(lambda w: check_file(out_dir, spec, *w, core), wanted))
+    return tally(report, spec, wanted, checks, t0)
+
+
+def tally(report: Report, spec: SweepSpec, wanted, checks, t0: float) -> Report:
+    """Each file check (of ``wanted``'s (cell, batch, table), in order) into ``report``: the missing, corrupt
+    and misplaced files, whose spec wrote them, and the parts whose every table checked out."""
     per_part: dict[tuple[str, int], dict[str, FileCheck]] = {}
     for (cell_id, batch, table), c in zip(wanted, checks):
         per_part.setdefault((cell_id, batch), {})[table] = c
