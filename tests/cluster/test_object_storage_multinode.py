@@ -3,44 +3,22 @@ Ray retries the dead node's tasks, every part lands once and whole, and the part
 same sweep on a local disk (the same driver and cluster as tests/cluster/test_sweep_multinode.py)."""
 
 import hashlib
-import json
-import os
-import signal
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from test_sweep_multinode import DRIVER
+from test_sweep_multinode import drive
 
 from cluster.manifest import load_manifest
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
 # parts of 20,000 games (about a second each): long enough that the node lost is running one
 SPEC = {"name": "s3-node-loss", "game": "paws", "seed": 9, "games_per_cell": 120_000, "batch_size": 20_000,
         "grid": {"players": [2, 4]}}
 
 
-def drive(out: str) -> dict:
-    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token"}
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER, json.dumps(SPEC), out], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        stdout, stderr = proc.communicate(timeout=300)
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)   # only this test's own session
-        except ProcessLookupError:
-            pass
-    assert proc.returncode == 0, stderr[-3000:]
-    return json.loads([line for line in stdout.splitlines() if line.startswith("{")][-1])
-
-
 def test_a_node_dies_mid_s3_sweep_and_the_parts_equal_a_local_run(s3_server, tmp_path):
     uri = s3_server.uri(s3_server.bucket("multinode"), "sweep")
-    result = drive(uri)
+    result = drive(SPEC, uri)
     assert len(result["removed"]) == 1 and result["nodes_left"] == 1
     assert any(a >= 1 for a in result["attempts"]), result["attempts"]    # Ray retried the dead node's task
     assert (result["parts"], result["games"], result["games_done"]) == (12, 240_000, 240_000)   # each part once

@@ -79,10 +79,10 @@ finally:
 """
 
 
-def test_a_node_dies_mid_sweep_and_each_cell_game_index_is_still_there_exactly_once(tmp_path):
-    out = tmp_path / "out"
+def drive(spec: dict, out: str) -> dict:
+    """Run DRIVER (a 2-node loopback cluster that loses a node mid-sweep) on ``spec`` into ``out``; its result."""
     env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token"}
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER, json.dumps(SPEC), str(out)], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER, json.dumps(spec), out], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         stdout, stderr = proc.communicate(timeout=300)
@@ -92,7 +92,12 @@ def test_a_node_dies_mid_sweep_and_each_cell_game_index_is_still_there_exactly_o
         except ProcessLookupError:
             pass
     assert proc.returncode == 0, stderr[-3000:]
-    result = json.loads([line for line in stdout.splitlines() if line.startswith("{")][-1])
+    return json.loads([line for line in stdout.splitlines() if line.startswith("{")][-1])
+
+
+def test_a_node_dies_mid_sweep_and_each_cell_game_index_is_still_there_exactly_once(tmp_path):
+    out = tmp_path / "out"
+    result = drive(SPEC, str(out))
     assert len(result["removed"]) == 1 and result["nodes_left"] == 1
     assert any(a >= 1 for a in result["attempts"]), result["attempts"]    # Ray retried the dead node's task
     assert (result["parts"], result["games"], result["games_done"]) == (12, 120_000, 120_000)   # each part once
