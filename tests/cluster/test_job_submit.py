@@ -1,0 +1,175 @@
+"""Ray job submission to a running cluster writing to object storage, as docs/sweeps.md shows it.
+
+A `ray start` head node on loopback (token auth, its dashboard on a free port) takes a sweep submitted with
+`ray job submit ... -- playtest sweep SPEC --out s3://... --address auto`; the bucket is a moto server on
+loopback. While the job runs, `playtest status s3://...` reads its progress from the bucket; when it is
+done the parts are the same bytes as the same spec swept on a local disk. The head node is this test's own
+(its own ports and temp folder) and is stopped by signalling the `ray start --block` process it started.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import urllib.error
+import urllib.request
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from cluster.manifest import counts, load_manifest
+from cluster.spec import parse_spec
+from cluster.sweep import run_sweep
+
+pytestmark = pytest.mark.slow
+
+BIN = Path(sys.executable).parent
+SPEC = """name = "submitted"
+game = "paws"
+seed = 5
+games_per_cell = 60000
+batch_size = 5000
+
+[setup]
+board = "beginner"
+
+[grid]
+players = [2, 4]
+round_limit = [0, 20]
+"""
+
+
+def _free_ports(n: int) -> list[int]:
+    with ExitStack() as stack:
+        socks = [stack.enter_context(socket.create_server(("127.0.0.1", 0))) for _ in range(n)]
+        return [s.getsockname()[1] for s in socks]
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_AUTH_MODE="token", **extra)
+    env.pop("RAY_ADDRESS", None)
+    return env
+
+
+@pytest.fixture
+def head_node():
+    """A `ray start --head --block` on loopback with its dashboard; yields the dashboard's http address."""
+    ray_exe = shutil.which("ray", path=str(BIN))
+    if ray_exe is None:
+        pytest.skip("the ray command is not installed beside this Python")
+    gcs, dash, client, agent_listen, agent_grpc, metrics, runtime_env = _free_ports(7)
+    temp = tempfile.mkdtemp(prefix="rjob", dir="/tmp")      # short: Ray's socket paths live under it
+    log = open(Path(temp) / "ray-start.log", "wb")
+    proc = subprocess.Popen(
+        [ray_exe, "start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--port", str(gcs),
+         "--dashboard-host", "127.0.0.1", "--dashboard-port", str(dash), "--include-dashboard", "true",
+         "--ray-client-server-port", str(client), "--dashboard-agent-listen-port", str(agent_listen),
+         "--dashboard-agent-grpc-port", str(agent_grpc), "--metrics-export-port", str(metrics),
+         "--runtime-env-agent-port", str(runtime_env), "--num-cpus", "2", "--object-store-memory",
+         str(128 * 2**20), "--disable-usage-stats", "--temp-dir", temp],
+        env=_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    address = f"http://127.0.0.1:{dash}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:                            # up once the dashboard answers (401 without a token is an answer)
+            try:
+                urllib.request.urlopen(f"{address}/api/version", timeout=2).close()
+                break
+            except urllib.error.HTTPError:
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    raise RuntimeError("ray start did not come up: "
+                                       + (Path(temp) / "ray-start.log").read_text(errors="replace")[-2000:])
+                time.sleep(0.3)
+        yield address
+    finally:
+        proc.send_signal(signal.SIGTERM)        # `ray start --block` stops the processes it started
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        try:                                    # anything of this head's session that outlived it
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        log.close()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _ray_job(address: str, env: dict, command: str, *args: str) -> str:
+    r = subprocess.run([str(BIN / "ray"), "job", command, "--address", address, *args], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout + r.stderr
+
+
+def test_a_sweep_submitted_as_a_ray_job_writes_to_s3_and_reports_progress(head_node, s3_server, tmp_path):
+    spec_file = tmp_path / "submitted.toml"
+    spec_file.write_text(SPEC)
+    s3_server.bucket("jobs")
+    creds = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
+             "AWS_EC2_METADATA_DISABLED": "true", "AWS_ENDPOINT_URL": s3_server.endpoint}
+    env = _env()
+    job_id = f"playtest-{os.getpid()}-{time.monotonic_ns()}"
+    _ray_job(head_node, env, "submit", "--no-wait", "--submission-id", job_id,
+             "--runtime-env-json", json.dumps({"env_vars": creds}), "--",
+             str(BIN / "playtest"), "sweep", str(spec_file), "--out", "s3://jobs/sweep", "--address", "auto",
+             "--no-progress")
+
+    uri = s3_server.uri("jobs", "sweep")      # the same bucket and prefix, its endpoint in the URI
+    runner = CliRunner()
+    seen, printed, job_state, asked = [], [], None, 0.0
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:     # the manifest often (saved about once a second), the job now and then
+        m = load_manifest(uri)
+        if m is not None:
+            c = counts(m)
+            seen.append((m["state"], c["games_done"], c["parts_done"]))
+            if m["state"] == "running" and 0 < c["games_done"] < c["games"] and not printed:
+                r = runner.invoke(app, ["status", uri, "--no-cells"])
+                printed.append((r.exit_code, r.output))
+        if m is None or m["state"] != "running" or time.monotonic() - asked > 3:
+            asked = time.monotonic()
+            said = re.search(r"Job '[^']+' (\w+)|Status for job '[^']+': (\w+)",
+                             _ray_job(head_node, env, "status", job_id))
+            job_state = next(g for g in said.groups() if g).upper() if said else None
+            if job_state in ("SUCCEEDED", "FAILED", "STOPPED"):
+                break
+        time.sleep(0.1)
+    logs = _ray_job(head_node, env, "logs", job_id)
+    assert job_state == "SUCCEEDED", logs
+    assert "240,000 games" in logs and "s3://jobs/sweep" in logs, logs
+
+    # progress was readable from the bucket while the job ran, and it only ever went up
+    assert any(s == "running" and 0 < g < 240_000 for s, g, _ in seen), seen
+    done = [g for _, g, _ in seen]
+    assert done == sorted(done), seen
+    assert printed and printed[0][0] == 0, printed
+    out = " ".join(printed[0][1].split())
+    assert "running" in out and re.search(r"[\d,]+ of 240,000 games", out) and "of 48 parts" in out, out
+
+    m = load_manifest(uri)
+    assert m["state"] == "done" and counts(m)["games_done"] == 240_000 and counts(m)["parts_done"] == 48
+    r = runner.invoke(app, ["status", uri, "--verify", "--no-cells"])
+    assert r.exit_code == 0, r.output
+
+    local = tmp_path / "local"                 # the same spec on a local disk: the same part bytes
+    run_sweep(parse_spec(tomllib.loads(SPEC), source="submitted.toml"), local, progress=False)
+    objects = s3_server.keys("jobs", "sweep/")
+    parts = {k.removeprefix("sweep/"): v for k, v in objects.items() if k.endswith(".parquet")}
+    assert len(parts) == 48
+    for rel, data in parts.items():
+        assert (local / rel).read_bytes() == data, rel
