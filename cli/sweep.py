@@ -191,7 +191,12 @@ def status(out: Annotated[str, typer.Argument(help="a sweep's results directory 
         out = loc.uri
     con = Console()
     pct = 100.0 * c["games_done"] / c["games"] if c["games"] else 0.0
-    state = m["state"] + (" (or its driver was killed: --resume finishes it)" if m["state"] == "running" else "")
+    seen = None
+    if remote and m["state"] == "running":
+        from cluster.remote import driver_seen
+        seen = driver_seen(loc)
+    state = m["state"] + (f" ({seen})" if seen else " (or its driver was killed: --resume finishes it)"
+                          if m["state"] == "running" else "")
     con.print(f"sweep {escape(repr(m['name']))} ({escape(m['spec_file'])}): [bold]{escape(state)}[/]\n"
               + escape(f"  {c['games_done']:,} of {c['games']:,} games ({pct:.1f}%), {c['parts_done']} of "
                        f"{c['parts']} parts, {_size(c['bytes'])}\n"

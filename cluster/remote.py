@@ -184,6 +184,36 @@ class ObjectLock:
                 self.client.delete_object(Bucket=self.bucket, Key=self.key)
 
 
+def driver_seen(loc: Location) -> str | None:
+    """For ``playtest status`` of a running sweep: whether its driver still renews its lock, in words
+    (ages by the storage server's clock); None when the lock cannot be read (no boto3, not s3://, no answer)."""
+    if loc.scheme != "s3":
+        return None
+    try:
+        from botocore.exceptions import BotoCoreError, ClientError
+        client = _client(loc)
+    except (StorageError, ImportError):
+        return None
+    bucket, _, prefix = loc.root.partition("/")
+    key = f"{prefix}/{LOCK}" if prefix else LOCK
+    try:
+        head = client.head_object(Bucket=bucket, Key=key)
+        age = (parsedate_to_datetime(head["ResponseMetadata"]["HTTPHeaders"]["date"])
+               - head["LastModified"]).total_seconds()
+        holder = json.loads(client.get_object(Bucket=bucket, Key=key)["Body"].read(4096))
+        who = f"host {holder.get('host')}, pid {holder.get('pid')}" if isinstance(holder, dict) else "a driver"
+    except ClientError as e:
+        if _status(e) == 404:
+            return "no driver holds its lock: the driver was stopped or killed; --resume finishes it"
+        return None
+    except (BotoCoreError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if age > STALE_S:
+        return (f"its driver ({who}) last renewed its lock {age:.0f} s ago, so it is gone; --resume finishes "
+                "it")
+    return f"its driver ({who}) renewed its lock {max(age, 0):.0f} s ago"
+
+
 @contextlib.contextmanager
 def object_lock(loc: Location, what: str = "sweep"):
     lock = ObjectLock(loc, what)

@@ -160,6 +160,7 @@ def test_a_sweep_submitted_as_a_ray_job_writes_to_s3_and_reports_progress(head_n
     assert printed and printed[0][0] == 0, printed
     out = " ".join(printed[0][1].split())
     assert "running" in out and re.search(r"[\d,]+ of 240,000 games", out) and "of 48 parts" in out, out
+    assert "renewed its lock" in out, out       # the driver on the head node is alive
 
     m = load_manifest(uri)
     assert m["state"] == "done" and counts(m)["games_done"] == 240_000 and counts(m)["parts_done"] == 48

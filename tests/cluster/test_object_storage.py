@@ -6,13 +6,15 @@ spec gives byte-identical parts on S3 and on a local disk.
 """
 
 import json
+import os
+import socket
 
 import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
 import cluster.remote as remote
-from cluster.manifest import ManifestError, load_manifest
+from cluster.manifest import ManifestError, load_manifest, save_manifest
 from cluster.remote import ObjectLock, object_lock
 from cluster.spec import parse_spec
 from cluster.sweep import SweepError, SweepInterrupted, run_sweep
@@ -70,6 +72,8 @@ def test_status_reads_the_progress_from_the_store_while_the_sweep_runs(on_s3):
     uri, _, mid = on_s3
     assert mid.exit_code == 0, mid.output
     assert "running" in mid.output and "of 60 games" in mid.output
+    said = " ".join(mid.output.split())
+    assert f"pid {os.getpid()}) renewed its lock" in said, said       # the driver is alive: its lock is fresh
     res = runner.invoke(app, ["status", uri, "--verify", "--no-cells"])
     assert res.exit_code == 0, res.output
     assert "parts ok 8" in res.output and "the folder is whole" in res.output and "60 of 60 games" in res.output
@@ -155,6 +159,27 @@ def test_a_second_driver_is_refused_and_a_stale_lock_is_taken_over(ray_local, sp
         dead.check()                                # and saves no manifest
     took.release()
     assert s3_server.keys("locked") == {}
+
+
+def test_status_of_a_running_sweep_says_whether_its_driver_still_holds_the_lock(on_s3, s3_server, monkeypatch):
+    m = load_manifest(on_s3[0])
+    m["state"] = "running"                            # a sweep whose driver ... is it still there?
+    uri = s3_server.uri(s3_server.bucket("alive"), "s")
+    save_manifest(uri, m)
+
+    def said() -> str:
+        res = runner.invoke(app, ["status", uri, "--no-cells"])
+        assert res.exit_code == 0, res.output
+        return " ".join(res.output.split())
+    assert "no driver holds its lock: the driver was stopped or killed; --resume finishes it" in said()
+    lock = ObjectLock(open_location(uri))
+    lock.acquire()
+    try:
+        assert f"its driver (host {socket.gethostname()}, pid {os.getpid()}) renewed its lock 0 s ago" in said()
+        monkeypatch.setattr(remote, "STALE_S", -1.0)
+        assert "last renewed its lock 0 s ago, so it is gone; --resume finishes it" in said()
+    finally:
+        lock.release()
 
 
 @pytest.mark.parametrize("out, says", [
