@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from sim.files import read_text_bounded
-from sim.storage import StorageError, is_uri, open_location
+from sim.storage import StorageError, is_uri, open_location, shown
 from sim.games import GAMES
 from sim.sql_expr import Allowed, ExprCheck, Refused, refuse_comments_and_statements, serialize, strip_locations
 
@@ -422,8 +422,8 @@ def repair_hint(root: str | Path, manifest: dict[str, Any] | None) -> str:
 
 def corrupt_message(root: str | Path, manifest: dict[str, Any] | None, parts: Sequence[str],
                     why: str = "") -> str:
-    shown = ", ".join(parts[:5]) + (f", and {len(parts) - 5} more" if len(parts) > 5 else "")
-    return (f"{root}: {len(parts)} corrupt or missing part(s) ({shown}){why}; {repair_hint(root, manifest)}")
+    listed = ", ".join(parts[:5]) + (f", and {len(parts) - 5} more" if len(parts) > 5 else "")
+    return (f"{root}: {len(parts)} corrupt or missing part(s) ({listed}){why}; {repair_hint(root, manifest)}")
 
 
 def _size(path: Path) -> int | None:
@@ -703,16 +703,29 @@ def read_error(e: Exception, results: Sequence[str | Path] = ()) -> ResultsError
     m = _PARQUET_PATH.search(msg)
     if not m:
         return None
-    path = Path(os.path.abspath(m[1]))
     reason = msg.replace(" " + m[0], "").split(" LINE 1:")[0]
+    for r in results:             # a part of a sweep on object storage (named bucket/prefix/... by pyarrow)
+        if is_uri(r):
+            try:
+                root = open_location(str(r), probe=False).root + "/"
+            except StorageError:
+                continue
+            if m[1].startswith(root):
+                try:
+                    manifest = read_manifest(r)
+                except ResultsError:
+                    manifest = None
+                return ResultsError(corrupt_message(shown(str(r)), manifest, [m[1].removeprefix(root)],
+                                                    f" ({reason})"))
+    path = Path(os.path.abspath(m[1]))
     if path.parent.name.startswith("cell=") and len(path.parents) > 2 and (path.parents[2] / MANIFEST).is_file():
         root = path.parents[2]
-        shown = next((str(r) for r in results if os.path.abspath(str(r)) == str(root)), str(root))
+        named = next((str(r) for r in results if os.path.abspath(str(r)) == str(root)), str(root))
         try:
             manifest = read_manifest(root)
         except ResultsError:
             manifest = None
-        return ResultsError(corrupt_message(shown, manifest, [str(path.relative_to(root))], f" ({reason})"))
+        return ResultsError(corrupt_message(named, manifest, [str(path.relative_to(root))], f" ({reason})"))
     return ResultsError(f"{m[1]}: unreadable Parquet file ({reason}); remove or replace it")
 
 

@@ -303,19 +303,31 @@ def _damaged(e: QueryError, table: str, source: str, manifest: dict | None) -> N
     """Raise the clearer error for a failed read of ``table``: the parts that cannot be decoded, with the
     repair commands; ``e`` itself when every part decodes."""
     import pyarrow.parquet as pq
-    files = library.table_sources(source).get(table, ([], True))[0]
-    bad = []
-    for f in files:
-        try:
+    if is_uri(source):            # object storage: the parts the manifest lists, read in place one by one
+        data = library.remote_sources(source).get(table)
+        root = open_location(source).root + "/"
+        parts = [(f, f.removeprefix(root)) for f in (data.files if data is not None else [])]
+
+        def read(f: str) -> None:
+            pq.read_table(f, filesystem=data.filesystem)
+    else:
+        base = Path(source).resolve()
+        parts = [(f, str(Path(f).relative_to(base)) if manifest is not None else f)
+                 for f in library.table_sources(source).get(table, ([], True))[0]]
+
+        def read(f: str) -> None:
             pq.read_table(f)
+    bad = []
+    for f, rel in parts:
+        try:
+            read(f)
         except Exception:     # noqa: BLE001 - any failure to decode is a damaged file
-            bad.append(f)
+            bad.append(rel)
     if not bad:
         raise e
     if manifest is None:
         raise ResultsError(f"{source}: unreadable Parquet file ({e}); remove or replace it") from None
-    rel = [str(Path(f).relative_to(Path(source).resolve())) for f in bad]
-    raise ResultsError(library.corrupt_message(source, manifest, rel, " (cannot be decoded)")) from None
+    raise ResultsError(library.corrupt_message(shown(source), manifest, bad, " (cannot be decoded)")) from None
 
 
 def _card_file(con, source: str, path: str) -> None:

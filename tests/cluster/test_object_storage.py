@@ -5,7 +5,6 @@ read the parts in place, --resume repairs an interrupted sweep, a second driver 
 spec gives byte-identical parts on S3 and on a local disk.
 """
 
-import json
 import os
 import socket
 
@@ -159,6 +158,24 @@ def test_a_second_driver_is_refused_and_a_stale_lock_is_taken_over(ray_local, sp
         dead.check()                                # and saves no manifest
     took.release()
     assert s3_server.keys("locked") == {}
+
+
+def test_report_reads_the_bucket_and_names_a_damaged_part(on_s3, s3_server, tmp_path):
+    res = runner.invoke(app, ["report", on_s3[0], "--out", str(tmp_path / "page.html")])
+    assert res.exit_code == 0, res.output
+    assert "60 games" in " ".join(res.output.split()) and (tmp_path / "page.html").stat().st_size > 10_000
+    c = s3_server.client()                  # a copy of the sweep with one part damaged in place (same size)
+    s3_server.bucket("damaged")
+    for key, data in s3_server.keys("sweeps", "small/").items():
+        if key.endswith("cell=c000/part-00001.parquet"):
+            data = data[:len(data) // 2] + bytes(64) + data[len(data) // 2 + 64:]
+            damaged = key.removeprefix("small/")
+        c.put_object(Bucket="damaged", Key=key, Body=data)
+    res = runner.invoke(app, ["report", s3_server.uri("damaged", "small"), "--out", str(tmp_path / "bad.html")])
+    said = " ".join(res.output.split())
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+    assert f"error: s3://damaged/small: 1 corrupt or missing part(s) ({damaged}) (" in said, said
+    assert "playtest status --verify s3://damaged/small" in said and not (tmp_path / "bad.html").exists()
 
 
 def test_status_of_a_running_sweep_says_whether_its_driver_still_holds_the_lock(on_s3, s3_server, monkeypatch):
