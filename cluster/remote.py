@@ -71,6 +71,17 @@ def _status(e: Exception) -> int:
     return int(getattr(e, "response", {}).get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
 
 
+def _age(head: dict) -> float:
+    """Seconds since the object of ``head`` (a HEAD answer) was written, by the storage server's clock."""
+    return (parsedate_to_datetime(head["ResponseMetadata"]["HTTPHeaders"]["date"]) - head["LastModified"]
+            ).total_seconds()
+
+
+def _holder(client, bucket: str, key: str, **cond) -> dict:
+    """The lock's body: who holds it (host, pid, since)."""
+    return json.loads(client.get_object(Bucket=bucket, Key=key, **cond)["Body"].read(4096))
+
+
 class ObjectLock:
     """The driver's lock object on S3 (see the module doc)."""
 
@@ -126,11 +137,9 @@ class ObjectLock:
                 self.etag = self._put(IfNoneMatch="*")
                 return
             raise
-        server_now = parsedate_to_datetime(head["ResponseMetadata"]["HTTPHeaders"]["date"])
-        age = (server_now - head["LastModified"]).total_seconds()
+        age = _age(head)
         try:
-            holder = json.loads(self.client.get_object(Bucket=self.bucket, Key=self.key, IfMatch=head["ETag"])
-                                ["Body"].read(4096))
+            holder = _holder(self.client, self.bucket, self.key, IfMatch=head["ETag"])
             who = f"host {holder.get('host')}, pid {holder.get('pid')}, since {holder.get('since')}"
         except (ClientError, ValueError, AttributeError):
             who = "a driver"
@@ -198,9 +207,8 @@ def driver_seen(loc: Location) -> str | None:
     key = f"{prefix}/{LOCK}" if prefix else LOCK
     try:
         head = client.head_object(Bucket=bucket, Key=key)
-        age = (parsedate_to_datetime(head["ResponseMetadata"]["HTTPHeaders"]["date"])
-               - head["LastModified"]).total_seconds()
-        holder = json.loads(client.get_object(Bucket=bucket, Key=key)["Body"].read(4096))
+        age = _age(head)
+        holder = _holder(client, bucket, key)
         who = f"host {holder.get('host')}, pid {holder.get('pid')}" if isinstance(holder, dict) else "a driver"
     except ClientError as e:
         if _status(e) == 404:

@@ -305,22 +305,16 @@ def _damaged(e: QueryError, table: str, source: str, manifest: dict | None) -> N
     import pyarrow.parquet as pq
     if is_uri(source):            # object storage: the parts the manifest lists, read in place one by one
         data = library.remote_sources(source).get(table)
-        root = open_location(source).root + "/"
+        root, fs = open_location(source).root + "/", data.filesystem if data is not None else None
         parts = [(f, f.removeprefix(root)) for f in (data.files if data is not None else [])]
-
-        def read(f: str) -> None:
-            pq.read_table(f, filesystem=data.filesystem)
     else:
-        base = Path(source).resolve()
+        base, fs = Path(source).resolve(), None
         parts = [(f, str(Path(f).relative_to(base)) if manifest is not None else f)
                  for f in library.table_sources(source).get(table, ([], True))[0]]
-
-        def read(f: str) -> None:
-            pq.read_table(f)
     bad = []
     for f, rel in parts:
         try:
-            read(f)
+            pq.read_table(f, filesystem=fs)
         except Exception:     # noqa: BLE001 - any failure to decode is a damaged file
             bad.append(rel)
     if not bad:
