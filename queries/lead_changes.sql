@@ -11,9 +11,10 @@
 -- game: any
 -- param: behind_after int >= 1 <= 100000 = 3 | the round after which a winner behind made a comeback
 -- columns: game, ruleset?, board?, mode?, players?, team_vp_target?, round_limit?, games, lead_changes_mean, lead_changes_ci95_low, lead_changes_ci95_high, decided_games, decided_round_mean, decided_round_ci95_low, decided_round_ci95_high, decided_fraction_mean, behind_after, comeback_games, comebacks, comeback_share, comeback_ci95_low, comeback_ci95_high
-WITH traced AS (   -- records without a standings trace: standings NULL; without derived columns: lead_* NULL
+WITH traced AS NOT MATERIALIZED (   -- records without a standings trace: standings NULL; without derived columns: lead_* NULL
     SELECT * FROM (SELECT NULL::INTEGER[][] AS standings, NULL::INTEGER AS lead_rounds, NULL::INTEGER AS lead_changes,
-                          NULL::INTEGER AS lead_decided_round, NULL::INTEGER[] AS lead_winner_behind WHERE false)
+                          NULL::INTEGER AS lead_decided_round, NULL::BIGINT AS lead_behind_mask,
+                          NULL::INTEGER[] AS lead_behind_late WHERE false)
     UNION ALL BY NAME SELECT * FROM seat_outcomes
 ), per_game AS (   -- the walk over the trace, for games written without the per-game lead columns (sim/derived.py)
     SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$'), winning_side,
@@ -46,7 +47,8 @@ WITH traced AS (   -- records without a standings trace: standings NULL; without
            lead_rounds::BIGINT AS trace_rounds,
            winning_side >= 0 AND lead_rounds >= $behind_after AS comeback_eligible,
            winning_side >= 0 AND lead_rounds >= $behind_after
-               AND list_contains(lead_winner_behind, $behind_after) AS comeback
+               AND CASE WHEN $behind_after <= 63 THEN (lead_behind_mask >> ($behind_after - 1)) & 1 = 1
+                        ELSE list_contains(lead_behind_late, $behind_after) END AS comeback
     FROM traced
     WHERE lead_rounds IS NOT NULL
     UNION ALL

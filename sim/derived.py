@@ -20,8 +20,10 @@ queries. The columns (NULL where a game gives no value; queries then walk that g
                          when its standing, the sum of its seats', is strictly the highest; ties skipped)
 ``lead_decided_round``   the first round from which the same side leads to the end (NULL: a tie at the end
                          or an empty trace)
-``lead_winner_behind``   the rounds (1-based) after which the winning side was strictly behind the leader;
-                         empty when nobody won
+``lead_behind_mask``     the rounds 1 .. 63 after which the winning side was strictly behind the leader: bit
+                         r - 1 set for round r (0 when nobody won); a flat number, so a comeback after any
+                         round is ``(lead_behind_mask >> (r - 1)) & 1 = 1``
+``lead_behind_late``     the same rounds after round 63, as a list (almost always empty)
 =======================  ==================================================================================
 """
 
@@ -39,7 +41,8 @@ if TYPE_CHECKING:
 
 VERSION = "1"
 KEY_COLUMNS = ("bots_key", "sides_key")
-LEAD_COLUMNS = ("lead_rounds", "lead_changes", "lead_decided_round", "lead_winner_behind")
+LEAD_COLUMNS = ("lead_rounds", "lead_changes", "lead_decided_round", "lead_behind_mask", "lead_behind_late")
+MASK_ROUNDS = 63                     # lead_behind_mask holds rounds 1 .. 63 (bits 0 .. 62); later ones a list
 COLUMNS = KEY_COLUMNS + LEAD_COLUMNS
 
 
@@ -172,16 +175,18 @@ def lead_story(standings: pa.Array, sides_key: pa.Array, sides: pa.Array, winnin
         behind_rows.append(np.stack([gr[behind], r_in_game[behind] + 1], axis=1))
     fast = rounds >= 0
     pairs = np.concatenate(behind_rows) if behind_rows else np.zeros((0, 2), dtype=np.int64)
-    order = np.lexsort((pairs[:, 1], pairs[:, 0])) if len(pairs) else np.zeros(0, dtype=np.int64)
-    pairs = pairs[order]
-    counts = np.bincount(pairs[:, 0], minlength=n) if len(pairs) else np.zeros(n, dtype=np.int64)
+    early = pairs[:, 1] <= MASK_ROUNDS
+    mask_bits = np.zeros(n, dtype=np.int64)
+    np.bitwise_or.at(mask_bits, pairs[early, 0], np.left_shift(np.int64(1), pairs[early, 1] - 1))
+    late = pairs[~early]
+    late = late[np.lexsort((late[:, 1], late[:, 0]))] if len(late) else late
+    counts = np.bincount(late[:, 0], minlength=n) if len(late) else np.zeros(n, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
-    mask = pa.array(~fast)
     return {
         "lead_rounds": pa.array(np.where(fast, rounds, 0).astype(np.int32), mask=~fast),
         "lead_changes": pa.array(changes.astype(np.int32), mask=~fast),
         "lead_decided_round": pa.array(decided.astype(np.int32), mask=~fast | (decided == 0)),
-        "lead_winner_behind": pa.ListArray.from_arrays(pa.array(offsets), pa.array(pairs[:, 1].astype(np.int32)),
-                                                       mask=mask),
+        "lead_behind_mask": pa.array(mask_bits, mask=~fast),
+        "lead_behind_late": pa.ListArray.from_arrays(pa.array(offsets), pa.array(late[:, 1].astype(np.int32)),
+                                                     mask=pa.array(~fast)),
     }
-
