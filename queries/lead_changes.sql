@@ -57,10 +57,10 @@ WITH traced AS NOT MATERIALIZED (   -- records without a standings trace: standi
     SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$'),
            count(*) AS games,
            avg(changes) AS lead_changes_mean,
-           stddev_samp(changes) AS lc_sd,
+           count(changes) AS lc_n, sum(changes) AS lc_s, sum(changes * changes) AS lc_ss,
            count(decided_round) AS decided_games,
            avg(decided_round) AS decided_round_mean,
-           stddev_samp(decided_round) AS dr_sd,
+           sum(decided_round) AS dr_s, sum(decided_round * decided_round) AS dr_ss,
            avg(decided_round / trace_rounds) AS decided_fraction_mean,
            count(*) FILTER (WHERE comeback_eligible) AS comeback_games,
            count(*) FILTER (WHERE comeback) AS comebacks
@@ -68,6 +68,10 @@ WITH traced AS NOT MATERIALIZED (   -- records without a standings trace: standi
     GROUP BY ALL
 ), with_t AS (   -- Student's t, 97.5% point: exact to df 30, then a Cornish-Fisher expansion (error < 1e-4)
     SELECT *,
+           -- sample standard deviations from exact integer sums (as stddev_samp, without its per-row divisions)
+           CASE WHEN lc_n > 1 THEN sqrt(greatest(0.0, (lc_ss - lc_s::DOUBLE * lc_s / lc_n) / (lc_n - 1))) END AS lc_sd,
+           CASE WHEN decided_games > 1
+                THEN sqrt(greatest(0.0, (dr_ss - dr_s::DOUBLE * dr_s / decided_games) / (decided_games - 1))) END AS dr_sd,
            CASE WHEN games > 31 THEN 1.959963984540054 + 2.372271230 / (games - 1) + 2.822498616 / (games - 1) ^ 2
                                      + 2.555849680 / (games - 1) ^ 3
                 WHEN games > 1 THEN [12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281,

@@ -85,10 +85,10 @@ WITH keyed AS NOT MATERIALIZED (
 ), outcomes AS (
     SELECT bots_key::JSON::VARCHAR[] AS bots, sides_key::JSON::BIGINT[] AS seat_sides, winning_side, n
     FROM (SELECT bots_key, sides_key, winning_side, count(*) AS n FROM keyed
-          WHERE bots_key IS NOT NULL AND sides_key IS NOT NULL GROUP BY ALL)
+          WHERE bots_key IS NOT NULL GROUP BY ALL)           -- sim.derived writes both keys or neither
     UNION ALL
     SELECT bots, seat_sides, winning_side, count(*) AS n FROM keyed
-    WHERE bots_key IS NULL OR sides_key IS NULL GROUP BY ALL
+    WHERE bots_key IS NULL GROUP BY ALL
 ), pairs AS (
     SELECT *, unnest(range(len(bots)::BIGINT)) AS b
     FROM (SELECT *, unnest(range(len(bots)::BIGINT)) AS a FROM outcomes)

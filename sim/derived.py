@@ -57,7 +57,7 @@ def derive(game: "Game", table: pa.Table) -> pa.Table:
         con.execute(f"CREATE TEMP VIEW {SEAT_VIEW} AS {_seat_view(game)}")
         present = {d[0] for d in con.execute(f"SELECT * FROM {SEAT_VIEW} LIMIT 0").description}
         wanted = ["to_json(seat_sides)::VARCHAR AS sides_key", "sides", "winning_side"]
-        if "bots" in present:
+        if "bots" in present:          # both keys or neither: the queries test bots_key alone
             wanted.insert(0, "to_json(bots)::VARCHAR AS bots_key")
         if "standings" in present:
             wanted.append("standings")
@@ -67,7 +67,7 @@ def derive(game: "Game", table: pa.Table) -> pa.Table:
     if seats.num_rows != table.num_rows:        # the seat view must keep every row, in order
         return table
     out = table
-    for name in KEY_COLUMNS:
+    for name in KEY_COLUMNS if "bots_key" in seats.column_names else ():
         if name in seats.column_names:
             out = out.append_column(name, seats.column(name).combine_chunks().cast(pa.string()))
     if "standings" in seats.column_names:
