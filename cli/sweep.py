@@ -312,4 +312,33 @@ def _verify(out: Path, m: dict):
     return fixed, report
 
 
-COMMANDS = {"sweep": sweep, "status": status}
+def upgrade(out: Annotated[str, typer.Argument(help="a sweep's results directory (a local folder) written "
+                                                  "before the per-game query columns")]) -> None:
+    """Give an older sweep's parts the per-game columns the canned queries read (lead story, bot line-up keys:
+    docs/sweeps.md, "Query speed"), so lead_changes and the bot queries answer it fast. The rows of the record
+    are unchanged; parts are rewritten one at a time, atomically, with the manifest updated after each.
+
+    Exit code: 0 (done), 2 (not a sweep's folder, a sweep running in it, a part that fails its checksum)."""
+    from cluster.upgrade import UpgradeError, upgrade as upgrade_dir
+    if is_uri(out):
+        fail(f"{out}: upgrade works on a local results folder; copy the sweep down first")
+    out = Path(out)
+    if not out.is_dir():
+        fail(f"{out}: no such results directory")
+    with contextlib.ExitStack() as stack:
+        try:
+            f = stack.enter_context(open(out / LOCK, "a"))
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fail(f"{out}: a driver is running this sweep now; upgrade it after it ends")
+        except OSError as e:
+            fail(f"{out}: cannot lock the folder ({e.strerror or e})")
+        try:
+            done = upgrade_dir(out)
+        except UpgradeError as e:
+            fail(str(e))
+    Console().print(escape(f"{out}: {done['rewritten']} of {done['parts']} parts given the per-game query "
+                           f"columns ({done['skipped']} had them already)"), highlight=False)
+
+
+COMMANDS = {"sweep": sweep, "status": status, "upgrade": upgrade}

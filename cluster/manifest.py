@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cluster.spec import SweepSpec
+from sim import derived
 from sim.files import TMP_MARK, read_bounded, write_atomic
 from sim.storage import StorageError, is_uri, open_location
 
@@ -68,6 +69,7 @@ def new_manifest(spec: SweepSpec, code_version: str, core_digest: str) -> dict[s
         "games_per_cell": spec.games_per_cell, "batch_size": spec.batch_size, "parts_per_cell": spec.parts_per_cell,
         "tables": list(spec.tables), "games_total": spec.total_games, "parts_total": spec.total_parts,
         "state": "running", "error": None, "created": now(), "updated": now(), "runs": [], "cells": cells,
+        "derived": derived.VERSION,          # its parts carry the per-game columns of sim.derived
         **({"stop": spec.stop.describe()} if spec.stop is not None else {}),
     }
 

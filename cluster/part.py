@@ -21,12 +21,14 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from cluster.version import loaded_core_digest
+from sim import derived
 from sim.files import TMP_MARK, write_atomic
 from sim.games import Match
 from sim.metrics import Metric, summarize
 from sim.storage import is_uri, open_location
 
 CHECKSUM_KEY = "playtest.content_sha256"
+DERIVED_KEY = "playtest.derived"        # the sim.derived version of the columns a part adds to the games
 
 
 class CoreMismatch(RuntimeError):
@@ -147,6 +149,8 @@ def play_part(match: Match, engine: str, seed: int, start: int, count: int, out_
                            "(rebuilt since, or another build on this node); use one build on every node")
     tables = match.play_batch(seed, start, count, engine)
     summary = summarize(match.definition, metrics, tables["games"]) if metrics else {}
+    if metadata.get(DERIVED_KEY) == derived.VERSION:     # per-game values for the queries (sim.derived)
+        tables = {**tables, "games": derived.derive(match.definition, tables["games"])}
     meta = {**metadata, "playtest.cell": cell_id, "playtest.batch": str(batch), "playtest.first_game": str(start),
             "playtest.games": str(count), "playtest.seed": str(seed), "playtest.engine": engine,
             "playtest.game": match.game, "playtest.rules_digest": match.rules_digest,

@@ -27,13 +27,14 @@ from cluster.local import LocalPlayers
 from cluster.manifest import (BEYOND, DONE, NAME, ManifestError, counts, load_manifest, manifest_path,
                               new_manifest, now)
 from cluster.manifest import save_manifest as _save_manifest
-from cluster.part import play_part, stale_temporaries
+from cluster.part import DERIVED_KEY, play_part, stale_temporaries
 from cluster.reaper import RayGuard
 from cluster.spec import SweepSpec
 from cluster.stopping import StopPlan, StopProgress, Stopper, make_stopper
 from cluster.verify import (QUARANTINE, Report, VerifyError, _holds_manifest, quarantine, reconcile, scan,
                             settle_stop)
 from cluster.version import code_version, core_digest
+from sim import derived
 from sim.progress import GamesBar
 from sim.storage import StorageError, is_uri, open_location
 
@@ -411,7 +412,9 @@ def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, 
     t_ray = time.perf_counter()
     run = {"started": now(), "code_version": code, "address": address, "games": 0}
     meta = {"playtest.spec_digest": spec.digest, "playtest.code_version": code,
-            "playtest.core_digest": core if spec.engine == "core" else "", "playtest.sweep": spec.name}
+            "playtest.core_digest": core if spec.engine == "core" else "", "playtest.sweep": spec.name,
+            # derived columns only in a sweep that started with them: every part of a sweep has one schema
+            **({DERIVED_KEY: derived.VERSION} if manifest.get("derived") == derived.VERSION else {})}
     by_id = {c["id"]: c for c in manifest["cells"]}
     cells_by_id = {c.id: c for c in spec.cells}
     todo = ((cell, part) for cell in spec.cells for part in by_id[cell.id]["parts"] if part["state"] != DONE)

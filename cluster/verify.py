@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from cluster.manifest import BEYOND, DONE, NAME, PENDING, TMP_PREFIX, new_manifest, spec_parts
-from cluster.part import CHECKSUM_KEY, content_sha256, is_temporary, part_path
+from cluster.part import CHECKSUM_KEY, DERIVED_KEY, content_sha256, is_temporary, part_path
 from cluster.spec import SweepSpec
 
 QUARANTINE = ".quarantine"
@@ -54,6 +54,7 @@ class FileCheck:
     sha256: str = ""
     rows: int = 0
     spec_digest: str | None = None   # of a readable file
+    derived: str = ""                # its playtest.derived (sim.derived columns), "" for none
 
 
 @dataclass
@@ -79,6 +80,7 @@ class Report:
     quarantined: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     beyond: int = 0                                 # [stop] sweeps: parts beyond their cell's stop (not expected)
+    derived: set[str] = field(default_factory=set)  # the playtest.derived values of the whole parts' games files
     wall_s: float = 0.0
 
     @property
@@ -172,7 +174,8 @@ def check_data(rel: str, data: bytes, spec: SweepSpec, cell_id: str, batch: int,
         return FileCheck(rel, "corrupt", "not a readable Parquet file (truncated or overwritten)", len(data), sha)
     meta = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in (md.metadata or {}).items()
             if k.startswith(b"playtest.")}
-    check = FileCheck(rel, "corrupt", "", len(data), sha, md.num_rows, meta.get("playtest.spec_digest"))
+    check = FileCheck(rel, "corrupt", "", len(data), sha, md.num_rows, meta.get("playtest.spec_digest"),
+                      meta.get(DERIVED_KEY, ""))
     if check.spec_digest is None:
         check.why = "no playtest part metadata"
         return check
@@ -311,6 +314,7 @@ def tally(report: Report, spec: SweepSpec, wanted, checks, t0: float) -> Report:
         if all(c.status == "ok" for c in tables.values()):
             report.ok[key] = {t: {"bytes": c.bytes, "sha256": c.sha256} for t, c in tables.items()}
             report.rows[key] = tables["games"].rows
+            report.derived.add(tables["games"].derived)
     report.wall_s = time.perf_counter() - t0
     return report
 
@@ -352,6 +356,11 @@ def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code:
     """A manifest whose parts follow from the spec and whose states follow from ``report`` (the verified
     files); what ``old`` said differently goes to ``report.manifest_notes``. ``old`` None: built afresh."""
     m = new_manifest(spec, code, core)
+    # the parts' derived columns (sim.derived) as the files have them, else as the old manifest said:
+    # a sweep's parts keep one schema, so a resumed sweep writes what its first parts did
+    said = report.derived or ({old.get("derived", "")} if old is not None else set())
+    if said and said != {m["derived"]}:
+        del m["derived"]
     if old is not None:
         for key in ("created", "runs", "state", "error", "code_version", "core_digest", "spec_file", "name"):
             m[key] = old[key]

@@ -74,10 +74,21 @@ SEATS_SQL = "seats.sql"         # each game's SELECT behind seat_outcomes: sim/<
 # Every two seats of different sides in a game are a meeting of their bots: the row bot won it (its side
 # won), lost it (the other's side won), drew it (nobody won: -1) or neither (a third side won: not counted).
 # Seats of one bot against itself are left out. Outcomes are counted first, then expanded per seat pair.
+# Parts written with sim.derived's bots_key and sides_key (the two lists as JSON text) are counted by those
+# flat strings, read back into lists afterwards; games without them by the lists themselves.
+KEYED = f"""SELECT * FROM (SELECT NULL::VARCHAR AS bots_key, NULL::VARCHAR AS sides_key WHERE false)
+    UNION ALL BY NAME SELECT * FROM {SEAT_VIEW}"""
 MEETINGS = f"""
 CREATE OR REPLACE TEMP VIEW {MEETINGS_VIEW} AS
-WITH outcomes AS (
-    SELECT bots, seat_sides, winning_side, count(*) AS n FROM {SEAT_VIEW} GROUP BY ALL
+WITH keyed AS NOT MATERIALIZED (
+    {KEYED}
+), outcomes AS (
+    SELECT bots_key::JSON::VARCHAR[] AS bots, sides_key::JSON::BIGINT[] AS seat_sides, winning_side, n
+    FROM (SELECT bots_key, sides_key, winning_side, count(*) AS n FROM keyed
+          WHERE bots_key IS NOT NULL GROUP BY ALL)           -- sim.derived writes both keys or neither
+    UNION ALL
+    SELECT bots, seat_sides, winning_side, count(*) AS n FROM keyed
+    WHERE bots_key IS NULL GROUP BY ALL
 ), pairs AS (
     SELECT *, unnest(range(len(bots)::BIGINT)) AS b
     FROM (SELECT *, unnest(range(len(bots)::BIGINT)) AS a FROM outcomes)

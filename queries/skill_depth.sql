@@ -7,9 +7,16 @@
 -- game: any
 -- fixed: bots
 -- columns: level, bot, against, opponent, games, wins, draws, losses, score, ci95_low, ci95_high
-WITH seats AS (          -- first seen: the ladder's cells list its bots in field order (c000 = level 0 vs 1)
+WITH keyed AS NOT MATERIALIZED (   -- parts without sim.derived's bots_key (the bots as JSON text): NULL
+    SELECT * FROM (SELECT NULL::VARCHAR AS bots_key WHERE false) UNION ALL BY NAME SELECT * FROM seat_outcomes
+), line_ups AS (
+    SELECT DISTINCT cell, bots_key::JSON::VARCHAR[] AS bots
+    FROM (SELECT DISTINCT cell, bots_key FROM keyed WHERE bots_key IS NOT NULL)
+    UNION
+    SELECT DISTINCT cell, bots FROM keyed WHERE bots_key IS NULL
+), seats AS (          -- first seen: the ladder's cells list its bots in field order (c000 = level 0 vs 1)
     SELECT cell, unnest(bots) AS bot, unnest(range(len(bots)::BIGINT)) AS seat
-    FROM (SELECT DISTINCT cell, bots FROM seat_outcomes)
+    FROM line_ups
 ), firsts AS (
     SELECT bot, min(coalesce(cell, '')) AS first_cell FROM seats GROUP BY bot
 ), levels AS (

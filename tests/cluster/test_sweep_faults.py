@@ -15,6 +15,7 @@ from cluster.manifest import load_manifest
 from cluster.part import part_path
 from cluster.spec import load_spec
 from cluster.sweep import run_sweep
+from sim.derived import derive
 
 ROOT = Path(__file__).resolve().parents[2]
 # 2 cells x 100,000 games in parts of 5,000: ~5 s of play on two cores, so a signal lands mid-sweep
@@ -95,7 +96,9 @@ def check_complete(spec_path: Path, out: Path) -> None:
                       ).fetchall()[0] == (0, 99_999)
     spec = load_spec(spec_path)
     want = spec.cells[1].match.play_batch(5, 95_000, 5000)["games"].replace_schema_metadata(None)
-    assert pq.read_table(part_path(out, "games", "c001", 19)).replace_schema_metadata(None).equals(want)
+    got = pq.read_table(part_path(out, "games", "c001", 19)).replace_schema_metadata(None)
+    assert got.select(want.column_names).equals(want)          # the record; then the per-game query columns
+    assert got.equals(derive(spec.cells[1].match.definition, want))
     man = load_manifest(out)
     assert man["state"] == "done" and all(p["state"] == "done" for c in man["cells"] for p in c["parts"])
 

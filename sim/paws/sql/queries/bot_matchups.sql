@@ -4,9 +4,15 @@
 -- share of the games either of the two won, with Wilson 95% intervals. Each pair appears both ways round.
 -- game: paws
 -- columns: ruleset, board, mode, players, bot, opponent, meetings, bot_wins, opponent_wins, bot_share, ci95_low, ci95_high
-WITH outcomes AS (   -- aggregate first: the pairs are expanded per distinct outcome, not per game
+WITH keyed AS NOT MATERIALIZED (   -- parts without sim.derived's bots_key (the bots as JSON text): NULL
+    SELECT * FROM (SELECT NULL::VARCHAR AS bots_key WHERE false) UNION ALL BY NAME SELECT * FROM games
+), outcomes AS (   -- aggregate first: the pairs are expanded per distinct outcome, not per game
+    SELECT ruleset, board, mode, players, bots_key::JSON::VARCHAR[] AS bots, winner_seat, winner_team, n
+    FROM (SELECT ruleset, board, mode, players, bots_key, winner_seat, winner_team, count(*) AS n
+          FROM keyed WHERE bots_key IS NOT NULL GROUP BY ALL)
+    UNION ALL
     SELECT ruleset, board, mode, players, bots, winner_seat, winner_team, count(*) AS n
-    FROM games
+    FROM keyed WHERE bots_key IS NULL
     GROUP BY ALL
 ), seat_a AS (
     SELECT *, unnest(range(players::BIGINT)) AS a FROM outcomes

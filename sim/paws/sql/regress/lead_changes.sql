@@ -6,11 +6,15 @@
 -- rounds with a tie for the lead are skipped).
 -- game: paws
 -- columns: cell, key, count
-WITH sided AS (   -- each seat's side: free-for-all its own seat; Teams (§1) seats 0+2 side 0, 1+3 side 1
+WITH traced AS NOT MATERIALIZED (   -- parts written without the per-game lead columns (sim/derived.py): lead_rounds NULL
+    SELECT * FROM (SELECT NULL::INTEGER AS lead_rounds, NULL::INTEGER AS lead_changes WHERE false)
+    UNION ALL BY NAME SELECT * FROM games
+), sided AS (   -- each seat's side: free-for-all its own seat; Teams (§1) seats 0+2 side 0, 1+3 side 1
     SELECT cell, vp_trace,
            CASE WHEN mode = 'teams' THEN [s % 2 FOR s IN range(players::BIGINT)]
                 ELSE range(players::BIGINT) END AS seat_sides
-    FROM games
+    FROM traced
+    WHERE lead_rounds IS NULL
 ), totals AS (
     SELECT cell,
            [list_transform(range(len(list_distinct(seat_sides))),
@@ -23,8 +27,12 @@ WITH sided AS (   -- each seat's side: free-for-all its own seat; Teams (§1) se
                              THEN list_position(t, list_max(t)) END FOR t IN totals],
                        lambda x: x IS NOT NULL) AS led
     FROM totals
+), keyed AS (
+    SELECT cell, len(list_filter(range(2, len(led) + 1), lambda r: led[r] <> led[r - 1])) AS key FROM led
+    UNION ALL
+    SELECT cell, lead_changes::BIGINT AS key FROM traced WHERE lead_rounds IS NOT NULL
 )
-SELECT cell, len(list_filter(range(2, len(led) + 1), lambda r: led[r] <> led[r - 1])) AS key, count(*) AS count
-FROM led
+SELECT cell, key, count(*) AS count
+FROM keyed
 GROUP BY ALL
 ORDER BY ALL;

@@ -1,0 +1,82 @@
+"""Add the per-game derived columns (sim.derived) to a sweep written before them: ``playtest upgrade DIR``.
+
+Each done part's games file is read, given the columns, and rewritten in place under its own name (hidden
+temporary name, then rename: a reader sees the old or the new file, never half), with its content checksum
+and ``playtest.derived`` in its metadata; the manifest gets each file's new size and SHA-256, and
+``"derived"`` once every part has them. The rows of the record are untouched (the regression's record
+digests read only the record's columns).
+
+Run it when no sweep is writing to DIR. Parts are rewritten last first: until the run ends, the first part of the sweep still has the old schema,
+which DuckDB binds the sweep to, so queries answer (the slow way) while it runs or after a crash; run it
+again to finish (parts that have the columns are skipped). ``status --verify`` and ``--resume`` keep
+working at every step (the files and their checksums are the truth).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from cluster.manifest import DONE, ManifestError, load_manifest, save_manifest
+from cluster.part import DERIVED_KEY, encode_part, part_path
+from sim import derived
+from sim.files import write_atomic
+from sim.games import GAMES
+
+
+class UpgradeError(ValueError):
+    """A results folder that cannot be upgraded; the message names it and why."""
+
+
+def upgrade(out_dir: str | Path, progress=None) -> dict[str, int]:
+    """Give every done part of the sweep in ``out_dir`` the derived columns; returns counts
+    (``parts``, ``rewritten``, ``skipped``)."""
+    out_dir = Path(out_dir)
+    try:
+        manifest = load_manifest(out_dir)
+    except ManifestError as e:
+        raise UpgradeError(str(e)) from None
+    if manifest is None:
+        raise UpgradeError(f"{out_dir}: no sweep here (no manifest.json); upgrade reads a sweep's folder")
+    game = GAMES[manifest["game"]] if manifest.get("game") in GAMES.names() else None
+    if game is None:
+        raise UpgradeError(f"{out_dir}: holds {manifest.get('game')!r} records, not a registered game")
+    done = [(c["id"], i, p) for c in manifest["cells"] for i, p in enumerate(c["parts"]) if p["state"] == DONE]
+    counts = {"parts": len(done), "rewritten": 0, "skipped": 0}
+    for cell, i, part in sorted(done, key=lambda x: (x[0], x[2].get("batch", x[1])), reverse=True):
+        path = part_path(out_dir, "games", cell, part.get("batch", i))
+        try:
+            pf = pq.ParquetFile(path)
+            meta = {k.decode(): v.decode() for k, v in (pf.metadata.metadata or {}).items()
+                    if k.startswith(b"playtest.")}
+            recorded = (part.get("files") or {}).get("games", {})
+            if meta.get(DERIVED_KEY) == derived.VERSION:
+                counts["skipped"] += 1
+                data = path.read_bytes()
+            else:
+                table = pf.read()
+                table = derived.derive(game, table.replace_schema_metadata(None))
+                meta.pop("playtest.content_sha256", None)
+                data = encode_part(table, {**meta, DERIVED_KEY: derived.VERSION}).to_pybytes()
+                if recorded and "sha256" in recorded:      # the file must be the one the manifest lists
+                    if hashlib.sha256(path.read_bytes()).hexdigest() != recorded["sha256"]:
+                        raise UpgradeError(f"{path}: does not match the manifest's checksum; run playtest status "
+                                           f"--verify {out_dir} first")
+                write_atomic(path, data)
+                counts["rewritten"] += 1
+        except OSError as e:
+            raise UpgradeError(f"{path}: cannot rewrite it ({e.strerror or e}); run playtest status --verify "
+                               f"{out_dir}") from None
+        size, sha = len(data), hashlib.sha256(data).hexdigest()
+        old_size = recorded.get("bytes", 0) if recorded else 0
+        part.setdefault("files", {})["games"] = {"bytes": size, "sha256": sha}
+        if "bytes" in part:
+            part["bytes"] = part["bytes"] - old_size + size if recorded else size
+        save_manifest(out_dir, manifest)        # after each part: the manifest always lists the files as they are
+        if progress:
+            progress(counts)
+    manifest["derived"] = derived.VERSION
+    save_manifest(out_dir, manifest)
+    return counts

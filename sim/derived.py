@@ -1,0 +1,192 @@
+"""Per-game values worked out once, when a sweep writes a part: plain columns the canned queries aggregate
+instead of walking lists on every query.
+
+They are added to the Parquet part after the engine's record (the record, its schema, the regression's
+record digests and the core == reference tests do not see them), and only by a sweep whose manifest says
+so (``"derived": VERSION``, set when a sweep starts): a sweep started before keeps writing parts without
+them, so all parts of one sweep share one schema. Queries read old results without these columns by the
+slower way (the list walk), with the same answers.
+
+Nothing here names a game: who won and the per-round standings come from the game's own ``sql/seats.sql``
+(the ``seat_outcomes`` view: ``seat_sides``, ``sides``, ``winning_side``, ``standings``), as for the
+queries. The columns (NULL where a game gives no value; queries then walk that game's lists):
+
+=======================  ==================================================================================
+``bots_key``             the ``bots`` list as JSON text (``["heuristic","random"]``): group by one string,
+                         then read the list back (``bots_key::JSON::VARCHAR[]``)
+``sides_key``            ``seat_sides`` as JSON text (``[0,1,0,1]``)
+``lead_rounds``          rounds of the standings trace (NULL: no trace, or one the fast path does not take)
+``lead_changes``         how often the leader changed (queries/lead_changes.sql: a side leads after a round
+                         when its standing, the sum of its seats', is strictly the highest; ties skipped)
+``lead_decided_round``   the first round from which the same side leads to the end (NULL: a tie at the end
+                         or an empty trace)
+``lead_behind_mask``     the rounds 1 .. 63 after which the winning side was strictly behind the leader: bit
+                         r - 1 set for round r (0 when nobody won); a flat number, so a comeback after any
+                         round is ``(lead_behind_mask >> (r - 1)) & 1 = 1``
+``lead_behind_late``     the same rounds after round 63, as a list (almost always empty)
+=======================  ==================================================================================
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+if TYPE_CHECKING:
+    from sim.games import Game
+
+VERSION = "1"
+KEY_COLUMNS = ("bots_key", "sides_key")
+LEAD_COLUMNS = ("lead_rounds", "lead_changes", "lead_decided_round", "lead_behind_mask", "lead_behind_late")
+MASK_ROUNDS = 63                     # lead_behind_mask holds rounds 1 .. 63 (bits 0 .. 62); later ones a list
+COLUMNS = KEY_COLUMNS + LEAD_COLUMNS
+
+
+def derive(game: "Game", table: pa.Table) -> pa.Table:
+    """``table`` (one part's games, in memory) with the derived columns appended (those the game's seat view
+    can give; none that would shadow a record column)."""
+    from sim.metrics import SEAT_VIEW, _connection, _seat_view
+    if any(c in table.column_names for c in COLUMNS):
+        return table
+    con = _connection(table)
+    try:
+        con.execute(f"CREATE TEMP VIEW {SEAT_VIEW} AS {_seat_view(game)}")
+        present = {d[0] for d in con.execute(f"SELECT * FROM {SEAT_VIEW} LIMIT 0").description}
+        wanted = ["to_json(seat_sides)::VARCHAR AS sides_key", "sides", "winning_side"]
+        if "bots" in present:          # both keys or neither: the queries test bots_key alone
+            wanted.insert(0, "to_json(bots)::VARCHAR AS bots_key")
+        if "standings" in present:
+            wanted.append("standings")
+        seats = con.sql(f"SELECT {', '.join(wanted)} FROM {SEAT_VIEW}").to_arrow_table()
+    finally:
+        con.close()
+    if seats.num_rows != table.num_rows:        # the seat view must keep every row, in order
+        return table
+    out = table
+    for name in KEY_COLUMNS if "bots_key" in seats.column_names else ():
+        if name in seats.column_names:
+            out = out.append_column(name, seats.column(name).combine_chunks().cast(pa.string()))
+    if "standings" in seats.column_names:
+        for name, arr in lead_story(seats.column("standings").combine_chunks(),
+                                    seats.column("sides_key").combine_chunks(),
+                                    seats.column("sides").combine_chunks(),
+                                    seats.column("winning_side").combine_chunks()).items():
+            out = out.append_column(name, arr)
+    return out
+
+
+def _ints(arr: pa.Array) -> np.ndarray:
+    return np.asarray(arr.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def lead_story(standings: pa.Array, sides_key: pa.Array, sides: pa.Array, winning: pa.Array) -> dict[str, pa.Array]:
+    """The lead columns of each game, as queries/lead_changes.sql works them out from the trace.
+
+    A game takes the fast path when its trace and every round of it are there, each round has one
+    standing per seat, none is NULL, and its seats cover sides 0 .. sides-1 exactly; any other game gets
+    NULL (``lead_rounds`` NULL) and the queries walk its trace instead."""
+    n = len(standings)
+    rounds = np.full(n, -1, dtype=np.int64)
+    changes = np.zeros(n, dtype=np.int64)
+    decided = np.zeros(n, dtype=np.int64)           # 0: none
+    behind_rows: list[np.ndarray] = []              # per group: (game, round) pairs where the winner is behind
+    ok = np.asarray(standings.is_valid(), dtype=bool) & np.asarray(sides_key.is_valid(), dtype=bool) \
+        & np.asarray(sides.is_valid(), dtype=bool)
+    outer = np.asarray(standings.offsets, dtype=np.int64)
+    inner_arr = standings.flatten()                  # rounds of every game (offsets already applied)
+    base = int(standings.offsets[0].as_py())
+    outer = outer - base
+    n_rounds = np.diff(outer)
+    row_ok = np.asarray(inner_arr.is_valid(), dtype=bool)
+    row_len = np.asarray(pc.list_value_length(inner_arr).fill_null(-1), dtype=np.int64)
+    values = inner_arr.flatten()
+    inner_off = np.asarray(inner_arr.offsets, dtype=np.int64) - int(inner_arr.offsets[0].as_py())
+    val_ok = np.asarray(values.is_valid(), dtype=bool)
+    vals = _ints(values)
+    win = np.asarray(winning.cast(pa.int64()).fill_null(-2).to_numpy(zero_copy_only=False), dtype=np.int64)
+    side_count = _ints(sides)
+    game_of_row = np.repeat(np.arange(n), n_rounds)
+    # per game: every round present, no NULL standing
+    bad_vals_row = np.zeros(len(row_len), dtype=bool)
+    if len(vals):
+        val_row = np.repeat(np.arange(len(row_len)), np.maximum(np.diff(inner_off), 0))
+        np.logical_or.at(bad_vals_row, val_row[~val_ok], True)
+    # games of one seat line-up (seat_sides and sides) are worked out together
+    enc = pc.dictionary_encode(sides_key)
+    codes = np.asarray(enc.indices.fill_null(-1), dtype=np.int64)
+    line_ups = [json.loads(k) if k is not None else None for k in enc.dictionary.to_pylist()]
+    key = codes * (int(side_count.max(initial=0)) + 1) + side_count
+    for k in np.unique(key[ok & (codes >= 0)]):
+        members = np.flatnonzero((key == k) & ok & (codes >= 0))
+        seat_side, s_count = line_ups[codes[members[0]]], int(side_count[members[0]])
+        p = len(seat_side)
+        if s_count < 1 or sorted(set(seat_side)) != list(range(s_count)):
+            continue
+        g_idx = members
+        r_sel = np.isin(game_of_row, g_idx)
+        rows = np.flatnonzero(r_sel)
+        # games with a bad round (missing, wrong length, a NULL standing) leave the fast path
+        bad = (~row_ok[rows]) | (row_len[rows] != p) | bad_vals_row[rows]
+        bad_games = np.unique(game_of_row[rows[bad]])
+        if len(bad_games):
+            keep = ~np.isin(game_of_row[rows], bad_games)
+            rows = rows[keep]
+            g_idx = g_idx[~np.isin(g_idx, bad_games)]
+        if not len(g_idx):
+            continue
+        rounds[g_idx] = n_rounds[g_idx]
+        if not len(rows):
+            continue
+        start = inner_off[rows]
+        mat = vals[start[:, None] + np.arange(p)[None, :]]                # (rounds, seats)
+        onehot = np.zeros((p, s_count), dtype=np.int64)
+        onehot[np.arange(p), np.asarray(seat_side, dtype=np.int64)] = 1
+        totals = mat @ onehot                                              # (rounds, sides)
+        top = totals.max(axis=1)
+        at_top = totals == top[:, None]
+        leader = np.where(at_top.sum(axis=1) == 1, at_top.argmax(axis=1), -1)
+        gr = game_of_row[rows]
+        # lead changes: consecutive leaders (ties skipped) of one game that differ
+        led = leader >= 0
+        lg, ll = gr[led], leader[led]
+        if len(ll) > 1:
+            diff = (lg[1:] == lg[:-1]) & (ll[1:] != ll[:-1])
+            np.add.at(changes, lg[1:][diff], 1)
+        # decided round: 1 + the last round whose leader differs from the last round's (a tie included)
+        r_in_game = rows - outer[gr]                                       # 0-based round of each row
+        last_row = outer[gr + 1] - 1                                       # each game's last round
+        final_leader = np.full(n, -1, dtype=np.int64)
+        idx_last = np.flatnonzero(rows == last_row)
+        final_leader[gr[idx_last]] = leader[idx_last]
+        differs = leader != final_leader[gr]
+        np.maximum.at(decided, gr[differs], r_in_game[differs] + 1)
+        decided[g_idx] += 1
+        decided[g_idx[final_leader[g_idx] < 0]] = 0
+        # rounds after which the winning side was strictly behind the leader
+        w = win[gr]
+        has = (w >= 0) & (w < s_count)
+        hr = np.flatnonzero(has)
+        behind = np.zeros(len(rows), dtype=bool)
+        behind[hr] = totals[hr, w[hr]] < top[hr]
+        behind_rows.append(np.stack([gr[behind], r_in_game[behind] + 1], axis=1))
+    fast = rounds >= 0
+    pairs = np.concatenate(behind_rows) if behind_rows else np.zeros((0, 2), dtype=np.int64)
+    early = pairs[:, 1] <= MASK_ROUNDS
+    mask_bits = np.zeros(n, dtype=np.int64)
+    np.bitwise_or.at(mask_bits, pairs[early, 0], np.left_shift(np.int64(1), pairs[early, 1] - 1))
+    late = pairs[~early]
+    late = late[np.lexsort((late[:, 1], late[:, 0]))] if len(late) else late
+    counts = np.bincount(late[:, 0], minlength=n) if len(late) else np.zeros(n, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    return {
+        "lead_rounds": pa.array(np.where(fast, rounds, 0).astype(np.int32), mask=~fast),
+        "lead_changes": pa.array(changes.astype(np.int32), mask=~fast),
+        "lead_decided_round": pa.array(decided.astype(np.int32), mask=~fast | (decided == 0)),
+        "lead_behind_mask": pa.array(mask_bits, mask=~fast),
+        "lead_behind_late": pa.ListArray.from_arrays(pa.array(offsets), pa.array(late[:, 1].astype(np.int32)),
+                                                     mask=pa.array(~fast)),
+    }

@@ -1,0 +1,197 @@
+"""Per-game derived columns (sim/derived.py): the same answers with them as without.
+
+Every canned query that reads them (lead_changes, bot_matchups, win_matrix, skill_depth, and the regression's
+lead_changes family) answers a folder whose parts carry them exactly as the same games without them (the slow
+list walk); the derived lead values equal the SQL walk game by game; game_length's histogram percentiles equal
+DuckDB's quantile_disc for any values."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import SMALL_SWEEP, write_results
+from queries import library
+from regress.metrics import families
+from sim import derived
+from sim.games import GAMES, get
+from sim.metrics import _seat_view
+from sim.paws.record import SCHEMA
+from synthetic import rows
+
+AFFECTED = ["lead_changes", "bot_matchups", "win_matrix", "skill_depth", "game_length", "idle_turns"]
+
+
+def _with_derived(src: Path, dest: Path) -> Path:
+    """A copy of a results folder whose every games part carries the derived columns."""
+    for part in sorted(src.rglob("*.parquet")):
+        table = pq.read_table(part, partitioning=None)
+        out = dest / part.relative_to(src)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(derived.derive(GAMES["paws"], table), out)
+    return dest
+
+
+def _same(a: list[tuple], b: list[tuple]) -> None:
+    """Equal rows; floats equal to 1e-12 relative (sums in another order round differently)."""
+    assert len(a) == len(b)
+    for ra, rb in zip(a, b):
+        assert len(ra) == len(rb)
+        for x, y in zip(ra, rb):
+            if isinstance(x, float) and isinstance(y, float):
+                assert x == pytest.approx(y, rel=1e-12, abs=1e-12) or (math.isnan(x) and math.isnan(y))
+            else:
+                assert x == y and type(x) is type(y)
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory, small_sweep) -> tuple[str, str]:
+    return str(small_sweep), str(_with_derived(small_sweep, tmp_path_factory.mktemp("derived")))
+
+
+@pytest.mark.parametrize("name", AFFECTED)
+def test_a_folder_with_and_without_derived_columns_answers_alike(both, name):
+    plain, fast = both
+    q = library.load(name)
+    assert "lead_rounds" in [c for c in pq.read_schema(next(Path(fast).rglob("*.parquet"))).names]
+    params = [{"behind_after": b} for b in (1, 3, 7, 64)] if name == "lead_changes" else [None]
+    for p in params:
+        cols_a, a = library.run(name, [plain], p)
+        cols_b, b = library.run(name, [fast], p)
+        assert cols_a == cols_b
+        _same(a, b)
+    if name in ("lead_changes", "bot_matchups"):
+        assert a, f"{name} answers something over the small sweep"
+
+
+def test_both_kinds_of_folder_at_once_answer_as_either(both):
+    """A mix (one results folder with the columns, one without): every game counted once, the means alike."""
+    plain, fast = both
+    cols, mixed = library.run("lead_changes", [plain, fast], {"behind_after": 2})
+    _, single = library.run("lead_changes", [plain], {"behind_after": 2})
+    at = {c: i for i, c in enumerate(cols)}
+    assert [r[at["games"]] for r in mixed] == [2 * r[at["games"]] for r in single]
+    assert [r[at["comebacks"]] for r in mixed] == [2 * r[at["comebacks"]] for r in single]
+    for m, s in zip(mixed, single):
+        assert m[at["lead_changes_mean"]] == pytest.approx(s[at["lead_changes_mean"]], rel=1e-12)
+
+
+def test_the_regression_lead_changes_family_reads_the_derived_column(both):
+    plain, fast = both
+    sql = next(f for f in families("paws") if f.name == "lead_changes").path.read_text()
+    answers = []
+    for folder in (plain, fast):
+        con = library.connect([folder])
+        try:
+            answers.append(con.execute(sql).fetchall())
+        finally:
+            con.close()
+    assert answers[0] == answers[1] and answers[0]
+
+
+WALK = """
+WITH per_game AS (
+    SELECT game_index, winning_side, [list_transform(range(sides), lambda s: list_sum(list_filter(row,
+        lambda v, i: seat_sides[i] = s))) FOR row IN standings] AS totals FROM seat_outcomes
+), leaders AS (
+    SELECT *, [CASE WHEN len(list_filter(t, lambda x: x = list_max(t))) = 1 THEN list_position(t, list_max(t)) - 1 END
+               FOR t IN totals] AS leader FROM per_game
+), story AS (
+    SELECT *, list_filter(leader, lambda x: x IS NOT NULL) AS led,
+           CASE WHEN len(leader) > 0 AND leader[len(leader)] IS NOT NULL THEN 1 + coalesce(list_max(list_filter(
+               range(1, len(leader) + 1), lambda r: leader[r] IS DISTINCT FROM leader[len(leader)])), 0) END AS decided
+    FROM leaders
+)
+SELECT len(totals), len(list_filter(range(2, len(led) + 1), lambda i: led[i] <> led[i - 1])), decided,
+       list_filter(range(1, len(totals) + 1),
+                   lambda b: winning_side >= 0 AND totals[b][winning_side + 1] < list_max(totals[b]))
+FROM story ORDER BY game_index"""
+
+
+def _walk(game, table: pa.Table) -> list[tuple]:
+    con = duckdb.connect()
+    try:
+        con.register("games", table)
+        con.execute(f"CREATE VIEW seat_outcomes AS {_seat_view(game)}")
+        return [tuple(r) for r in con.execute(WALK).fetchall()]
+    finally:
+        con.close()
+
+
+def _derived(table: pa.Table) -> list[tuple]:
+    masks, late = table["lead_behind_mask"].to_pylist(), table["lead_behind_late"].to_pylist()
+    behind = [None if m is None else [r for r in range(1, 64) if m >> (r - 1) & 1] + list(extra)
+              for m, extra in zip(masks, late)]
+    return list(zip(table["lead_rounds"].to_pylist(), table["lead_changes"].to_pylist(),
+                    table["lead_decided_round"].to_pylist(), behind))
+
+
+@pytest.mark.parametrize("cell", ["c002", "c003", "c004"])     # 4 seats, mixed bots; Teams; Teams with a limit
+def test_derived_lead_values_equal_the_walk_game_by_game(cell):
+    m = get("paws").resolve(**SMALL_SWEEP[cell])
+    table = m.play_batch(3, 0, 300)["games"]
+    out = derived.derive(m.definition, table)
+    assert out.select(table.column_names).equals(table)          # the record itself is untouched
+    assert _derived(out) == _walk(m.definition, table)
+    assert out["bots_key"][0].as_py() == '["' + '","'.join(table["bots"][0].as_py()) + '"]'
+
+
+trace_row = st.lists(st.one_of(st.none(), st.integers(0, 4)), min_size=2, max_size=4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(-1, 2), st.booleans(),
+                          st.one_of(st.none(), st.lists(trace_row, min_size=0, max_size=70))),
+                min_size=1, max_size=8))
+def test_any_trace_gives_the_walks_values_or_none(games):
+    """Any traces (long ones past round 63, rounds of the wrong length, NULL standings, no trace): the fast
+    path gives the walk's values, or leaves the game to the walk (lead_rounds NULL)."""
+    recs = rows([(first, win, "vp" if win >= 0 else "stalled", len(tr or []) or 1, tr or [[0, 0, 0]])
+                 for first, win, _, tr in games], "beginner", "ffa", 3, ["heuristic"] * 3)
+    table = pa.Table.from_pylist(recs, schema=SCHEMA)
+    trace = pa.array([tr if keep else None for _, _, keep, tr in games], type=SCHEMA.field("vp_trace").type)
+    table = table.set_column(table.schema.get_field_index("vp_trace"), "vp_trace", trace)
+    fast, walk = _derived(derived.derive(GAMES["paws"], table)), _walk(GAMES["paws"], table)
+    for (_, _, keep, tr), f, w in zip(games, fast, walk):
+        regular = keep and tr is not None and all(len(r) == 3 and None not in r for r in tr)
+        if regular:
+            assert f == w
+        else:
+            assert f == (None, None, None, None)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([2, 3]), st.one_of(st.none(), st.integers(1, 60)), st.integers(0, 300)),
+                min_size=1, max_size=60))
+def test_game_length_percentiles_equal_quantile_disc(tmp_path_factory, values):
+    """The histogram percentiles of game_length are DuckDB's quantile_disc (nearest rank), NULLs and all."""
+    recs = rows([(0, 0, "vp", 1, [[0, 0, 0]]) for _ in values], "beginner", "ffa", 3, ["heuristic"] * 3)
+    for rec, (players, rounds, turns) in zip(recs, values):
+        rec["players"], rec["rounds"], rec["turns"] = players, rounds, turns
+    path = tmp_path_factory.mktemp("len") / "g.parquet"
+    pq.write_table(pa.Table.from_pylist(recs, schema=SCHEMA), path)
+    cols, got = library.run("game_length", [str(path)])
+    con = library.connect([str(path)])
+    try:
+        want = con.execute(
+            "SELECT players, count(*), avg(rounds), quantile_disc(rounds, [0.10, 0.25, 0.50, 0.75, 0.90, 0.99]), "
+            "max(rounds), avg(turns), quantile_disc(turns, [0.10, 0.50, 0.90, 0.99]), max(turns) "
+            "FROM games GROUP BY players ORDER BY players").fetchall()
+    finally:
+        con.close()
+    at = {c: i for i, c in enumerate(cols)}
+    for g, (players, n, rmean, rq, rmax, tmean, tq, tmax) in zip(got, want):
+        assert g[at["players"]] == players and g[at["games"]] == n
+        assert [g[at[f"rounds_p{p}"]] for p in ("10", "25", "50", "75", "90", "99")] == (rq or [None] * 6)
+        assert [g[at[f"turns_p{p}"]] for p in ("10", "50", "90", "99")] == tq
+        assert (g[at["rounds_max"]], g[at["turns_max"]]) == (rmax, tmax)
+        assert g[at["rounds_mean"]] == pytest.approx(rmean, rel=1e-15) if rmean is not None \
+            else g[at["rounds_mean"]] is None
+        assert g[at["turns_mean"]] == pytest.approx(tmean, rel=1e-15)
