@@ -237,32 +237,33 @@ cdef int action_score(Game* g, Weights* w, Look* lk, int seat, int i) noexcept n
     return card_score(g, w, lk, seat, a, b)
 
 
-cdef inline void combat_worth(Game* g, Fight* f, int seat, int* worth) noexcept nogil:
-    """combat_score by card effect (worth[16]): a COMBAT_CARD decision depends on a card only through it."""
+cdef inline int combat_worth(Game* g, Fight* f, int seat, int e) noexcept nogil:
+    """combat_score of a card of effect ``e``: a COMBAT_CARD decision depends on a card only through it."""
     cdef Weights* w = &g.bots[seat].w
     cdef Player* p = &g.players[seat]
-    cdef int e, side = 0 if f.seats[0] == seat else 1
-    for e in range(16):
-        worth[e] = -1
-    worth[E_ESCAPE] = 100 if p.hp <= w.escape_hp else -1
-    worth[E_HEAL] = 90 if p.hp <= w.heal_threshold and p.hp < g.r.max_hp else -1
-    worth[E_FIGHT_BONUS] = 80 if f.roll == 0 else -1
-    worth[E_ROLL_BONUS] = 70 if f.attacker == seat else -1
-    worth[E_REFLECT] = 60 if f.attacker != seat and not f.reflect[side] else -1
+    if e == E_ESCAPE:
+        return 100 if p.hp <= w.escape_hp else -1
+    if e == E_HEAL:
+        return 90 if p.hp <= w.heal_threshold and p.hp < g.r.max_hp else -1
+    if e == E_FIGHT_BONUS:
+        return 80 if f.roll == 0 else -1
+    if e == E_ROLL_BONUS:
+        return 70 if f.attacker == seat else -1
+    if e == E_REFLECT:
+        return 60 if f.attacker != seat and not f.reflect[0 if f.seats[0] == seat else 1] else -1
+    return -1
 
 
 cdef int heuristic_combat(Game* g, int seat) noexcept nogil:
     """A COMBAT_CARD decision: pass (a hand index below 0, worth 0) or a card, the first best wins.
 
-    combat_score depends on the card only through its effect: worth[effect] is worked out once.
+    combat_score depends on the card only through its effect (combat_worth).
     """
     cdef Player* p = &g.players[seat]
-    cdef int worth[16]
     cdef int i, s, hand_index, best = 0, best_score = 0
-    combat_worth(g, g.fight, seat, worth)
     for i in range(g.n_opt):
         hand_index = g.opt_a[i]
-        s = 0 if hand_index < 0 else worth[g.items[p.items[hand_index]].effect]
+        s = 0 if hand_index < 0 else combat_worth(g, g.fight, seat, g.items[p.items[hand_index]].effect)
         if i == 0 or s > best_score:
             best, best_score = i, s
     return best
@@ -278,16 +279,14 @@ cdef int heuristic_combat_card(Game* g, Fight* f, int seat, int* dest) noexcept 
     """
     cdef Player* p = &g.players[seat]
     cdef const ItemSpec* card
-    cdef int worth[16]
     cdef int i, s, best = -1, best_score = 0
-    combat_worth(g, f, seat, worth)
     for i in range(p.n_items):
         card = &g.items[p.items[i]]
         if not combat_effect(card.effect) or card.timing == TIMING_ON_TURN:
             continue
         if card.effect == E_ESCAPE and g.n_tn[p.pos] == 0:
             continue                      # no destination: not an option
-        s = worth[card.effect]
+        s = combat_worth(g, f, seat, card.effect)
         if s > best_score:
             best, best_score = i, s
     if best >= 0 and g.items[p.items[best]].effect == E_ESCAPE:
@@ -309,15 +308,20 @@ cdef int heuristic_action(Game* g, int seat) noexcept nogil:
         look_around(g, w, &g.look, seat)
         g.look_ok = 1
     lk = &g.look
-    for i in range(g.n_opt):
-        if g.opt_a[i] == A_MOVE:
+    i = 0
+    while i < g.n_opt:
+        if g.opt_a[i] == A_MOVE:        # a run of moves (legal_actions lists them together): skipped here
             if first_move < 0:
                 first_move = i
-            last_move = i
-        else:
-            s = action_score(g, w, lk, seat, i)
-            if i == 0 or s > best_score:
-                best, best_score = i, s
+            i += 1
+            while i < g.n_opt and g.opt_a[i] == A_MOVE:
+                i += 1
+            last_move = i - 1
+            continue
+        s = action_score(g, w, lk, seat, i)
+        if i == 0 or s > best_score:
+            best, best_score = i, s
+        i += 1
     if first_move >= 0:
         bound = (lk.level_value[0] if lk.n_levels else 0) - w.step_cost
         if bound < -1:
