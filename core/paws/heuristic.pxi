@@ -303,31 +303,25 @@ cdef int heuristic_action(Game* g, int seat) noexcept nogil:
     """
     cdef Weights* w = &g.bots[seat].w
     cdef Look* lk
-    cdef int i, s, bound, best = 0, best_score = 0, first_move = -1, last_move = -1
+    cdef int i, s, bound, best = 0, best_score = 0
+    # legal_actions lists End turn, then (with AP left) a move to each tiled neighbour, then the rest
+    cdef int n_moves = g.n_tn[g.players[seat].pos] if g.ap >= 1 else 0
     if not g.look_ok:
         look_around(g, w, &g.look, seat)
         g.look_ok = 1
     lk = &g.look
     i = 0
-    while i < g.n_opt:
-        if g.opt_a[i] == A_MOVE:        # a run of moves (legal_actions lists them together): skipped here
-            if first_move < 0:
-                first_move = i
-            i += 1
-            while i < g.n_opt and g.opt_a[i] == A_MOVE:
-                i += 1
-            last_move = i - 1
-            continue
+    while i < g.n_opt:                  # End turn and the options after the moves
         s = action_score(g, w, lk, seat, i)
         if i == 0 or s > best_score:
             best, best_score = i, s
-        i += 1
-    if first_move >= 0:
+        i = 1 + n_moves if i == 0 else i + 1
+    if n_moves > 0:
         bound = (lk.level_value[0] if lk.n_levels else 0) - w.step_cost
         if bound < -1:
             bound = -1
-        for i in range(first_move, last_move + 1):      # the moves (listed together, each checked)
-            if g.opt_a[i] == A_MOVE and (bound > best_score or (bound == best_score and i < best)):
+        for i in range(1, 1 + n_moves):     # the moves: options 1..n_moves
+            if bound > best_score or (bound == best_score and i < best):
                 s = move_score(g, w, lk, g.opt_b[i])
                 if s > best_score or (s == best_score and i < best):
                     best, best_score = i, s
