@@ -142,15 +142,17 @@ cdef int fight(Game* g, Fight* f, int dice0, int dice1, int edge0, int edge1, in
     cdef int att = 0, dfn, roll, side, k, a_score, d_score, damage, result = NO_KNOCKOUT
     cdef int dice[2]
     cdef int edge[2]
+    cdef bint bare[2]            # a side that holds no card it could play (combat_window): no window
     dice[0], dice[1], edge[0], edge[1] = dice0, dice1, edge0, edge1
+    bare[0] = bare[1] = 0
     g.fight = f
     for roll in range(max_rolls):
         f.roll = roll
         f.attacker = f.seats[att]
         for k in range(2):
             side = att if k == 0 else 1 - att
-            if f.seats[side] != NOBODY:
-                combat_window(g, f, side)
+            if f.seats[side] != NOBODY and not bare[side]:
+                bare[side] = combat_window(g, f, side)
                 if f.escaped != NOBODY:
                     g.fight = NULL
                     return NO_KNOCKOUT
@@ -166,6 +168,7 @@ cdef int fight(Game* g, Fight* f, int dice0, int dice1, int edge0, int edge1, in
                 f.reflect[dfn] = 0
                 hurt(g, f, att, damage)
         if grabs:
+            bare[0] = bare[1] = 0            # a grab changes both hands
             if a_score > d_score:
                 take_random_item(g, f.seats[att], f.seats[dfn])
             elif d_score > a_score:

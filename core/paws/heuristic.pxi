@@ -269,23 +269,26 @@ cdef int heuristic_combat(Game* g, int seat) noexcept nogil:
     return best
 
 
-cdef int heuristic_combat_card(Game* g, Fight* f, int seat, int* dest) noexcept nogil:
+cdef int heuristic_combat_card(Game* g, Fight* f, int seat, int* dest, bint* bare) noexcept nogil:
     """heuristic_combat's pick straight from the hand, without listing combat_options: the hand index
     of the card it would play (``dest``: an escape's destination, its first listed one), or -1 to pass.
 
     The options are pass (worth 0) then the playable cards in hand order, an escape once per
     destination (all worth the same, so the first wins); the first best wins, so a card is picked
-    only if it is worth more than 0 and more than every card before it.
+    only if it is worth more than 0 and more than every card before it. ``bare``: set when the hand
+    holds no card that is an option at all (whatever the fight's state).
     """
     cdef Player* p = &g.players[seat]
     cdef const ItemSpec* card
     cdef int i, s, best = -1, best_score = 0
+    bare[0] = 1
     for i in range(p.n_items):
         card = &g.items[p.items[i]]
         if not combat_effect(card.effect) or card.timing == TIMING_ON_TURN:
             continue
         if card.effect == E_ESCAPE and g.n_tn[p.pos] == 0:
             continue                      # no destination: not an option
+        bare[0] = 0
         s = combat_worth(g, f, seat, card.effect)
         if s > best_score:
             best, best_score = i, s
