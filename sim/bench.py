@@ -96,8 +96,6 @@ def run_bot_bench(out: Path, specs: list[str], games: int, seed: int, game: str 
               "preset": f"{g} {label}", "bot_levels": []}
     for spec in specs:                                               # every spec checked before any game
         get(g).resolve(rules, overrides, {**setup, "bots": spec}).check_engine("core")
-    for options in get(g).bench_engine_options.values():
-        get(g).resolve(rules, {**overrides, **options}, setup).check_engine("core")
     for spec in specs:
         console.print(f"bench: {spec} ...", highlight=False)
         report["bot_levels"].append(measure_bots(g, rules, overrides, setup, spec, seed, games))

@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from sim.bots import BOT_KINDS
 from sim.games import EngineError
-from sim.params import as_dict, fields
+from sim.params import fields
 from sim.paws.board import FAR, NO_CELL, geometry
 from sim.paws.bots import ROSTER
 from sim.paws.bots.heuristic import HeuristicWeights
@@ -73,8 +73,9 @@ def core_inputs(setup: PawsSetup, rules: PawsRules, cards: CardSet) -> dict:
     """Everything the core needs, as plain ints and lists (after validation by the frozen objects)."""
     from core.paws_engine import RULE_FIELDS, SEARCH_FIELDS, WEIGHT_FIELDS
     bots = ROSTER.core_bots(setup.bots, WEIGHT_FIELDS, SEARCH_FIELDS, _known)
-    values = {k: int(v) for k, v in as_dict(rules).items() if k not in NOT_IN_CORE and k != "dice_stream"}
-    values["dice_stream"] = DICE_STREAMS.index(rules.dice_stream)     # a choice: the index of its value
+    # a number or switch as it is, a choice (dice_stream) as the index of its value
+    values = {f.name: (f.metadata["choices"].index(getattr(rules, f.name)) if f.metadata["choices"]
+                       else int(getattr(rules, f.name))) for f in fields(rules) if f.name not in NOT_IN_CORE}
     _known("rule parameter(s)", values, RULE_FIELDS)
     radius = 2 if setup.board == "beginner" else rules.explorer_radius
     _, nbrs = geometry(radius)
