@@ -92,9 +92,9 @@ cdef void combat_options(Game* g, int seat) noexcept nogil:
 
 
 cdef bint combat_window(Game* g, Fight* f, int side) noexcept nogil:
-    """Before a roll, a fighter may play cards until they pass (one card per ask). True when a
-    heuristic seat passed with no card in hand that could be an option (its later windows of this
-    fight are passes too while its hand does not change: fight() skips them)."""
+    """Before a roll, a fighter may play cards until they pass (one card per ask). True when the
+    fighter passed with no card in hand that could be an option, so with no draw and no decision (its
+    later windows of this fight are the same while its hand does not change: fight() skips them)."""
     cdef int seat = f.seats[side]
     cdef Player* p = &g.players[seat]
     cdef int rep, k, hand_index, dest, n0 = p.n_items
@@ -113,7 +113,7 @@ cdef bint combat_window(Game* g, Fight* f, int side) noexcept nogil:
         else:
             combat_options(g, seat)
             if g.n_opt == 1:
-                return False
+                return True               # pass alone: no card in hand is an option (whatever the state)
             k = ask(g, seat, D_COMBAT_CARD)
             if k == 0:
                 return False
