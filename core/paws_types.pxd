@@ -20,6 +20,11 @@ cdef enum:
     FAR = 255
     UNKNOWN = -1000000            # a cached value not worked out yet
 
+# how a combat roll draws its dice (sim.paws.rules.DICE_STREAMS)
+cdef enum:
+    DS_CLASSIC = 0
+    DS_TABLE = 1
+
 # Tile
 cdef enum:
     T_EMPTY = 0
@@ -160,6 +165,7 @@ ctypedef struct Rules:
     int unruled_cards
     int player_dice
     int scored_dice
+    int dice_stream         # DS_*
     int beginner_mansions
     int beginner_homes
     int beginner_chests

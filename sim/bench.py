@@ -225,23 +225,31 @@ import sim
 from sim.games import get
 g = get({game!r})
 
-def one(extra, games):
-    m = g.resolve({rules!r}, {overrides!r}, {{**{setup!r}, **extra}})
+def one(extra, games, options=None):
+    m = g.resolve({rules!r}, {{**{overrides!r}, **(options or {{}})}}, {{**{setup!r}, **extra}})
     g.play_counted(m, {seed}, games, min(200, games))            # warm up on other games
     t0 = time.process_time()
     tables, counts = g.play_counted(m, {seed}, 0, games)
     cpu = time.process_time() - t0
     t = tables["games"]
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, t.schema.remove_metadata()) as w:
-        w.write_table(t.replace_schema_metadata(None))
+    def sha(t):
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, t.schema.remove_metadata()) as w:
+            w.write_table(t.replace_schema_metadata(None))
+        return hashlib.sha256(sink.getvalue().to_pybytes()).hexdigest()
     return {{"games": games, "cpu_s": cpu,
              "turns": int(pa.compute.sum(t["turns"]).as_py()) if "turns" in t.column_names else None,
-             "records_sha256": hashlib.sha256(sink.getvalue().to_pybytes()).hexdigest(),
+             "records_sha256": sha(t), "columns_sha256": {{c: sha(t.select([c])) for c in t.column_names}},
              **{{k: counts[k] for k in ("decisions", "rollouts", "engine_s") if k in counts}}}}
 
 out = {{"root": sim.__file__, "heuristic": one({{}}, {games}), "random": one({{"bots": "random"}}, {random_games}),
-        "search": [dict(one({{"bots": s}}, {bot_games}), bots=s) for s in {specs!r}]}}
+        "search": [dict(one({{"bots": s}}, {bot_games}), bots=s) for s in {specs!r}], "options": {{}}}}
+for label, options in {options!r}.items():      # engine options: a build that lacks one skips it
+    try:
+        out["options"][label] = {{"heuristic": one({{}}, {games}, options),
+                                 "random": one({{"bots": "random"}}, {random_games}, options)}}
+    except Exception:
+        pass
 print(json.dumps(out))
 """
 
@@ -251,7 +259,8 @@ def _sample(root: Path, target: tuple, seed: int, games: int, random_games: int,
     """One measurement of the build at ``root`` in its own process."""
     game, _, rules, overrides, setup = target
     script = _SAMPLE.format(root=str(root), game=game, rules=rules, overrides=overrides, setup=setup, seed=seed,
-                            games=games, random_games=random_games, bot_games=bot_games, specs=list(specs))
+                            games=games, random_games=random_games, bot_games=bot_games, specs=list(specs),
+                            options={k: dict(v) for k, v in get(game).bench_engine_options.items()})
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=root)
     if run.returncode != 0:
         raise BenchError(f"the build at {root} failed to play: {run.stderr.strip().splitlines()[-1:]}")
@@ -286,16 +295,38 @@ def _rates(runs: list[dict]) -> dict:
            "random_turns_per_s": round(r["turns"] / r["cpu_s"]) if r["turns"] else None,
            "random_games_per_s": round(r["games"] / r["cpu_s"]),
            "records_sha256": {"heuristic": h["records_sha256"], "random": r["records_sha256"]},
+           "columns_sha256": {"heuristic": h.get("columns_sha256", {}), "random": r.get("columns_sha256", {})},
            "search": []}
     if "engine_s" in h:       # the share of play_batch that is building the Arrow table, not playing
         out["heuristic_engine_games_per_s"] = round(h["games"] / h["engine_s"])
         out["heuristic_table_share"] = round(1 - h["engine_s"] / h["cpu_s"], 3)
+    out["options"] = {}
+    for label in runs[0].get("options", {}):      # engine options this build has: heuristic and random rates
+        if all(label in r.get("options", {}) for r in runs):
+            oh = min((r["options"][label]["heuristic"] for r in runs), key=lambda x: x["cpu_s"] / x["games"])
+            orr = min((r["options"][label]["random"] for r in runs), key=lambda x: x["cpu_s"] / x["games"])
+            out["options"][label] = {
+                "heuristic_games_per_s": round(oh["games"] / oh["cpu_s"]),
+                "heuristic_turns_per_s": round(oh["turns"] / oh["cpu_s"]) if oh["turns"] else None,
+                "heuristic_turns_per_game": round(oh["turns"] / oh["games"], 2) if oh["turns"] else None,
+                "random_turns_per_s": round(orr["turns"] / orr["cpu_s"]) if orr["turns"] else None,
+                "records_sha256": {"heuristic": oh["records_sha256"], "random": orr["records_sha256"]}}
     for i in range(len(runs[0]["search"])):
         s = best("search", i)
         out["search"].append({"bots": s["bots"], "games_per_s": round(s["games"] / s["cpu_s"], 2),
                               "rollouts_per_s": round(s["rollouts"] / s["cpu_s"]) if "rollouts" in s else None,
-                              "records_sha256": s["records_sha256"]})
+                              "records_sha256": s["records_sha256"], "columns_sha256": s.get("columns_sha256", {})})
     return out
+
+
+def _same_games(cur: dict, base: dict) -> tuple[bool, list[str], list[str]]:
+    """(the same games, columns only this build records, columns only the baseline records): the games
+    of every batch compared column by column over the columns both builds record, so that a new record
+    column (a new rule parameter) does not hide whether the games changed."""
+    pairs = [(cur["columns_sha256"][k], base["columns_sha256"][k]) for k in ("heuristic", "random")]
+    pairs += [(a["columns_sha256"], b["columns_sha256"]) for a, b in zip(cur["search"], base["search"])]
+    same = all(a[c] == b[c] for a, b in pairs for c in set(a) & set(b)) and all(a and b for a, b in pairs)
+    return same, sorted(set(pairs[0][0]) - set(pairs[0][1])), sorted(set(pairs[0][1]) - set(pairs[0][0]))
 
 
 def core_speed_markdown(report: dict) -> str:
@@ -321,13 +352,24 @@ def core_speed_markdown(report: dict) -> str:
     for i, s in enumerate(cur["search"]):
         row(f"{s['bots']} rollouts/s", s["rollouts_per_s"], base["search"][i]["rollouts_per_s"] if base else None)
         row(f"{s['bots']} games/s", s["games_per_s"], base["search"][i]["games_per_s"] if base else None)
+    for label, o in cur.get("options", {}).items():   # other games than the default: the ratio is to the
+        base_o = (base or {}).get("options", {}).get(label)       # baseline's same option, else its default
+        for key, what in (("heuristic_games_per_s", "heuristic games/s"), ("heuristic_turns_per_s",
+                                                                            "heuristic turns/s"),
+                          ("random_turns_per_s", "random-bot turns/s")):
+            row(f"{what}, {label}" + ("" if base_o or not base else " (ratio to the baseline's default)"),
+                o.get(key), (base_o or base).get(key) if base else None)
     if "heuristic_table_share" in cur:
         lines += ["", f"Building the Arrow table is {100 * cur['heuristic_table_share']:.1f}% of the heuristic "
                       f"batch's time ({cur['heuristic_turns_per_game']} turns, "
                       f"{cur['heuristic_decisions_per_game']} top-level decisions a game)."]
     if base:
+        added, removed = report.get("columns_added", []), report.get("columns_removed", [])
+        layout = "".join(f"; this build {what} the column(s) {', '.join(cols)}"
+                         for what, cols in (("adds", added), ("drops", removed)) if cols)
         lines += ["", "Same records as the baseline: " + ("yes" if report["identical_records"] else "NO") +
-                  " (heuristic, random and search batches, by hash)."]
+                  " (heuristic, random and search batches, by hash, over the columns both builds record"
+                  + layout + ")."]
     return "\n".join(lines) + "\n"
 
 
@@ -341,6 +383,8 @@ def run_core_speed(out: Path, baseline: Path | None, rounds: int, games: int, ra
     g, label, rules, overrides, setup = target
     for spec in ["random", *specs]:                                   # every spec checked before any game
         get(g).resolve(rules, overrides, {**setup, "bots": spec}).check_engine("core")
+    for options in get(g).bench_engine_options.values():
+        get(g).resolve(rules, {**overrides, **options}, setup).check_engine("core")
     samples: dict[str, list] = {"current": [], "baseline": []}
     for k in range(rounds):
         for name, where in (("baseline", base_root), ("current", root)):
@@ -357,9 +401,7 @@ def run_core_speed(out: Path, baseline: Path | None, rounds: int, games: int, ra
         report["baseline_root"] = str(base_root)
         report["baseline"] = _rates(samples["baseline"])
         cur, base = report["current"], report["baseline"]
-        report["identical_records"] = (cur["records_sha256"] == base["records_sha256"] and
-                                       [s["records_sha256"] for s in cur["search"]] ==
-                                       [s["records_sha256"] for s in base["search"]])
+        report["identical_records"], report["columns_added"], report["columns_removed"] = _same_games(cur, base)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")

@@ -168,6 +168,9 @@ class Game(abc.ABC):
     compare_columns: ClassVar[CompareColumns]             # what compare reads from the records
     bench_presets: ClassVar[tuple[BenchPreset, ...]]      # what ``playtest bench`` measures
     bench_profiled: ClassVar[str]                         # the label of the bench preset to profile
+    # engine options ``playtest bench --core-speed`` also measures the profiled preset under ({label: rule
+    # overrides}): each plays other games than the default, so it is reported beside it, never pooled
+    bench_engine_options: ClassVar[Mapping[str, dict]] = {}
     # the line-ups a bot's skill is measured and tuned on (``playtest tune-bot``): the bot under test
     # takes each seat in turn against a field of other bots
     skill_setups: ClassVar[tuple[BenchPreset, ...]] = ()

@@ -42,7 +42,13 @@ def test_core_speed_against_itself_as_baseline(tmp_path):
         assert r["random_turns_per_s"] > 0 and 0 <= r["heuristic_table_share"] < 1
         assert [s["bots"] for s in r["search"]] == ["flat:rollouts=2:depth=4"] and r["search"][0]["rollouts_per_s"] > 0
     assert cur["records_sha256"] == base["records_sha256"]
+    # the game's engine options, measured beside the default (other games: other records)
+    assert set(cur["options"]) == set(get("paws").bench_engine_options) == {"dice_stream=table"}
+    table = cur["options"]["dice_stream=table"]
+    assert table["heuristic_games_per_s"] > 0 and table["random_turns_per_s"] > 0
+    assert table["records_sha256"]["heuristic"] != cur["records_sha256"]["heuristic"]
     md = out.with_suffix(".md").read_text()
+    assert "| heuristic games/s, dice_stream=table |" in md
     assert "| heuristic turns/s |" in md and "Same records as the baseline: yes" in md
 
 
@@ -71,3 +77,14 @@ def test_a_baseline_without_a_built_core_is_refused(tmp_path, monkeypatch):
     assert res.exit_code == 2, res.output
     assert "--baseline base: its core is not built" in res.stderr
     assert not (tmp_path / "bench").exists()
+
+
+def test_same_games_are_compared_over_the_columns_both_builds_record():
+    from sim.bench import _same_games
+
+    def rates(columns):
+        return {"columns_sha256": {"heuristic": columns, "random": columns}, "search": []}
+    old = {"turns": "a", "winner_seat": "b"}
+    assert _same_games(rates({**old, "dice_stream": "c"}), rates(old)) == (True, ["dice_stream"], [])
+    assert _same_games(rates({"turns": "a", "winner_seat": "x", "dice_stream": "c"}), rates(old))[0] is False
+    assert _same_games(rates({"turns": "a"}), rates(old)) == (True, [], ["winner_seat"])

@@ -39,6 +39,14 @@ CONFIGS = [  # (id, rules preset, overrides, board, mode, players, bots)
                                        "knockout_cancels_effects_on_victim": True, "out_of_game_takes_card": True},
      "beginner", "ffa", 3, ("heuristic",) * 3),
     ("v3-v4-deck", "v3", {"item_deck": "v4"}, "beginner", "ffa", 3, ("heuristic",) * 3),
+    # the "table" dice stream (an engine option): groups of four dice, a last group of 1 to 3, more than
+    # two scored dice (the core's general path), and the search bots' copies
+    ("v4-table-dice", "v4", {"dice_stream": "table"}, "beginner", "ffa", 4, H4),
+    ("v4-table-dice-explorer-random", "v4", {"dice_stream": "table"}, "explorer", "ffa", 3, ("random",) * 3),
+    ("v4-table-dice-odd", "v4", {"dice_stream": "table", "player_dice": 7, "monster_dice": 2, "scored_dice": 1},
+     "beginner", "teams", 4, ("heuristic", "random") * 2),
+    ("v3-table-dice-scored-3", "v3", {"dice_stream": "table", "player_dice": 6, "monster_dice": 5,
+                                      "scored_dice": 3}, "beginner", "ffa", 4, H4),
 ]
 IDS = [c[0] for c in CONFIGS]
 
@@ -67,7 +75,7 @@ def test_core_equals_reference_fast(cfg, cards):
 @pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 def test_core_equals_reference_full(cfg, cards):
-    # 21 configurations x 290 games = 6,090 seeds, at scattered game indices
+    # 25 configurations x 290 games = 7,250 seeds, at scattered game indices
     assert_same(cfg, 20261202, 1_000_000 * IDS.index(cfg[0]), 290, cards)
 
 
@@ -110,3 +118,34 @@ def test_bad_parameters_never_reach_the_core(cards):
         PawsSetup(players=4, bots=("heuristic",) * 3)
     with pytest.raises(ValueError, match="engine 'gpu' is not available; expected one of core, reference"):
         play_batch(PawsSetup(), preset("v4"), 1, 0, 1, "gpu", cards)
+
+
+def test_table_dice_are_the_digits_of_one_draw_per_four_dice():
+    from collections import Counter
+
+    from sim.paws.combat import table_dice
+    from sim.rng import Rng
+    a, b = Rng(7, 3), Rng(7, 3)
+    # 6 dice: a draw below 6**4 (four dice, lowest base-6 digit first), then one below 6**2
+    x, y = b.below(1296), b.below(36)
+    assert table_dice(a, 6) == [x % 6 + 1, x // 6 % 6 + 1, x // 36 % 6 + 1, x // 216 + 1, y % 6 + 1, y // 6 + 1]
+    assert (a.state, a.inc) == (b.state, b.inc)       # one draw per group, nothing else
+    # every face equally likely in every position of a group
+    rng = Rng(11)
+    counts = Counter((i, v) for _ in range(6000) for i, v in enumerate(table_dice(rng, 4)))
+    assert all(880 <= counts[(i, v)] <= 1120 for i in range(4) for v in range(1, 7))
+
+
+def test_the_dice_stream_is_a_versioned_option_classic_by_default(cards):
+    setup = PawsSetup()
+    classic = play_batch(setup, preset("v4"), 5, 0, 40, "core", cards)
+    same = play_batch(setup, preset("v4", {"dice_stream": "classic"}), 5, 0, 40, "core", cards)
+    table = play_batch(setup, preset("v4", {"dice_stream": "table"}), 5, 0, 40, "core", cards)
+    assert classic.equals(same)
+    assert set(classic.column("dice_stream").to_pylist()) == {"classic"}
+    assert set(table.column("dice_stream").to_pylist()) == {"table"}
+    # other games from the same seeds (the same fair dice drawn another way)
+    a, b = classic.column("vp_trace").to_pylist(), table.column("vp_trace").to_pylist()
+    assert sum(x != y for x, y in zip(a, b)) > 30
+    with pytest.raises(RuleError, match="dice_stream"):
+        preset("v4", {"dice_stream": "fast"})

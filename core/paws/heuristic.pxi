@@ -237,57 +237,59 @@ cdef int action_score(Game* g, Weights* w, Look* lk, int seat, int i) noexcept n
     return card_score(g, w, lk, seat, a, b)
 
 
-cdef inline void combat_worth(Game* g, Fight* f, int seat, int* worth) noexcept nogil:
-    """combat_score by card effect (worth[16]): a COMBAT_CARD decision depends on a card only through it."""
+cdef inline int combat_worth(Game* g, Fight* f, int seat, int e) noexcept nogil:
+    """combat_score of a card of effect ``e``: a COMBAT_CARD decision depends on a card only through it."""
     cdef Weights* w = &g.bots[seat].w
     cdef Player* p = &g.players[seat]
-    cdef int e, side = 0 if f.seats[0] == seat else 1
-    for e in range(16):
-        worth[e] = -1
-    worth[E_ESCAPE] = 100 if p.hp <= w.escape_hp else -1
-    worth[E_HEAL] = 90 if p.hp <= w.heal_threshold and p.hp < g.r.max_hp else -1
-    worth[E_FIGHT_BONUS] = 80 if f.roll == 0 else -1
-    worth[E_ROLL_BONUS] = 70 if f.attacker == seat else -1
-    worth[E_REFLECT] = 60 if f.attacker != seat and not f.reflect[side] else -1
+    if e == E_ESCAPE:
+        return 100 if p.hp <= w.escape_hp else -1
+    if e == E_HEAL:
+        return 90 if p.hp <= w.heal_threshold and p.hp < g.r.max_hp else -1
+    if e == E_FIGHT_BONUS:
+        return 80 if f.roll == 0 else -1
+    if e == E_ROLL_BONUS:
+        return 70 if f.attacker == seat else -1
+    if e == E_REFLECT:
+        return 60 if f.attacker != seat and not f.reflect[0 if f.seats[0] == seat else 1] else -1
+    return -1
 
 
 cdef int heuristic_combat(Game* g, int seat) noexcept nogil:
     """A COMBAT_CARD decision: pass (a hand index below 0, worth 0) or a card, the first best wins.
 
-    combat_score depends on the card only through its effect: worth[effect] is worked out once.
+    combat_score depends on the card only through its effect (combat_worth).
     """
     cdef Player* p = &g.players[seat]
-    cdef int worth[16]
     cdef int i, s, hand_index, best = 0, best_score = 0
-    combat_worth(g, g.fight, seat, worth)
     for i in range(g.n_opt):
         hand_index = g.opt_a[i]
-        s = 0 if hand_index < 0 else worth[g.items[p.items[hand_index]].effect]
+        s = 0 if hand_index < 0 else combat_worth(g, g.fight, seat, g.items[p.items[hand_index]].effect)
         if i == 0 or s > best_score:
             best, best_score = i, s
     return best
 
 
-cdef int heuristic_combat_card(Game* g, Fight* f, int seat, int* dest) noexcept nogil:
+cdef int heuristic_combat_card(Game* g, Fight* f, int seat, int* dest, bint* bare) noexcept nogil:
     """heuristic_combat's pick straight from the hand, without listing combat_options: the hand index
     of the card it would play (``dest``: an escape's destination, its first listed one), or -1 to pass.
 
     The options are pass (worth 0) then the playable cards in hand order, an escape once per
     destination (all worth the same, so the first wins); the first best wins, so a card is picked
-    only if it is worth more than 0 and more than every card before it.
+    only if it is worth more than 0 and more than every card before it. ``bare``: set when the hand
+    holds no card that is an option at all (whatever the fight's state).
     """
     cdef Player* p = &g.players[seat]
     cdef const ItemSpec* card
-    cdef int worth[16]
     cdef int i, s, best = -1, best_score = 0
-    combat_worth(g, f, seat, worth)
+    bare[0] = 1
     for i in range(p.n_items):
         card = &g.items[p.items[i]]
         if not combat_effect(card.effect) or card.timing == TIMING_ON_TURN:
             continue
         if card.effect == E_ESCAPE and g.n_tn[p.pos] == 0:
             continue                      # no destination: not an option
-        s = worth[card.effect]
+        bare[0] = 0
+        s = combat_worth(g, f, seat, card.effect)
         if s > best_score:
             best, best_score = i, s
     if best >= 0 and g.items[p.items[best]].effect == E_ESCAPE:
@@ -304,26 +306,25 @@ cdef int heuristic_action(Game* g, int seat) noexcept nogil:
     """
     cdef Weights* w = &g.bots[seat].w
     cdef Look* lk
-    cdef int i, s, bound, best = 0, best_score = 0, first_move = -1, last_move = -1
+    cdef int i, s, bound, best = 0, best_score = 0
+    # legal_actions lists End turn, then (with AP left) a move to each tiled neighbour, then the rest
+    cdef int n_moves = g.n_tn[g.players[seat].pos] if g.ap >= 1 else 0
     if not g.look_ok:
         look_around(g, w, &g.look, seat)
         g.look_ok = 1
     lk = &g.look
-    for i in range(g.n_opt):
-        if g.opt_a[i] == A_MOVE:
-            if first_move < 0:
-                first_move = i
-            last_move = i
-        else:
-            s = action_score(g, w, lk, seat, i)
-            if i == 0 or s > best_score:
-                best, best_score = i, s
-    if first_move >= 0:
+    i = 0
+    while i < g.n_opt:                  # End turn and the options after the moves
+        s = action_score(g, w, lk, seat, i)
+        if i == 0 or s > best_score:
+            best, best_score = i, s
+        i = 1 + n_moves if i == 0 else i + 1
+    if n_moves > 0:
         bound = (lk.level_value[0] if lk.n_levels else 0) - w.step_cost
         if bound < -1:
             bound = -1
-        for i in range(first_move, last_move + 1):      # the moves (listed together, each checked)
-            if g.opt_a[i] == A_MOVE and (bound > best_score or (bound == best_score and i < best)):
+        for i in range(1, 1 + n_moves):     # the moves: options 1..n_moves
+            if bound > best_score or (bound == best_score and i < best):
                 s = move_score(g, w, lk, g.opt_b[i])
                 if s > best_score or (s == best_score and i < best):
                     best, best_score = i, s

@@ -91,8 +91,10 @@ cdef void combat_options(Game* g, int seat) noexcept nogil:
             opt_add(g, i, NOBODY, 0)
 
 
-cdef void combat_window(Game* g, Fight* f, int side) noexcept nogil:
-    """Before a roll, a fighter may play cards until they pass (one card per ask)."""
+cdef bint combat_window(Game* g, Fight* f, int side) noexcept nogil:
+    """Before a roll, a fighter may play cards until they pass (one card per ask). True when the
+    fighter passed with no card in hand that could be an option, so with no draw and no decision (its
+    later windows of this fight are the same while its hand does not change: fight() skips them)."""
     cdef int seat = f.seats[side]
     cdef Player* p = &g.players[seat]
     cdef int rep, k, hand_index, dest, n0 = p.n_items
@@ -100,18 +102,21 @@ cdef void combat_window(Game* g, Fight* f, int side) noexcept nogil:
     # a heuristic seat's pick (heuristic.pxi) needs no option list and no draw: straight from the hand
     # (scripted decisions, a test-only module, always go through ask())
     cdef bint direct = not SCRIPTED_DRAWS and g.bots[seat].kind != BOT_RANDOM
+    cdef bint bare = 1
+    if n0 == 0:
+        return True                       # an empty hand: only a grab can change it
     for rep in range(n0):
         if direct:
-            hand_index = heuristic_combat_card(g, f, seat, &dest)
+            hand_index = heuristic_combat_card(g, f, seat, &dest, &bare)
             if hand_index < 0:
-                return
+                return bare
         else:
             combat_options(g, seat)
             if g.n_opt == 1:
-                return
+                return True               # pass alone: no card in hand is an option (whatever the state)
             k = ask(g, seat, D_COMBAT_CARD)
             if k == 0:
-                return
+                return False
             hand_index, dest = g.opt_a[k], g.opt_b[k]
         card = &g.items[discard_card(g, seat, hand_index)]
         if card.effect == E_HEAL:
@@ -126,7 +131,8 @@ cdef void combat_window(Game* g, Fight* f, int side) noexcept nogil:
             p.pos = dest
             p.protected = p.protected or card.amount > 0
             f.escaped = seat
-            return
+            return False
+    return False
 
 
 cdef inline bint attackable(Game* g, int seat, int target) noexcept nogil:

@@ -6,7 +6,7 @@ cdef void raid_targets(Game* g, int seat) noexcept nogil:
     if g.raids_left <= 0:
         return
     for t in range(g.n):
-        if attackable(g, seat, t) and opponents(g, seat, t) and g.players[t].pos == pos:
+        if g.players[t].pos == pos and attackable(g, seat, t) and opponents(g, seat, t):  # (rarest first)
             opt_add(g, A_RAID, t, -1)
 
 

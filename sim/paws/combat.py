@@ -9,13 +9,32 @@ from __future__ import annotations
 
 from sim.paws.items import combat_window, take_random_item
 from sim.paws.state import NOBODY, Fight, Game
+from sim.rng import Rng
 
 NO_KNOCKOUT = -1
 
 
+def table_dice(rng: Rng, dice: int) -> list[int]:
+    """``dice`` dice by the "table" dice stream: in groups of four (the last group the rest), each group
+    one draw below 6**k whose base-6 digits, lowest first, plus 1, are its k dice."""
+    out = []
+    while dice > 0:
+        k = min(4, dice)
+        x = rng.below(6 ** k)
+        for _ in range(k):
+            out.append(x % 6 + 1)
+            x //= 6
+        dice -= k
+    return out
+
+
 def roll_score(g: Game, dice: int) -> int:
-    """§12.2: roll ``dice`` dice and add the highest ``scored_dice`` of them."""
-    rolls = sorted((g.rng.die() for _ in range(dice)), reverse=True)
+    """§12.2: roll ``dice`` dice and add the highest ``scored_dice`` of them (the dice by the rules'
+    ``dice_stream``: one draw per die, or table_dice)."""
+    if g.rules.dice_stream == "table":
+        rolls = sorted(table_dice(g.rng, dice), reverse=True)
+    else:
+        rolls = sorted((g.rng.die() for _ in range(dice)), reverse=True)
     return sum(rolls[: g.rules.scored_dice])
 
 

@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from sim.bots import BOT_KINDS
 from sim.games import EngineError
-from sim.params import as_dict, fields
+from sim.params import fields
 from sim.paws.board import FAR, NO_CELL, geometry
 from sim.paws.bots import ROSTER
 from sim.paws.bots.heuristic import HeuristicWeights
@@ -17,7 +17,7 @@ from sim.paws.cards import CardSet, ItemCard, MonsterCard
 from sim.paws.kinds import Action, Buff, Decision, Effect, Tile, Timing
 from sim.paws.record import (CARD_KINDS, CARD_SCHEMA, END_REASONS, MAX_SEATS, MONSTER_COUNTERS, RECORD_COLUMNS,
                              RECORD_DTYPE, SCHEMA)
-from sim.paws.rules import PawsRules, PawsSetup
+from sim.paws.rules import DICE_STREAMS, PawsRules, PawsSetup
 from sim.paws.state import NOBODY
 from sim.record_schema import core_columns, record_table, seat_lists
 
@@ -50,7 +50,8 @@ DECLARATIONS = {
         "GameRecord": [c for c in RECORD_COLUMNS if c.core],
     },
     "enums": {"T_": Tile, "TIMING_": Timing, "E_": Effect, "B_": Buff, "A_": Action, "D_": Decision,
-              "F_": FIGHT_KINDS, "R_": END_REASONS, "BOT_": BOT_KINDS, "MC_": MONSTER_COUNTERS},
+              "F_": FIGHT_KINDS, "R_": END_REASONS, "BOT_": BOT_KINDS, "MC_": MONSTER_COUNTERS,
+              "DS_": DICE_STREAMS},
     "constants": {"MAXP": MAX_SEATS, "NOBODY": NOBODY, "NO_CELL": NO_CELL, "FAR": FAR,
                   "N_MC": len(MONSTER_COUNTERS)},
     "record_dtype": RECORD_DTYPE,
@@ -72,7 +73,9 @@ def core_inputs(setup: PawsSetup, rules: PawsRules, cards: CardSet) -> dict:
     """Everything the core needs, as plain ints and lists (after validation by the frozen objects)."""
     from core.paws_engine import RULE_FIELDS, SEARCH_FIELDS, WEIGHT_FIELDS
     bots = ROSTER.core_bots(setup.bots, WEIGHT_FIELDS, SEARCH_FIELDS, _known)
-    values = {k: int(v) for k, v in as_dict(rules).items() if k not in NOT_IN_CORE}
+    # a number or switch as it is, a choice (dice_stream) as the index of its value
+    values = {f.name: (f.metadata["choices"].index(getattr(rules, f.name)) if f.metadata["choices"]
+                       else int(getattr(rules, f.name))) for f in fields(rules) if f.name not in NOT_IN_CORE}
     _known("rule parameter(s)", values, RULE_FIELDS)
     radius = 2 if setup.board == "beginner" else rules.explorer_radius
     _, nbrs = geometry(radius)

@@ -70,6 +70,7 @@ class Paws(Game):
         + [BenchPreset(f"{rules} beginner teams", rules, {}, {"board": "beginner", "mode": "teams"})
            for rules in ("v4", "v3")])
     bench_profiled = "v4 beginner 4p"
+    bench_engine_options = {"dice_stream=table": {"dice_stream": "table"}}
     # the default rules on both boards, four players: a bot's skill against three others
     skill_setups = tuple(BenchPreset(f"v4 {board} 4p", "v4", {}, {"board": board, "players": 4}) for board in BOARDS)
     bot_presets_path = WEIGHT_PRESETS_PATH

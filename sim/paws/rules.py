@@ -13,6 +13,9 @@ from sim.kit.presets import pick_preset
 from sim.params import RuleError, param
 
 BOARDS = ("beginner", "explorer")
+# how a combat roll's dice come from the game's random stream (an engine option, not a rule: both are
+# fair dice; docs/engine-kit.md): "classic" one draw per die, "table" one draw per four dice
+DICE_STREAMS = ("classic", "table")
 MODES = ("ffa", "teams")
 
 
@@ -81,6 +84,9 @@ class PawsRules:
     # §12 Combat
     player_dice: int = param(4, "dice a player rolls in a fight", min=1, max=8, cite="§12.1")
     scored_dice: int = param(2, "highest dice that make a side's score", min=1, max=8, cite="§12.2")
+    dice_stream: str = param("classic", "how a combat roll draws its dice from the random stream: classic = one "
+                                        "draw per die; table = one draw per four dice (the same fair dice, other "
+                                        "games, a faster core)", choices=DICE_STREAMS, cite="engine option")
     # §2 Building the board
     beginner_mansions: int = param(4, "mansions on the Beginner board", min=0, max=18, cite="§2.2")
     beginner_homes: int = param(4, "homes on the Beginner board", min=0, max=18, cite="§2.2")
