@@ -4,13 +4,17 @@ Two runs played the same games exactly when their digests match. The digest read
 on disk, so it does not depend on how the games were split into parts, on Parquet encoding or on
 Arrow chunking; it covers every column of the game's record schema (outcome, per-seat lists, rule
 parameters, setup), each with its name and type, so a renamed or retyped column changes it too.
+
+A versioned engine option's column (:func:`sim.params.option_defaults`) is left out while every game holds
+the option's default: those games are played as before the option existed, so digests and baselines
+written before it still match; a game played with the option set away from its default counts the column.
 """
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -42,11 +46,18 @@ def _feed(h, arr: pa.Array) -> None:
         raise TypeError(f"record digest: no canonical form for column type {t}")
 
 
-def table_digest(table: pa.Table, schema: pa.Schema) -> str:
-    """sha256 of the games in ``table`` sorted by game_index, over the columns of ``schema``."""
+def _at_default(column: pa.ChunkedArray, default: Any) -> bool:
+    return column.null_count == 0 and all(v == default for v in pc.unique(column).to_pylist())
+
+
+def table_digest(table: pa.Table, schema: pa.Schema, options: Mapping[str, Any] | None = None) -> str:
+    """sha256 of the games in ``table`` sorted by game_index, over the columns of ``schema``, less the
+    engine-option columns of ``options`` (``{column: default}``) that hold their default in every game."""
     missing = [f.name for f in schema if f.name not in table.column_names]
     if missing:
         raise ValueError(f"record digest: the games lack columns {', '.join(missing)}")
+    quiet = {n for n, d in (options or {}).items() if n in schema.names and _at_default(table.column(n), d)}
+    schema = pa.schema([f for f in schema if f.name not in quiet])
     table = table.select(schema.names).cast(schema.remove_metadata()).sort_by("game_index")
     h = hashlib.sha256()
     h.update(f"rows={table.num_rows}\n".encode())
@@ -56,16 +67,18 @@ def table_digest(table: pa.Table, schema: pa.Schema) -> str:
     return h.hexdigest()
 
 
-def record_columns(schema: pa.Schema) -> dict[str, str]:
+def record_columns(schema: pa.Schema, options: Mapping[str, Any] | None = None) -> dict[str, str]:
     """The record's columns as the digest sees them, ``{name: type}``: kept beside the digests so a
-    changed digest can be told apart from a changed record layout (a retyped or renamed column)."""
-    return {f.name: str(f.type) for f in schema}
+    changed digest can be told apart from a changed record layout (a retyped or renamed column). The
+    engine options' columns are left out (a new option's column is not a layout change)."""
+    return {f.name: str(f.type) for f in schema if f.name not in (options or {})}
 
 
-def parts_digest(parts: Iterable[Path], schema: pa.Schema) -> tuple[str, int]:
+def parts_digest(parts: Iterable[Path], schema: pa.Schema,
+                 options: Mapping[str, Any] | None = None) -> tuple[str, int]:
     """(digest, games) of a cell's Parquet parts, read with the record schema's columns only."""
     tables = [pq.read_table(p, columns=schema.names) for p in sorted(parts)]
     if not tables:
-        return table_digest(schema.empty_table(), schema), 0
+        return table_digest(schema.empty_table(), schema, options), 0
     table = pa.concat_tables(tables)
-    return table_digest(table, schema), table.num_rows
+    return table_digest(table, schema, options), table.num_rows

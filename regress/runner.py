@@ -15,6 +15,7 @@ from regress.digest import parts_digest, record_columns
 from regress.metrics import compute
 from regress.suite import Suite
 from sim.games import get
+from sim.params import option_defaults
 
 WORK_MARK = ".regress-work"   # a work dir holding this file was made by a regression run and may be cleared
 
@@ -52,6 +53,7 @@ def play(suite: Suite, work: Path, *, workers: int | None = None, address: str |
          progress: bool = True) -> dict[str, Any]:
     """Run every seed of ``suite`` into ``work`` and return the run's snapshot (what a baseline stores)."""
     specs = {seed: suite.spec(seed) for seed in suite.seeds}
+    game = get(suite.game)
     prepare_work(work)
     cells: dict[str, dict[str, Any]] = {}
     runs = []
@@ -64,7 +66,7 @@ def play(suite: Suite, work: Path, *, workers: int | None = None, address: str |
             for cell in spec.cells:
                 m = cell.match
                 digest, games = parts_digest((out / "games" / f"cell={cell.id}").glob("part-*.parquet"),
-                                             m.schemas["games"])
+                                             m.schemas["games"], option_defaults(m.rules))
                 c = cells.setdefault(cell.id, {"id": cell.id, "values": dict(cell.values), "config": m.digest,
                                                "rules": m.rules_digest, "data": m.data_digest,
                                                "games": {}, "records": {}})
@@ -75,6 +77,6 @@ def play(suite: Suite, work: Path, *, workers: int | None = None, address: str |
         c["metrics"] = per_cell.get(cid, {})
     return {"suite": suite.name, "game": suite.game, "code_version": code_version(),
             "core_digest": core_digest(), "spec_digest": suite.digest,
-            "record_columns": record_columns(get(suite.game).schemas["games"]),
+            "record_columns": record_columns(game.schemas["games"], option_defaults(game.rule_presets[game.default_preset])),
             "seeds": list(suite.seeds), "games_per_cell": suite.games_per_cell, "sweep": suite.sweep,
             "thresholds": suite.thresholds.as_dict(), "cells": list(cells.values()), "runs": runs}

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Iterator, Mapping, NamedTuple
 
 import pyarrow as pa
 
-from sim.params import RuleError, as_dict, digest, fields
+from sim.params import RuleError, as_dict, digest, fields, provenance
 from sim.record_schema import DATA_DOCS, add_data_columns
 
 ENGINES = ("core", "reference")          # core: the Cython engine (default); reference: pure Python
@@ -108,8 +108,10 @@ class Match:
 
     @property
     def digest(self) -> str:
-        """Digest of everything that decides the games: setup, rules and card data."""
-        blob = json.dumps({**self.describe(), "data": self.data_digest}, sort_keys=True, default=str).encode()
+        """Digest of everything that decides the games: setup, rules (engine options only away from their
+        default) and card data."""
+        blob = json.dumps({**self.describe(), "rules": provenance(self.rules), "data": self.data_digest},
+                          sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
 

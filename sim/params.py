@@ -20,9 +20,14 @@ class RuleError(ValueError):
 
 
 def param(default: Any, help: str, *, min: int | None = None, max: int | None = None,
-          choices: tuple | None = None, cite: str = "") -> Any:
-    """Declare one rule parameter with its default, meaning, allowed range or choices and rulebook section."""
-    meta = {"help": help, "min": min, "max": max, "choices": choices, "cite": cite}
+          choices: tuple | None = None, cite: str = "", option: bool = False) -> Any:
+    """Declare one rule parameter with its default, meaning, allowed range or choices and rulebook section.
+
+    ``option=True`` declares a versioned engine option added after results were already written (how the
+    engine draws its randomness, not a rule of the book): at its default it plays the games as before the
+    option existed, so it is left out of every digest at its default (:func:`provenance`), and old results,
+    sweep folders and baselines keep their digests; set away from its default it counts like any parameter."""
+    meta = {"help": help, "min": min, "max": max, "choices": choices, "cite": cite, "option": option}
     return dataclasses.field(default=default, metadata=meta)
 
 
@@ -111,7 +116,19 @@ def as_dict(rules) -> dict[str, Any]:
     return {f.name: getattr(rules, f.name) for f in fields(rules)}
 
 
+def option_defaults(rules) -> dict[str, Any]:
+    """The versioned engine options of a rule set (class or object) and their defaults, ``{name: default}``."""
+    return {f.name: f.default for f in fields(rules) if f.metadata.get("option")}
+
+
+def provenance(rules) -> dict[str, Any]:
+    """The parameters that decide the games, for digests: every parameter, less the engine options at their
+    default (those play the games as before the option existed)."""
+    skip = option_defaults(rules)
+    return {k: v for k, v in as_dict(rules).items() if k not in skip or v != skip[k]}
+
+
 def digest(rules) -> str:
     """A stable short digest of a rule set's parameter values (provenance of results)."""
-    blob = json.dumps(as_dict(rules), sort_keys=True).encode()
+    blob = json.dumps(provenance(rules), sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]

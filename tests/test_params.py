@@ -101,3 +101,24 @@ def test_bot_specs_are_validated():
         parse_bot("heuristic:bravery=3")
     with pytest.raises(RuleError, match="the random bot takes no weights"):
         parse_bot("random:x=1")
+
+
+def test_an_engine_option_counts_in_the_digests_only_away_from_its_default():
+    """dice_stream (an engine option added after results were written) leaves the rules digest and the
+    match digest as they were before it existed while at its default, and changes both when set."""
+    import hashlib
+    import json
+
+    from sim.games import get
+    from sim.params import as_dict, digest, option_defaults, provenance
+    v4 = preset("v4")
+    assert option_defaults(v4) == {"dice_stream": "classic"} == option_defaults(type(v4))
+    before = {k: v for k, v in as_dict(v4).items() if k != "dice_stream"}
+    assert provenance(v4) == before
+    assert digest(v4) == hashlib.sha256(json.dumps(before, sort_keys=True).encode()).hexdigest()[:16]
+    table = preset("v4", {"dice_stream": "table"})
+    assert provenance(table) == as_dict(table) and digest(table) != digest(v4)
+    paws = get("paws")
+    classic_match, table_match = paws.resolve(rules="v4"), paws.resolve(rules="v4", overrides={"dice_stream": "table"})
+    assert classic_match.digest != table_match.digest
+    assert classic_match.describe()["rules"]["dice_stream"] == "classic"      # described in full all the same

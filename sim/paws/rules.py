@@ -86,7 +86,8 @@ class PawsRules:
     scored_dice: int = param(2, "highest dice that make a side's score", min=1, max=8, cite="§12.2")
     dice_stream: str = param("classic", "how a combat roll draws its dice from the random stream: classic = one "
                                         "draw per die; table = one draw per four dice (the same fair dice, other "
-                                        "games, a faster core)", choices=DICE_STREAMS, cite="engine option")
+                                        "games, a faster core)", choices=DICE_STREAMS, cite="engine option",
+                             option=True)
     # §2 Building the board
     beginner_mansions: int = param(4, "mansions on the Beginner board", min=0, max=18, cite="§2.2")
     beginner_homes: int = param(4, "homes on the Beginner board", min=0, max=18, cite="§2.2")

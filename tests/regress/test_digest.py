@@ -57,3 +57,31 @@ def test_digest_needs_every_record_column(games):
     table, schema = games
     with pytest.raises(ValueError, match="lack columns winner_seat"):
         table_digest(table.drop_columns(["winner_seat"]), schema)
+
+
+def test_an_engine_option_at_its_default_leaves_the_digest_as_before_it_existed(games):
+    """The digest of games played with dice_stream at its default equals the digest of the same games
+    without the column (as written before the option existed); away from the default the column counts."""
+    from sim.params import option_defaults
+    table, schema = games
+    options = option_defaults(get("paws").rule_presets["v4"])
+    assert options == {"dice_stream": "classic"}
+    before = pa.schema([f for f in schema if f.name != "dice_stream"])
+    now = table_digest(table, schema, options)
+    assert now == table_digest(table.drop_columns(["dice_stream"]), before)
+    assert now != table_digest(table, schema)                  # without the option list the column counts
+    marked = table.set_column(table.schema.get_field_index("dice_stream"), "dice_stream",
+                              pa.array(["table"] + ["classic"] * (table.num_rows - 1), pa.string()))
+    assert table_digest(marked, schema, options) not in (now, table_digest(table.drop_columns(["dice_stream"]), before))
+    table_games = get("paws").resolve(rules="v4", overrides={"dice_stream": "table"}, setup={"players": 3})
+    other = table_games.play_batch(5, 0, 300)["games"]
+    assert table_digest(other, schema, options) == table_digest(other, schema)
+
+
+def test_record_columns_leave_out_engine_options(games):
+    from regress.digest import record_columns
+    from sim.params import option_defaults
+    _, schema = games
+    options = option_defaults(get("paws").rule_presets["v4"])
+    assert "dice_stream" in record_columns(schema) and "dice_stream" not in record_columns(schema, options)
+    assert len(record_columns(schema, options)) == len(schema) - 1
