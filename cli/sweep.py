@@ -284,19 +284,30 @@ def _print_verified(report, m: dict, out) -> None:
                   + "exit code 1: problems were found", highlight=False)
 
 
+@contextlib.contextmanager
+def _folder_lock(out: Path, act: str):
+    """Hold the sweep folder's lock (the one its driver holds) while ``act``-ing on it; one line and exit 2
+    when a driver runs the sweep now or the folder cannot be locked."""
+    try:
+        f = open(out / LOCK, "a")
+    except OSError as e:
+        fail(f"{out}: cannot lock the folder ({e.strerror or e})")
+    with f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fail(f"{out}: a driver is running this sweep now; {act} after it ends")
+        except OSError as e:
+            fail(f"{out}: cannot lock the folder ({e.strerror or e})")
+        yield
+
+
 def _verify(out: Path, m: dict):
     """``status --verify``: check every file against the manifest's own spec, quarantine, correct the manifest.
 
     Prints what it found and did; returns (the corrected manifest, the report)."""
     spec = _stored_spec(out, m)
-    with contextlib.ExitStack() as stack:
-        try:
-            f = stack.enter_context(open(out / LOCK, "a"))
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fail(f"{out}: a driver is running this sweep now; verify after it ends")
-        except OSError as e:
-            fail(f"{out}: cannot lock the folder ({e.strerror or e})")
+    with _folder_lock(out, "verify"):
         try:
             report = scan(out, spec, m["core_digest"] if spec.engine == "core" else None)
             fixed = reconcile(m, spec, report, m["code_version"], m["core_digest"])
@@ -325,14 +336,7 @@ def upgrade(out: Annotated[str, typer.Argument(help="a sweep's results directory
     out = Path(out)
     if not out.is_dir():
         fail(f"{out}: no such results directory")
-    with contextlib.ExitStack() as stack:
-        try:
-            f = stack.enter_context(open(out / LOCK, "a"))
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fail(f"{out}: a driver is running this sweep now; upgrade it after it ends")
-        except OSError as e:
-            fail(f"{out}: cannot lock the folder ({e.strerror or e})")
+    with _folder_lock(out, "upgrade it"):
         try:
             done = upgrade_dir(out)
         except UpgradeError as e:
