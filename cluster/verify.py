@@ -220,6 +220,12 @@ def check_data(rel: str, data: bytes, spec: SweepSpec, cell_id: str, batch: int,
     if core is not None and spec.engine == "core" and meta.get("playtest.core_digest") != core:
         check.why = f"written by engine core {meta.get('playtest.core_digest')}; this sweep plays core {core}"
         return check
+    # the same games as a record of another layout (a column added since, e.g. an engine option's): a
+    # sweep's parts keep one set of record columns, so its tables read as one schema
+    lacks = [n for n in cell.match.schemas[table].names if n not in rows.column_names]
+    if lacks:
+        check.why = f"written by an older playtest: lacks the record column(s) {', '.join(lacks[:5])}"
+        return check
     check.status = "ok"
     return check
 

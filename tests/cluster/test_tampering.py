@@ -169,6 +169,22 @@ def test_part_content_edited_with_its_metadata_kept_is_replayed(spec, clean, wor
     assert_same_as_clean(work, clean)
 
 
+def test_a_part_written_before_a_record_column_existed_is_named_and_replayed(spec, clean, work):
+    """A whole, checksummed part of the same games that lacks a record column added since (here the
+    dice_stream engine option's, as a part written before the option existed): verify names it, and
+    --resume replays it, so the sweep's parts keep one schema and read as one table."""
+    from cluster.part import encode_part
+    p = part_path(work, "games", "c000", 1)
+    t = pq.read_table(p)
+    meta = {k.decode(): v.decode() for k, v in t.schema.metadata.items() if k.startswith(b"playtest.")}
+    p.write_bytes(encode_part(t.drop_columns(["dice_stream"]).replace_schema_metadata(None), meta).to_pybytes())
+    code, text = status_verify(work)
+    assert code == 1 and "lacks the record column(s) dice_stream" in text and "c000" in text, text
+    played, lines, _ = resume(spec, work)
+    assert played == [("c000", 1)]
+    assert_same_as_clean(work, clean)
+
+
 def test_stray_files_are_quarantined_and_listed_not_counted(spec, clean, work):
     src = part_path(work, "games", "c000", 0)
     shutil.copy(src, work / "games" / "cell=c000" / "extra.parquet")      # counted in every answer before
