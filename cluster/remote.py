@@ -37,7 +37,7 @@ from cluster.manifest import DONE, NAME, ManifestError, load_manifest, new_manif
 from cluster.part import part_path
 from cluster.spec import SweepSpec
 from cluster.verify import (LOCK, MAX_PART_BYTES, QUARANTINE, FileCheck, Report, VerifyError, check_data,
-                            expected_files, reconcile, tally)
+                            expected_files, outdated_error, reconcile, tally)
 from sim.storage import Location, StorageError, one_line
 
 HEARTBEAT_S = 10.0          # the owner rewrites its lock this often
@@ -333,6 +333,8 @@ def prepare_remote(spec: SweepSpec, loc: Location, resume: bool, code: str, core
             raise error(f"{where}: not empty and holds neither a sweep manifest nor parts of this spec's sweep; "
                         "choose a new or empty --out")
         report.manifest_rebuilt = f"unreadable ({broken.detail})" if broken is not None else "missing"
+    if (old_layout := outdated_error(where, report)) is not None:
+        raise error(old_layout)
     extra = [NAME] if broken is not None and loc.exists(NAME) else []
     fixed = reconcile(manifest, spec, report, code, core)
     try:

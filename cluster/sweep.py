@@ -31,8 +31,8 @@ from cluster.part import DERIVED_KEY, play_part, stale_temporaries
 from cluster.reaper import RayGuard
 from cluster.spec import SweepSpec
 from cluster.stopping import StopPlan, StopProgress, Stopper, make_stopper
-from cluster.verify import (QUARANTINE, Report, VerifyError, _holds_manifest, quarantine, reconcile, scan,
-                            settle_stop)
+from cluster.verify import (QUARANTINE, Report, VerifyError, _holds_manifest, outdated_error, quarantine, reconcile,
+                            scan, settle_stop)
 from cluster.version import code_version, core_digest
 from sim import derived
 from sim.progress import GamesBar
@@ -163,6 +163,8 @@ def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool, code: str, core: s
             raise SweepError(f"{out_dir}: not empty and holds neither a sweep manifest nor parts of this spec's "
                              "sweep; choose a new or empty --out")
         report.manifest_rebuilt = f"unreadable ({broken.detail})" if broken is not None else "missing"
+    if (old_layout := outdated_error(str(out_dir), report)) is not None:
+        raise SweepError(old_layout)
     extra = [NAME] if broken is not None and manifest_path(out_dir).exists() else []
     fixed = reconcile(manifest, spec, report, code, core)
     try:

@@ -1,4 +1,6 @@
-"""Add the per-game derived columns (sim.derived) to a sweep written before them: ``playtest upgrade DIR``.
+"""Add the per-game derived columns (sim.derived) to a sweep written before them: ``playtest upgrade DIR``;
+also the columns of engine options added since (``dice_stream``), at their default, which is how those games
+were played (the record digest leaves an option at its default out, so it does not change).
 
 Each done part's games file is read, given the columns, and rewritten in place under its own name (hidden
 temporary name, then rename: a reader sees the old or the new file, never half), with its content checksum
@@ -17,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from cluster.manifest import DONE, ManifestError, load_manifest, save_manifest
@@ -24,10 +27,33 @@ from cluster.part import DERIVED_KEY, encode_part, part_path
 from sim import derived
 from sim.files import write_atomic
 from sim.games import GAMES
+from sim.params import option_defaults
 
 
 class UpgradeError(ValueError):
     """A results folder that cannot be upgraded; the message names it and why."""
+
+
+def _options(game) -> dict:
+    """The game's engine options that are record columns, with their defaults."""
+    names = game.schemas["games"].names
+    return {n: d for n, d in option_defaults(game.rule_presets[game.default_preset]).items() if n in names}
+
+
+def _lacks_options(game, columns: list[str]) -> bool:
+    return any(n not in columns for n in _options(game))
+
+
+def _with_options(game, table: pa.Table) -> pa.Table:
+    """``table`` with the engine-option columns it lacks (a part written before the option existed), each at
+    its default, which is how those games were played; in the record's column order."""
+    schema = game.schemas["games"]
+    for name, default in _options(game).items():
+        if name not in table.column_names:
+            f = schema.field(name)
+            table = table.append_column(f, pa.array([default] * table.num_rows, f.type))
+    order = [n for n in schema.names if n in table.column_names]
+    return table.select(order + [n for n in table.column_names if n not in order])
 
 
 def upgrade(out_dir: str | Path, progress=None) -> dict[str, int]:
@@ -52,12 +78,12 @@ def upgrade(out_dir: str | Path, progress=None) -> dict[str, int]:
             meta = {k.decode(): v.decode() for k, v in (pf.metadata.metadata or {}).items()
                     if k.startswith(b"playtest.")}
             recorded = (part.get("files") or {}).get("games", {})
-            if meta.get(DERIVED_KEY) == derived.VERSION:
+            if meta.get(DERIVED_KEY) == derived.VERSION and not _lacks_options(game, pf.schema_arrow.names):
                 counts["skipped"] += 1
                 data = path.read_bytes()
             else:
-                table = pf.read()
-                table = derived.derive(game, table.replace_schema_metadata(None))
+                table = _with_options(game, pf.read().replace_schema_metadata(None))
+                table = derived.derive(game, table)
                 meta.pop("playtest.content_sha256", None)
                 data = encode_part(table, {**meta, DERIVED_KEY: derived.VERSION}).to_pybytes()
                 if recorded and "sha256" in recorded:      # the file must be the one the manifest lists

@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 from cluster.manifest import BEYOND, DONE, NAME, PENDING, TMP_PREFIX, new_manifest, spec_parts
 from cluster.part import CHECKSUM_KEY, DERIVED_KEY, content_sha256, is_temporary, part_path
 from cluster.spec import SweepSpec
+from sim.params import option_defaults
 
 QUARANTINE = ".quarantine"
 LOCK = ".sweep.lock"
@@ -55,6 +56,7 @@ class FileCheck:
     rows: int = 0
     spec_digest: str | None = None   # of a readable file
     derived: str = ""                # its playtest.derived (sim.derived columns), "" for none
+    lacks: tuple[str, ...] = ()      # record columns it lacks (written before they existed): kept, not replayed
 
 
 @dataclass
@@ -81,6 +83,9 @@ class Report:
     removed: list[str] = field(default_factory=list)
     beyond: int = 0                                 # [stop] sweeps: parts beyond their cell's stop (not expected)
     derived: set[str] = field(default_factory=set)  # the playtest.derived values of the whole parts' games files
+    outdated: list[str] = field(default_factory=list)   # whole parts written before a record column existed
+    lacks: set[str] = field(default_factory=set)        # those columns
+    upgradable: bool = True                             # all of them engine options (playtest upgrade adds them)
     wall_s: float = 0.0
 
     @property
@@ -113,6 +118,10 @@ class Report:
         if self.stray:
             out.append(f"  stray ({len(self.stray)}), not part of this sweep:")
             out += some([f"    {r}" for r in self.stray])
+        if self.outdated:
+            out.append(f"  {len(self.outdated):,} whole part file(s) were written before the record column(s) "
+                       f"{', '.join(sorted(self.lacks))} existed (e.g. {self.outdated[0]}); kept as they are: "
+                       f"{outdated_hint(self)}")
         if self.beyond:
             out.append(f"  {self.beyond:,} parts are beyond their cell's stop ([stop]): not part of the result")
         if self.manifest_rebuilt:
@@ -127,6 +136,24 @@ class Report:
             out.append(f"  moved {len(self.quarantined)} file(s) to {self.quarantine_dir}/ (nothing deleted):")
             out += [f"    {r}" for r in self.quarantined]       # every one: the user may want them back
         return out
+
+
+def outdated_hint(report: Report) -> str:
+    """What to do about parts written before a record column existed (:attr:`Report.outdated`)."""
+    if report.upgradable:
+        return (f"`playtest upgrade {report.out_dir}` adds the column(s) at the engine option's default (the "
+                f"games they hold), then `--resume` may add parts")
+    return "finish the sweep with the playtest version that started it, or start a new --out"
+
+
+def outdated_error(where: str, report: Report) -> str | None:
+    """The one line refusing to resume a sweep whose parts were written before a record column existed (a new
+    part would have it: the sweep's parts would be two schemas); None when every part has every column."""
+    if not report.outdated:
+        return None
+    return (f"{where}: {len(report.outdated):,} part file(s) were written by an older playtest, before the record "
+            f"column(s) {', '.join(sorted(report.lacks))} existed (e.g. {report.outdated[0]}); new parts would have "
+            f"them, so the sweep's parts would not read as one table: {outdated_hint(report)}")
 
 
 def expected_files(spec: SweepSpec) -> list[tuple[str, int, str]]:
@@ -220,12 +247,9 @@ def check_data(rel: str, data: bytes, spec: SweepSpec, cell_id: str, batch: int,
     if core is not None and spec.engine == "core" and meta.get("playtest.core_digest") != core:
         check.why = f"written by engine core {meta.get('playtest.core_digest')}; this sweep plays core {core}"
         return check
-    # the same games as a record of another layout (a column added since, e.g. an engine option's): a
-    # sweep's parts keep one set of record columns, so its tables read as one schema
-    lacks = [n for n in cell.match.schemas[table].names if n not in rows.column_names]
-    if lacks:
-        check.why = f"written by an older playtest: lacks the record column(s) {', '.join(lacks[:5])}"
-        return check
+    # a whole part of these games written before a record column existed (e.g. an engine option's): kept,
+    # and named, since a resumed sweep must not mix it with parts that have the column (one schema)
+    check.lacks = tuple(n for n in cell.match.schemas[table].names if n not in rows.column_names)
     check.status = "ok"
     return check
 
@@ -321,6 +345,13 @@ def tally(report: Report, spec: SweepSpec, wanted, checks, t0: float) -> Report:
             report.ok[key] = {t: {"bytes": c.bytes, "sha256": c.sha256} for t, c in tables.items()}
             report.rows[key] = tables["games"].rows
             report.derived.add(tables["games"].derived)
+            for c in tables.values():
+                if c.lacks:
+                    report.outdated.append(c.rel)
+                    report.lacks.update(c.lacks)
+    if report.lacks:
+        options = {n for cell in spec.cells for n in option_defaults(cell.match.rules)}
+        report.upgradable = report.lacks <= options
     report.wall_s = time.perf_counter() - t0
     return report
 

@@ -169,19 +169,33 @@ def test_part_content_edited_with_its_metadata_kept_is_replayed(spec, clean, wor
     assert_same_as_clean(work, clean)
 
 
-def test_a_part_written_before_a_record_column_existed_is_named_and_replayed(spec, clean, work):
-    """A whole, checksummed part of the same games that lacks a record column added since (here the
-    dice_stream engine option's, as a part written before the option existed): verify names it, and
-    --resume replays it, so the sweep's parts keep one schema and read as one table."""
+def test_a_part_written_before_an_engine_option_existed_is_kept_named_and_upgraded(spec, clean, work):
+    """A whole, checksummed part of the same games that lacks the dice_stream column (written before the
+    engine option existed): verify keeps it and says so, --resume refuses (its new parts would have the
+    column: two schemas) naming playtest upgrade, which adds the column at its default; then the folder is
+    the clean sweep again and resumes."""
     from cluster.part import encode_part
     p = part_path(work, "games", "c000", 1)
     t = pq.read_table(p)
     meta = {k.decode(): v.decode() for k, v in t.schema.metadata.items() if k.startswith(b"playtest.")}
-    p.write_bytes(encode_part(t.drop_columns(["dice_stream"]).replace_schema_metadata(None), meta).to_pybytes())
+    data = encode_part(t.drop_columns(["dice_stream"]).replace_schema_metadata(None), meta).to_pybytes()
+    p.write_bytes(data)
+    man = load_manifest(work)                       # as that older playtest's manifest listed it
+    part = man["cells"][0]["parts"][1]
+    import hashlib
+    part["bytes"] += len(data) - part["files"]["games"]["bytes"]
+    part["files"]["games"] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    save_manifest(work, man)
     code, text = status_verify(work)
-    assert code == 1 and "lacks the record column(s) dice_stream" in text and "c000" in text, text
+    assert code == 0 and "1 whole part file(s) were written before the record column(s) dice_stream" in text, text
+    assert "games/cell=c000/part-00001.parquet" in text and "playtest upgrade" in text and not quarantined(work)
+    with pytest.raises(SweepError, match=r"1 part file\(s\) were written by an older playtest, before the record "
+                                         r"column\(s\) dice_stream existed .*playtest upgrade"):
+        resume(spec, work)
+    res = runner.invoke(app, ["upgrade", str(work)])
+    assert res.exit_code == 0, res.output
     played, lines, _ = resume(spec, work)
-    assert played == [("c000", 1)]
+    assert played == [] and not quarantined(work)
     assert_same_as_clean(work, clean)
 
 
