@@ -324,6 +324,24 @@ def bind(query: Query, given: dict[str, Any] | None) -> dict[str, Any]:
     return values
 
 
+def _option_defaults_sql(cols: set[str]) -> str:
+    """`` REPLACE (...)``: an engine option's column (sim.params) at its default in the rows of results written
+    before the option existed (NULL there when read with newer results), so the same games read as one
+    variant and compare across the two; rows of other games keep their value. "" when nothing to fill."""
+    from sim.params import option_defaults
+    per_column: dict[str, list[str]] = {}
+    for name in GAMES.names():
+        game = GAMES[name]
+        for col, default in option_defaults(game.rule_presets[game.default_preset]).items():
+            if col in cols:
+                value = _literal(default) if isinstance(default, str) else str(int(default))
+                per_column.setdefault(col, []).append(f"WHEN {_literal(name)} THEN coalesce({_ident(col)}, {value})")
+    if not per_column or "game" not in cols:
+        return ""
+    return " REPLACE (" + ", ".join(f"CASE game {' '.join(whens)} ELSE {_ident(col)} END AS {_ident(col)}"
+                                    for col, whens in per_column.items()) + ")"
+
+
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -757,6 +775,7 @@ def connect(results: Sequence[str | Path], where: str | None = None, threads: in
     per_table: dict[str, list[str]] = {}
     paths: list[str] = []
     remote: dict[str, Any] = {}          # results on object storage: Arrow datasets, registered by name
+    mixed = False                        # a glob or loose folder, read by column name (its files may differ)
     for i, r in enumerate(results):
         if is_uri(r):
             for table, dataset in remote_sources(str(r)).items():
@@ -766,6 +785,7 @@ def connect(results: Sequence[str | Path], where: str | None = None, threads: in
             continue
         for table, (files, one_schema) in table_sources(r).items():
             paths += files
+            mixed = mixed or not one_schema
             per_table.setdefault(table, []).append(
                 f"SELECT *, {_literal(str(r))} AS results FROM read_parquet([{', '.join(map(_literal, files))}], "
                 f"hive_partitioning = true, union_by_name = {str(not one_schema).lower()})")
@@ -785,7 +805,9 @@ def connect(results: Sequence[str | Path], where: str | None = None, threads: in
                 con.execute(f"CREATE VIEW {_ident(raw + '_parts')} AS " + " UNION ALL BY NAME ".join(selects))
                 cols = {row[0] for row in con.execute(f"DESCRIBE {_ident(raw + '_parts')}").fetchall()}
                 cell = "" if "cell" in cols else ", NULL::VARCHAR AS cell"
-                con.execute(f"CREATE VIEW {_ident(raw)} AS SELECT *{cell} FROM {_ident(raw + '_parts')}")
+                # a sweep's parts share one schema: only results read together may lack a column some have
+                fill = _option_defaults_sql(cols) if table == "games" and (len(selects) > 1 or mixed) else ""
+                con.execute(f"CREATE VIEW {_ident(raw)} AS SELECT *{fill}{cell} FROM {_ident(raw + '_parts')}")
             except duckdb.Error as e:
                 raise read_error(e, results) or ResultsError(
                     f"{', '.join(map(str, results))}: cannot read the {table} records: {one_line(e)}") from None

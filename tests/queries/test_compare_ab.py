@@ -208,3 +208,21 @@ def test_html_renders_in_headless_chromium(desert, tmp_path):
     subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,1600",
                     f"--screenshot={tmp_path / 'compare.png'}", page.as_uri()], capture_output=True, timeout=120)
     assert (tmp_path / "compare.png").stat().st_size > 10_000      # a screenshot for the test log
+
+
+def test_results_written_before_an_engine_option_compare_and_read_with_newer_ones(tmp_path):
+    """B holds the same games as A written before the dice_stream engine option existed (no column): the
+    cells match, the games are the same, and read together they are one variant, not "classic" and NULL."""
+    import pyarrow.parquet as pq
+
+    from queries.library import connect
+    write_results(tmp_path / "A", {"c000": dict(rules="v4", setup=BEGINNER_3)}, seed=1, games=300, batch=150)
+    write_results(tmp_path / "B", {"c000": dict(rules="v4", setup=BEGINNER_3)}, seed=1, games=300, batch=150)
+    for part in (tmp_path / "B").rglob("*.parquet"):
+        pq.write_table(pq.read_table(part).drop_columns(["dice_stream"]), part)
+    report = compare.compare_folders(str(tmp_path / "A"), str(tmp_path / "B"))
+    assert not report.unmatched and report.rows
+    assert all(r.n_a == r.n_b == 300 and not r.differs for r in report.rows)
+    con = connect([tmp_path / "A", tmp_path / "B"])
+    assert con.sql("SELECT dice_stream, count(*) FROM games GROUP BY ALL").fetchall() == [("classic", 600)]
+    con.close()
