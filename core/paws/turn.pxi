@@ -49,6 +49,9 @@ cdef bint finish_turn(Game* g) noexcept nogil:
     while g.seat != NOBODY:
         if g.decisions == g.stop_at:
             return True
+        if not SCRIPTED_DRAWS and g.bots[g.seat].kind == BOT_RANDOM and random_action(g, g.seat):
+            take_option(g, 0)             # the random pick, with no option list (actions.pxi)
+            continue
         legal_actions(g, g.seat)
         take_option(g, ask(g, g.seat, D_ACTION))
     return False
