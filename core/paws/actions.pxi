@@ -126,7 +126,7 @@ cdef bint random_action(Game* g, int seat) noexcept nogil:
         total += turn_card_count(g, seat, g.turn_kind[p.items[i]], &targets)
     if total > MAXOPT:
         return False
-    k = <int>pcg32_below(&g.rng, total) if total > 1 else 0
+    k = <int>pcg32_pick(&g.rng, total) if total > 1 else 0
     if k == 0:
         opt_one(g, A_END_TURN, -1, -1)
         return True
