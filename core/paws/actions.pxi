@@ -80,12 +80,19 @@ cdef inline void opt_one(Game* g, int a, int b, int c) noexcept nogil:
     g.n_opt = 1
 
 
-cdef bint random_action(Game* g, int seat) noexcept nogil:
+cdef enum:
+    RA_LIST = 0                           # random_action: list the options (nothing drawn)
+    RA_TAKE = 1                           # ... take_option(g, 0) carries out the pick
+    RA_DONE = 2                           # ... the pick is carried out (End turn, a move)
+
+
+cdef int random_action(Game* g, int seat) noexcept nogil:
     """A random seat's action decision without the option list: count the options legal_actions would
     list, draw the pick as ask() does (none for a single option), and make only the option drawn, as
     the list g.opt_* of one (take_option(g, 0) carries it out). The same draw and the same option as
-    listing them. False, with nothing drawn, when they would not fit in the list (the caller lists
-    them then, and the list's overflow is what it was)."""
+    listing them. RA_LIST, with nothing drawn, when they would not fit in the list (the caller lists
+    them then, and the list's overflow is what it was); RA_DONE when the pick, End turn or a move, is
+    carried out here already (as take_option would); RA_TAKE otherwise."""
     cdef Player* p = &g.players[seat]
     cdef int pos = p.pos
     cdef int n_move = 0, n_loot = 0, n_buy = 0, n_raid = 0, n_inv = 0, n_bar = 0, n_kinds = 0, n_place = 0
@@ -125,45 +132,54 @@ cdef bint random_action(Game* g, int seat) noexcept nogil:
     for i in range(p.n_items):
         total += turn_card_count(g, seat, g.turn_kind[p.items[i]], &targets)
     if total > MAXOPT:
-        return False
+        return RA_LIST
     k = <int>pcg32_pick(&g.rng, total) if total > 1 else 0
-    if k == 0:
+    if k == 0:                            # End turn, carried out here as take_option would
         opt_one(g, A_END_TURN, -1, -1)
-        return True
+        g.decisions += 1
+        g.rec.idle_turns += g.actions == 0
+        g.seat = NOBODY
+        return RA_DONE
     k -= 1
-    if k < n_move:
+    if k < n_move:                        # a move, carried out here as take_option would
         opt_one(g, A_MOVE, g.tn[pos][k], -1)
-        return True
+        g.decisions += 1
+        g.actions += 1
+        g.ap -= 1
+        p.pos = g.tn[pos][k]
+        if g.actions >= g.r.max_actions_per_turn:   # (a move changes no other condition of take_option's)
+            g.seat = NOBODY
+        return RA_DONE
     k -= n_move
     if k < n_loot:
         opt_one(g, A_LOOT, -1, -1)
-        return True
+        return RA_TAKE
     k -= n_loot
     if k < n_buy:
         opt_one(g, A_BUY, -1, -1)
-        return True
+        return RA_TAKE
     k -= n_buy
     if k < n_raid:
         opt_one(g, A_RAID, raided[k], -1)
-        return True
+        return RA_TAKE
     k -= n_raid
     if k < n_inv:
         opt_one(g, A_INVADE, -1, -1)
-        return True
+        return RA_TAKE
     k -= n_inv
     if k < n_bar:
         opt_one(g, A_BARRICADE, bar[k], -1)
-        return True
+        return RA_TAKE
     k -= n_bar
     if k < n_place:
         opt_one(g, A_PLACE_TILE, kinds[k // g.n_place], g.place[k % g.n_place])
-        return True
+        return RA_TAKE
     k -= n_place
     for i in range(p.n_items):
         nc = turn_card_count(g, seat, g.turn_kind[p.items[i]], &targets)
         if k < nc:
             opt_one(g, A_PLAY_ITEM, i, turn_card_target(g, seat, i, k))
-            return True
+            return RA_TAKE
         k -= nc
     g.error = 1                           # unreachable: the counts above add up to total
-    return False
+    return RA_LIST

@@ -52,12 +52,16 @@ cdef bint finish_turn(Game* g) noexcept nogil:
     """The rest of the turn in progress (g.seat) from the state alone: the player's bot takes each
     action decision. True if it stopped at decision g.stop_at, before taking it (g.seat stays set);
     False when the turn is over (g.seat is NOBODY)."""
+    cdef int r
     while g.seat != NOBODY:
         if g.decisions == g.stop_at:
             return True
-        if not SCRIPTED_DRAWS and g.bots[g.seat].kind == BOT_RANDOM and random_action(g, g.seat):
-            take_option(g, 0)             # the random pick, with no option list (actions.pxi)
-            continue
+        if not SCRIPTED_DRAWS and g.bots[g.seat].kind == BOT_RANDOM:
+            r = random_action(g, g.seat)  # the random pick, with no option list (actions.pxi)
+            if r == RA_TAKE:
+                take_option(g, 0)
+            if r != RA_LIST:
+                continue
         legal_actions(g, g.seat)
         take_option(g, ask(g, g.seat, D_ACTION))
     return False
