@@ -18,7 +18,7 @@ from libc.math cimport log, sqrt
 
 from core.kit.types cimport Cells, RowBuffer, Search
 from core.paws_types cimport *
-from core.rng cimport (game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
+from core.rng cimport (game_seed, pcg32_below, pcg32_pick, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
 
 

@@ -291,6 +291,7 @@ ctypedef struct Game:
     int ncells
     const ItemSpec* items         # card data, by id
     const MonsterSpec* mons
+    int8_t turn_kind[MAXITEMIDS]  # by card id: how it is played on a turn (TK_*, items.pxi), from items
     Bot bots[MAXP]
     pcg32_t rng
     int nbrs[MAXC][6]

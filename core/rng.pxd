@@ -62,6 +62,54 @@ cdef inline uint32_t pcg32_below(pcg32_t* rng, uint32_t n) noexcept nogil:
             return r % n
 
 
+cdef extern from *:
+    """
+    /* r % n for n <= 64 without a division: Lemire's fastmod, exact for every 32-bit r and n
+       (Lemire, Kaser, Kurz 2019), with M = floor((2**64 - 1) / n) + 1 from a table (M = 0 for n = 1) */
+    #if defined(__SIZEOF_INT128__)
+    static const unsigned long long kit_fastmod_m[65] = {
+        0ULL, 0ULL, 0x8000000000000000ULL, 0x5555555555555556ULL,
+        0x4000000000000000ULL, 0x3333333333333334ULL, 0x2aaaaaaaaaaaaaabULL, 0x2492492492492493ULL,
+        0x2000000000000000ULL, 0x1c71c71c71c71c72ULL, 0x199999999999999aULL, 0x1745d1745d1745d2ULL,
+        0x1555555555555556ULL, 0x13b13b13b13b13b2ULL, 0x124924924924924aULL, 0x1111111111111112ULL,
+        0x1000000000000000ULL, 0xf0f0f0f0f0f0f10ULL, 0xe38e38e38e38e39ULL, 0xd79435e50d79436ULL,
+        0xccccccccccccccdULL, 0xc30c30c30c30c31ULL, 0xba2e8ba2e8ba2e9ULL, 0xb21642c8590b217ULL,
+        0xaaaaaaaaaaaaaabULL, 0xa3d70a3d70a3d71ULL, 0x9d89d89d89d89d9ULL, 0x97b425ed097b426ULL,
+        0x924924924924925ULL, 0x8d3dcb08d3dcb09ULL, 0x888888888888889ULL, 0x842108421084211ULL,
+        0x800000000000000ULL, 0x7c1f07c1f07c1f1ULL, 0x787878787878788ULL, 0x750750750750751ULL,
+        0x71c71c71c71c71dULL, 0x6eb3e45306eb3e5ULL, 0x6bca1af286bca1bULL, 0x690690690690691ULL,
+        0x666666666666667ULL, 0x63e7063e7063e71ULL, 0x618618618618619ULL, 0x5f417d05f417d06ULL,
+        0x5d1745d1745d175ULL, 0x5b05b05b05b05b1ULL, 0x590b21642c8590cULL, 0x572620ae4c415caULL,
+        0x555555555555556ULL, 0x5397829cbc14e5fULL, 0x51eb851eb851eb9ULL, 0x505050505050506ULL,
+        0x4ec4ec4ec4ec4edULL, 0x4d4873ecade304eULL, 0x4bda12f684bda13ULL, 0x4a7904a7904a791ULL,
+        0x492492492492493ULL, 0x47dc11f7047dc12ULL, 0x469ee58469ee585ULL, 0x456c797dd49c342ULL,
+        0x444444444444445ULL, 0x4325c53ef368eb1ULL, 0x421084210842109ULL, 0x410410410410411ULL,
+        0x400000000000000ULL
+    };
+    static inline unsigned int kit_mod_small(unsigned int r, unsigned int n) {
+        unsigned long long low = kit_fastmod_m[n] * r;
+        return (unsigned int)(((unsigned __int128)low * n) >> 64);
+    }
+    #else
+    static inline unsigned int kit_mod_small(unsigned int r, unsigned int n) { return r % n; }
+    #endif
+    """
+    uint32_t kit_mod_small(uint32_t r, uint32_t n) nogil    # r % n, for 1 <= n <= 64
+
+
+@cython.cdivision(True)
+cdef inline uint32_t pcg32_pick(pcg32_t* rng, uint32_t n) noexcept nogil:
+    """pcg32_below(rng, n) (the same draws, the same result) for a bound that is not a constant: a pick
+    among options or cards. Up to 64 it takes the remainder without a division."""
+    cdef uint32_t r
+    if n > 64:
+        return pcg32_below(rng, n)
+    while True:
+        r = pcg32_next(rng)
+        if r >= n or r >= (<uint32_t>0 - n) % n:
+            return kit_mod_small(r, n)
+
+
 cdef inline int pcg32_die(pcg32_t* rng) noexcept nogil:
     """One six-sided die, 1..6."""
     return <int>pcg32_below(rng, 6) + 1

@@ -31,6 +31,12 @@ CONFIGS = [  # (id, rules preset, overrides, board, mode, players, bots)
     ("v3-explorer-2p", "v3", {}, "explorer", "ffa", 2, ("heuristic",) * 2),
     ("v3-teams", "v3", {}, "beginner", "teams", 4, H4),
     ("v3-ap3-random", "v3-ap3", {}, "beginner", "ffa", 4, ("random", "heuristic") * 2),
+    # random seats count their options instead of listing them (core/paws/actions.pxi random_action):
+    # big hands of every card kind, several actions a turn, Explorer placements, teams, the v3 deck
+    ("v4-random-big-hands", "v4", {"starting_items": 6, "hand_limit": 8, "ap_per_turn": 4}, "explorer",
+     "teams", 4, ("random",) * 4),
+    ("v3-v4-deck-random-2p", "v3", {"item_deck": "v4", "starting_items": 5}, "explorer", "ffa", 2,
+     ("random",) * 2),
     ("v3-round-limit", "v3", {"round_limit": 10, "raid_rolls": 5}, "explorer", "ffa", 4, H4),
     # the old readings the book's words replaced (docs/rules-interpretation.md), still reachable
     ("v4-old-readings", "v4", {"knockout_cancels_effects_on_victim": True, "out_of_game_takes_card": True},

@@ -8,7 +8,7 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
     if g.n_opt <= 1:
         return 0
     if g.bots[seat].kind == BOT_RANDOM:
-        return pcg32_below(&g.rng, g.n_opt)
+        return pcg32_pick(&g.rng, g.n_opt)
     if kind == D_ACTION and g.bots[seat].kind >= BOT_MCTS:
         return search_decide(g, seat)     # search.pxi; its copies play by the rollout policy
     return heuristic_decide(g, seat, kind)

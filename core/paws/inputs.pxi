@@ -52,4 +52,6 @@ cdef _configure(Game* g, ItemSpec* ispec, MonsterSpec* mspec, dict rules, bint e
     for k, spec in enumerate(monsters):
         mspec[k].hp, mspec[k].buff, mspec[k].amount = spec
     g.items = ispec
+    for k in range(len(items)):
+        g.turn_kind[k] = turn_kind(&ispec[k])
     g.mons = mspec

@@ -1,6 +1,6 @@
 # §6 Home invasion (sim/paws/invade.py).
 
-cdef bint invadable(Game* g, int seat) noexcept nogil:
+cdef inline bint invadable(Game* g, int seat) noexcept nogil:
     cdef int cell = g.players[seat].pos
     cdef int owner = g.owner[cell]
     return ((g.tile[cell] == T_HOME or g.tile[cell] == T_MANSION) and owner != NOBODY

@@ -188,6 +188,83 @@ cdef void turn_card_options(Game* g, int seat) noexcept nogil:
             opt_add(g, A_PLAY_ITEM, i, NOBODY)
 
 
+cdef inline bint near_cell(Game* g, int cell, int other) noexcept nogil:
+    """``other`` is ``cell`` or one of its neighbours with tiles (near() holds it)."""
+    cdef int k
+    if other == cell:
+        return True
+    for k in range(g.n_tn[cell]):
+        if g.tn[cell][k] == other:
+            return True
+    return False
+
+
+# how a card is played on a turn, by card id (Game.turn_kind): the options turn_card_options lists for it
+cdef enum:
+    TK_NONE = 0                   # never on a turn: an In Combat card, or a ward (played by warded())
+    TK_ONE = 1                    # one option, no target
+    TK_GRENADE = 2                # the player's cell and each tiled neighbour
+    TK_TARGET = 3                 # Snare, Poison: each attackable player there or next to it
+    TK_TELEPORT = 4               # every tiled cell but the player's
+    TK_ANYTIME = 8                # added to the above: playable with no AP left
+
+
+cdef int turn_kind(const ItemSpec* card) noexcept nogil:
+    cdef int e = card.effect, k
+    if card.timing == TIMING_IN_COMBAT or e == E_WARD:
+        return TK_NONE
+    if e == E_GRENADE:
+        k = TK_GRENADE
+    elif e == E_SNARE or e == E_POISON:
+        k = TK_TARGET
+    elif e == E_TELEPORT:
+        k = TK_TELEPORT
+    else:
+        k = TK_ONE
+    return k + (TK_ANYTIME if card.timing == TIMING_ANYTIME else 0)
+
+
+cdef inline int turn_card_count(Game* g, int seat, int code, int* targets) noexcept nogil:
+    """How many options turn_card_options lists for a card of turn_kind ``code`` (random_action counts
+    them); targets[0]: the attackable players near ``seat``, worked out once (it starts at -1)."""
+    cdef Player* p = &g.players[seat]
+    cdef int kind = code & 7, t, n = 0
+    if kind == TK_NONE or (g.ap < 1 and not (code & TK_ANYTIME)):
+        return 0
+    if kind == TK_ONE:
+        return 1
+    if kind == TK_GRENADE:
+        return 1 + g.n_tn[p.pos]
+    if kind == TK_TELEPORT:
+        return g.n_tiled - (g.tile[p.pos] != T_EMPTY)   # every tiled cell but the one it stands on
+    if targets[0] < 0:
+        for t in range(g.n):
+            n += attackable(g, seat, t) and near_cell(g, p.pos, g.players[t].pos)
+        targets[0] = n
+    return targets[0]
+
+
+cdef int turn_card_target(Game* g, int seat, int i, int j) noexcept nogil:
+    """The target of option j of hand card i, as turn_card_options lists them (j < turn_card_count)."""
+    cdef Player* p = &g.players[seat]
+    cdef int e = g.items[p.items[i]].effect, t, c
+    if e == E_GRENADE:
+        return p.pos if j == 0 else g.tn[p.pos][j - 1]
+    if e == E_SNARE or e == E_POISON:
+        for t in range(g.n):
+            if attackable(g, seat, t) and near_cell(g, p.pos, g.players[t].pos):
+                if j == 0:
+                    return t
+                j -= 1
+        return NOBODY                     # unreachable (j < the count)
+    if e == E_TELEPORT:
+        c = g.tiled[j]                    # ascending: past the player's own cell, one further
+        if g.tile[p.pos] != T_EMPTY and c >= p.pos:
+            c = g.tiled[j + 1]
+        return c
+    return NOBODY
+
+
 cdef bint warded(Game* g, int target) noexcept nogil:
     """Card Block stand-in: the first ward card in hand cancels a hostile card, and is discarded."""
     cdef Player* p = &g.players[target]

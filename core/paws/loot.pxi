@@ -9,7 +9,7 @@ cdef inline bint barred(Game* g, int seat, int cell) noexcept nogil:
     return g.barricade[cell] != NOBODY and g.barricade[cell] != seat
 
 
-cdef bint lootable(Game* g, int seat) noexcept nogil:
+cdef inline bint lootable(Game* g, int seat) noexcept nogil:
     cdef int cell = g.players[seat].pos
     cdef int kind = g.tile[cell]
     if kind == T_EMPTY or kind == T_DESERT or barred(g, seat, cell):

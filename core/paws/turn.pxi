@@ -3,13 +3,19 @@
 cdef bint start_turn(Game* g, int seat) noexcept nogil:
     """Start-of-turn effects in a fixed order; False if they knock the player out."""
     cdef Player* p = &g.players[seat]
-    cdef int i, regen, knocked, lost = 0
+    cdef int i, b, knocked, lost = 0, regen = 0, extra_ap = 0
     p.protected = 0
+    # every monster card is active again: its Regen and Extra AP buffs count (buff(), in one pass);
+    # only a knockout by the poison below changes the monsters, and that ends the turn
     for i in range(p.n_monsters):
         p.active[i] = 1
+        b = g.mons[p.monsters[i]].buff
+        if b == B_REGEN:
+            regen += g.mons[p.monsters[i]].amount
+        elif b == B_EXTRA_AP:
+            extra_ap += g.mons[p.monsters[i]].amount
     if p.pos == 0 and g.r.desert_heal:
         heal(g, seat, g.r.desert_heal)
-    regen = buff(g, seat, B_REGEN)
     if regen:
         heal(g, seat, regen)
     for i in range(g.n):  # §10 Snare: spent on this turn, even if the poison ends it
@@ -22,7 +28,7 @@ cdef bint start_turn(Game* g, int seat) noexcept nogil:
         card_damage(g, p.poisoner, seat, 1)
         if p.knockouts != knocked:
             return False
-    g.ap = max(0, g.r.ap_per_turn + buff(g, seat, B_EXTRA_AP) - lost)
+    g.ap = max(0, g.r.ap_per_turn + extra_ap - lost)
     g.building_fights_left = g.r.building_fights_per_turn if g.r.building_fights_per_turn else (1 << 30)
     g.raids_left = g.r.raids_per_turn
     return True
@@ -46,9 +52,16 @@ cdef bint finish_turn(Game* g) noexcept nogil:
     """The rest of the turn in progress (g.seat) from the state alone: the player's bot takes each
     action decision. True if it stopped at decision g.stop_at, before taking it (g.seat stays set);
     False when the turn is over (g.seat is NOBODY)."""
+    cdef int r
     while g.seat != NOBODY:
         if g.decisions == g.stop_at:
             return True
+        if not SCRIPTED_DRAWS and g.bots[g.seat].kind == BOT_RANDOM:
+            r = random_action(g, g.seat)  # the random pick, with no option list (actions.pxi)
+            if r == RA_TAKE:
+                take_option(g, 0)
+            if r != RA_LIST:
+                continue
         legal_actions(g, g.seat)
         take_option(g, ask(g, g.seat, D_ACTION))
     return False
