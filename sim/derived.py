@@ -31,7 +31,8 @@ queries. The columns (NULL where a game gives no value; queries then walk that g
 =======================  ==================================================================================
 
 A game may add its own per-game columns: ``sql/derived.sql`` beside its ``seats.sql`` is one
-``SELECT <expressions> FROM games`` over the part's games; each column it names is appended (version 2).
+``SELECT <expressions> FROM games`` over the part's games (with the columns above); each column it names is
+appended (version 2).
 A game's queries tell parts with these columns from older ones by a column that is never NULL when present.
 
 Version 1 parts (sweeps and upgrades before version 2) have the key and ``lead_*`` columns but not
@@ -76,7 +77,6 @@ def derive(game: "Game", table: pa.Table) -> pa.Table:
         if "standings" in present:
             wanted.append("standings")
         seats = con.sql(f"SELECT {', '.join(wanted)} FROM {SEAT_VIEW}").to_arrow_table()
-        own = game_columns(con, game)
     finally:
         con.close()
     if seats.num_rows != table.num_rows:        # the seat view must keep every row, in order
@@ -90,23 +90,39 @@ def derive(game: "Game", table: pa.Table) -> pa.Table:
                               seats.column("sides_key").combine_chunks(),
                               seats.column("sides").combine_chunks(),
                               seats.column("winning_side").combine_chunks()))
-    if own is not None and own.num_rows == table.num_rows:
-        for name in own.column_names:
-            new.setdefault(name, own.column(name).combine_chunks())
     out = table
     for name, arr in new.items():
         if name not in out.column_names:
             out = out.append_column(name, arr)
+    own = game_columns(game, _with(table, new))
+    if own is not None and own.num_rows == out.num_rows:
+        for name in own.column_names:
+            if name not in out.column_names:
+                out = out.append_column(name, own.column(name).combine_chunks())
     return out
 
 
-def game_columns(con, game: "Game") -> pa.Table | None:
-    """The game's own per-game columns (its ``sql/derived.sql`` over ``games``), or None without one."""
+def _with(table: pa.Table, new: dict[str, pa.Array]) -> pa.Table:
+    """``table`` with the generic derived columns as this version works them out (an older part's own kept)."""
+    for name, arr in new.items():
+        table = table.set_column(table.schema.get_field_index(name), name, arr) if name in table.column_names \
+            else table.append_column(name, arr)
+    return table
+
+
+def game_columns(game: "Game", table: pa.Table) -> pa.Table | None:
+    """The game's own per-game columns (its ``sql/derived.sql`` over ``games``: the part's games with the
+    generic derived columns), or None for a game without one."""
+    from sim.metrics import _connection
     path = game.sql_dir / GAME_SQL
     if not path.is_file():
         return None
     body = "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("--"))
-    return con.sql(body.strip().rstrip(";")).to_arrow_table()
+    con = _connection(table)
+    try:
+        return con.sql(body.strip().rstrip(";")).to_arrow_table()
+    finally:
+        con.close()
 
 
 def _ints(arr: pa.Array) -> np.ndarray:

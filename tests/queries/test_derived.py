@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
@@ -84,6 +85,27 @@ def test_both_kinds_of_folder_at_once_answer_as_either(both):
     assert [r[at["comebacks"]] for r in mixed] == [2 * r[at["comebacks"]] for r in single]
     for m, s in zip(mixed, single):
         assert m[at["lead_changes_mean"]] == pytest.approx(s[at["lead_changes_mean"]], rel=1e-12)
+
+
+def test_games_the_fast_path_does_not_fit_walk_the_lists_in_the_same_folder(both, tmp_path):
+    """Parts where some games have no usable per-game value (limit_leaders_fit or out_of_lives NULL, as
+    sim/paws/sql/derived.sql leaves a trace shorter than the game) answer as the folder without the columns."""
+    plain, fast = both
+    for part in sorted(Path(fast).rglob("*.parquet")):
+        table = pq.read_table(part, partitioning=None)
+        odd = pa.array([i % 2 == 1 for i in range(table.num_rows)])
+        for name in ("limit_leaders_fit", "out_of_lives"):
+            col = table[name].combine_chunks()
+            table = table.set_column(table.schema.get_field_index(name), name,
+                                     pc.if_else(odd, pa.nulls(len(col), col.type), col))
+        out = tmp_path / part.relative_to(fast)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, out)
+    for name, p in (("knockouts", None), ("round_limit_effect", {"limits": [1, 4, 9, 30]})):
+        cols_a, a = library.run(name, [plain], p)
+        cols_b, b = library.run(name, [str(tmp_path)], p)
+        assert cols_a == cols_b and a
+        _same(a, b)
 
 
 def test_the_regression_lead_changes_family_reads_the_derived_column(both):
@@ -170,6 +192,7 @@ def test_lead_leaders_and_knockout_sums_equal_the_macros_game_by_game(cell):
                    out["knockouts_sum"].to_pylist(), out["knockouts_dealt_sum"].to_pylist(),
                    out["out_of_lives"].to_pylist()))
     assert [tuple(w) for w in want] == got
+    assert out["limit_leaders_fit"].to_pylist() == [True] * len(got)       # every trace covers its rounds
     assert {-1, 0, 1} <= {x for t, *_ in got for x in t}         # ties and two leaders at least
     assert any(k for _, k, _, _ in got)
 
@@ -180,10 +203,10 @@ def test_a_version_1_part_gets_only_the_missing_columns(small_sweep):
     part = next(Path(small_sweep).rglob("*.parquet"))
     table = pq.read_table(part, partitioning=None)
     full = derived.derive(GAMES["paws"], table)
-    v1 = full.drop_columns(["lead_leaders", "knockouts_sum", "knockouts_dealt_sum", "out_of_lives"])
+    added = ["lead_leaders", "knockouts_sum", "knockouts_dealt_sum", "out_of_lives", "limit_leaders_fit"]
+    v1 = full.drop_columns(added)
     again = derived.derive(GAMES["paws"], v1)
-    assert again.column_names == v1.column_names + ["lead_leaders", "knockouts_sum", "knockouts_dealt_sum",
-                                                    "out_of_lives"]
+    assert again.column_names == v1.column_names + added
     assert again.select(full.column_names).equals(full)
     assert derived.derive(GAMES["paws"], full).equals(full)
 

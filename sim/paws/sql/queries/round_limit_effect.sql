@@ -9,29 +9,29 @@
 -- fixed: round_limit
 -- columns: ruleset, board, mode, players, round_limit, games, decided, decided_share, ci95_low, ci95_high, draws, winner_changed, wins_no_limit, wins_with_limit, no_winner_no_limit, no_winner_with_limit, first_share_no_limit, first_share_with_limit
 WITH rl_games AS NOT MATERIALIZED (   -- parts written without lead_leaders (sim/derived.py): NULL
-    SELECT * FROM (SELECT NULL::VARCHAR AS lead_leaders WHERE false)
+    SELECT * FROM (SELECT NULL::VARCHAR AS lead_leaders, NULL::BOOLEAN AS limit_leaders_fit WHERE false)
     UNION ALL BY NAME SELECT * FROM games
 ), base AS (
-    SELECT ruleset, board, mode, players, end_reason, rounds, lead_leaders, vp_trace,
+    SELECT ruleset, board, mode, players, end_reason, rounds, lead_leaders, limit_leaders_fit, vp_trace,
            CASE WHEN mode = 'teams' THEN first_seat % 2 ELSE first_seat END AS first,
-           CASE WHEN mode = 'teams' THEN winner_team ELSE winner_seat END AS winner,
-           -- lead_leaders (the sole leader after each round, sim/derived.py) is limit_winner's answer for
-           -- every round a limit can decide when it covers all rounds played and the sides are the macro's
-           coalesce(length(lead_leaders) >= rounds AND (mode <> 'teams' OR players = 4), false) AS fast
+           CASE WHEN mode = 'teams' THEN winner_team ELSE winner_seat END AS winner
     FROM rl_games
     WHERE round_limit = 0
 ), limits AS (
     SELECT unnest($limits::INTEGER[]) AS round_limit
 ), per_game AS (
-    SELECT b.* EXCLUDE (lead_leaders, fast), l.round_limit,
+    -- lead_leaders (the sole leader after each round, sim/derived.py: chr(48 + side), '/' for a tie) is
+    -- limit_winner's answer for every round a limit can decide where limit_leaders_fit
+    -- (sim/paws/sql/derived.sql); the other games walk vp_trace
+    SELECT b.* EXCLUDE (lead_leaders, limit_leaders_fit), l.round_limit,
            decided_by_limit(b.rounds, b.end_reason, l.round_limit) AS by_limit,
            CASE WHEN by_limit THEN ascii(b.lead_leaders[l.round_limit]) - 48 ELSE b.winner END AS winner_limited
-    FROM (SELECT * EXCLUDE (vp_trace) FROM base WHERE fast) b CROSS JOIN limits l
+    FROM (SELECT * EXCLUDE (vp_trace) FROM base WHERE limit_leaders_fit IS NOT NULL) b CROSS JOIN limits l
     UNION ALL
-    SELECT b.* EXCLUDE (vp_trace, lead_leaders, fast), l.round_limit,
+    SELECT b.* EXCLUDE (vp_trace, lead_leaders, limit_leaders_fit), l.round_limit,
            decided_by_limit(b.rounds, b.end_reason, l.round_limit) AS by_limit,
            CASE WHEN by_limit THEN limit_winner(b.vp_trace, l.round_limit, b.mode) ELSE b.winner END AS winner_limited
-    FROM (SELECT * FROM base WHERE NOT fast) b CROSS JOIN limits l
+    FROM (SELECT * FROM base WHERE limit_leaders_fit IS NULL) b CROSS JOIN limits l
 )
 SELECT ruleset, board, mode, players, round_limit,
        count(*) AS games,
