@@ -32,25 +32,31 @@ WITH rl_games AS NOT MATERIALIZED (   -- parts written without lead_leaders (sim
            decided_by_limit(b.rounds, b.end_reason, l.round_limit) AS by_limit,
            CASE WHEN by_limit THEN limit_winner(b.vp_trace, l.round_limit, b.mode) ELSE b.winner END AS winner_limited
     FROM (SELECT * FROM base WHERE limit_leaders_fit IS NULL) b CROSS JOIN limits l
+), tallies AS (   -- games per outcome (a few rows per setup and limit): the counts below add them up
+    SELECT ruleset, board, mode, players, round_limit, by_limit, winner_limited, winner, first, count(*) AS n
+    FROM per_game
+    GROUP BY ALL
 )
 SELECT ruleset, board, mode, players, round_limit,
-       count(*) AS games,
-       count(*) FILTER (WHERE by_limit) AS decided,
+       sum(n)::BIGINT AS games,
+       coalesce(sum(n) FILTER (WHERE by_limit), 0)::BIGINT AS decided,
        decided / games AS decided_share,
        wilson_low(decided, games) AS ci95_low,
        wilson_high(decided, games) AS ci95_high,
-       count(*) FILTER (WHERE by_limit AND winner_limited = -1) AS draws,
-       count(*) FILTER (WHERE winner_limited <> winner) AS winner_changed,
-       list_slice([count(*) FILTER (WHERE winner = 0), count(*) FILTER (WHERE winner = 1),
-                   count(*) FILTER (WHERE winner = 2), count(*) FILTER (WHERE winner = 3)],
+       coalesce(sum(n) FILTER (WHERE by_limit AND winner_limited = -1), 0)::BIGINT AS draws,
+       coalesce(sum(n) FILTER (WHERE winner_limited <> winner), 0)::BIGINT AS winner_changed,
+       list_slice([coalesce(sum(n) FILTER (WHERE winner = 0), 0)::BIGINT, coalesce(sum(n) FILTER (WHERE winner = 1), 0)::BIGINT,
+                   coalesce(sum(n) FILTER (WHERE winner = 2), 0)::BIGINT, coalesce(sum(n) FILTER (WHERE winner = 3), 0)::BIGINT],
                   1, CASE WHEN mode = 'teams' THEN 2 ELSE players END) AS wins_no_limit,
-       list_slice([count(*) FILTER (WHERE winner_limited = 0), count(*) FILTER (WHERE winner_limited = 1),
-                   count(*) FILTER (WHERE winner_limited = 2), count(*) FILTER (WHERE winner_limited = 3)],
+       list_slice([coalesce(sum(n) FILTER (WHERE winner_limited = 0), 0)::BIGINT,
+                   coalesce(sum(n) FILTER (WHERE winner_limited = 1), 0)::BIGINT,
+                   coalesce(sum(n) FILTER (WHERE winner_limited = 2), 0)::BIGINT,
+                   coalesce(sum(n) FILTER (WHERE winner_limited = 3), 0)::BIGINT],
                   1, CASE WHEN mode = 'teams' THEN 2 ELSE players END) AS wins_with_limit,
-       count(*) FILTER (WHERE winner = -1) AS no_winner_no_limit,
-       count(*) FILTER (WHERE winner_limited = -1) AS no_winner_with_limit,
-       count(*) FILTER (WHERE winner = first) / games AS first_share_no_limit,
-       count(*) FILTER (WHERE winner_limited = first) / games AS first_share_with_limit
-FROM per_game
+       coalesce(sum(n) FILTER (WHERE winner = -1), 0)::BIGINT AS no_winner_no_limit,
+       coalesce(sum(n) FILTER (WHERE winner_limited = -1), 0)::BIGINT AS no_winner_with_limit,
+       coalesce(sum(n) FILTER (WHERE winner = first), 0)::BIGINT / games AS first_share_no_limit,
+       coalesce(sum(n) FILTER (WHERE winner_limited = first), 0)::BIGINT / games AS first_share_with_limit
+FROM tallies
 GROUP BY ruleset, board, mode, players, round_limit
 ORDER BY ALL;
