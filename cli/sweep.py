@@ -324,11 +324,12 @@ def _verify(out: Path, m: dict):
 
 
 def upgrade(out: Annotated[str, typer.Argument(help="a sweep's results directory (a local folder) written "
-                                                  "before the per-game query columns")]) -> None:
-    """Give an older sweep's parts the per-game columns the canned queries read (lead story, bot line-up keys:
-    docs/sweeps.md, "Query speed"), so lead_changes and the bot queries answer it fast, and the columns of
-    engine options added since (dice_stream) at their default, so the sweep can be resumed. The games are
-    unchanged; parts are rewritten one at a time, atomically, with the manifest updated after each.
+                                                  "before the per-game query columns or their latest version")]) -> None:
+    """Give an older sweep's parts the per-game columns the canned queries read (lead story, bot line-up keys,
+    the game's own, e.g. knockout sums: docs/sweeps.md, "Query speed"), so those queries answer it fast (parts
+    of an older version of the columns get only the missing ones), and the columns of engine options added
+    since (dice_stream) at their default, so the sweep can be resumed. The games are unchanged; parts are
+    rewritten one at a time, atomically, with the manifest updated after each.
 
     Exit code: 0 (done), 2 (not a sweep's folder, a sweep running in it, a part that fails its checksum)."""
     from cluster.upgrade import UpgradeError, upgrade as upgrade_dir

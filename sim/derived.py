@@ -24,7 +24,19 @@ queries. The columns (NULL where a game gives no value; queries then walk that g
                          r - 1 set for round r (0 when nobody won); a flat number, so a comeback after any
                          round is ``(lead_behind_mask >> (r - 1)) & 1 = 1``
 ``lead_behind_late``     the same rounds after round 63, as a list (almost always empty)
+``lead_leaders``         the side that leads after each round of the trace, as text: character r is
+                         ``chr(48 + side)`` after round r, ``/`` (``chr(47)``) for a tie, so
+                         ``ascii(lead_leaders[r]) - 48`` is the leader after round r, -1 for a tie (NULL
+                         with ``lead_rounds``, or for more than 78 sides); version 2
 =======================  ==================================================================================
+
+A game may add its own per-game columns: ``sql/derived.sql`` beside its ``seats.sql`` is one
+``SELECT <expressions> FROM games`` over the part's games (with the columns above); each column it names is
+appended (version 2).
+A game's queries tell parts with these columns from older ones by a column that is never NULL when present.
+
+Version 1 parts (sweeps and upgrades before version 2) have the key and ``lead_*`` columns but not
+``lead_leaders`` or the game's own columns; ``playtest upgrade`` adds the missing ones and keeps the rest.
 """
 
 from __future__ import annotations
@@ -39,19 +51,22 @@ import pyarrow.compute as pc
 if TYPE_CHECKING:
     from sim.games import Game
 
-VERSION = "1"
+VERSION = "2"
 KEY_COLUMNS = ("bots_key", "sides_key")
-LEAD_COLUMNS = ("lead_rounds", "lead_changes", "lead_decided_round", "lead_behind_mask", "lead_behind_late")
+LEAD_COLUMNS = ("lead_rounds", "lead_changes", "lead_decided_round", "lead_behind_mask", "lead_behind_late",
+                "lead_leaders")
 MASK_ROUNDS = 63                     # lead_behind_mask holds rounds 1 .. 63 (bits 0 .. 62); later ones a list
+LEADER_BASE = 48                     # lead_leaders: chr(48 + side) per round, chr(47) '/' for a tie
+MAX_LEADER_SIDES = 126 - LEADER_BASE  # sides 0 .. 78 stay printable ASCII
+GAME_SQL = "derived.sql"             # a game's own per-game columns (optional), beside its seats.sql
 COLUMNS = KEY_COLUMNS + LEAD_COLUMNS
 
 
 def derive(game: "Game", table: pa.Table) -> pa.Table:
     """``table`` (one part's games, in memory) with the derived columns appended (those the game's seat view
-    can give; none that would shadow a record column)."""
+    and its ``sql/derived.sql`` can give); a column the table already has (a record column, or one an older
+    version added) is kept as it is."""
     from sim.metrics import SEAT_VIEW, _connection, _seat_view
-    if any(c in table.column_names for c in COLUMNS):
-        return table
     con = _connection(table)
     try:
         con.execute(f"CREATE TEMP VIEW {SEAT_VIEW} AS {_seat_view(game)}")
@@ -66,17 +81,48 @@ def derive(game: "Game", table: pa.Table) -> pa.Table:
         con.close()
     if seats.num_rows != table.num_rows:        # the seat view must keep every row, in order
         return table
-    out = table
+    new: dict[str, pa.Array] = {}
     for name in KEY_COLUMNS if "bots_key" in seats.column_names else ():
         if name in seats.column_names:
-            out = out.append_column(name, seats.column(name).combine_chunks().cast(pa.string()))
+            new[name] = seats.column(name).combine_chunks().cast(pa.string())
     if "standings" in seats.column_names:
-        for name, arr in lead_story(seats.column("standings").combine_chunks(),
-                                    seats.column("sides_key").combine_chunks(),
-                                    seats.column("sides").combine_chunks(),
-                                    seats.column("winning_side").combine_chunks()).items():
+        new.update(lead_story(seats.column("standings").combine_chunks(),
+                              seats.column("sides_key").combine_chunks(),
+                              seats.column("sides").combine_chunks(),
+                              seats.column("winning_side").combine_chunks()))
+    out = table
+    for name, arr in new.items():
+        if name not in out.column_names:
             out = out.append_column(name, arr)
+    own = game_columns(game, _with(table, new))
+    if own is not None and own.num_rows == out.num_rows:
+        for name in own.column_names:
+            if name not in out.column_names:
+                out = out.append_column(name, own.column(name).combine_chunks())
     return out
+
+
+def _with(table: pa.Table, new: dict[str, pa.Array]) -> pa.Table:
+    """``table`` with the generic derived columns as this version works them out (an older part's own kept)."""
+    for name, arr in new.items():
+        table = table.set_column(table.schema.get_field_index(name), name, arr) if name in table.column_names \
+            else table.append_column(name, arr)
+    return table
+
+
+def game_columns(game: "Game", table: pa.Table) -> pa.Table | None:
+    """The game's own per-game columns (its ``sql/derived.sql`` over ``games``: the part's games with the
+    generic derived columns), or None for a game without one."""
+    from sim.metrics import _connection
+    path = game.sql_dir / GAME_SQL
+    if not path.is_file():
+        return None
+    body = "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("--"))
+    con = _connection(table)
+    try:
+        return con.sql(body.strip().rstrip(";")).to_arrow_table()
+    finally:
+        con.close()
 
 
 def _ints(arr: pa.Array) -> np.ndarray:
@@ -94,6 +140,7 @@ def lead_story(standings: pa.Array, sides_key: pa.Array, sides: pa.Array, winnin
     changes = np.zeros(n, dtype=np.int64)
     decided = np.zeros(n, dtype=np.int64)           # 0: none
     behind_rows: list[np.ndarray] = []              # per group: (game, round) pairs where the winner is behind
+    leaders_ok = np.zeros(n, dtype=bool)            # games whose lead_leaders text is written
     ok = np.asarray(standings.is_valid(), dtype=bool) & np.asarray(sides_key.is_valid(), dtype=bool) \
         & np.asarray(sides.is_valid(), dtype=bool)
     outer = np.asarray(standings.offsets, dtype=np.int64)
@@ -110,6 +157,7 @@ def lead_story(standings: pa.Array, sides_key: pa.Array, sides: pa.Array, winnin
     win = np.asarray(winning.cast(pa.int64()).fill_null(-2).to_numpy(zero_copy_only=False), dtype=np.int64)
     side_count = _ints(sides)
     game_of_row = np.repeat(np.arange(n), n_rounds)
+    leader_of_row = np.full(len(row_len), -1, dtype=np.int64)
     # per game: every round present, no NULL standing
     bad_vals_row = np.zeros(len(row_len), dtype=bool)
     if len(vals):
@@ -140,6 +188,7 @@ def lead_story(standings: pa.Array, sides_key: pa.Array, sides: pa.Array, winnin
             continue
         rounds[g_idx] = n_rounds[g_idx]
         if not len(rows):
+            leaders_ok[g_idx] = s_count <= MAX_LEADER_SIDES
             continue
         start = inner_off[rows]
         mat = vals[start[:, None] + np.arange(p)[None, :]]                # (rounds, seats)
@@ -150,6 +199,9 @@ def lead_story(standings: pa.Array, sides_key: pa.Array, sides: pa.Array, winnin
         at_top = totals == top[:, None]
         leader = np.where(at_top.sum(axis=1) == 1, at_top.argmax(axis=1), -1)
         gr = game_of_row[rows]
+        if s_count <= MAX_LEADER_SIDES:
+            leader_of_row[rows] = leader
+            leaders_ok[g_idx] = True
         # lead changes: consecutive leaders (ties skipped) of one game that differ
         led = leader >= 0
         lg, ll = gr[led], leader[led]
@@ -182,6 +234,14 @@ def lead_story(standings: pa.Array, sides_key: pa.Array, sides: pa.Array, winnin
     late = late[np.lexsort((late[:, 1], late[:, 0]))] if len(late) else late
     counts = np.bincount(late[:, 0], minlength=n) if len(late) else np.zeros(n, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    leaders_ok &= fast
+    text_rows = leaders_ok[game_of_row] if len(game_of_row) else np.zeros(0, dtype=bool)
+    text = (leader_of_row[text_rows] + LEADER_BASE).astype(np.uint8)
+    text_len = np.where(leaders_ok, n_rounds, 0)
+    text_off = np.concatenate([[0], np.cumsum(text_len)]).astype(np.int32)
+    leaders = pa.StringArray.from_buffers(n, pa.py_buffer(text_off.tobytes()), pa.py_buffer(text.tobytes()),
+                                          pa.array(leaders_ok).buffers()[1] if not leaders_ok.all() else None,
+                                          null_count=int(n - leaders_ok.sum()))
     return {
         "lead_rounds": pa.array(np.where(fast, rounds, 0).astype(np.int32), mask=~fast),
         "lead_changes": pa.array(changes.astype(np.int32), mask=~fast),
@@ -189,4 +249,5 @@ def lead_story(standings: pa.Array, sides_key: pa.Array, sides: pa.Array, winnin
         "lead_behind_mask": pa.array(mask_bits, mask=~fast),
         "lead_behind_late": pa.ListArray.from_arrays(pa.array(offsets), pa.array(late[:, 1].astype(np.int32)),
                                                      mask=pa.array(~fast)),
+        "lead_leaders": leaders,
     }

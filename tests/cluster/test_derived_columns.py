@@ -40,7 +40,8 @@ def columns(out: Path) -> dict[str, bool]:
 
 def answers(out: Path) -> list:
     return [library.run(q, [str(out)], p)[1] for q, p in (("lead_changes", {"behind_after": 2}),
-                                                           ("bot_matchups", None), ("win_matrix", None))]
+                                                           ("bot_matchups", None), ("win_matrix", None),
+                                                           ("knockouts", None), ("round_limit_effect", None))]
 
 
 def digests(out: Path) -> list:
@@ -53,7 +54,7 @@ def test_a_new_sweep_writes_the_columns(tmp_path):
     run_sweep(parse_spec(SPEC, source="d.toml"), out, workers=1, progress=False)
     assert load_manifest(out)["derived"] == derived.VERSION
     assert set(columns(out).values()) == {True}
-    assert pq.read_metadata(next(out.rglob("part-*.parquet"))).metadata[b"playtest.derived"] == b"1"
+    assert pq.read_metadata(next(out.rglob("part-*.parquet"))).metadata[b"playtest.derived"] == derived.VERSION.encode()
 
 
 def test_an_old_sweep_resumed_keeps_its_schema_and_upgrade_adds_the_columns(tmp_path, monkeypatch):

@@ -1,7 +1,7 @@
 """Per-game derived columns (sim/derived.py): the same answers with them as without.
 
-Every canned query that reads them (lead_changes, bot_matchups, win_matrix, skill_depth, and the regression's
-lead_changes family) answers a folder whose parts carry them exactly as the same games without them (the slow
+Every canned query that reads them (lead_changes, bot_matchups, win_matrix, skill_depth, knockouts,
+round_limit_effect, and the regression's lead_changes family) answers a folder whose parts carry them exactly as the same games without them (the slow
 list walk); the derived lead values equal the SQL walk game by game; game_length's histogram percentiles equal
 DuckDB's quantile_disc for any values."""
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
@@ -26,7 +27,10 @@ from sim.metrics import _seat_view
 from sim.paws.record import SCHEMA
 from synthetic import rows
 
-AFFECTED = ["lead_changes", "bot_matchups", "win_matrix", "skill_depth", "game_length", "idle_turns"]
+AFFECTED = ["lead_changes", "bot_matchups", "win_matrix", "skill_depth", "game_length", "idle_turns", "knockouts",
+            "round_limit_effect"]
+PARAMS = {"lead_changes": [{"behind_after": b} for b in (1, 3, 7, 64)],
+          "round_limit_effect": [None, {"limits": [1, 2, 3, 5, 8, 13, 40, 1000]}]}
 
 
 def _with_derived(src: Path, dest: Path) -> Path:
@@ -61,13 +65,13 @@ def test_a_folder_with_and_without_derived_columns_answers_alike(both, name):
     plain, fast = both
     q = library.load(name)
     assert "lead_rounds" in [c for c in pq.read_schema(next(Path(fast).rglob("*.parquet"))).names]
-    params = [{"behind_after": b} for b in (1, 3, 7, 64)] if name == "lead_changes" else [None]
+    params = PARAMS.get(name, [None])
     for p in params:
         cols_a, a = library.run(name, [plain], p)
         cols_b, b = library.run(name, [fast], p)
         assert cols_a == cols_b
         _same(a, b)
-    if name in ("lead_changes", "bot_matchups"):
+    if name in ("lead_changes", "bot_matchups", "knockouts", "round_limit_effect"):
         assert a, f"{name} answers something over the small sweep"
 
 
@@ -81,6 +85,27 @@ def test_both_kinds_of_folder_at_once_answer_as_either(both):
     assert [r[at["comebacks"]] for r in mixed] == [2 * r[at["comebacks"]] for r in single]
     for m, s in zip(mixed, single):
         assert m[at["lead_changes_mean"]] == pytest.approx(s[at["lead_changes_mean"]], rel=1e-12)
+
+
+def test_games_the_fast_path_does_not_fit_walk_the_lists_in_the_same_folder(both, tmp_path):
+    """Parts where some games have no usable per-game value (limit_leaders_fit or out_of_lives NULL, as
+    sim/paws/sql/derived.sql leaves a trace shorter than the game) answer as the folder without the columns."""
+    plain, fast = both
+    for part in sorted(Path(fast).rglob("*.parquet")):
+        table = pq.read_table(part, partitioning=None)
+        odd = pa.array([i % 2 == 1 for i in range(table.num_rows)])
+        for name in ("limit_leaders_fit", "out_of_lives"):
+            col = table[name].combine_chunks()
+            table = table.set_column(table.schema.get_field_index(name), name,
+                                     pc.if_else(odd, pa.nulls(len(col), col.type), col))
+        out = tmp_path / part.relative_to(fast)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, out)
+    for name, p in (("knockouts", None), ("round_limit_effect", {"limits": [1, 4, 9, 30]})):
+        cols_a, a = library.run(name, [plain], p)
+        cols_b, b = library.run(name, [str(tmp_path)], p)
+        assert cols_a == cols_b and a
+        _same(a, b)
 
 
 def test_the_regression_lead_changes_family_reads_the_derived_column(both):
@@ -143,6 +168,49 @@ def test_derived_lead_values_equal_the_walk_game_by_game(cell):
     assert out["bots_key"][0].as_py() == '["' + '","'.join(table["bots"][0].as_py()) + '"]'
 
 
+LIMIT_WINNERS = """
+SELECT [limit_winner(vp_trace, l, mode) FOR l IN range(1, len(vp_trace) + 1)],
+       list_sum(knockouts), list_sum(knockouts_dealt), len(list_filter(lives_left, lambda x: x = 0))
+FROM games ORDER BY game_index"""
+
+
+@pytest.mark.parametrize("cell", ["c000", "c001", "c002", "c003", "c004"])
+def test_lead_leaders_and_knockout_sums_equal_the_macros_game_by_game(cell):
+    """Every round's character of lead_leaders is the paws macro limit_winner after that round (Teams too),
+    and the game's own columns (sim/paws/sql/derived.sql) are the knockouts query's per-game values."""
+    m = get("paws").resolve(**SMALL_SWEEP[cell])
+    table = m.play_batch(5, 0, 200)["games"]
+    out = derived.derive(m.definition, table)
+    con = duckdb.connect()
+    try:
+        con.execute(library.all_macros())
+        con.register("games", table)
+        want = con.execute(LIMIT_WINNERS).fetchall()
+    finally:
+        con.close()
+    got = list(zip([None if t is None else [ord(c) - 48 for c in t] for t in out["lead_leaders"].to_pylist()],
+                   out["knockouts_sum"].to_pylist(), out["knockouts_dealt_sum"].to_pylist(),
+                   out["out_of_lives"].to_pylist()))
+    assert [tuple(w) for w in want] == got
+    assert out["limit_leaders_fit"].to_pylist() == [True] * len(got)       # every trace covers its rounds
+    assert {-1, 0, 1} <= {x for t, *_ in got for x in t}         # ties and two leaders at least
+    assert any(k for _, k, _, _ in got)
+
+
+def test_a_version_1_part_gets_only_the_missing_columns(small_sweep):
+    """An upgrade of a part written by version 1 (keys and lead_* but no lead_leaders or the game's own
+    columns) appends the missing columns and keeps the rest as they are."""
+    part = next(Path(small_sweep).rglob("*.parquet"))
+    table = pq.read_table(part, partitioning=None)
+    full = derived.derive(GAMES["paws"], table)
+    added = ["lead_leaders", "knockouts_sum", "knockouts_dealt_sum", "out_of_lives", "limit_leaders_fit"]
+    v1 = full.drop_columns(added)
+    again = derived.derive(GAMES["paws"], v1)
+    assert again.column_names == v1.column_names + added
+    assert again.select(full.column_names).equals(full)
+    assert derived.derive(GAMES["paws"], full).equals(full)
+
+
 trace_row = st.lists(st.one_of(st.none(), st.integers(0, 4)), min_size=2, max_size=4)
 
 
@@ -158,13 +226,17 @@ def test_any_trace_gives_the_walks_values_or_none(games):
     table = pa.Table.from_pylist(recs, schema=SCHEMA)
     trace = pa.array([tr if keep else None for _, _, keep, tr in games], type=SCHEMA.field("vp_trace").type)
     table = table.set_column(table.schema.get_field_index("vp_trace"), "vp_trace", trace)
-    fast, walk = _derived(derived.derive(GAMES["paws"], table)), _walk(GAMES["paws"], table)
-    for (_, _, keep, tr), f, w in zip(games, fast, walk):
+    out = derived.derive(GAMES["paws"], table)
+    fast, walk = _derived(out), _walk(GAMES["paws"], table)
+    for (_, _, keep, tr), f, w, lead in zip(games, fast, walk, out["lead_leaders"].to_pylist()):
         regular = keep and tr is not None and all(len(r) == 3 and None not in r for r in tr)
         if regular:
             assert f == w
+            # the sole leader after each round (a tie: -1), as the round-limit macro has it
+            assert [ord(c) - 48 for c in lead] == [
+                [s for s in range(3) if r[s] == max(r)][0] if r.count(max(r)) == 1 else -1 for r in tr]
         else:
-            assert f == (None, None, None, None)
+            assert f == (None, None, None, None) and lead is None
 
 
 @settings(max_examples=30, deadline=None)
