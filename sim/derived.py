@@ -41,7 +41,10 @@ Version 1 parts (sweeps and upgrades before version 2) have the key and ``lead_*
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import threading
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,10 +69,9 @@ def derive(game: "Game", table: pa.Table) -> pa.Table:
     """``table`` (one part's games, in memory) with the derived columns appended (those the game's seat view
     and its ``sql/derived.sql`` can give); a column the table already has (a record column, or one an older
     version added) is kept as it is."""
-    from sim.metrics import SEAT_VIEW, _connection, _seat_view
-    con = _connection(table)
-    try:
-        con.execute(f"CREATE TEMP VIEW {SEAT_VIEW} AS {_seat_view(game)}")
+    from sim.metrics import SEAT_VIEW, _seat_view
+    with _games(table) as con:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {SEAT_VIEW} AS {_seat_view(game)}")
         present = {d[0] for d in con.execute(f"SELECT * FROM {SEAT_VIEW} LIMIT 0").description}
         wanted = ["to_json(seat_sides)::VARCHAR AS sides_key", "sides", "winning_side"]
         if "bots" in present:          # both keys or neither: the queries test bots_key alone
@@ -77,8 +79,6 @@ def derive(game: "Game", table: pa.Table) -> pa.Table:
         if "standings" in present:
             wanted.append("standings")
         seats = con.sql(f"SELECT {', '.join(wanted)} FROM {SEAT_VIEW}").to_arrow_table()
-    finally:
-        con.close()
     if seats.num_rows != table.num_rows:        # the seat view must keep every row, in order
         return table
     new: dict[str, pa.Array] = {}
@@ -113,16 +113,43 @@ def _with(table: pa.Table, new: dict[str, pa.Array]) -> pa.Table:
 def game_columns(game: "Game", table: pa.Table) -> pa.Table | None:
     """The game's own per-game columns (its ``sql/derived.sql`` over ``games``: the part's games with the
     generic derived columns), or None for a game without one."""
-    from sim.metrics import _connection
     path = game.sql_dir / GAME_SQL
     if not path.is_file():
         return None
     body = "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("--"))
-    con = _connection(table)
-    try:
+    with _games(table) as con:
         return con.sql(body.strip().rstrip(";")).to_arrow_table()
-    finally:
+
+
+_kept: dict = {"con": None, "pid": None}
+_lock = threading.Lock()
+
+
+def _drop() -> None:
+    """Close the kept connection (before a fork: a child must not inherit a live DuckDB)."""
+    con, _kept["con"], _kept["pid"] = _kept["con"], None, None
+    if con is not None:
         con.close()
+
+
+os.register_at_fork(before=_drop)
+
+
+@contextlib.contextmanager
+def _games(table: pa.Table):
+    """A DuckDB connection holding only ``table`` as ``games`` while in use (sim.metrics._connection: no file,
+    no extension, one thread). One per process, kept between parts (opening one costs about a fifth of a
+    part's derived columns), used by one part at a time, and closed before a fork (a child opens its own)."""
+    from sim.metrics import _connection
+    with _lock:
+        if _kept["pid"] != os.getpid():
+            _kept["con"], _kept["pid"] = _connection(None), os.getpid()
+        con = _kept["con"]
+        con.register("games", table)
+        try:
+            yield con
+        finally:
+            con.unregister("games")
 
 
 def _ints(arr: pa.Array) -> np.ndarray:
