@@ -415,6 +415,7 @@ cdef class CoreScenario:
             p.n_items = len(py_p.items)
             for i in range(p.n_items):
                 p.items[i] = py_p.items[i]
+            hand_tally(g, p)
             p.n_monsters = len(py_p.monsters)
             for i in range(p.n_monsters):
                 p.monsters[i] = py_p.monsters[i]

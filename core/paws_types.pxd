@@ -207,6 +207,7 @@ ctypedef struct Player:
     int pos                       # board cell; 0 = Desert
     int16_t items[MAXCARDS]       # item card ids in hand, in the order gained
     int n_items
+    int16_t tk[16]                # hand cards by turn_kind code (TK_*, items.pxi), kept with items
     int16_t monsters[MAXMON]      # monster card ids owned, in the order gained
     int8_t active[MAXMON]         # monsters[i]'s buff works
     int n_monsters

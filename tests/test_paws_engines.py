@@ -37,6 +37,10 @@ CONFIGS = [  # (id, rules preset, overrides, board, mode, players, bots)
      "teams", 4, ("random",) * 4),
     ("v3-v4-deck-random-2p", "v3", {"item_deck": "v4", "starting_items": 5}, "explorer", "ffa", 2,
      ("random",) * 2),
+    # ... from the hand's count by card kind, kept wherever a hand changes: drawn, discarded down to a
+    # small hand limit, played, taken by a raid or from a knocked-out player, lost at a knockout
+    ("v4-random-hand-changes", "v4", {"hand_limit": 2, "starting_items": 4, "out_of_game_takes_card": True},
+     "beginner", "ffa", 4, ("random",) * 4),
     ("v3-round-limit", "v3", {"round_limit": 10, "raid_rolls": 5}, "explorer", "ffa", 4, H4),
     # the old readings the book's words replaced (docs/rules-interpretation.md), still reachable
     ("v4-old-readings", "v4", {"knockout_cancels_effects_on_victim": True, "out_of_game_takes_card": True},
@@ -81,7 +85,7 @@ def test_core_equals_reference_fast(cfg, cards):
 @pytest.mark.slow
 @pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
 def test_core_equals_reference_full(cfg, cards):
-    # 25 configurations x 290 games = 7,250 seeds, at scattered game indices
+    # 28 configurations x 290 games = 8,120 seeds, at scattered game indices
     assert_same(cfg, 20261202, 1_000_000 * IDS.index(cfg[0]), 290, cards)
 
 

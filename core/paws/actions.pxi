@@ -80,6 +80,31 @@ cdef inline void opt_one(Game* g, int a, int b, int c) noexcept nogil:
     g.n_opt = 1
 
 
+cdef inline int cards_count(Game* g, int seat, int* targets) noexcept nogil:
+    """The options turn_card_options lists for the whole hand of ``seat``: the sum of turn_card_count
+    over its cards, from the hand's count by turn_kind (p.tk) instead of a pass over the cards;
+    targets[0] as turn_card_count leaves it when a Snare or Poison counts."""
+    cdef Player* p = &g.players[seat]
+    cdef const int16_t* tk = p.tk
+    cdef int n1, n2, n3, n4, n
+    if g.ap >= 1:
+        n1 = tk[TK_ONE] + tk[TK_ONE + TK_ANYTIME]
+        n2 = tk[TK_GRENADE] + tk[TK_GRENADE + TK_ANYTIME]
+        n3 = tk[TK_TARGET] + tk[TK_TARGET + TK_ANYTIME]
+        n4 = tk[TK_TELEPORT] + tk[TK_TELEPORT + TK_ANYTIME]
+    else:
+        n1 = tk[TK_ONE + TK_ANYTIME]
+        n2 = tk[TK_GRENADE + TK_ANYTIME]
+        n3 = tk[TK_TARGET + TK_ANYTIME]
+        n4 = tk[TK_TELEPORT + TK_ANYTIME]
+    n = n1 + n2 * (1 + g.n_tn[p.pos])
+    if n4:
+        n += n4 * (g.n_tiled - (g.tile[p.pos] != T_EMPTY))
+    if n3:
+        n += n3 * turn_card_count(g, seat, TK_TARGET + TK_ANYTIME, targets)
+    return n
+
+
 cdef enum:
     RA_LIST = 0                           # random_action: list the options (nothing drawn)
     RA_TAKE = 1                           # ... take_option(g, 0) carries out the pick
@@ -129,8 +154,8 @@ cdef int random_action(Game* g, int seat) noexcept nogil:
                     n_kinds += 1
             n_place = n_kinds * g.n_place
     total = 1 + n_move + n_loot + n_buy + n_raid + n_inv + n_bar + n_place
-    for i in range(p.n_items):
-        total += turn_card_count(g, seat, g.turn_kind[p.items[i]], &targets)
+    if p.n_items:                         # the hand's options, from its count by turn_kind (p.tk)
+        total += cards_count(g, seat, &targets)
     if total > MAXOPT:
         return RA_LIST
     k = <int>pcg32_pick(&g.rng, total) if total > 1 else 0

@@ -15,6 +15,7 @@ cdef void reset_player(Game* g, Player* p) noexcept nogil:
     p.lives = g.r.lives
     p.pos = 0
     p.n_items = 0
+    hand_tally(g, p)
     p.n_monsters = 0
     p.barricades = 0
     for i in range(4):

@@ -19,6 +19,28 @@ cdef inline bint can_draw(Game* g) noexcept nogil:
     return g.n_item_deck > 0 or g.n_item_discard > 0
 
 
+cdef inline void hand_add(Game* g, Player* p, int card) noexcept nogil:
+    """Add ``card`` to the hand (last), keeping p.tk, the hand's count by turn_kind, with it."""
+    push16(p.items, &p.n_items, card)
+    p.tk[g.turn_kind[card]] += 1
+
+
+cdef inline int hand_pop(Game* g, Player* p, int k) noexcept nogil:
+    """Take hand card k out (the rest keep their order), keeping p.tk with the hand; the card id."""
+    cdef int card = pop16(p.items, &p.n_items, k)
+    p.tk[g.turn_kind[card]] -= 1
+    return card
+
+
+cdef void hand_tally(Game* g, Player* p) noexcept nogil:
+    """p.tk worked out afresh from the hand (after its cards were set directly)."""
+    cdef int i
+    for i in range(16):
+        p.tk[i] = 0
+    for i in range(p.n_items):
+        p.tk[g.turn_kind[p.items[i]]] += 1
+
+
 cdef void gain_items(Game* g, int seat, int count) noexcept nogil:
     cdef Player* p = &g.players[seat]
     cdef int k, card
@@ -26,7 +48,7 @@ cdef void gain_items(Game* g, int seat, int count) noexcept nogil:
         card = draw_item(g)
         if card == NOBODY:
             break
-        push16(p.items, &p.n_items, card)
+        hand_add(g, p, card)
     enforce_hand_limit(g, seat)
 
 
@@ -39,7 +61,7 @@ cdef void enforce_hand_limit(Game* g, int seat) noexcept nogil:
         for i in range(p.n_items):
             opt_add(g, p.items[i], 0, 0)
         k = ask(g, seat, D_DISCARD)
-        push16(g.item_discard, &g.n_item_discard, pop16(p.items, &p.n_items, k))
+        push16(g.item_discard, &g.n_item_discard, hand_pop(g, p, k))
 
 
 cdef void take_random_item(Game* g, int taker, int victim) noexcept nogil:
@@ -48,14 +70,14 @@ cdef void take_random_item(Game* g, int taker, int victim) noexcept nogil:
     cdef int card
     if v.n_items == 0:
         return
-    card = pop16(v.items, &v.n_items, below(g, v.n_items))
-    push16(g.players[taker].items, &g.players[taker].n_items, card)
+    card = hand_pop(g, v, below(g, v.n_items))
+    hand_add(g, &g.players[taker], card)
     enforce_hand_limit(g, taker)
 
 
 cdef int discard_card(Game* g, int seat, int hand_index) noexcept nogil:
     cdef Player* p = &g.players[seat]
-    cdef int card = pop16(p.items, &p.n_items, hand_index)
+    cdef int card = hand_pop(g, p, hand_index)
     push16(g.item_discard, &g.n_item_discard, card)
     g.rec.items_played += 1
     p.item_plays[card] += 1

@@ -46,8 +46,8 @@ cdef void knock_out(Game* g, int victim, int by, bint scores) noexcept nogil:
             k = ask(g, by, D_TAKE_CARD)
             kind, card = g.opt_a[k], g.opt_b[k]
             if kind == 0:
-                pop16(p.items, &p.n_items, index16(p.items, p.n_items, card))
-                push16(q.items, &q.n_items, card)
+                hand_pop(g, p, index16(p.items, p.n_items, card))
+                hand_add(g, q, card)
             else:
                 i = index16(p.monsters, p.n_monsters, card)
                 pop16(p.monsters, &p.n_monsters, i)
@@ -59,6 +59,7 @@ cdef void knock_out(Game* g, int victim, int by, bint scores) noexcept nogil:
     for i in range(p.n_items):
         push16(g.item_discard, &g.n_item_discard, p.items[i])
     p.n_items = 0
+    hand_tally(g, p)
     for i in range(p.n_monsters):  # to the bottom of the monster deck, the last one lowest
         insert_bottom16(g.monster_deck, &g.n_monster_deck, p.monsters[i])
     p.n_monsters = 0

@@ -110,6 +110,7 @@ cdef void search_determinize(Game* g, int seat, pcg32_t* rng) noexcept nogil:
             for i in range(p.n_items):
                 p.items[i] = pool[n]
                 n += 1
+            hand_tally(g, p)
     for i in range(g.n_item_deck):
         g.item_deck[i] = pool[n]
         n += 1
