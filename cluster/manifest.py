@@ -28,6 +28,7 @@ PENDING, DONE = "pending", "done"           # part states
 BEYOND = "beyond the stop"                  # a [stop] sweep's part after its cell stopped: not played (or discarded)
 STATES = ("running", "interrupted", "failed", "incomplete", "done")   # "incomplete": verify found parts missing
 MAX_MANIFEST_BYTES = 256 * 2**20             # 100,000 parts of two tables are ~50 MB
+REMOTE_READS = 3                             # reads of a manifest on object storage before it is called unreadable
 REBUILD = "the manifest is only a cache: `playtest sweep SPEC --out DIR --resume` rebuilds it from the spec " \
           "and the parts"
 
@@ -169,13 +170,22 @@ def load_manifest(out_dir: str | Path) -> dict[str, Any] | None:
     """The manifest in ``out_dir``, or None if there is none; a broken one (unreadable, not JSON, a field of the
     wrong type) is a ManifestError in one line."""
     if is_uri(out_dir):          # on object storage (sim.storage)
-        try:
-            loc = open_location(str(out_dir))
-            data = loc.read_bytes(NAME, MAX_MANIFEST_BYTES)
-        except StorageError as e:
-            raise ManifestError(str(e)) from None
-        if data is None:
-            return None
+        # a read asks the object's size, then its bytes: a manifest the driver replaces in between reads as
+        # the new one cut at the old size (not JSON), so a reader of a running sweep tries again
+        for attempt in range(REMOTE_READS):
+            try:
+                loc = open_location(str(out_dir))
+                data = loc.read_bytes(NAME, MAX_MANIFEST_BYTES)
+            except StorageError as e:
+                raise ManifestError(str(e)) from None
+            if data is None:
+                return None
+            try:
+                json.loads(data)
+                break
+            except (ValueError, RecursionError):
+                if attempt + 1 < REMOTE_READS:
+                    time.sleep(0.2)
         path = loc.name(NAME)
     else:
         path = manifest_path(out_dir)

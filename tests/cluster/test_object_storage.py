@@ -225,3 +225,29 @@ def test_bad_uris_are_one_line_and_exit_2_before_any_game(out, says, s3_server, 
 def test_open_location_refuses_without_touching_the_store():
     with pytest.raises(StorageError, match="no bucket"):
         open_location("s3://")
+
+
+def test_a_manifest_read_while_the_driver_replaces_it_is_read_again(on_s3, monkeypatch):
+    """An object store reads an object's size, then its bytes: a manifest replaced in between arrives cut at
+    the old size. The reader tries again (a running sweep's status); a manifest that stays cut is one line."""
+    import cluster.manifest as manifest_mod
+    from cluster.manifest import ManifestError
+    uri = on_s3[0]
+    loc_cls = type(open_location(uri))
+    real = loc_cls.read_bytes
+    reads = []
+
+    def cut_first(self, rel, limit):
+        data = real(self, rel, limit)
+        reads.append(rel)
+        return data[: len(data) // 2] if rel == "manifest.json" and len(reads) == 1 else data
+    monkeypatch.setattr(loc_cls, "read_bytes", cut_first)
+    monkeypatch.setattr(manifest_mod.time, "sleep", lambda s: None)
+    assert load_manifest(uri)["state"] == "done" and reads.count("manifest.json") == 2
+
+    def always_cut(self, rel, limit):
+        data = real(self, rel, limit)
+        return data[: len(data) // 2] if rel == "manifest.json" else data
+    monkeypatch.setattr(loc_cls, "read_bytes", always_cut)
+    with pytest.raises(ManifestError, match="unreadable sweep manifest"):
+        load_manifest(uri)

@@ -21,7 +21,7 @@ from cluster.spec import parse_spec
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-SPEC = {"name": "node-loss", "game": "paws", "seed": 9, "games_per_cell": 60_000, "batch_size": 10_000,
+SPEC = {"name": "node-loss", "game": "paws", "seed": 9, "games_per_cell": 120_000, "batch_size": 20_000,
         "grid": {"players": [2, 4]}}
 
 DRIVER = """
@@ -48,8 +48,8 @@ seen = []
 
 def lose_a_node(cell, batch):
     # kill a worker node that is running a part (the state API says which), never the node the driver joined
-    # through; parts are short, so until the state API shows a running one, wait for the next finished part
-    # (after 4 parts, any worker node: the old behaviour)
+    # through; until the state API shows a running one, wait for the next finished part (after 4 parts, any
+    # worker node). Parts of 20,000 games (about half a second) keep a part running on both nodes most of the time
     if removed:
         return
     from ray.util.state import list_tasks
@@ -100,14 +100,14 @@ def test_a_node_dies_mid_sweep_and_each_cell_game_index_is_still_there_exactly_o
     result = drive(SPEC, str(out))
     assert len(result["removed"]) == 1 and result["nodes_left"] == 1
     assert any(a >= 1 for a in result["attempts"]), result["attempts"]    # Ray retried the dead node's task
-    assert (result["parts"], result["games"], result["games_done"]) == (12, 120_000, 120_000)   # each part once
+    assert (result["parts"], result["games"], result["games_done"]) == (12, 240_000, 240_000)   # each part once
     n, distinct = duckdb.sql(f"SELECT count(*), count(DISTINCT (cell, game_index)) "
                              f"FROM read_parquet('{out}/games/*/*.parquet', hive_partitioning = true)").fetchall()[0]
-    assert n == distinct == 120_000
+    assert n == distinct == 240_000
     assert not [p for p in out.rglob("*") if ".tmp" in p.name]     # a killed task's temporary file is gone too
     spec = parse_spec(SPEC, source="node-loss.toml")
     for cell in spec.cells:                    # the retried parts hold the engine's games for their seeds
         for batch in (0, 5):
-            want = cell.match.play_batch(9, batch * 10_000, 10_000)["games"].replace_schema_metadata(None)
+            want = cell.match.play_batch(9, batch * 20_000, 20_000)["games"].replace_schema_metadata(None)
             got = pq.read_table(part_path(out, "games", cell.id, batch)).replace_schema_metadata(None)
             assert got.select(want.column_names).equals(want), (cell.id, batch)   # + per-game query columns
