@@ -170,34 +170,39 @@ def load_manifest(out_dir: str | Path) -> dict[str, Any] | None:
     """The manifest in ``out_dir``, or None if there is none; a broken one (unreadable, not JSON, a field of the
     wrong type) is a ManifestError in one line."""
     if is_uri(out_dir):          # on object storage (sim.storage)
+        try:
+            loc = open_location(str(out_dir))
+        except StorageError as e:
+            raise ManifestError(str(e)) from None
         # a read asks the object's size, then its bytes: a manifest the driver replaces in between reads as
         # the new one cut at the old size (not JSON), so a reader of a running sweep tries again
-        for attempt in range(REMOTE_READS):
+        path, reads = loc.name(NAME), REMOTE_READS
+
+        def read() -> bytes | None:
             try:
-                loc = open_location(str(out_dir))
-                data = loc.read_bytes(NAME, MAX_MANIFEST_BYTES)
+                return loc.read_bytes(NAME, MAX_MANIFEST_BYTES)
             except StorageError as e:
                 raise ManifestError(str(e)) from None
-            if data is None:
-                return None
-            try:
-                json.loads(data)
-                break
-            except (ValueError, RecursionError):
-                if attempt + 1 < REMOTE_READS:
-                    time.sleep(0.2)
-        path = loc.name(NAME)
     else:
-        path = manifest_path(out_dir)
+        path, reads = manifest_path(out_dir), 1
         if not path.exists() and not path.is_symlink():
             return None
-        data = read_bounded(path, "sweep manifest", lambda detail: ManifestError(detail, rebuild=True),
-                            MAX_MANIFEST_BYTES)
-    try:
-        m = json.loads(data)
-    except (ValueError, RecursionError) as e:
-        raise ManifestError(f"{path}: unreadable sweep manifest ({str(e).splitlines()[0][:120]})",
-                            rebuild=True) from None
+
+        def read() -> bytes:
+            return read_bounded(path, "sweep manifest", lambda detail: ManifestError(detail, rebuild=True),
+                                MAX_MANIFEST_BYTES)
+    for attempt in range(reads):
+        data = read()
+        if data is None:
+            return None
+        try:
+            m = json.loads(data)
+            break
+        except (ValueError, RecursionError) as e:
+            if attempt + 1 == reads:
+                raise ManifestError(f"{path}: unreadable sweep manifest ({str(e).splitlines()[0][:120]})",
+                                    rebuild=True) from None
+            time.sleep(0.2)
     return check_manifest(m, path)
 
 

@@ -8,10 +8,11 @@ and ``playtest.derived`` in its metadata; the manifest gets each file's new size
 ``"derived"`` once every part has them. The rows of the record are untouched (the regression's record
 digests read only the record's columns).
 
-Run it when no sweep is writing to DIR. Parts are rewritten last first: until the run ends, the first part of the sweep still has the old schema,
-which DuckDB binds the sweep to, so queries answer (the slow way) while it runs or after a crash; run it
-again to finish (parts that have the columns are skipped). ``status --verify`` and ``--resume`` keep
-working at every step (the files and their checksums are the truth).
+Run it when no sweep is writing to DIR. Parts are rewritten last first: until the run ends, the first part
+of the sweep still has the old schema, which DuckDB binds the sweep to, so queries answer (the slow way)
+while it runs or after a crash; run it again to finish (parts that have the columns are skipped).
+``status --verify`` and ``--resume`` keep working at every step (the files and their checksums are the
+truth).
 """
 
 from __future__ import annotations
@@ -27,28 +28,21 @@ from cluster.part import DERIVED_KEY, encode_part, part_path
 from sim import derived
 from sim.files import write_atomic
 from sim.games import GAMES
-from sim.params import option_defaults
 
 
 class UpgradeError(ValueError):
     """A results folder that cannot be upgraded; the message names it and why."""
 
 
-def _options(game) -> dict:
-    """The game's engine options that are record columns, with their defaults."""
-    names = game.schemas["games"].names
-    return {n: d for n, d in option_defaults(game.rule_presets[game.default_preset]).items() if n in names}
-
-
 def _lacks_options(game, columns: list[str]) -> bool:
-    return any(n not in columns for n in _options(game))
+    return any(n not in columns for n in game.engine_options)
 
 
 def _with_options(game, table: pa.Table) -> pa.Table:
     """``table`` with the engine-option columns it lacks (a part written before the option existed), each at
     its default, which is how those games were played; in the record's column order."""
     schema = game.schemas["games"]
-    for name, default in _options(game).items():
+    for name, default in game.engine_options.items():
         if name not in table.column_names:
             f = schema.field(name)
             table = table.append_column(f, pa.array([default] * table.num_rows, f.type))

@@ -33,7 +33,6 @@ import pyarrow.parquet as pq
 from cluster.manifest import BEYOND, DONE, NAME, PENDING, TMP_PREFIX, new_manifest, spec_parts
 from cluster.part import CHECKSUM_KEY, DERIVED_KEY, content_sha256, is_temporary, part_path
 from cluster.spec import SweepSpec
-from sim.params import option_defaults
 
 QUARANTINE = ".quarantine"
 LOCK = ".sweep.lock"
@@ -350,7 +349,7 @@ def tally(report: Report, spec: SweepSpec, wanted, checks, t0: float) -> Report:
                     report.outdated.append(c.rel)
                     report.lacks.update(c.lacks)
     if report.lacks:
-        options = {n for cell in spec.cells for n in option_defaults(cell.match.rules)}
+        options = {n for cell in spec.cells for n in cell.match.definition.engine_options}
         report.upgradable = report.lacks <= options
     report.wall_s = time.perf_counter() - t0
     return report

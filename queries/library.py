@@ -328,11 +328,9 @@ def _option_defaults_sql(cols: set[str]) -> str:
     """`` REPLACE (...)``: an engine option's column (sim.params) at its default in the rows of results written
     before the option existed (NULL there when read with newer results), so the same games read as one
     variant and compare across the two; rows of other games keep their value. "" when nothing to fill."""
-    from sim.params import option_defaults
     per_column: dict[str, list[str]] = {}
     for name in GAMES.names():
-        game = GAMES[name]
-        for col, default in option_defaults(game.rule_presets[game.default_preset]).items():
+        for col, default in GAMES[name].engine_options.items():
             if col in cols:
                 value = _literal(default) if isinstance(default, str) else str(int(default))
                 per_column.setdefault(col, []).append(f"WHEN {_literal(name)} THEN coalesce({_ident(col)}, {value})")

@@ -15,7 +15,6 @@ from regress.digest import parts_digest, record_columns
 from regress.metrics import compute
 from regress.suite import Suite
 from sim.games import get
-from sim.params import option_defaults
 
 WORK_MARK = ".regress-work"   # a work dir holding this file was made by a regression run and may be cleared
 
@@ -66,7 +65,7 @@ def play(suite: Suite, work: Path, *, workers: int | None = None, address: str |
             for cell in spec.cells:
                 m = cell.match
                 digest, games = parts_digest((out / "games" / f"cell={cell.id}").glob("part-*.parquet"),
-                                             m.schemas["games"], option_defaults(m.rules))
+                                             m.schemas["games"], game.engine_options)
                 c = cells.setdefault(cell.id, {"id": cell.id, "values": dict(cell.values), "config": m.digest,
                                                "rules": m.rules_digest, "data": m.data_digest,
                                                "games": {}, "records": {}})
@@ -77,6 +76,6 @@ def play(suite: Suite, work: Path, *, workers: int | None = None, address: str |
         c["metrics"] = per_cell.get(cid, {})
     return {"suite": suite.name, "game": suite.game, "code_version": code_version(),
             "core_digest": core_digest(), "spec_digest": suite.digest,
-            "record_columns": record_columns(game.schemas["games"], option_defaults(game.rule_presets[game.default_preset])),
+            "record_columns": record_columns(game.schemas["games"], game.engine_options),
             "seeds": list(suite.seeds), "games_per_cell": suite.games_per_cell, "sweep": suite.sweep,
             "thresholds": suite.thresholds.as_dict(), "cells": list(cells.values()), "runs": runs}

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Iterator, Mapping, NamedTuple
 
 import pyarrow as pa
 
-from sim.params import RuleError, as_dict, digest, fields, provenance
+from sim.params import RuleError, as_dict, digest, fields, option_defaults, provenance
 from sim.record_schema import DATA_DOCS, add_data_columns
 
 ENGINES = ("core", "reference")          # core: the Cython engine (default); reference: pure Python
@@ -275,6 +275,12 @@ class Game(abc.ABC):
         c = self.per_seat_columns
         return (f"Lists in the record ({', '.join(c[:3])}, ...) hold one value per seat, seat 0 first, and SQL "
                 f"indexes them from 1: {c[-1]}[1] is seat 0's.")
+
+    @cached_property
+    def engine_options(self) -> dict[str, Any]:
+        """The game's versioned engine options (``param(..., option=True)``, each a record column) and their
+        defaults: left out of digests while at the default (sim.params.provenance)."""
+        return option_defaults(self.rule_presets[self.default_preset])
 
     # --- the SQL the game brings -----------------------------------------------------------------
 
