@@ -24,11 +24,12 @@ import typer
 from cli.common import MAX_SEED, check_range, err, fail, fit_table, game_named
 from cli.sweep import play_spec
 from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_CELLS, MAX_GAMES_PER_CELL, SpecError, parse_spec
-from cluster.sweep import LOCK, SweepError, check_out_dir
+from cluster.sweep import LOCK, SweepError, check_out_dir, workers_error
 from queries import library, ratings
 from sim.files import read_text_bounded, write_atomic
 from sim.games import GAMES, EngineError, Game
 from sim.params import RuleError, parse_assignments
+from sim.storage import is_uri
 
 # The field when --bots is not given: random, the heuristic, its tuned weights, and the search bot at
 # doubling budgets (the bots after the heuristic come with the search bots and weight presets)
@@ -225,8 +226,8 @@ def _print(report: dict) -> None:
 
 
 def ladder(game: Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAMES.names())}")],
-           out: Annotated[Path, typer.Option(help="results folder: the ladder's spec (ladder.toml), its parts, "
-                                                  "manifest and ratings (ladder.json)")],
+           out: Annotated[str, typer.Option(help="results folder (local): the ladder's spec (ladder.toml), its "
+                                                 "parts, manifest and ratings (ladder.json)")],
            bots: Annotated[Optional[str], typer.Option(
                help="the field, bot specs separated by commas, weakest first by intent (the first is the "
                     "rating anchor and skill_depth's level 0); default: " + ",".join(DEFAULT_FIELD))] = None,
@@ -256,8 +257,12 @@ def ladder(game: Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAM
     check_range("--seed", seed, 0, MAX_SEED)
     check_range("--batch-size", batch_size, 0, MAX_BATCH)
     check_range("--players", players, 2, 64)
-    if workers is not None and workers < 1:
-        fail(f"--workers = {workers}: expected at least 1")
+    if (bad := workers_error(workers, address)) is not None:
+        fail(bad)
+    if is_uri(out):
+        fail(f"--out {out}: a ladder writes a local folder only (its spec and ladder.json beside the parts); "
+             "give a local path (playtest sweep writes to s3://)")
+    out = Path(out)
     try:
         overrides = parse_assignments(set_ or [], where="--set")
         given_setup = parse_assignments(setup or [], where="--setup")

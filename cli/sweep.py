@@ -18,7 +18,7 @@ from cluster.manifest import BEYOND, DONE, NAME, ManifestError, counts, load_man
 from cluster.part import part_path
 from cluster.spec import SpecError, SweepSpec, load_spec, parse_spec
 from cluster.sweep import (LOCK, SweepError, SweepInterrupted, check_out_dir, check_remote_out, interrupts,
-                           run_sweep)
+                           run_sweep, workers_error)
 from cluster.tune import stopper_for, tune_report
 from cluster.verify import VerifyError, quarantine, reconcile, scan, settle_stop
 from sim.storage import StorageError, is_uri, open_location
@@ -48,8 +48,8 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
                                                           "plays at once and starts Ray only for a sweep long "
                                                           "enough to pay for it; docs/sweeps.md)")] = False) -> None:
     """Play every cell of a sweep spec on Ray; every game becomes a Parquet row under --out."""
-    if workers is not None and workers < 1:
-        fail(f"--workers = {workers}: expected at least 1")
+    if (bad := workers_error(workers, address)) is not None:
+        fail(bad)
     try:
         s = load_spec(spec)
         if is_uri(out):            # object storage: opened and checked (bucket, endpoint, lock) before any game
@@ -71,11 +71,11 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
 def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optional[str], resume: bool,
               progress: bool, again: str, driver_plays: bool = True) -> None:
     """Play a validated sweep into ``out`` with the sweep's messages on stderr: what it plays, an
-    interruption (exit 130) with the command that resumes it (``again`` + ``--resume``), one-line errors
+    interruption (exit 130 for Ctrl-C, 143 for SIGTERM) with the command that resumes it (``again`` + ``--resume``), one-line errors
     and the summary. ``playtest sweep`` and ``playtest ladder`` both play through here."""
     err = Console(stderr=True)
     hint = f"{again} --resume"
-    with interrupts():      # a second Ctrl-C never cuts the stop, the manifest or the hint short
+    with interrupts() as ints:      # a second Ctrl-C never cuts the stop, the manifest or the hint short
         if s.stop is not None:
             err.print(f"sweep {s.name!r}: {len(s.cells)} cells, each until {stop_goal(s.stop)}, at most "
                       f"{s.games_per_cell:,} games per cell in parts of {s.batch_size:,} -> {out}",
@@ -92,15 +92,16 @@ def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optio
                 err.print("[bold yellow]interrupted[/] " + escape(
                     f"before any game was played; nothing was written.\nrun it again with: {again}"),
                     highlight=False)
-                raise typer.Exit(code=130)
+                raise typer.Exit(code=e.exit_code)
+            done = (f"{r.games_done:,} games in {r.parts_done} parts done" if s.stop is not None else
+                    f"{r.games_done:,} of {r.games_total:,} games done ({r.parts_done} of {r.parts_total} parts)")
             err.print("[bold yellow]interrupted:[/] " + escape(
-                f"{r.games_done:,} of {r.games_total:,} games done ({r.parts_done} of {r.parts_total} parts); "
-                f"only finished parts are in {out}.\nresume with: {hint}"), highlight=False)
-            raise typer.Exit(code=130)
+                f"{done}; only finished parts are in {out}.\nresume with: {hint}"), highlight=False)
+            raise typer.Exit(code=e.exit_code)
         except KeyboardInterrupt:    # before the sweep began (outside run_sweep's own handling)
             err.print("[bold yellow]interrupted[/] " + escape(f"before any game was played.\nresume with: {hint}"),
                       highlight=False)
-            raise typer.Exit(code=130)
+            raise typer.Exit(code=128 + ints.signum)
         except (SweepError, ManifestError) as e:
             fail(str(e))
     err.print(f"{r.games:,} games in {r.wall_s:.1f} s ({r.games_per_s:,.0f} games/s; playing {r.play_s:.1f} s, "

@@ -7,8 +7,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import check_range, err, fail, plain
+from cli.common import err, fail, plain
+from cluster.sweep import interrupts, workers_error
 from cluster.tune import REPORT_NAME, Answer, TuneError, load_tune_spec, run_tune
+from sim.storage import is_uri
 
 
 def _interval(lo, hi) -> str:
@@ -48,8 +50,8 @@ def answer_lines(a: Answer) -> list[str]:
 
 
 def tune(spec: Annotated[Path, typer.Argument(help="tune spec (TOML; see docs/tuning.md and examples/tune_*.toml)")],
-         out: Annotated[Path, typer.Option(help="results folder: the sweep's Parquet, manifest, tune.toml (the sweep "
-                                                "it plays) and tune.json (the answer)")],
+         out: Annotated[str, typer.Option(help="results folder (local): the sweep's Parquet, manifest, tune.toml "
+                                               "(the sweep it plays) and tune.json (the answer)")],
          workers: Annotated[Optional[int], typer.Option(help="tasks run at once (default: every core, or the "
                                                              "cluster's with --address)")] = None,
          address: Annotated[Optional[str], typer.Option(help="HOST:PORT of a running Ray cluster to join "
@@ -59,8 +61,12 @@ def tune(spec: Annotated[Path, typer.Argument(help="tune spec (TOML; see docs/tu
          quiet: Annotated[bool, typer.Option("--quiet", help="no round-by-round lines")] = False) -> None:
     """Find the rule parameter values that bring a metric to a target (or its min or max) in every hold cell,
     dropping candidates as soon as their intervals show them worse (racing)."""
-    if workers is not None:
-        check_range("--workers", workers, 1, 4096)
+    if (bad := workers_error(workers, address)) is not None:
+        fail(bad)
+    if is_uri(out):
+        fail(f"--out {out}: a tune writes a local folder only (tune.toml and tune.json beside the sweep's parts); "
+             "give a local path (playtest sweep writes to s3://)")
+    out = Path(out)
     try:
         s = load_tune_spec(spec)
     except TuneError as e:
@@ -70,13 +76,14 @@ def tune(spec: Annotated[Path, typer.Argument(help="tune spec (TOML; see docs/tu
         if not quiet:
             err.print(plain(line), highlight=False, soft_wrap=True)
 
-    try:
-        a = run_tune(s, out, workers=workers, address=address, resume=resume, progress=progress, log=log)
-    except TuneError as e:
-        fail(str(e))
-    except KeyboardInterrupt:
-        err.print(plain(f"interrupted; resume with: playtest tune {spec} --out {out} --resume"), highlight=False)
-        raise typer.Exit(code=130)
+    with interrupts() as ints:      # Ctrl-C and SIGTERM: the sweep keeps its finished parts, then the hint
+        try:
+            a = run_tune(s, out, workers=workers, address=address, resume=resume, progress=progress, log=log)
+        except TuneError as e:
+            fail(str(e))
+        except KeyboardInterrupt:
+            err.print(plain(f"interrupted; resume with: playtest tune {spec} --out {out} --resume"), highlight=False)
+            raise typer.Exit(code=128 + ints.signum)
     for line in answer_lines(a):
         print(line)
     where = " ".join(f"--results {f}" for f in a.folders)

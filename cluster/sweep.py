@@ -45,16 +45,40 @@ OBJECT_STORE_BYTES = 256 * 2**20   # tasks return four numbers: the object store
 LOCK = ".sweep.lock"           # held (flock) by the driver running a sweep in DIR
 
 
+MAX_CLUSTER_WORKERS = 2**16    # --workers with --address: tasks in flight at once (the cluster runs what it has)
+
+
+def max_workers(address: str | None = None) -> int:
+    """The most ``--workers`` a sweep accepts: on this machine 4 per core (at least 64); with ``--address``,
+    MAX_CLUSTER_WORKERS (the cluster's own CPUs decide how many run)."""
+    return MAX_CLUSTER_WORKERS if address else max(4 * (os.cpu_count() or 1), 64)
+
+
+def workers_error(workers: int | None, address: str | None = None) -> str | None:
+    """The one line refusing a ``--workers`` out of range (None: fine)."""
+    if workers is None or 1 <= workers <= max_workers(address):
+        return None
+    where = ("with --address" if address else
+             f"on this machine: 4 per core of its {os.cpu_count() or 1}, at least 64")
+    return f"--workers {workers} is out of range; expected an integer from 1 to {max_workers(address):,} ({where})"
+
+
 class SweepError(RuntimeError):
     """A sweep was refused (other spec in DIR, ...) or failed (a task raised); the message says why."""
 
 
 class SweepInterrupted(KeyboardInterrupt):
-    """Ctrl-C: the parts in flight were drained or dropped and the manifest saved; ``summary`` holds what was done."""
+    """Ctrl-C or SIGTERM: the parts in flight were drained or dropped and the manifest saved; ``summary`` holds
+    what was done, ``signum`` the signal (the command exits 128 + it: 130 for Ctrl-C, 143 for SIGTERM)."""
 
-    def __init__(self, summary: "SweepSummary"):
+    def __init__(self, summary: "SweepSummary", signum: int = signal.SIGINT):
         super().__init__("sweep interrupted")
         self.summary = summary
+        self.signum = int(signum)
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
 
 
 @dataclass
@@ -116,9 +140,13 @@ def check_not_nested(out_dir: Path) -> None:
 
 
 def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool, code: str, core: str,
-                log: Callable[[str], None] | None = None) -> tuple[dict[str, Any], Report | None]:
+                log: Callable[[str], None] | None = None, stopping: bool = False) -> tuple[dict[str, Any], Report | None]:
     """Check ``out_dir`` against the spec and return the manifest to work from (new or resumed) and, on resume,
-    the verification report (every file checked, strays and bad files quarantined, the manifest rebuilt)."""
+    the verification report (every file checked, strays and bad files quarantined, the manifest rebuilt).
+
+    ``stopping``: the sweep stops its cells early (``[stop]``, a tune's race): only the part files there are
+    read (a cell holds the parts up to its stop, not up to the cap)."""
+    stopping = stopping or spec.stop is not None
     check_not_nested(out_dir)
     broken: ManifestError | None = None
     try:
@@ -149,9 +177,10 @@ def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool, code: str, core: s
             raise SweepError(f"{out_dir}: not empty and holds no sweep manifest; choose a new or empty --out "
                              "(or pass --resume to rebuild the manifest of this spec's sweep from its parts)")
     if log:
-        log(f"verifying {spec.total_parts * len(spec.tables):,} part files in {out_dir} against the spec ...")
+        log(f"verifying the part files in {out_dir} against the spec ..." if stopping else
+            f"verifying {spec.total_parts * len(spec.tables):,} part files in {out_dir} against the spec ...")
     try:
-        report = scan(out_dir, spec, core)
+        report = scan(out_dir, spec, core, present_only=stopping)
     except VerifyError as e:
         raise SweepError(str(e)) from None
     if manifest is None:
@@ -209,7 +238,8 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int, Ray
     if address:
         _check_reachable(address)
         try:
-            ray.init(address=address, logging_level="WARNING", log_to_driver=True)
+            with _keep_handlers():
+                ray.init(address=address, logging_level="WARNING", log_to_driver=True)
         except ConnectionError as e:
             raise ConnectionError(f"{e} (a cluster with token authentication needs its token here too: "
                                   "~/.ray/auth_token or RAY_AUTH_TOKEN)") from None
@@ -219,8 +249,9 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int, Ray
     guard = RayGuard.start()     # before Ray starts anything: whatever it starts ends with this process
     try:
         # "local": a new Ray of our own, never a cluster that `ray start` left running on this machine
-        ray.init(address="local", _node_ip_address="127.0.0.1", num_cpus=workers, include_dashboard=False,
-                 logging_level="ERROR", log_to_driver=True, object_store_memory=OBJECT_STORE_BYTES)
+        with _keep_handlers():
+            ray.init(address="local", _node_ip_address="127.0.0.1", num_cpus=workers, include_dashboard=False,
+                     logging_level="ERROR", log_to_driver=True, object_store_memory=OBJECT_STORE_BYTES)
     except BaseException:        # Ctrl-C or a failure during the start: no agent or worker is left behind
         with contextlib.suppress(Exception, KeyboardInterrupt):
             ray.shutdown()
@@ -244,34 +275,70 @@ def _error_text(e: BaseException) -> str:
 
 
 class _Interrupts:
-    """SIGINT handler: the first Ctrl-C raises KeyboardInterrupt; later ones are only counted, so the stop that
-    follows (drain, manifest, Ray shutdown, the resume hint) is never cut short."""
+    """SIGINT and SIGTERM handler: the first Ctrl-C (or SIGTERM) raises KeyboardInterrupt; later ones are only
+    counted, so the stop that follows (drain, manifest, Ray shutdown, the resume hint) is never cut short.
+    ``signum``: the first signal (the command exits 128 + it)."""
 
     def __init__(self):
         self.count = 0
+        self.signum = signal.SIGINT
 
     def __call__(self, signum, frame):
         self.count += 1
         if self.count == 1:
+            self.signum = signum
             raise KeyboardInterrupt
+
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextlib.contextmanager
 def interrupts():
-    """Install :class:`_Interrupts` for the block (main thread only; an outer one already installed is reused)."""
-    current = signal.getsignal(signal.SIGINT)
-    if isinstance(current, _Interrupts):
-        yield current
+    """Install :class:`_Interrupts` for SIGINT and SIGTERM for the block (main thread only; an outer one already
+    installed is reused). A signal whose handler is not the default (the caller's own, or ignored) is left as
+    it is."""
+    current = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    outer = next((h for h in current.values() if isinstance(h, _Interrupts)), None)
+    if outer is not None:
+        yield outer
         return
-    if threading.current_thread() is not threading.main_thread() or current is not signal.default_int_handler:
-        yield _Interrupts()        # another thread, or the caller handles SIGINT itself: left as it is
+    if threading.current_thread() is not threading.main_thread():
+        yield _Interrupts()        # another thread: left as it is
         return
     handler = _Interrupts()
-    signal.signal(signal.SIGINT, handler)
+    defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+    mine = [sig for sig in SIGNALS if current[sig] is defaults[sig]]
+    for sig in mine:
+        signal.signal(sig, handler)
     try:
         yield handler
     finally:
-        signal.signal(signal.SIGINT, current)
+        for sig in mine:
+            signal.signal(sig, current[sig])
+
+
+@contextlib.contextmanager
+def _keep_handlers():
+    """Around ``ray.init``: Ray installs its own SIGTERM handler (``sys.exit``) and, in its core, a native one
+    that dumps a stack; ours come back afterwards, and a SIGTERM during the start is a Ctrl-C of ours."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    try:
+        yield
+    except SystemExit as e:
+        ours = saved[signal.SIGTERM]
+        if e.code == signal.SIGTERM and isinstance(ours, _Interrupts):
+            ours.count = max(ours.count, 1)
+            ours.signum = signal.SIGTERM
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        for sig, h in saved.items():
+            if h is not None:
+                signal.signal(sig, h)
 
 
 def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = None, address: str | None = None,
@@ -288,8 +355,8 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = Non
     driver's threads first and starts Ray only when the rest would take longer than ``cluster.local.RAY_PAYS_S``;
     False starts Ray at once."""
     t0 = time.perf_counter()
-    if workers is not None and workers < 1:
-        raise SweepError(f"--workers = {workers}: expected at least 1")
+    if (bad := workers_error(workers, address)) is not None:
+        raise SweepError(bad)
     if is_uri(out_dir):          # results on object storage (cluster.remote)
         return _run_remote(spec, str(out_dir), workers, address, resume, progress, on_part, t0, log, stopper)
     out_dir = Path(out_dir)
@@ -353,241 +420,333 @@ def _driver_lock(out_dir: Path, created: bool):
 
 def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints,
                 stopper=None, remote=None, driver_plays=True) -> SweepSummary:
-    code, core = code_version(), core_digest()       # once per run: the tree may change while it runs
-    if remote is not None:       # object storage: every manifest save first checks the lock is still ours
-        from cluster.remote import prepare_remote
+    """One run of a sweep in its locked results folder (see :class:`_Run` for its steps)."""
+    return _Run(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints, stopper, remote,
+                driver_plays).run()
 
-        def save_manifest(where, m):
-            remote[1].check()
-            _save_manifest(where, m)
-    else:
-        save_manifest = _save_manifest
-    try:
-        if remote is not None:
-            manifest, report = prepare_remote(spec, remote[0], resume, code, core, log, SweepError)
-        else:
-            manifest, report = prepare_dir(spec, out_dir, resume, code, core, log)
-        if report is not None:
-            if log:
-                for line in report.lines():
-                    log(line)
-            save_manifest(out_dir, manifest)     # the verified state, before Ray starts
-    except KeyboardInterrupt:                    # Ctrl-C while verifying: each move was whole; nothing played
-        raise SweepInterrupted(SweepSummary(0, time.perf_counter() - t0, 0.0, 0, 0, out_dir=str(out_dir),
-                                            games_total=spec.total_games, parts_total=spec.total_parts)) from None
-    if stopper is None and spec.stop is not None:
-        stopper = make_stopper(spec)
-    plan = None
-    if stopper is not None:      # replays the parts already done, in batch order; cuts cells that stopped
+
+class _Run:
+    """One run of a sweep, in named steps (:meth:`run` calls them in order):
+
+    * :meth:`prepare`: check ``DIR`` (new, or verified on resume) and save the manifest to work from;
+    * :meth:`make_plan`: the stopping plan of a ``[stop]`` sweep or a race (it replays the parts on disk);
+    * :meth:`play_local`: play on the driver's forked players (``cluster.local``; a lost player is
+      replaced there and its part played again), until Ray pays for itself;
+    * :meth:`play_ray`: play on Ray, a bounded number of tasks in flight (Ray retries lost workers);
+    * :meth:`record`: one finished part into the manifest (and the plan);
+    * :meth:`interrupted` / :meth:`failed`: Ctrl-C or SIGTERM (drain, then ``SweepInterrupted``), or an error;
+    * :meth:`settle`: the run's record and the manifest saved, whatever happened;
+    * :meth:`cleanup`: the players and Ray ended, temporary files of cut-off parts removed."""
+
+    def __init__(self, spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints, stopper,
+                 remote, driver_plays):
+        self.spec, self.out_dir, self.workers, self.address = spec, out_dir, workers, address
+        self.resume, self.progress, self.on_part, self.t0, self.log, self.ints = resume, progress, on_part, t0, log, ints
+        self.stopper, self.remote, self.driver_plays = stopper, remote, driver_plays
+        self.code, self.core = code_version(), core_digest()     # once per run: the tree may change while it runs
+        self.manifest: dict[str, Any] = {}
+        self.report: Report | None = None
+        self.plan: StopPlan | None = None
+        self.mu = threading.Lock()     # take() and record(): the driver's threads and its dispatch loop share them
+        self.local: LocalPlayers | None = None
+        self.in_flight: dict[Any, tuple[str, int]] = {}
+        self.bar = None
+        self.games = self.parts = self.driver_parts = 0
+        self.ray_started, self.ray_up, self.guard = False, False, None
+        self.running = workers or os.cpu_count() or 1
+        self.ray_start_s = 0.0
+        self.last_save, self.save_gap = time.perf_counter(), SAVE_EVERY_S
+
+    def save_manifest(self) -> None:
+        """Save the manifest (object storage: first check the driver's lock is still ours)."""
+        if self.remote is not None:
+            self.remote[1].check()
+        _save_manifest(self.out_dir, self.manifest)
+
+
+    # --- the steps ------------------------------------------------------------------------------------------
+
+    def run(self) -> SweepSummary:
+        self.prepare()
+        if self.make_plan():
+            return self.settle_idle()
+        self.local_first = self.driver_plays and not self.address and not _ray_running()
+        if not self.local_first:
+            try:
+                self.start_ray()
+            except KeyboardInterrupt:
+                summary = _summary(self.manifest, self.out_dir, self.t0, time.perf_counter(), 0.0, 0, 0, self.before,
+                                   0, self.report)
+                raise SweepInterrupted(summary, self.ints.signum) from None
+        self.t_ray = self.t_play = self.t_done = time.perf_counter()
+        self.run_record = {"started": now(), "code_version": self.code, "address": self.address, "games": 0}
         try:
-            plan = StopPlan(spec, manifest, stopper, out_dir)
-        except ValueError as e:
-            raise SweepError(f"{out_dir}: {e}") from None
-    before = counts(manifest)
-    if (before["parts_done"] == before["parts"] and manifest["state"] == "done") \
-            or (plan is not None and plan.all_stopped()):           # nothing to play: no Ray
-        if plan is not None:
-            plan.record(manifest)
-            manifest.update(state="done", error=None)
-        save_manifest(out_dir, manifest)
-        return _summary(manifest, out_dir, t0, time.perf_counter(), 0.0, 0, 0, before, 0, report, plan)
-    local_first = driver_plays and not address and not _ray_running()
-    ray_state: dict[str, Any] = {"up": False, "started": False, "guard": None,
-                                 "running": workers or os.cpu_count() or 1, "start_s": 0.0, "driver_parts": 0}
+            self.begin()
+            if self.local_first:
+                self.play_local()
+            if self.ray_up:
+                self.play_ray()
+            self.done()
+        except KeyboardInterrupt:
+            self.interrupted()
+        except Exception as e:   # the tasks still in flight end with the driver's Ray job (see _drain)
+            self.failed(e)
+        finally:
+            try:
+                self.settle()
+            finally:
+                self.cleanup()
+        summary = self.summary(self.t_done - self.t_play)
+        summary.driver_parts = self.driver_parts
+        return summary
 
-    def start_ray() -> None:
-        """Start or join Ray (before anything is written when it comes first: a cluster that cannot be
-        joined leaves DIR as it was)."""
+    def prepare(self) -> None:
+        """Check DIR against the spec (verify every part there on resume) and save the manifest to work from."""
+        try:
+            if self.remote is not None:
+                from cluster.remote import prepare_remote
+                self.manifest, self.report = prepare_remote(self.spec, self.remote[0], self.resume, self.code,
+                                                            self.core, self.log, SweepError)
+            else:
+                self.manifest, self.report = prepare_dir(self.spec, self.out_dir, self.resume, self.code, self.core,
+                                                         self.log, stopping=self.stopper is not None)
+            if self.report is not None:
+                if self.log:
+                    for line in self.report.lines():
+                        self.log(line)
+                self.save_manifest()     # the verified state, before Ray starts
+        except KeyboardInterrupt:        # Ctrl-C while verifying: each move was whole; nothing played
+            raise SweepInterrupted(SweepSummary(0, time.perf_counter() - self.t0, 0.0, 0, 0, out_dir=str(self.out_dir),
+                                                games_total=self.spec.total_games,
+                                                parts_total=self.spec.total_parts), self.ints.signum) from None
+        self.before = counts(self.manifest)
+
+    def make_plan(self) -> bool:
+        """The stopping plan (a ``[stop]`` sweep or a race): it replays the parts done, in batch order, and cuts
+        the cells that stopped. True when nothing is left to play."""
+        if self.stopper is None and self.spec.stop is not None:
+            self.stopper = make_stopper(self.spec)
+        if self.stopper is not None:
+            try:
+                self.plan = StopPlan(self.spec, self.manifest, self.stopper, self.out_dir)
+            except ValueError as e:
+                raise SweepError(f"{self.out_dir}: {e}") from None
+        b = self.before
+        return (b["parts_done"] == b["parts"] and self.manifest["state"] == "done") \
+            or (self.plan is not None and self.plan.all_stopped())
+
+    def settle_idle(self) -> SweepSummary:
+        """Nothing to play (every part done, or every cell stopped): the manifest says so; no Ray."""
+        if self.plan is not None:
+            self.plan.record(self.manifest)
+            self.manifest.update(state="done", error=None)
+        self.save_manifest()
+        return _summary(self.manifest, self.out_dir, self.t0, self.t0, 0.0, 0, 0, self.before, 0, self.report,
+                        self.plan)
+
+    def start_ray(self) -> None:
+        """Start or join Ray (before anything is written when it comes first: a cluster that cannot be joined
+        leaves DIR as it was)."""
         t = time.perf_counter()
         try:
-            ray_state["started"], ray_state["running"], ray_state["guard"] = _start_ray(workers, address)
+            self.ray_started, self.running, self.guard = _start_ray(self.workers, self.address)
         except (ConnectionError, RuntimeError, ValueError) as e:
-            raise SweepError(f"could not {'join Ray at ' + address if address else 'start Ray'}: {e}") from e
-        ray_state["start_s"], ray_state["up"] = time.perf_counter() - t, True
+            raise SweepError(f"could not {'join Ray at ' + self.address if self.address else 'start Ray'}: "
+                             f"{e}") from e
+        self.ray_start_s, self.ray_up = time.perf_counter() - t, True
 
-    if not local_first:
-        try:
-            start_ray()
-        except KeyboardInterrupt:
-            raise SweepInterrupted(_summary(manifest, out_dir, t0, time.perf_counter(), 0.0, 0, 0, before, 0,
-                                            report)) from None
-    t_ray = time.perf_counter()
-    run = {"started": now(), "code_version": code, "address": address, "games": 0}
-    meta = {"playtest.spec_digest": spec.digest, "playtest.code_version": code,
-            "playtest.core_digest": core if spec.engine == "core" else "", "playtest.sweep": spec.name,
-            # derived columns only in a sweep that started with them: every part of a sweep has one schema
-            **({DERIVED_KEY: derived.VERSION} if manifest.get("derived") == derived.VERSION else {})}
-    by_id = {c["id"]: c for c in manifest["cells"]}
-    cells_by_id = {c.id: c for c in spec.cells}
-    todo = ((cell, part) for cell in spec.cells for part in by_id[cell.id]["parts"] if part["state"] != DONE)
-    games_todo = sum(p["games"] for c in manifest["cells"] for p in c["parts"] if p["state"] not in (DONE, BEYOND))
-    mu = threading.Lock()         # take() and finish(): the driver's threads and its dispatch loop share them
+    def begin(self) -> None:
+        """The run's record in the manifest, the part queue and the progress line."""
+        spec, manifest = self.spec, self.manifest
+        self.meta = {"playtest.spec_digest": spec.digest, "playtest.code_version": self.code,
+                     "playtest.core_digest": self.core if spec.engine == "core" else "", "playtest.sweep": spec.name,
+                     # derived columns only in a sweep that started with them: every part of a sweep has one schema
+                     **({DERIVED_KEY: derived.VERSION} if manifest.get("derived") == derived.VERSION else {})}
+        self.by_id = {c["id"]: c for c in manifest["cells"]}
+        self.cells_by_id = {c.id: c for c in spec.cells}
+        self.todo = ((cell, part) for cell in spec.cells for part in self.by_id[cell.id]["parts"]
+                     if part["state"] != DONE)
+        self.games_todo = sum(p["games"] for c in manifest["cells"] for p in c["parts"]
+                              if p["state"] not in (DONE, BEYOND))
+        self.metrics = tuple(self.stopper.metrics) if self.stopper is not None else ()
+        manifest["runs"].append(self.run_record)
+        manifest.update(state="running", error=None, code_version=self.code)
+        self.save_manifest()
+        if self.progress:
+            self.bar = StopProgress(self.plan) if self.plan is not None else \
+                GamesBar(self.before["games"], self.before["games_done"])
+        self.t_play = time.perf_counter()
+        if self.bar:
+            self.bar.start()
 
-    def take():
-        """The next part to start: in cell order (fixed size), or round-robin by batch as the stopper allows."""
-        if plan is None:
-            return next(todo, None)
-        nxt = plan.next_part()
-        return None if nxt is None else (cells_by_id[nxt[0]], by_id[nxt[0]]["parts"][nxt[1]])
-    metrics = tuple(stopper.metrics) if stopper is not None else ()
-    in_flight: dict[Any, tuple[str, int]] = {}
-    local: LocalPlayers | None = None
-    games = parts = 0
-    last_save, save_gap = time.perf_counter(), SAVE_EVERY_S
-    bar = None
+    def take(self) -> tuple[str, int] | None:
+        """The next part to start as (cell id, batch): in cell order (fixed size), or round-robin by batch as the
+        stopper allows (under ``mu``)."""
+        if self.plan is None:
+            item = next(self.todo, None)
+            return None if item is None else (item[0].id, item[1]["batch"])
+        return self.plan.next_part()
 
-    def finish(key: tuple[str, int], result) -> None:
-        """Record one finished part (under ``mu``)."""
-        nonlocal games, parts
+    def part_args(self, key: tuple[str, int], match) -> tuple:
+        """``play_part``'s arguments for part ``key`` (``match``: the cell's Match, or Ray's reference to it)."""
+        part = self.by_id[key[0]]["parts"][key[1]]
+        return (match, self.spec.engine, self.spec.seed, part["first_game"], part["games"], str(self.out_dir),
+                key[0], key[1], self.meta, self.metrics)
+
+    def record(self, key: tuple[str, int], result) -> None:
+        """Record one finished part (under ``mu``); a part is its name: never counted twice."""
         cell_id, batch = key
         _, _, rows, size, files, summary = result
-        part = by_id[cell_id]["parts"][batch]
-        if part["state"] == DONE:     # a part is its name: never counted twice
+        part = self.by_id[cell_id]["parts"][batch]
+        if part["state"] == DONE:
             return
         if rows != part["games"]:
             raise SweepError(f"part {cell_id}/{batch}: {rows} rows written, {part['games']} expected")
-        games += rows
-        run["games"] = games
+        self.games += rows
+        self.run_record["games"] = self.games
+        plan = self.plan
         if plan is not None and not plan.keeps(cell_id, batch):    # played ahead of a stop: not part of the result
             plan.discard(cell_id, batch, rows)
-            if bar:
-                bar.advance(rows)
-            return
-        part.update(state=DONE, rows=rows, bytes=size, files=files)
-        if plan is not None:
-            part["summary"] = summary
-            plan.finished(cell_id, batch, summary)
-        parts += 1
-        if bar:
-            bar.advance(rows)
-        if on_part:
-            on_part(cell_id, batch)
-
-    try:
-        manifest["runs"].append(run)
-        manifest.update(state="running", error=None, code_version=code)
-        save_manifest(out_dir, manifest)
-        if not progress:
-            bar = None
-        elif plan is not None:
-            bar = StopProgress(plan)
         else:
-            bar = GamesBar(before["games"], before["games_done"])
-        t_play = time.perf_counter()
-        if bar:
-            bar.start()
+            part.update(state=DONE, rows=rows, bytes=size, files=files)
+            if plan is not None:
+                part["summary"] = summary
+                plan.finished(cell_id, batch, summary)
+            self.parts += 1
+            if self.on_part:
+                self.on_part(cell_id, batch)
+        if self.bar:
+            self.bar.advance(rows)
 
-        def save_now() -> None:
-            nonlocal last_save, save_gap
-            if time.perf_counter() - last_save >= save_gap:
-                t_save = time.perf_counter()
-                with mu:
-                    if plan is not None:
-                        plan.record(manifest)
-                    save_manifest(out_dir, manifest)
-                last_save = time.perf_counter()
-                save_gap = max(SAVE_EVERY_S, 20 * (last_save - t_save))   # saving stays under 5% of the driver
+    def save_now(self) -> None:
+        """Save the manifest while parts finish, at most every ``save_gap`` (saving stays under 5% of the driver)."""
+        if time.perf_counter() - self.last_save >= self.save_gap:
+            t_save = time.perf_counter()
+            with self.mu:
+                if self.plan is not None:
+                    self.plan.record(self.manifest)
+                self.save_manifest()
+            self.last_save = time.perf_counter()
+            self.save_gap = max(SAVE_EVERY_S, 20 * (self.last_save - t_save))
 
-        def collect(timeout: float) -> None:
-            """Record the parts the driver's threads finished."""
-            for key, result, err in local.results(timeout):
-                if err is not None:
-                    raise err
-                with mu:
-                    finish(key, result)
-                    local.recorded(result[2])
-                    ray_state["driver_parts"] += 1
+    def collect(self, timeout: float) -> None:
+        """Record the parts the driver's players finished (a part that failed fails the sweep)."""
+        for key, result, err in self.local.results(timeout):
+            if err is not None:
+                raise err
+            with self.mu:
+                self.record(key, result)
+                self.local.recorded(result[2])
+                self.driver_parts += 1
 
-        if local_first:      # cluster.local: play on the driver's threads; Ray only when it pays
-            local = LocalPlayers(ray_state["running"], lambda: _key(take()), lambda key: (play_part, (
-                cells_by_id[key[0]].match, spec.engine, spec.seed, by_id[key[0]]["parts"][key[1]]["first_game"],
-                by_id[key[0]]["parts"][key[1]]["games"], str(out_dir), key[0], key[1], meta, metrics)), mu).start()
-            while local.alive() or not local.idle():
-                collect(0.25)
-                if bar:
-                    bar.refresh()
-                save_now()
-                if local.alive() and local.ray_pays(games_todo - local.games, spec.engine):
-                    start_ray()          # the threads play on while Ray starts
-                    local.stop()
-                    break
-        if ray_state["up"]:
-            import ray
-            in_flight_max = (2 * ray_state["running"] if (ray_state["started"] and not address) or not workers
-                             else ray_state["running"])
-            task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(play_part)
-            match_refs = {c.id: ray.put(c.match) for c in spec.cells}
-            while True:
-                with mu:
-                    while len(in_flight) < in_flight_max and (key := _key(take())) is not None:
-                        part = by_id[key[0]]["parts"][key[1]]
-                        ref = task.remote(match_refs[key[0]], spec.engine, spec.seed, part["first_game"],
-                                          part["games"], str(out_dir), key[0], key[1], meta, metrics)
-                        in_flight[ref] = key
-                if local is not None:
-                    collect(0.0)
-                if not in_flight and (local is None or local.idle()):
-                    break
-                ready = ray.wait(list(in_flight), num_returns=1, timeout=0.5)[0] if in_flight else []
-                for ref in ready:
-                    key = in_flight.pop(ref)
-                    result = ray.get(ref)
-                    with mu:
-                        finish(key, result)
-                if local is not None and not in_flight:
-                    collect(0.25)
-                if bar:
-                    bar.refresh()
-                save_now()
+    def play_local(self) -> None:
+        """Play on the driver's forked players (``cluster.local``) until every part is played, or until Ray
+        pays for the rest (then Ray starts while the players finish the part each holds)."""
+        self.local = LocalPlayers(self.running, self.take,
+                                  lambda key: (play_part, self.part_args(key, self.cells_by_id[key[0]].match)),
+                                  self.mu, retries=TASK_RETRIES).start()
+        local = self.local
+        while local.alive() or not local.idle():
+            self.collect(0.25)
+            if self.bar:
+                self.bar.refresh()
+            self.save_now()
+            if local.alive() and local.ray_pays(self.games_todo - local.games, self.spec.engine):
+                self.start_ray()          # the players play on while Ray starts
+                local.stop()
+                break
+
+    def play_ray(self) -> None:
+        """Play on Ray, a bounded number of tasks in flight (a lost worker or node: Ray plays the part again)."""
+        import ray
+        ray_started, address, workers = self.ray_started, self.address, self.workers
+        in_flight_max = (2 * self.running if (ray_started and not address) or not workers else self.running)
+        task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(play_part)
+        match_refs = {c.id: ray.put(c.match) for c in self.spec.cells}
+        in_flight, local = self.in_flight, self.local
+        while True:
+            if local is not None:     # first: a part the players finished may allow the next ones (a stop plan)
+                self.collect(0.0)
+            with self.mu:
+                while len(in_flight) < in_flight_max and (key := self.take()) is not None:
+                    in_flight[task.remote(*self.part_args(key, match_refs[key[0]]))] = key
+            if not in_flight and (local is None or local.idle()):     # nothing started, nothing left to record
+                break
+            ready = ray.wait(list(in_flight), num_returns=1, timeout=0.5)[0] if in_flight else []
+            for ref in ready:
+                key = in_flight.pop(ref)
+                result = ray.get(ref)
+                with self.mu:
+                    self.record(key, result)
+            if local is not None and not in_flight:
+                self.collect(0.25)
+            if self.bar:
+                self.bar.refresh()
+            self.save_now()
+
+    def done(self) -> None:
+        """Every part played (or every cell stopped): the sweep is done."""
+        plan = self.plan
         if plan is not None and not plan.all_stopped():
             raise SweepError(f"the stopping policy holds back every part while cells "
                              f"{', '.join(plan.alive()[:5])} are still playing")
-        manifest["state"] = "done"
-        t_done = time.perf_counter()
-        for tmp in stale_temporaries(out_dir):   # a worker that died mid-write (its part was played again)
+        self.manifest["state"] = "done"
+        self.t_done = time.perf_counter()
+        for tmp in stale_temporaries(self.out_dir):   # a player that died mid-write (its part was played again)
             tmp.unlink(missing_ok=True)
-    except KeyboardInterrupt:
-        manifest["state"] = "interrupted"
+
+    def interrupted(self) -> None:
+        """Ctrl-C or SIGTERM: keep the parts in flight that finish within ``DRAIN_S``; raise SweepInterrupted."""
+        self.manifest["state"] = "interrupted"
         deadline = time.perf_counter() + DRAIN_S
-        if local is not None:
-            local.drain(finish, deadline, lambda: ints.count > 1)
+        if self.local is not None:
+            self.local.drain(self.record, deadline, lambda: self.ints.count > 1)
+        in_flight = self.in_flight
         if in_flight:
-            _drain(in_flight, lambda ref: finish(in_flight.pop(ref), sys.modules["ray"].get(ref)), ints, mu)
-        raise SweepInterrupted(_summary(manifest, out_dir, t0, t0 + ray_state["start_s"],
-                                        time.perf_counter() - t_ray, games, parts, before, ray_state["running"],
-                                        report, plan)) from None
-    except Exception as e:   # the tasks still in flight end with the driver's Ray job (see _drain)
-        if local is not None:
-            local.stop()
-        manifest.update(state="failed", error=_error_text(e))
-        raise SweepError(f"sweep failed: {manifest['error']}") from e
-    finally:
+            _drain(in_flight, lambda ref: self.record(in_flight.pop(ref), sys.modules["ray"].get(ref)), self.ints,
+                   self.mu)
+        raise SweepInterrupted(self.summary(time.perf_counter() - self.t_ray), self.ints.signum) from None
+
+    def failed(self, e: Exception) -> None:
+        """A part or the driver failed: the manifest says why; SweepError in one line."""
+        if self.local is not None:
+            self.local.stop()
+        self.manifest.update(state="failed", error=_error_text(e))
+        raise SweepError(f"sweep failed: {self.manifest['error']}") from e
+
+    def settle(self) -> None:
+        """The run's record, the stopping state and the manifest saved (a ManifestError, e.g. a full disk, still
+        lets :meth:`cleanup` end the players and Ray)."""
+        if self.bar:
+            self.bar.stop()
+        self.run_record.update(ended=now(), games=self.games)
+        with self.mu:
+            if self.plan is not None:
+                self.plan.record(self.manifest)
+                self.run_record["games_discarded"] = self.plan.discarded
+            self.save_manifest()
+
+    def cleanup(self) -> None:
+        """End the driver's players (idle now, or cut off after Ctrl-C or a failure) and Ray, and remove the
+        temporary files of parts cut off mid-write (those parts stay pending)."""
         try:
-            if bar:
-                bar.stop()
-            run.update(ended=now(), games=games)
-            with mu:
-                if plan is not None:
-                    plan.record(manifest)
-                    run["games_discarded"] = plan.discarded
-                save_manifest(out_dir, manifest)      # a ManifestError (disk full) still ends Ray below
+            if self.local is not None:
+                self.local.close()
         finally:
-            if local is not None:
-                local.close()       # the driver's players: idle now, or cut off after Ctrl-C or a failure
             try:
-                if ray_state["started"]:
+                if self.ray_started:
                     with contextlib.suppress(Exception, KeyboardInterrupt):
                         sys.modules["ray"].shutdown()
             finally:
-                if ray_state["guard"] is not None:
-                    ray_state["guard"].close()     # whatever Ray left running ends here
-            if (ray_state["started"] or local is not None) and manifest["state"] != "done":
-                for tmp in stale_temporaries(out_dir):   # a task stopped mid-write (its part stays pending)
+                if self.guard is not None:
+                    self.guard.close()     # whatever Ray left running ends here
+            if (self.ray_started or self.local is not None) and self.manifest["state"] != "done":
+                for tmp in stale_temporaries(self.out_dir):
                     tmp.unlink(missing_ok=True)
-    summary = _summary(manifest, out_dir, t0, t0 + ray_state["start_s"], t_done - t_play, games, parts, before,
-                       ray_state["running"], report, plan)
-    summary.driver_parts = ray_state["driver_parts"]
-    return summary
+
+    def summary(self, play_s: float) -> SweepSummary:
+        return _summary(self.manifest, self.out_dir, self.t0, self.t0 + self.ray_start_s, play_s, self.games,
+                        self.parts, self.before, self.running, self.report, self.plan)
 
 
 def _key(item) -> tuple[str, int] | None:

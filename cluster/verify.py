@@ -266,10 +266,13 @@ def _holds_manifest(folder: Path) -> Path | None:
     return None
 
 
-def scan(out_dir: str | Path, spec: SweepSpec, core: str | None = None, threads: int | None = None) -> Report:
+def scan(out_dir: str | Path, spec: SweepSpec, core: str | None = None, threads: int | None = None,
+         present_only: bool = False) -> Report:
     """Verify ``out_dir`` against ``spec`` without changing anything (see the module doc).
 
-    ``core``: the engine core digest the parts must carry (None: not checked)."""
+    ``core``: the engine core digest the parts must carry (None: not checked). ``present_only``: an expected
+    file the folder listing lacks is missing without a look of its own (a ``[stop]`` sweep expects every part
+    up to its cap, but holds only those up to its cells' stops)."""
     t0 = time.perf_counter()
     out_dir = Path(out_dir)
     report = Report(out_dir=str(out_dir), spec_digest=spec.digest, parts=spec.total_parts)
@@ -295,6 +298,7 @@ def scan(out_dir: str | Path, spec: SweepSpec, core: str | None = None, threads:
                               "move that sweep out first (sweeps are never nested)")
         report.stray.append(_rel(out_dir, Path(entry.path)))
 
+    listed: set[str] = set()
     for top in entries(out_dir):
         if top.name in (NAME, LOCK, QUARANTINE):
             continue
@@ -306,6 +310,7 @@ def scan(out_dir: str | Path, spec: SweepSpec, core: str | None = None, threads:
                         and cell_dir.is_dir(follow_symlinks=False):
                     for f in entries(Path(cell_dir.path)):
                         if f.name in part_names:
+                            listed.add(_rel(out_dir, Path(f.path)))
                             continue              # an expected file: checked below, whatever it is
                         if is_temporary(f.name) and f.is_file(follow_symlinks=False):
                             report.temporaries.append(_rel(out_dir, Path(f.path)))
@@ -318,8 +323,13 @@ def scan(out_dir: str | Path, spec: SweepSpec, core: str | None = None, threads:
 
     wanted = expected_files(spec)
     report.files = len(wanted)
+
+    def check(w: tuple[str, int, str]) -> FileCheck:
+        if present_only and (rel := _rel(out_dir, part_path(out_dir, w[2], w[0], w[1]))) not in listed:
+            return FileCheck(rel, "missing")
+        return check_file(out_dir, spec, *w, core)
     with ThreadPoolExecutor(max_workers=threads or min(4, os.cpu_count() or 1)) as pool:
-        checks = list(pool.map(lambda w: check_file(out_dir, spec, *w, core), wanted))
+        checks = list(pool.map(check, wanted))
     return tally(report, spec, wanted, checks, t0)
 
 
@@ -327,6 +337,7 @@ def tally(report: Report, spec: SweepSpec, wanted, checks, t0: float) -> Report:
     """Each file check (of ``wanted``'s (cell, batch, table), in order) into ``report``: the missing, corrupt
     and misplaced files, whose spec wrote them, and the parts whose every table checked out."""
     per_part: dict[tuple[str, int], dict[str, FileCheck]] = {}
+    digest = spec.digest               # computed from the whole spec each time it is read: once here
     for (cell_id, batch, table), c in zip(wanted, checks):
         per_part.setdefault((cell_id, batch), {})[table] = c
         if c.status == "missing":
@@ -335,7 +346,7 @@ def tally(report: Report, spec: SweepSpec, wanted, checks, t0: float) -> Report:
             report.corrupt.append((c.rel, c.why))
         elif c.status == "misplaced":
             report.misplaced.append((c.rel, c.why))
-        if c.spec_digest == spec.digest:
+        if c.spec_digest == digest:
             report.own_files += 1
         elif c.spec_digest:
             report.other_digests.setdefault(c.spec_digest, c.rel)
