@@ -24,7 +24,7 @@ import typer
 from cli.common import MAX_SEED, check_range, err, fail, fit_table, game_named
 from cli.sweep import play_spec
 from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_CELLS, MAX_GAMES_PER_CELL, SpecError, parse_spec
-from cluster.sweep import LOCK, SweepError, check_out_dir, workers_error
+from cluster.sweep import LOCK, SweepError, check_out_dir, interrupts, workers_error
 from queries import library, ratings
 from sim.files import read_text_bounded, write_atomic
 from sim.games import GAMES, EngineError, Game
@@ -303,6 +303,21 @@ def ladder(game: Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAM
         spec = parse_spec(raw, source=str(spec_path), base_dir=out)       # every cell checked before any game
     except SpecError as e:
         fail(str(e))
+    with interrupts() as ints:      # Ctrl-C or SIGTERM anywhere: one line with what to run, exit 128 + signal
+        try:
+            _play_and_rate(g, raw, spec, spec_path, stored, field, line, seats, shared, overrides, rules, set_,
+                           setup, players, games, seed, out, workers, address, resume, progress)
+        except KeyboardInterrupt:
+            again = _command(g.name, field, games, seed, rules, set_, setup, players, out, address,
+                             raw["batch_size"])
+            err.print(f"interrupted; resume with: {again} --resume", highlight=False, markup=False, soft_wrap=True)
+            raise typer.Exit(code=128 + ints.signum)
+
+
+def _play_and_rate(g, raw, spec, spec_path, stored, field, line, seats, shared, overrides, rules, set_, setup,
+                   players, games, seed, out, workers, address, resume, progress) -> None:
+    """Size the parts (probe), write the ladder's spec, play it (``cli.sweep.play_spec``: an interruption
+    there prints its own resume hint), then rate it and write ``ladder.json``."""
     if not raw["batch_size"]:
         try:
             raw["batch_size"] = probe_batch_size(g, rules, overrides, shared, field, line, seed, games)

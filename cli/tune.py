@@ -84,10 +84,10 @@ def tune(spec: Annotated[Path, typer.Argument(help="tune spec (TOML; see docs/tu
         except KeyboardInterrupt:
             err.print(plain(f"interrupted; resume with: playtest tune {spec} --out {out} --resume"), highlight=False)
             raise typer.Exit(code=128 + ints.signum)
-    for line in answer_lines(a):
-        print(line)
-    where = " ".join(f"--results {f}" for f in a.folders)
-    print(f"answer: {out / REPORT_NAME}; the games: playtest query seat_advantage {where}")
+        for line in answer_lines(a):
+            print(line)
+        where = " ".join(f"--results {f}" for f in a.folders)
+        print(f"answer: {out / REPORT_NAME}; the games: playtest query seat_advantage {where}")
 
 
 COMMANDS = {"tune": tune}

@@ -320,22 +320,29 @@ def interrupts():
 
 @contextlib.contextmanager
 def _keep_handlers():
-    """Around ``ray.init``: Ray installs its own SIGTERM handler (``sys.exit``) and, in its core, a native one
-    that dumps a stack; ours come back afterwards, and a SIGTERM during the start is a Ctrl-C of ours."""
+    """Around ``ray.init``: Ray would install SIGTERM handlers of its own (``sys.exit``, or killing its node's
+    processes and exiting 1) in place of ours, and its core a native one that dumps a stack. Ours stay in place
+    while Ray starts (its ``set_sigterm_handler`` does nothing meanwhile), so a SIGTERM then is a Ctrl-C of
+    ours, and are installed again after it (over the native one)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     saved = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    utils = sys.modules.get("ray._private.utils")
+    real = getattr(utils, "set_sigterm_handler", None)
+    if real is not None and isinstance(saved[signal.SIGTERM], _Interrupts):
+        utils.set_sigterm_handler = lambda handler: None
     try:
         yield
-    except SystemExit as e:
+    except SystemExit as e:          # a handler of Ray's all the same: its exit is our Ctrl-C
         ours = saved[signal.SIGTERM]
-        if e.code == signal.SIGTERM and isinstance(ours, _Interrupts):
-            ours.count = max(ours.count, 1)
-            ours.signum = signal.SIGTERM
+        if e.code == signal.SIGTERM and isinstance(ours, _Interrupts) and ours.count == 0:
+            ours.count, ours.signum = 1, signal.SIGTERM
             raise KeyboardInterrupt from None
         raise
     finally:
+        if real is not None:
+            utils.set_sigterm_handler = real
         for sig, h in saved.items():
             if h is not None:
                 signal.signal(sig, h)
