@@ -69,8 +69,14 @@ def start(tmp_path) -> tuple[subprocess.Popen, Path]:
     cmd = [sys.executable, "-c", "from cli.main import app; app()", "sweep", str(spec), "--out", str(out),
            "--workers", "2", "--no-progress", "--ray"]      # Ray at once: the driver alone would play this sweep
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"})
+                            start_new_session=True, env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"},
+                            preexec_fn=default_sigint)
     return proc, out
+
+
+def default_sigint():
+    """Ctrl-C at its default in the child, however pytest was started (a shell's background job ignores it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for(proc, what, deadline_s=120.0):
@@ -166,6 +172,30 @@ def test_ctrl_c_while_ray_starts_leaves_no_agent_behind(tmp_path):
         assert "interrupted" in err
         assert_all_gone(recorded, t)
         assert not out.exists() or not (out / "manifest.json").exists() or "--resume" in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def test_sigterm_while_ray_starts_is_a_ctrl_c_and_leaves_no_agent_behind(tmp_path):
+    """SIGTERM while the embedded Ray starts: Ray's own handlers do not take over (no exit 1, no stack dump); the
+    driver stops as on Ctrl-C, with the line that runs it again, exit 143, and Ray's processes end."""
+    proc, out = start(tmp_path)
+    try:
+        recorded = {}
+
+        def raylet_up():
+            recorded.update(descendants(proc.pid))
+            return any(n == "raylet" for n, _ in recorded.values())
+        wait_for(proc, raylet_up)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        t = time.monotonic()
+        assert proc.returncode == 143 and "Traceback" not in err and "***" not in err, err
+        text = " ".join(err.split())
+        assert "interrupted" in text and (f"--out {out}" in text), err
+        assert_all_gone(recorded, t)
     finally:
         if proc.poll() is None:
             proc.kill()

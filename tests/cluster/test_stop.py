@@ -317,3 +317,26 @@ def test_a_mean_metric_stops_on_a_half_width_in_its_own_units():
     st_ = p.state()["a"]
     assert p.stopped("a") == NARROW and st_["half_width"] <= 5.0
     assert st_["estimate"] == pytest.approx(10.0) and st_["interval"][0] < 10.0 < st_["interval"][1] < 15.0
+
+
+def test_resume_reads_only_the_part_files_there_not_every_part_up_to_the_cap(precise, spec, tmp_path,
+                                                                             monkeypatch):
+    """A [stop] sweep's cells hold their parts up to the stop, not up to the cap (here 80 parts a cell):
+    verification on resume reads the part files that are there, and says so (not "verifying 160 ...")."""
+    import cluster.verify
+    out, _ = precise
+    work = tmp_path / "work"
+    shutil.copytree(out, work)
+    there = len(list(work.glob("*/cell=*/part-*.parquet")))
+    read, lines = [], []
+    real = cluster.verify.check_file
+
+    def counted(*args, **kw):
+        read.append(args[2:5])
+        return real(*args, **kw)
+    monkeypatch.setattr(cluster.verify, "check_file", counted)
+    summary = run_sweep(spec, work, workers=2, resume=True, progress=False, log=lines.append)
+    assert summary.parts == 0 and summary.verify is not None and summary.verify.whole
+    assert len(read) == there < spec.total_parts * len(spec.tables), (len(read), there)
+    assert not any(f"verifying {spec.total_parts * len(spec.tables):,}" in ln for ln in lines), lines
+    assert digest(work, spec) == digest(out, spec)

@@ -31,14 +31,20 @@ players = [3, 4]
 pytestmark = pytest.mark.slow
 
 
-def start_sweep(tmp_path) -> tuple[subprocess.Popen, Path, Path]:
+def default_sigint():
+    """Ctrl-C at its default in the child, however pytest was started (a shell's background job ignores it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start_sweep(tmp_path, *more: str) -> tuple[subprocess.Popen, Path, Path]:
     spec, out = tmp_path / "faults.toml", tmp_path / "out"
     spec.write_text(SPEC)
     cmd = [sys.executable, "-c", "from cli.main import app; app()", "sweep", str(spec), "--out", str(out),
-           "--workers", "2", "--no-progress"]
+           "--workers", "2", "--no-progress", *more]
     # its own session: whatever Ray processes it starts are ours to stop, and only those
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"})
+                            start_new_session=True, env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"},
+                            preexec_fn=default_sigint)
     deadline = time.monotonic() + 120
     while not list(out.glob("games/*/part-*.parquet")):     # wait for the first finished part
         assert proc.poll() is None, proc.communicate()
@@ -137,5 +143,26 @@ def test_a_killed_driver_leaves_only_whole_parts_and_resume_finishes_the_sweep(r
     assert load_manifest(out)["state"] == "running"          # nobody closed it
     summary = run_sweep(load_spec(spec), out, resume=True, progress=False)
     # parts written after the manifest's last save are kept (same rows), the rest played again
+    assert summary.parts_skipped == visible and summary.parts == 40 - visible
+    check_complete(spec, out)
+
+
+@pytest.mark.parametrize("more", [(), ("--ray",)], ids=["driver-plays", "ray"])
+def test_sigterm_is_a_ctrl_c_keeps_whole_parts_says_how_to_resume_and_exits_143(ray_local, tmp_path, more):
+    """SIGTERM (a scheduler's stop, ``kill``) ends a sweep as Ctrl-C does: drain, manifest saved, only whole
+    parts kept, the resume hint; exit 143 (128 + SIGTERM; Ctrl-C: 130), no Ray stack dump."""
+    proc, spec, out = start_sweep(tmp_path, *more)
+    try:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        stop_session(proc)
+    text = " ".join(err.split())
+    assert proc.returncode == 143, err
+    assert "interrupted:" in text and f"--out {out} --resume" in text, err
+    assert "Traceback" not in err and "SIGTERM received" not in err and "***" not in err, err
+    visible = check_visible_parts_are_whole(out)
+    assert load_manifest(out)["state"] == "interrupted" and 1 <= visible < 40
+    summary = run_sweep(load_spec(spec), out, resume=True, progress=False)
     assert summary.parts_skipped == visible and summary.parts == 40 - visible
     check_complete(spec, out)
