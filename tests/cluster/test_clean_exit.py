@@ -169,7 +169,8 @@ def test_ctrl_c_while_ray_starts_leaves_no_agent_behind(tmp_path):
         _, err = proc.communicate(timeout=60)
         t = time.monotonic()
         assert proc.returncode == 130 and "Traceback" not in err, err
-        assert "interrupted" in err
+        text = " ".join(err.split())
+        assert "interrupted" in text and f"--out {out}" in text, err      # the command to run it again
         assert_all_gone(recorded, t)
         assert not out.exists() or not (out / "manifest.json").exists() or "--resume" in err
     finally:

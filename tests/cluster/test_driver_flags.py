@@ -7,11 +7,12 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from cluster.sweep import MAX_CLUSTER_WORKERS, SweepError, max_workers, run_sweep
 from cluster.spec import parse_spec
+from cluster.sweep import SweepError, run_sweep
 
 runner = CliRunner()
-LOCAL_MAX = max(4 * (os.cpu_count() or 1), 64)
+LOCAL_MAX = max(4 * (os.cpu_count() or 1), 64)     # 4 players per core, at least 64
+MAX_CLUSTER_WORKERS = 2**16                         # with --address
 SPEC = 'name = "flags"\ngame = "paws"\nseed = 1\ngames_per_cell = 100\nbatch_size = 100\n'
 TUNE = """name = "flags-tune"
 game = "paws"
@@ -70,6 +71,7 @@ def test_the_library_refuses_the_same_workers():
                       source="f.toml")
     with pytest.raises(SweepError, match=r"--workers 100000000000000000000 is out of range"):
         run_sweep(spec, "unused-folder", workers=10**20, progress=False)
+    from cluster.sweep import max_workers
     assert max_workers() == LOCAL_MAX and max_workers("10.0.0.1:6379") == MAX_CLUSTER_WORKERS
 
 
