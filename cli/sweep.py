@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cli.common import fail
+from cli.common import fail, warn
 from cli.report import summary_lines as report_summary
 from cluster.manifest import BEYOND, DONE, NAME, ManifestError, counts, load_manifest, save_manifest
 from cluster.part import part_path
@@ -21,6 +21,7 @@ from cluster.sweep import (LOCK, SweepError, SweepInterrupted, check_out_dir, ch
                            run_sweep)
 from cluster.tune import stopper_for, tune_report
 from cluster.verify import VerifyError, quarantine, reconcile, scan, settle_stop
+from sim import folder
 from sim.storage import StorageError, is_uri, open_location
 
 
@@ -173,6 +174,9 @@ def status(out: Annotated[str, typer.Argument(help="a sweep's results directory 
         out = Path(out)
     if m is None:
         fail(f"{loc.name() if remote else out}: no sweep here (no manifest.json)")
+    if not verify and (problem := folder.manifest_problem(m)):     # e.g. a part's entry removed: not the sweep's size
+        warn(f"{loc.name('manifest.json') if remote else out / 'manifest.json'}: {problem}; its counts below are not "
+             f"the sweep's: playtest status --verify {out} checks the files and corrects it")
     if verify:
         m, report = _verify_remote(loc, m) if remote else _verify(out, m)
     c = counts(m)

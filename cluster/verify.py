@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 from cluster.manifest import BEYOND, DONE, NAME, PENDING, TMP_PREFIX, new_manifest, spec_parts
 from cluster.part import CHECKSUM_KEY, DERIVED_KEY, content_sha256, is_temporary, part_path
 from cluster.spec import SweepSpec
+from sim import folder
 
 QUARANTINE = ".quarantine"
 LOCK = ".sweep.lock"
@@ -370,8 +371,16 @@ def quarantine(out_dir: str | Path, report: Report, extra: list[str] = ()) -> No
     moving = [*extra, *report.stray, *(r for r, _ in report.corrupt), *(r for r, _ in report.misplaced)]
     if not moving:
         return
+    top = out_dir / QUARANTINE
+    try:                        # the quarantine must be this folder's own: never a link that moves files away
+        st = os.lstat(top)
+        if not stat.S_ISDIR(st.st_mode):
+            raise VerifyError(f"{top}: {'a symbolic link' if stat.S_ISLNK(st.st_mode) else 'not a folder'}, not "
+                              "the sweep's quarantine folder; nothing was moved: remove it and verify again")
+    except FileNotFoundError:
+        pass
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    qdir, n = out_dir / QUARANTINE / stamp, 1
+    qdir, n = top / stamp, 1
     while qdir.exists():
         n += 1
         qdir = out_dir / QUARANTINE / f"{stamp}-{n}"
@@ -413,12 +422,15 @@ def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code:
             notes.append(f"cells were {len(old_ids)} ({', '.join(old_ids[:5])}{' ...' if len(old_ids) > 5 else ''})"
                          f"; the spec has {len(ids)}" + (f"; not in the spec: {', '.join(extra[:5])}" if extra else ""))
     template = spec_parts(spec)
+    vouched = getattr(old, "signature", None) == folder.SIGNED      # this machine's key signed every file's SHA-256
     for cell in m["cells"]:
         said = old_cells.get(cell["id"], {}).get("parts") if old is not None else None
         if said is not None and len(said) != len(template):
             notes.append(f"{cell['id']}: {len(said)} part entries; the spec has {len(template)}")
         for part in cell["parts"]:
             key = (cell["id"], part["batch"])
+            if key in report.ok and vouched and not _as_signed(old_cells, cell["id"], part["batch"], report.ok[key]):
+                _edited(report, spec, key)
             if key in report.ok:
                 files = report.ok[key]
                 part.update(state=DONE, rows=report.rows[key], bytes=sum(f["bytes"] for f in files.values()),
@@ -452,6 +464,27 @@ def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code:
     elif m["state"] == "done":
         m["state"] = "incomplete"
     return m
+
+
+def _as_signed(old_cells: dict, cell_id: str, batch: int, files: dict[str, dict]) -> bool:
+    """Whether whole part files ``files`` ({table: {bytes, sha256}}) are those a signed manifest lists for this part
+    (a part it does not list as done, e.g. one finished after its last save, is taken on its own evidence)."""
+    parts = old_cells.get(cell_id, {}).get("parts") or []
+    prev = parts[batch] if batch < len(parts) else None
+    if prev is None or prev.get("state") != DONE or not prev.get("files"):
+        return True
+    return all(prev["files"].get(t, {}).get("sha256") == f["sha256"] for t, f in files.items())
+
+
+def _edited(report: Report, spec: SweepSpec, key: tuple[str, int]) -> None:
+    """A part whose files are whole and self-consistent but not what the signed manifest says the sweep wrote
+    (edited by hand with its checksums recomputed): corrupt, so it is quarantined and played again."""
+    report.ok.pop(key)
+    report.rows.pop(key, None)
+    for table in spec.tables:
+        rel = _rel(Path(report.out_dir), part_path(report.out_dir, table, *key))
+        report.corrupt.append((rel, "its bytes differ from what the sweep wrote (the SHA-256 in the signed "
+                                    "manifest): edited after it was written"))
 
 
 def settle_stop(out_dir: str | Path, spec: SweepSpec, manifest: dict[str, Any], report: Report,
