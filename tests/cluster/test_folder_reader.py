@@ -242,3 +242,33 @@ def test_a_folder_named_like_a_pattern_is_read_as_a_folder(clean, tmp_path, name
     assert answer(out) == answer(clean)
     res = cli("report", out, "--out", tmp_path / "r.html")
     assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize("manifest", ["edited to match", "unsigned"])
+def test_a_forged_part_with_a_manifest_to_match_is_caught_by_a_replay(work, clean, spec, manifest):
+    forge(work / PART)
+    man = json.loads((work / "manifest.json").read_text())
+    entry = man["cells"][0]["parts"][1]["files"]["games"]
+    data = (work / PART).read_bytes()
+    entry.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+    if manifest == "unsigned":
+        man.pop("signature")
+    (work / "manifest.json").write_text(json.dumps(man))
+    res = cli("status", work, "--verify", "--no-cells")
+    text = " ".join(res.output.split())
+    assert res.exit_code == 1 and "corrupt 1" in text, text
+    assert f"{PART}: game 8 differs from a replay of it in winner_seat" in text or \
+        "differs from a replay of it in winner_seat" in text, text
+    assert "8 whole part(s) that no signed manifest lists: 2 games of each played again" in text, text
+    run_sweep(spec, work, resume=True, progress=False)
+    assert answer(work) == answer(clean)
+    assert load_manifest(work).signature == folder.SIGNED
+
+
+def test_a_replay_agrees_with_every_untouched_part(work):
+    man = json.loads((work / "manifest.json").read_text())
+    man.pop("signature")
+    (work / "manifest.json").write_text(json.dumps(man))
+    res = cli("status", work, "--verify", "--no-cells")
+    text = " ".join(res.output.split())
+    assert res.exit_code == 0 and "corrupt 0" in text and "8 whole part(s) that no signed manifest lists" in text, text
