@@ -435,8 +435,8 @@ def test_an_older_manifest_without_file_sizes_checks_the_part_bytes(tmp_path):
     ("[1, 2]", "not a JSON object"),
     ('{"format": 1, "cells": {"c000": 1}}', "field cells is not a list"),
     ('{"format": 1, "cells": [{"id": "../../etc", "parts": []}]}', "cells[0].id = '../../etc' is not a cell id"),
-    ('{"format": 1, "cells": [{"id": "c000", "parts": [{"state": "done", "batch": "0"}]}]}', "field batch = 0 is not"),
-    ('{"format": 1, "cells": [{"id": "c000", "parts": [{"state": "done", "files": {"games": 5}}]}]}', "field files is not"),
+    ('{"format": 1, "cells": [{"id": "c000", "parts": [{"state": "done", "batch": "0"}]}]}', "field cells[0].parts[0].batch = 0 is not"),
+    ('{"format": 1, "cells": [{"id": "c000", "parts": [{"state": "done", "files": {"games": 5}}]}]}', "field cells[0].parts[0].files is not"),
     ('{"format": 2, "cells": []}', "format 2"),
 ])
 def test_a_broken_manifest_is_one_line_naming_the_file(text, needle, sweep):
