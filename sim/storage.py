@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import urllib.parse
 from dataclasses import dataclass
 
@@ -67,6 +68,11 @@ class Location:
         return f"{base}/{rel}" if rel else base
 
     def path(self, rel: str) -> str:
+        """The full path of ``rel`` (relative to the folder): a ``rel`` that is absolute or has ``.``, ``..`` or
+        empty segments is refused (StorageError), so no key ever leaves ``root`` (a manifest or a listing is
+        read from the store, and the store's HTTP client would resolve ``root/../x`` into another bucket)."""
+        if rel and (why := _bad_key(rel, relative=True)):
+            raise StorageError(f"{self.name()}: object name {rel[:200]!r} {why}; it must stay inside the folder")
         return f"{self.root}/{rel}" if rel else self.root
 
     def info(self, rel: str) -> pafs.FileInfo:
@@ -133,6 +139,50 @@ def one_line(e: BaseException) -> str:
     return (text[0] if text else type(e).__name__)[:200]
 
 
+# characters that would let a URI or an object name reach outside its folder once decoded or sent: the
+# percent-encoded dot, slash and backslash (pyarrow decodes them), the backslash, and control characters
+_ENCODED = re.compile(r"%(2e|2f|5c)", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _bad_key(path: str, relative: bool) -> str | None:
+    """Why the object path ``path`` could leave its bucket or folder, or None: ``.`` or ``..`` segments, empty
+    segments (``//``), backslashes, control characters, percent-encoded dots or slashes; with ``relative``, a
+    leading ``/`` (an absolute name). A URI's path keeps its leading ``/`` and may end in one ``/``."""
+    if _CONTROL.search(path):
+        return "has a control character"
+    if "\\" in path:
+        return "has a backslash (\\)"
+    if _ENCODED.search(path):
+        return "has a percent-encoded dot, slash or backslash (%2e, %2f, %5c)"
+    if relative and path.startswith("/"):
+        return "is absolute"
+    body = path if relative else path[1:].removesuffix("/")
+    if not body:
+        return None if not relative else "is empty"
+    segments = body.split("/")
+    if any(seg in (".", "..") for seg in segments):
+        return "has a '.' or '..' segment"
+    if "" in segments:
+        return "has an empty segment (//)"
+    return None
+
+
+def _check_uri(uri: str, p: urllib.parse.SplitResult) -> None:
+    """Refuse a URI whose bucket or path could name another bucket once decoded or sent (StorageError)."""
+    host = p.netloc.rpartition("@")[2]
+    if _CONTROL.search(host) or "\\" in host or "%" in host or not host.strip("."):
+        raise StorageError(f"{shown(uri)[:200]!r}: the bucket {host[:100]!r} is not a name; expected "
+                           f"{p.scheme}://BUCKET/PREFIX (letters, digits, '-', '.')")
+    if p.fragment or "#" in uri:
+        raise StorageError(f"{shown(uri)[:200]!r}: a '#' is not allowed in a results URI; expected "
+                           f"{p.scheme}://BUCKET/PREFIX")
+    why = _bad_key(p.path, relative=False)
+    if why:
+        raise StorageError(f"{shown(uri)[:200]!r}: the prefix {p.path[:200]!r} {why}; expected "
+                           f"{p.scheme}://BUCKET/PREFIX with plain names between single slashes")
+
+
 S3_PARAMS = ("endpoint_override", "scheme", "region", "connect_timeout", "request_timeout")
 
 
@@ -180,6 +230,7 @@ def _open(uri: str) -> Location:
                            "and shown in logs); use AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY")
     if not p.hostname:
         raise StorageError(f"{uri!r}: no bucket; expected {p.scheme}://BUCKET/PREFIX")
+    _check_uri(uri, p)
     try:
         if p.scheme.lower() == "s3":
             fs, root = _s3(uri)
