@@ -170,6 +170,8 @@ def _bad_key(path: str, relative: bool) -> str | None:
 
 def _check_uri(uri: str, p: urllib.parse.SplitResult) -> None:
     """Refuse a URI whose bucket or path could name another bucket once decoded or sent (StorageError)."""
+    if _CONTROL.search(uri):           # urlsplit drops tabs and newlines silently: look at the URI as given
+        raise StorageError(f"{uri[:200]!r}: has a control character; expected {p.scheme}://BUCKET/PREFIX")
     host = p.netloc.rpartition("@")[2]
     if _CONTROL.search(host) or "\\" in host or "%" in host or not host.strip("."):
         raise StorageError(f"{shown(uri)[:200]!r}: the bucket {host[:100]!r} is not a name; expected "
