@@ -202,8 +202,8 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     if not isinstance(raw, dict):
         raise SpecError(f"{src}: a sweep spec is a table of keys; valid keys: {', '.join(KEYS)}")
     if nesting_of_value(raw) > MAX_NESTING:       # a stored spec (a manifest's) is read without parse_toml
-        raise SpecError(f"{src}: tables and lists nested more than {MAX_NESTING} levels deep; at most "
-                        f"{MAX_NESTING} are allowed")
+        raise SpecError(f"{src}: tables and lists nest more than {MAX_NESTING} deep; at most {MAX_NESTING} "
+                        "levels are allowed")
     for key in raw:
         if key not in KEYS:
             raise SpecError(f"{src}: unknown key {key!r}; valid keys: {', '.join(KEYS)}")

@@ -143,8 +143,10 @@ def nesting_of_value(value: Any, limit: int = MAX_NESTING) -> int:
     return deepest
 
 
-def _too_deep(where: str, limit: int) -> str:
-    return f"{where}: tables and lists nested more than {limit} levels deep; at most {limit} are allowed"
+def _too_deep(where: str, limit: int, parsed: bool = True) -> str:
+    """The one line for a document nested too deep (``parsed``: read whole; else its parser gave up)."""
+    return (f"{where}: {'' if parsed else 'not valid TOML: '}tables and lists nest more than {limit} deep; at "
+            f"most {limit} levels are allowed")
 
 
 def parse_toml(text: str, where: str, error: type[Exception], limit: int = MAX_NESTING) -> dict:
@@ -156,7 +158,7 @@ def parse_toml(text: str, where: str, error: type[Exception], limit: int = MAX_N
     try:
         doc = tomllib.loads(text)
     except RecursionError:
-        raise error(_too_deep(where, limit)) from None
+        raise error(_too_deep(where, limit, parsed=False)) from None
     except ValueError as e:           # TOMLDecodeError; an integer of thousands of digits
         raise error(f"{where}: not valid TOML: {str(e)[:300]}") from None
     if nesting_of_value(doc, limit) > limit:
@@ -175,7 +177,8 @@ def parse_json(text: str | bytes, where: str, error: type[Exception], limit: int
             text = text.decode("utf-8")
         except UnicodeDecodeError as e:
             raise error(f"{head}not valid JSON (not UTF-8 text: byte {e.start})") from None
-    deep = f"{head}not valid JSON (nested more than {limit} levels deep; at most {limit} are allowed)"
+    deep = f"{head}not valid JSON (lists and objects nest more than {limit} deep; at most {limit} levels are " \
+           "allowed)"
     try:
         value = json.loads(text, **options)
     except RecursionError:
