@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -22,6 +23,7 @@ from sim import output
 from sim.bench import BenchError, run_bench, run_bot_bench, run_core_speed
 from sim import games as registry
 from sim.events import EventLog, render, write_jsonl
+from sim.folder import FolderError, check_regular
 from sim.games import GAMES, EngineError, Match, check_engine
 from sim.params import RuleError, parse_assignments
 from sim.progress import GamesBar
@@ -198,7 +200,14 @@ def sweep_game(folder: Path, cell: Optional[str], game_index: int,
     match = spec.cells[ids.index(cell)].match
     part = part_path(folder, "games", cell, game_index // spec.batch_size)
     stored = None
-    if part.is_file():
+    try:
+        check_regular(part, folder, "part file")
+        readable = True
+    except FolderError as e:
+        readable = False
+        if os.path.lexists(part):
+            warn(f"{e}; replaying without the check")
+    if readable:
         try:
             table = pq.read_table(part, filters=[("game_index", "=", game_index)])
             rows = table.to_pylist()
