@@ -28,6 +28,7 @@ HOSTILE = st.sampled_from([
     "[/x]", "[bold]", "[setup]", "results[v2]", "'; DROP TABLE games; --", "1=1); COPY (SELECT 42) TO 'x.csv'",
     "../../etc/passwd", "/dev/zero", "-1", "18446744073709551616", "1e400", "nan", "", " ", ",,,", "=", "a=b=c",
     "heuristic:aggression=1e9", "random,random,random,random,random", "${HOME}", "%s%s%n", "\u202eevil", "\t\n",
+    "s3://playtest/../other/pwn", "s3://playtest/%2e%2e/other/pwn", "s3://../x", "s3://b/a//b", "s3://b/p\\..\\x",
 ])
 TEXT = st.one_of(ARG_TEXT, HOSTILE, st.builds(lambda a, b: a + b, HOSTILE, ARG_TEXT))
 PROPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -164,7 +165,11 @@ def test_status_any_folder(tmp_path, text):
 BYTES = st.one_of(st.binary(max_size=300),
                   st.sampled_from([b"", b"\xff\xfe", b"[[card]]\nname = '[/x]'\n", b"PAR1\x00\x00PAR1",
                                    b'{"format": 1, "cells": [{"id": 1}]}', b"game = 'paws'\nseed = -1\n",
-                                   b"[meta]\n[[card]]\n" * 50]))
+                                   b"[meta]\n[[card]]\n" * 50,
+                                   # nested thousands deep (a parser that recurses per level)
+                                   b"x = " + b"[" * 5000 + b"]" * 5000, b"[[card]]\nname = " + b"[" * 3000,
+                                   b"x = " + b"{a = " * 4000 + b"1" + b"}" * 4000, b"x." * 3000 + b"y = 1",
+                                   b"[" * 5000 + b"]" * 5000, b'{"format": ' * 4000 + b"1" + b"}" * 4000]))
 
 
 @PROPS
