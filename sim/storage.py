@@ -4,7 +4,11 @@ results folder.
 A results location is either a local path (everything else in playtest, unchanged) or a URI whose scheme
 pyarrow knows (``s3://``, ``gs://``, ``hdfs://``, ...), opened with ``pyarrow.fs.FileSystem.from_uri``.
 :func:`open_location` checks it before any work and says in one line what is wrong (:class:`StorageError`):
-an unknown scheme, no bucket, an endpoint that does not answer, a bucket that does not exist.
+an unknown scheme, no bucket, an endpoint that does not answer, a bucket that does not exist, or a bucket or
+prefix that could name another bucket once decoded or sent (``.`` or ``..`` segments, ``//``, backslashes,
+control characters, ``%2e``/``%2f``/``%5c``, a ``#``): ``s3://a/../b/x`` would check bucket ``a`` and write
+into bucket ``b``. :meth:`Location.path` likewise refuses an object name that is absolute or has such
+segments, so no key read from a manifest or a listing leaves the folder.
 
 S3 settings come from the URI's query parameters as pyarrow reads them (``endpoint_override``, ``scheme``,
 ``region``, ``connect_timeout``, ``request_timeout``, ...) and otherwise from the usual AWS environment
