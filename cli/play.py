@@ -70,6 +70,11 @@ def resolve_match(game: str, rules: Optional[str], board: Optional[str], mode: O
     try:
         check_engine(engine)
         g = registry.get(game)
+        for key, value in given:       # a setup flag the game does not have: named as the user typed it
+            if value is not None and key not in g.setup_keys:
+                fail(f"--{key}: {g.name} has no {key} setup value; its setup values: {', '.join(g.setup_keys)}")
+        if players is not None:        # the number checked alone first, so its error names --players
+            g.resolve(None, {}, {"players": players}, {}, where="--players")
         files = parse_assignments(data or [], where="--data")
         g.check_keys(data=files, where="--data")
         for key, path in (("items", items), ("monsters", monsters)):
