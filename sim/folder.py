@@ -37,10 +37,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sim.files import MAX_NESTING, parse_json as parse_json_bounded, write_atomic
+
 MANIFEST = "manifest.json"
 FORMAT = 1
 MAX_MANIFEST_BYTES = 128 * 2**20   # 100,000 parts of two tables are ~50 MB
-MAX_DEPTH = 32                     # JSON nesting in a manifest (a sweep's is under 10 deep)
+MAX_DEPTH = MAX_NESTING      # JSON nesting in a manifest (a sweep's is under 10 deep)
 MAX_CELLS = 10_000                 # as cluster.spec: a sweep has at most this many cells ...
 MAX_PARTS = 100_000                # ... and parts (tests/test_folder.py checks these equal the spec's)
 MAX_ID = 64                        # characters in a cell id (a sweep's are c0000 ... c9999)
@@ -105,32 +107,16 @@ def read_file(path: str | Path, root: str | Path, what: str, limit: int) -> byte
     return raw
 
 
-def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """Whether ``value`` (parsed JSON) nests lists and objects deeper than ``limit`` (an explicit stack: no
-    recursion, whatever the depth)."""
-    stack = [(value, 1)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, dict):
-            v = list(v.values())
-        if isinstance(v, list):
-            if d > limit:
-                return True
-            stack.extend((x, d + 1) for x in v if isinstance(x, (list, dict)))
-    return False
-
-
 def parse_json(raw: bytes, where: str, what: str) -> Any:
-    """``raw`` as JSON, nested at most MAX_DEPTH deep; anything else a FolderError naming ``where``."""
+    """``raw`` as JSON nested at most MAX_DEPTH deep (``sim.files.parse_json``); anything else a FolderError
+    ``where: unreadable <what> (why)``."""
+    class Refused(ValueError):
+        pass
     try:
-        value = json.loads(raw)
-    except RecursionError:
-        raise FolderError(f"{where}: nested too deeply; a {what} nests at most {MAX_DEPTH} levels") from None
-    except ValueError as e:          # UnicodeDecodeError and JSONDecodeError
-        raise FolderError(f"{where}: unreadable {what} ({str(e).splitlines()[0][:120]})") from None
-    if too_deep(value):
-        raise FolderError(f"{where}: nested too deeply; a {what} nests at most {MAX_DEPTH} levels")
-    return value
+        return parse_json_bounded(raw, "", Refused, MAX_DEPTH)
+    except Refused as e:
+        detail = str(e).removeprefix(": ").removeprefix("not valid JSON ").strip("()")
+        raise FolderError(f"{where}: unreadable {what} ({detail})") from None
 
 
 # ---- the key and the signature -------------------------------------------------------------------------
@@ -402,7 +388,6 @@ class Hashes:
     def save(self) -> None:
         if not self.changed or self.path is None:
             return
-        from sim.files import write_atomic
         with contextlib.suppress(OSError):
             write_atomic(self.path, json.dumps({"root": self.root, "files": self.known}))
         self.changed = False

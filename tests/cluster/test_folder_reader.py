@@ -135,10 +135,10 @@ def test_a_fifo_never_blocks_a_reader(work, what):
 def test_deep_nesting_and_a_huge_cell_id_are_one_line(work, tmp_path):
     raw = json.loads((work / "manifest.json").read_text())
     (work / "manifest.json").write_text('{"format": 1, "cells": ' + "[" * 100_000 + "]" * 100_000 + "}")
-    every_reader(work, tmp_path, "nested too deeply", skip=("report",))
+    every_reader(work, tmp_path, "nest more than 32 deep", skip=("report",))
     raw["spec"]["grid"]["players"] = json.loads("[" * 40 + "2" + "]" * 40)     # deeper than any manifest
     (work / "manifest.json").write_text(json.dumps(raw))
-    every_reader(work, tmp_path, "nested too deeply", skip=("report",))
+    every_reader(work, tmp_path, "nest more than 32 deep", skip=("report",))
     raw["spec"]["grid"]["players"] = [2, 4]
     raw["cells"][0]["id"] = "c" * 100_000
     (work / "manifest.json").write_text(json.dumps(raw))
