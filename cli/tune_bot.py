@@ -86,7 +86,10 @@ def tune_bot(game: Annotated[str, typer.Argument(help="the game whose heuristic 
         about = (f"playtest tune-bot {g.name} --trials {trials} --games {games} --seed {seed} --field {field}: "
                  f"{_points(overall.diff)} points ({_points(overall.low)} to {_points(overall.high)}, 95%) "
                  "over the default weights, on games not used to choose them")
-        write_preset(Path(g.bot_presets_path), preset, r.best_weights, about)
+        try:
+            write_preset(Path(g.bot_presets_path), preset, r.best_weights, about)
+        except ValueError as e:             # the preset file is not one (bounded read: sim.files)
+            fail(str(e))
         err.print(f"preset written: heuristic:preset={preset} in {plain(g.bot_presets_path)}", highlight=False)
 
 
