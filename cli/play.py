@@ -232,13 +232,22 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
         cards_out: Annotated[Optional[Path], typer.Option(
             help="also write the per-card table (one row per game, seat and card) here (games that keep "
                  "one: " + ", ".join(n for n in GAMES.names() if "cards" in GAMES[n].schemas) + ")")]
-        = None) -> None:
-    """Play a local batch of games and write one Parquet file (two with --cards-out), with a progress bar."""
+        = None,
+        force: Annotated[bool, typer.Option("--force", help="replace --out (and --cards-out) if it exists")] = False
+        ) -> None:
+    """Play a local batch of games and write one Parquet file (two with --cards-out), with a progress bar.
+
+    An existing --out or --cards-out file is kept unless --force is given (as a sweep keeps its folder).
+
+    Example: playtest run paws --games 100000 --seed 1 --set round_limit=20 --out r.parquet"""
     check_range("--games", games, 1, MAX_GAMES)
     check_range("--seed", seed, 0, MAX_SEED)
     check_range("--start", start, 0, MAX_GAME_INDEX - games + 1)
     check_range("--chunk", chunk, 1, MAX_GAMES)
     check_output_file("--out", out)
+    for flag, path in (("--out", out), ("--cards-out", cards_out)):
+        if path is not None and path.exists() and not force:
+            fail(f"{flag} {path}: the file exists; pass --force to replace it, or give another name")
     if cards_out is not None:
         check_output_file("--cards-out", cards_out)
         if cards_out.resolve() == out.resolve():
