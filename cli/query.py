@@ -111,8 +111,8 @@ def _answer(name, paths, results, param, where, pool, by):
             note(line)
     except (library.QueryError, library.ResultsError) as e:
         fail(str(e))
-    except library.Interrupted as e:
-        fail(str(e), code=130)
+    except KeyboardInterrupt as e:        # Ctrl-C: in a statement (library.Interrupted says which) or between
+        fail(str(e) or f"query {name}: interrupted (Ctrl-C)", code=130)
     return columns, rows, q, variants
 
 
@@ -153,8 +153,8 @@ def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games'
                 warn(line)
         except (library.QueryError, library.ResultsError) as e:
             fail(str(e))
-        except library.Interrupted as e:
-            fail(str(e), code=130)
+        except KeyboardInterrupt as e:    # Ctrl-C: in the statement (library.Interrupted says so) or before it
+            fail(str(e) or "sql: interrupted (Ctrl-C)", code=130)
     typer.echo(render("sql", columns, rows, fmt))
 
 

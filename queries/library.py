@@ -783,10 +783,10 @@ def interruptible(con, work, where: str):
         finally:
             done.set()
 
-    worker = threading.Thread(target=target, name="playtest-sql", daemon=True)
-    deadline = time.monotonic() + limit
     why = None
     try:
+        worker = threading.Thread(target=target, name="playtest-sql", daemon=True)
+        deadline = time.monotonic() + limit
         worker.start()
         while not done.is_set():
             left = deadline - time.monotonic()
@@ -798,8 +798,10 @@ def interruptible(con, work, where: str):
         why = "interrupt"
     if why:
         stop.set()
-        con.interrupt()
-        done.wait(STOP_GRACE_S)
+        until = time.monotonic() + STOP_GRACE_S
+        while not done.is_set() and time.monotonic() < until:
+            con.interrupt()               # again until it stops: a statement that had not begun yet misses one
+            done.wait(POLL_S)
         if why == "interrupt":
             raise Interrupted(f"{where}: interrupted (Ctrl-C); the statement was stopped")
         raise QueryError(f"{where}: stopped after {limit:g} s, the statement timeout (--timeout SECONDS, "
