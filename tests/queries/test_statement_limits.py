@@ -83,11 +83,11 @@ def test_the_locked_connection_has_a_memory_limit_it_cannot_raise(sweep):
 CHILD = """
 import sys
 from queries import library
-run = library.interruptible
-def announced(con, work, where):
-    print("statement: " + where, file=sys.stderr, flush=True)
-    return run(con, work, where)
-library.interruptible = announced
+run = library.execute
+def announced(con, sql, *args, **kwargs):
+    print("statement: " + kwargs.get("where", "SQL"), file=sys.stderr, flush=True)
+    return run(con, sql, *args, **kwargs)
+library.execute = announced
 from cli.main import app
 sys.argv = ["playtest"] + sys.argv[1:]
 app()
