@@ -814,7 +814,8 @@ def interruptible(con, work, where: str):
 def locked_connection(paths: Iterable[str], threads: int | None = None, arrow: dict[str, Any] | None = None):
     """A DuckDB connection that can read exactly ``paths`` (files) and nothing else: no other file, no
     extension install or load, no setting change. The settings are made before any user text is seen:
-    ``allowed_paths`` (the files), then ``enable_external_access = false``, the memory limit (LIMITS), then
+    ``allowed_paths`` (the files), then ``enable_external_access = false``, the memory limit (LIMITS) and no
+    temporary directory (a statement that needs more memory fails; it never spills to disk), then
     ``lock_configuration``. ``arrow``: {name: Arrow dataset} registered first (results on object storage,
     read by pyarrow).
 
@@ -824,6 +825,7 @@ def locked_connection(paths: Iterable[str], threads: int | None = None, arrow: d
     import duckdb
     config: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
                               "allow_community_extensions": False, "allow_unsigned_extensions": False,
+                              "temp_directory": "",     # no spilling: DuckDB would write GiBs into ./.tmp
                               **SAFE_CONFIG}
     if threads:
         config["threads"] = threads
@@ -1065,9 +1067,9 @@ def execute(con, sql: str, params: dict[str, Any] | None = None, where: str = "S
 
     try:
         out = interruptible(con, work, where)
-    except duckdb.OutOfMemoryException as e:
-        raise QueryError(f"{where}: {one_line(e)}; the memory limit is {LIMITS.get().memory():.2f} GiB "
-                         f"(--memory-limit GIB)") from None
+    except duckdb.OutOfMemoryException as e:      # DuckDB's advice after "... used)" is SET, which is locked
+        raise QueryError(f"{where}: {re.split(r'(?<=used[)]) ', one_line(e))[0][:300]}; the memory limit is "
+                         f"{LIMITS.get().memory():.2f} GiB (--memory-limit GIB)") from None
     except (duckdb.Error, OverflowError) as e:
         raise read_error(e, results) or QueryError(f"{where}: {one_line(e)}") from None
     if out is None:

@@ -78,6 +78,15 @@ def test_the_locked_connection_has_a_memory_limit_it_cannot_raise(sweep):
     assert unit == "GiB" and float(number) == pytest.approx(library.Limits().memory(), abs=0.1)
 
 
+def test_a_statement_over_the_memory_limit_is_one_line_and_spills_nothing(sweep, cwd):
+    """The locked connection spilled to ./.tmp (GiBs, up to 90% of the disk); now it has no temporary
+    directory and a statement that needs more than --memory-limit fails in one line."""
+    line = refused(cli("sql", "SELECT count(*) FROM (SELECT DISTINCT range::VARCHAR || 'xxxxxxxxxxxxxxxxxxxxxxxxxx' "
+                       "FROM range(30000000))", "--results", sweep, "--read-only", "--memory-limit", "0.25"))
+    assert "Out of Memory" in line and "the memory limit is 0.25 GiB (--memory-limit GIB)" in line
+    assert "SET " not in line and list(cwd.iterdir()) == []
+
+
 # Started as the CLI in a process of its own; it says on stderr when a statement begins (the test waits
 # for it: Ctrl-C then reaches a running statement, not the start-up).
 CHILD = """
