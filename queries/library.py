@@ -35,12 +35,10 @@ from __future__ import annotations
 
 import functools
 import glob
-import json
 import math
 import os
 import re
 import shlex
-import stat
 import threading
 import time
 from contextlib import contextmanager
@@ -49,6 +47,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from sim import folder
 from sim.files import read_text_bounded
 from sim.storage import StorageError, is_uri, open_location, shown
 from sim.games import GAMES
@@ -367,7 +366,6 @@ def _ident(name: str) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 _TABLE_NAME = re.compile(r"[A-Za-z_]\w*")
-_CELL_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 @functools.lru_cache(maxsize=1)
@@ -393,66 +391,22 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _manifest_problem(m: Any) -> str | None:
-    """What is wrong with a parsed manifest's shape (the keys the queries read), or None."""
-    if not isinstance(m, dict):
-        return "not a JSON object"
-    if m.get("format", MANIFEST_FORMAT) != MANIFEST_FORMAT:
-        return f"format {m.get('format')!r}, expected {MANIFEST_FORMAT}"
-    tables = m.get("tables", ["games"])
-    if not isinstance(tables, list) or not all(isinstance(t, str) for t in tables):
-        return "'tables' is not a list of names"
-    if "spec_file" in m and not isinstance(m["spec_file"], str):
-        return "'spec_file' is not a path"
-    cells = m.get("cells")
-    if not isinstance(cells, list):
-        return "'cells' is not a list"
-    for c in cells:
-        if not isinstance(c, dict) or not isinstance(c.get("id"), str) or not _CELL_ID.fullmatch(c["id"]):
-            return "a cell without a valid 'id'"
-        parts = c.get("parts")
-        if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
-            return f"cell {c['id']}: 'parts' is not a list of objects"
-        for i, p in enumerate(parts):
-            where = f"cell {c['id']}, part {i}"
-            if not _is_int(p.get("batch", i)) or p.get("batch", i) < 0:
-                return f"{where}: 'batch' is not a part number"
-            if not isinstance(p.get("state"), str):
-                return f"{where}: 'state' is not a string"
-            if "bytes" in p and not _is_int(p["bytes"]):
-                return f"{where}: 'bytes' is not an integer"
-            files = p.get("files", {})
-            if not isinstance(files, dict) or not all(
-                    isinstance(f, dict) and _is_int(f.get("bytes", 0)) and isinstance(f.get("sha256", ""), str)
-                    for f in files.values()):
-                return f"{where}: 'files' is not a map of table to {{bytes, sha256}}"
-    return None
-
-
 def read_manifest(root: str | Path) -> dict[str, Any] | None:
-    """The sweep manifest in a results directory, None if there is none; a broken one is a ResultsError."""
-    if is_uri(root):               # on object storage
-        try:
-            m = _manifest_of(root)
-        except StorageError as e:
-            raise ResultsError(str(e)) from None
-        except ValueError as e:
-            raise ResultsError(f"{root}/{MANIFEST}: unreadable sweep manifest ({one_line(e)})") from None
-        problem = None if m is None else _manifest_problem(m)
-        if problem:
-            raise ResultsError(f"{root}/{MANIFEST}: not a sweep manifest the queries can read ({problem})")
-        return m
-    path = Path(root) / MANIFEST
-    if not path.exists():
-        return None
+    """The sweep manifest in a results directory (read by the one bounded reader, ``sim.folder``), None if there
+    is none; a broken or unsafe one is a ResultsError of one line."""
+    got = _read_manifest(root)
+    return None if got is None else got.data
+
+
+def _read_manifest(root: str | Path) -> folder.Manifest | None:
     try:
-        m = json.loads(path.read_text())
-    except (OSError, ValueError) as e:            # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise ResultsError(f"{path}: unreadable sweep manifest ({one_line(e)})") from None
-    problem = _manifest_problem(m)
-    if problem:
-        raise ResultsError(f"{path}: not a sweep manifest the queries can read ({problem})")
-    return m
+        got = folder.read_manifest(root)
+    except folder.FolderError as e:
+        raise ResultsError(str(e)) from None
+    if got is not None and got.signature == folder.BROKEN:     # edited by hand after the sweep signed it
+        raise ResultsError(f"{got.where}: its signature does not match its content (edited after the sweep saved "
+                           f"it), so it cannot say which parts the sweep wrote; {repair_hint(root, got.data)}")
+    return got
 
 
 def repair_hint(root: str | Path, manifest: dict[str, Any] | None) -> str:
@@ -467,48 +421,39 @@ def corrupt_message(root: str | Path, manifest: dict[str, Any] | None, parts: Se
     return (f"{root}: {len(parts)} corrupt or missing part(s) ({listed}){why}; {repair_hint(root, manifest)}")
 
 
-def _size(path: Path) -> int | None:
-    """The size of a regular file, None when it is missing or not a file (one stat)."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_size if stat.S_ISREG(st.st_mode) else None
-
-
-def sweep_files(root: str | Path, manifest: dict[str, Any], listed: dict[str, int] | None = None
+def sweep_files(root: str | Path, manifest: dict[str, Any] | folder.Manifest, listed: dict[str, int] | None = None
                 ) -> dict[str, list[str]]:
-    """{table: [part file, ...]} of a sweep's done parts, in (cell, batch) order, each checked to be there
-    with the size the manifest records (``files[table].bytes``; older manifests: the part's total
-    ``bytes``); missing or resized parts are a ResultsError naming them and the repair commands.
+    """{table: [part file, ...]} of a sweep's done parts, in (cell, batch) order, each checked by the one bounded
+    reader (``sim.folder.part_files``): a regular file inside the folder with the size and SHA-256 the manifest
+    records (each file hashed once, remembered outside the folder); a part that differs is a ResultsError
+    naming it and the repair commands.
 
     ``listed``: for results on object storage, {relative path: size} of its objects; the parts are then given
-    by their relative paths."""
-    base = Path(root) if listed is None else None
-    named = [t for t in manifest.get("tables", ["games"]) if _TABLE_NAME.fullmatch(t)]
-    tables = [t for t in named if table_name_ok(t)]
-    done = {}
-    for c in manifest["cells"]:
-        for i, p in enumerate(c["parts"]):
-            if p["state"] == "done":
-                done.setdefault((c["id"], p.get("batch", i)), p)     # a part listed twice is read once
-    files: dict[str, list[str]] = {t: [] for t in tables}
-    bad = []
-    for (cell, batch), p in sorted(done.items()):
-        rel = {t: f"{t}/cell={cell}/part-{batch:05d}.parquet" for t in named}
-        sizes = {t: _size(base / r) if listed is None else listed.get(r) for t, r in rel.items()}
-        recorded = p.get("files") or {}
-        broken = [t for t in named if sizes[t] is None
-                  or (t in recorded and "bytes" in recorded[t] and recorded[t]["bytes"] != sizes[t])]
-        if not broken and not recorded and p.get("bytes", 0) > 0 and sum(sizes.values()) != p["bytes"]:
-            broken = named
-        bad += [rel[t] for t in broken]
-        for t in tables:
-            files[t].append(rel[t] if base is None else os.path.abspath(base / rel[t]))
+    by their relative paths and checked by size."""
+    read = manifest if isinstance(manifest, folder.Manifest) else folder.Manifest(manifest, str(root))
+    m = read.data
+    tables = [t for t in m.get("tables", ["games"]) if table_name_ok(t)]
+    if listed is None:
+        files, bad = folder.part_files(root, read, tables)
+    else:
+        files, bad = {t: [] for t in tables}, []
+        for cell, batch, p in folder.done_parts(m):
+            recorded = p.get("files") or {}
+            rels = {t: folder.part_rel(t, cell, batch) for t in m.get("tables", ["games"])}
+            for t, rel in rels.items():
+                size, want = listed.get(rel), (recorded.get(t) or {}).get("bytes")
+                if size is None or (want is not None and want != size):
+                    bad.append((rel, "missing" if size is None else f"{size:,} bytes; the manifest records {want:,}"))
+                elif t in files:
+                    files[t].append(rel)
+            if not recorded and p.get("bytes", 0) > 0 and all(r in listed for r in rels.values()) \
+                    and sum(listed[r] for r in rels.values()) != p["bytes"]:
+                bad += [(r, "its size differs from the manifest's") for r in rels.values()]
     if bad:
-        raise ResultsError(corrupt_message(root, manifest, bad))
-    if not done:
-        raise ResultsError(f"{root}: the sweep has no finished parts yet (state {manifest.get('state')!r}); "
+        why = bad[0][1] if len(bad) == 1 else f"the first, {bad[0][0]}: {bad[0][1]}"
+        raise ResultsError(corrupt_message(root, m, [rel for rel, _ in bad], f" ({why})"))
+    if not folder.done_parts(m):
+        raise ResultsError(f"{root}: the sweep has no finished parts yet (state {m.get('state')!r}); "
                            f"nothing to answer from")
     return files
 
@@ -526,7 +471,7 @@ def table_sources(result: str | Path) -> dict[str, tuple[list[str], bool]]:
     whose names could collide with the connection's own views or SQL (table_name_ok) are left out.
     """
     text = str(result)
-    if any(ch in text for ch in "*?["):
+    if any(ch in text for ch in "*?[") and not os.path.lexists(text):     # a folder named "a[1]" is a folder
         files = _parquet_files(text)
         if not files:
             raise ResultsError(f"{text}: no Parquet files match this pattern")
@@ -536,7 +481,7 @@ def table_sources(result: str | Path) -> dict[str, tuple[list[str], bool]]:
         return {"games": ([os.path.abspath(path)], True)}
     if not path.is_dir():
         raise ResultsError(f"{text}: no such results directory or Parquet file")
-    manifest = read_manifest(path)
+    manifest = _read_manifest(path)
     if manifest is not None:
         return {t: (files, True) for t, files in sweep_files(text, manifest).items()}
     tables = {}
@@ -561,17 +506,10 @@ def remote_sources(result: str) -> dict[str, Any]:
     import pyarrow.dataset as pads
     try:
         loc = open_location(result)
-        raw = loc.read_bytes(MANIFEST, 256 * 2**20)
-        if raw is None:
+        m = _read_manifest(result)
+        if m is None:
             raise ResultsError(f"{loc.name()}: no sweep here (no {MANIFEST}); results on object storage are read "
                                "through their sweep manifest")
-        try:
-            m = json.loads(raw)
-        except ValueError as e:
-            raise ResultsError(f"{loc.name(MANIFEST)}: unreadable sweep manifest ({one_line(e)})") from None
-        problem = _manifest_problem(m)
-        if problem:
-            raise ResultsError(f"{loc.name(MANIFEST)}: not a sweep manifest the queries can read ({problem})")
         files = sweep_files(loc.name(), m, loc.files())
         cell = pads.partitioning(pa.schema([("cell", pa.string())]), flavor="hive")
         return {t: pads.dataset([loc.path(r) for r in rels], filesystem=loc.fs, format="parquet", partitioning=cell,
@@ -583,26 +521,25 @@ def remote_sources(result: str) -> dict[str, Any]:
         raise ResultsError(f"{result}: cannot read the parts ({one_line(e)})") from None
 
 
-def _manifest_of(r: str | Path) -> Any:
-    if is_uri(r):
-        raw = open_location(str(r), probe=False).read_bytes(MANIFEST, 256 * 2**20)
-        return json.loads(raw) if raw is not None else None
-    return json.loads((Path(r) / MANIFEST).read_text())
-
-
 def sweep_notes(results: Sequence[str | Path]) -> list[str]:
-    """A line for each results directory whose sweep manifest says it is not finished (answers are partial)."""
+    """A line for each results directory whose sweep manifest says it is not finished (answers are partial), and
+    one for each whose parts only the folder itself vouches for (no signature of this machine's: sim.folder)."""
     notes = []
     for r in results:
         try:
-            m = _manifest_of(r)
-            parts = [p for c in m["cells"] for p in c["parts"]]
-            if m.get("state") != "done":
-                done = sum(p.get("state") == "done" for p in parts)
-                notes.append(f"{r}: the sweep is {m.get('state')!r} ({done} of {len(parts)} parts done); "
-                             f"the answer covers the parts written so far")
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, StorageError):
-            continue          # no manifest (a plain Parquet file or folder), or not a sweep's
+            got = folder.read_manifest(r) if is_uri(r) or Path(r).is_dir() else None
+        except folder.FolderError:
+            continue          # refused where the parts are read, in one line
+        if got is None:
+            continue          # no manifest (a plain Parquet file or folder)
+        m = got.data
+        if m.get("state") != "done":
+            parts = [p for c in m["cells"] for p in c["parts"] if p["state"] != folder.BEYOND]
+            done = sum(p["state"] == "done" for p in parts)
+            notes.append(f"{r}: the sweep is {m.get('state')!r} ({done} of {len(parts)} parts done); "
+                         f"the answer covers the parts written so far")
+        if (note := got.note()) is not None:
+            notes.append(note)
     return notes
 
 

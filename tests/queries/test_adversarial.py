@@ -505,11 +505,12 @@ def test_folders_named_like_sql_or_the_views_are_harmless(name, manifest, tmp_pa
 
 def test_a_truncated_part_is_refused_with_the_repair_commands(sweep):
     part = sweep / "games" / "cell=c001" / "part-00000.parquet"
-    os.truncate(part, part.stat().st_size // 2)
+    size = part.stat().st_size
+    os.truncate(part, size // 2)
     for args in (["query", "stall_rate"], ["sql", "SELECT 1"], ["sql", "SELECT 1", "--read-only"]):
         line = refused(cli(*args, "--results", sweep))
-        assert line == f"error: {sweep}: 1 corrupt or missing part(s) (games/cell=c001/part-00000.parquet); " \
-                       f"{repair(sweep)}"
+        assert line == f"error: {sweep}: 1 corrupt or missing part(s) (games/cell=c001/part-00000.parquet) " \
+                       f"({size // 2:,} bytes; the manifest records {size:,}); {repair(sweep)}"
 
 
 def test_a_deleted_part_is_refused_with_the_repair_commands(sweep):
@@ -517,7 +518,8 @@ def test_a_deleted_part_is_refused_with_the_repair_commands(sweep):
     (sweep / "games" / "cell=c002" / "part-00000.parquet").unlink()
     line = refused(cli("query", "stall_rate", "--results", sweep))
     assert line == (f"error: {sweep}: 2 corrupt or missing part(s) (games/cell=c000/part-00001.parquet, "
-                    f"games/cell=c002/part-00000.parquet); {repair(sweep)}")
+                    f"games/cell=c002/part-00000.parquet) (the first, games/cell=c000/part-00001.parquet: no such "
+                    f"part file); {repair(sweep)}")
 
 
 def test_a_corrupt_footer_of_the_right_size_is_one_line_with_the_repair_commands(sweep):
@@ -535,16 +537,17 @@ def test_an_older_manifest_without_file_sizes_checks_the_part_bytes(tmp_path):
     assert len(baseline(root)) == 3
     part = root / "games" / "cell=c000" / "part-00000.parquet"
     os.truncate(part, 100)
-    refused(cli("query", "stall_rate", "--results", root), "(games/cell=c000/part-00000.parquet); repair with:")
+    refused(cli("query", "stall_rate", "--results", root),
+            "(games/cell=c000/part-00000.parquet) (its size differs from the manifest's); repair with:")
 
 
 @pytest.mark.parametrize("text, needle", [
     ("{not json", "unreadable sweep manifest"),
     ("[1, 2]", "not a JSON object"),
-    ('{"format": 1, "cells": {"c000": 1}}', "'cells' is not a list"),
-    ('{"format": 1, "cells": [{"id": "../../etc", "parts": []}]}', "a cell without a valid 'id'"),
-    ('{"format": 1, "cells": [{"id": "c000", "parts": [{"state": "done", "batch": "0"}]}]}', "'batch'"),
-    ('{"format": 1, "cells": [{"id": "c000", "parts": [{"state": "done", "files": {"games": 5}}]}]}', "'files'"),
+    ('{"format": 1, "cells": {"c000": 1}}', "field cells is not a list"),
+    ('{"format": 1, "cells": [{"id": "../../etc", "parts": []}]}', "cells[0].id = '../../etc' is not a cell id"),
+    ('{"format": 1, "cells": [{"id": "c000", "parts": [{"state": "done", "batch": "0"}]}]}', "field cells[0].parts[0].batch = 0 is not"),
+    ('{"format": 1, "cells": [{"id": "c000", "parts": [{"state": "done", "files": {"games": 5}}]}]}', "field cells[0].parts[0].files is not"),
     ('{"format": 2, "cells": []}', "format 2"),
 ])
 def test_a_broken_manifest_is_one_line_naming_the_file(text, needle, sweep):
