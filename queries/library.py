@@ -26,6 +26,12 @@ no setting. A ``--where`` filter is data, not SQL text: it is parsed by DuckDB's
 (``json_serialize_sql``) and accepted only as one boolean expression over the games' columns, constants,
 operators and an allow-list of functions (``check_filter``).
 
+A ``.sql`` file given by path (a question file) is untrusted text too: it must be one SELECT statement
+(``only_select``), and it may read only the connection's own views and call only pure functions
+(``check_select``), as ``playtest sql --read-only`` may. Every statement runs in a worker thread
+(``interruptible``) that Ctrl-C and the statement timeout stop; the locked connection has a memory
+limit and never spills to disk (``LIMITS``).
+
 A query that reads ``seat_outcomes`` or ``bot_meetings`` (who won per seat, and bot against bot: the
 ladder's queries) gets them made on its connection (``add_seat_outcomes``) from each game's
 ``sql/seats.sql``.
@@ -661,11 +667,19 @@ class Interrupted(KeyboardInterrupt):
 
 
 def machine_memory_gib() -> float:
-    """The machine's physical memory in GiB (16 when it cannot be read)."""
+    """The memory this process may use in GiB: the machine's physical memory, or its container's limit
+    (cgroup v2 ``memory.max``) when lower; 16 when neither can be read."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
-        return 16.0
+        total = 16 * 2**30
+    try:
+        text = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if text.isdigit() and 0 < int(text) < total:
+            total = int(text)
+    except OSError:
+        pass
+    return total / 2**30
 
 
 @dataclass(frozen=True)
