@@ -26,6 +26,12 @@ no setting. A ``--where`` filter is data, not SQL text: it is parsed by DuckDB's
 (``json_serialize_sql``) and accepted only as one boolean expression over the games' columns, constants,
 operators and an allow-list of functions (``check_filter``).
 
+A ``.sql`` file given by path (a question file) is untrusted text too: it must be one SELECT statement
+(``only_select``), and it may read only the connection's own views and call only pure functions
+(``check_select``), as ``playtest sql --read-only`` may. Every statement runs in a worker thread
+(``interruptible``) that Ctrl-C and the statement timeout stop; the locked connection has a memory
+limit and never spills to disk (``LIMITS``).
+
 A query that reads ``seat_outcomes`` or ``bot_meetings`` (who won per seat, and bot against bot: the
 ladder's queries) gets them made on its connection (``add_seat_outcomes``) from each game's
 ``sql/seats.sql``.
@@ -39,7 +45,11 @@ import math
 import os
 import re
 import shlex
-from dataclasses import dataclass
+import threading
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -47,7 +57,8 @@ from sim import folder
 from sim.files import read_text_bounded
 from sim.storage import StorageError, is_uri, open_location, shown
 from sim.games import GAMES
-from sim.sql_expr import Allowed, ExprCheck, Refused, refuse_comments_and_statements, serialize, strip_locations
+from sim.sql_expr import (Allowed, ExprCheck, Refused, SelectAllowed, SelectCheck, refuse_comments_and_statements,
+                          serialize, strip_locations)
 
 QUERY_DIR = Path(__file__).parent            # the game-agnostic questions; each game brings its own
 MANIFEST = "manifest.json"
@@ -149,6 +160,7 @@ class Query:
     sql: str
     path: Path
     fixed: tuple[str, ...] = ()      # columns the query picks a value of itself (a WHERE on them): never split
+    user: bool = False               # a .sql file given by path (untrusted text), not a canned query
 
 
 def _num(x: float) -> str:
@@ -286,12 +298,20 @@ def available() -> list[Query]:
 
 
 def load(name: str) -> Query:
-    """A canned query by name, or any ``.sql`` file by path."""
+    """A canned query by name, or any ``.sql`` file by path (a question file: it must hold one SELECT
+    statement, as the canned queries do, checked here before any results are read; ``answer`` checks
+    what it calls and reads on the results' connection)."""
     if name.endswith(".sql") or "/" in name:
         path = Path(name)
         if not path.is_file():
             raise QueryError(f"{name}: no such SQL file")
-        return parse_sql_file(path)
+        query = replace(parse_sql_file(path), user=True)
+        con = _parser()
+        try:
+            only_select(con, query.sql, str(path), QUESTION_FILE)
+        finally:
+            con.close()
+        return query
     files = canned_files()
     if not re.fullmatch(r"\w+", name) or name not in files:
         raise QueryError(f"unknown query {name!r}; available: {', '.join(q.name for q in available())}")
@@ -628,14 +648,135 @@ def _shown(where: str) -> str:
 # The connection
 # ---------------------------------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------------------------------
+# Limits on a statement: time (a worker thread the main thread can interrupt) and memory (the locked connection)
+# ---------------------------------------------------------------------------------------------------
+
+STATEMENT_TIMEOUT = 300.0                 # seconds one statement may run (playtest query/sql --timeout)
+MAX_TIMEOUT = 86400.0                     # a day
+MIN_TIMEOUT = 1.0
+MEMORY_SHARE = 0.5                        # of the machine's memory, the locked connection's default limit
+MIN_MEMORY_GIB = 0.25
+POLL_S = 0.1                              # how often the main thread looks at a running statement
+STOP_GRACE_S = 10.0                       # how long an interrupted statement has to stop
+FETCH_ROWS = 10000                        # rows fetched at a time (a stop between two fetches)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a running statement; the message says which (a KeyboardInterrupt: exit code 130)."""
+
+
+def machine_memory_gib() -> float:
+    """The memory this process may use in GiB: the machine's physical memory, or its container's limit
+    (cgroup v2 ``memory.max``) when lower; 16 when neither can be read."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 16 * 2**30
+    try:
+        text = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if text.isdigit() and 0 < int(text) < total:
+            total = int(text)
+    except OSError:
+        pass
+    return total / 2**30
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long one statement may run and how much memory a locked connection may use."""
+    timeout: float = STATEMENT_TIMEOUT    # seconds
+    memory_gib: float | None = None       # None: MEMORY_SHARE of the machine's memory
+
+    def memory(self) -> float:
+        return self.memory_gib if self.memory_gib is not None else max(MIN_MEMORY_GIB,
+                                                                          MEMORY_SHARE * machine_memory_gib())
+
+
+LIMITS: ContextVar[Limits] = ContextVar("playtest_sql_limits", default=Limits())
+
+
+def check_limits(timeout: float | None = None, memory_gib: float | None = None) -> Limits:
+    """The limits ``--timeout`` and ``--memory-limit`` ask for, checked (a QueryError naming the flag)."""
+    if timeout is not None and not (math.isfinite(timeout) and MIN_TIMEOUT <= timeout <= MAX_TIMEOUT):
+        raise QueryError(f"--timeout {timeout:g}: expected seconds from {MIN_TIMEOUT:g} to {MAX_TIMEOUT:g}")
+    most = max(MIN_MEMORY_GIB, machine_memory_gib())
+    if memory_gib is not None and not (math.isfinite(memory_gib) and MIN_MEMORY_GIB <= memory_gib <= most):
+        raise QueryError(f"--memory-limit {memory_gib:g}: expected GiB from {MIN_MEMORY_GIB:g} to {most:.1f} "
+                         f"(this machine's memory)")
+    return Limits(STATEMENT_TIMEOUT if timeout is None else float(timeout), memory_gib)
+
+
+@contextmanager
+def limits(timeout: float | None = None, memory_gib: float | None = None):
+    """Statements run inside this block (execute) and locked connections made in it use these limits."""
+    token = LIMITS.set(check_limits(timeout, memory_gib))
+    try:
+        yield LIMITS.get()
+    finally:
+        LIMITS.reset(token)
+
+
+def interruptible(con, work, where: str):
+    """``work()`` (statements on ``con``) run in a worker thread while this (the main) thread waits: on
+    Ctrl-C (KeyboardInterrupt) or when the statement timeout passes it calls ``con.interrupt()`` and ends
+    in one line: Interrupted (exit code 130) or a QueryError naming the timeout. DuckDB runs a statement in
+    C++ where Python's signal handler cannot run, so without the thread Ctrl-C waits for the statement."""
+    limit = LIMITS.get().timeout
+    box: dict[str, Any] = {}
+    stop, done = threading.Event(), threading.Event()    # not Thread.join: an interrupted join misreports
+
+    def target() -> None:
+        try:
+            box["value"] = work(stop)
+        except BaseException as e:        # noqa: BLE001 - handed to the main thread
+            box["error"] = e
+        finally:
+            done.set()
+
+    why = None
+    try:
+        worker = threading.Thread(target=target, name="playtest-sql", daemon=True)
+        deadline = time.monotonic() + limit
+        worker.start()
+        while not done.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                why = "timeout"
+                break
+            done.wait(min(POLL_S, left))
+    except KeyboardInterrupt:
+        why = "interrupt"
+    if why:
+        stop.set()
+        until = time.monotonic() + STOP_GRACE_S
+        while not done.is_set() and time.monotonic() < until:
+            con.interrupt()               # again until it stops: a statement that had not begun yet misses one
+            done.wait(POLL_S)
+        if why == "interrupt":
+            raise Interrupted(f"{where}: interrupted (Ctrl-C); the statement was stopped")
+        raise QueryError(f"{where}: stopped after {limit:g} s, the statement timeout (--timeout SECONDS, "
+                         f"at most {MAX_TIMEOUT:g})")
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
 def locked_connection(paths: Iterable[str], threads: int | None = None, arrow: dict[str, Any] | None = None):
     """A DuckDB connection that can read exactly ``paths`` (files) and nothing else: no other file, no
     extension install or load, no setting change. The settings are made before any user text is seen:
-    ``allowed_paths`` (the files), then ``enable_external_access = false``, then ``lock_configuration``.
-    ``arrow``: {name: Arrow dataset} registered first (results on object storage, read by pyarrow)."""
+    ``allowed_paths`` (the files), then ``enable_external_access = false``, the memory limit (LIMITS) and no
+    temporary directory (a statement that needs more memory fails; it never spills to disk), then
+    ``lock_configuration``. ``arrow``: {name: Arrow dataset} registered first (results on object storage,
+    read by pyarrow).
+
+    DuckDB has no setting that makes ``allowed_paths`` read-only (``COPY ... TO`` a part would replace
+    it), so no statement reaches this connection from user text unless it is one SELECT (only_select):
+    the console's and question files' check every call and table too (check_select)."""
     import duckdb
     config: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
                               "allow_community_extensions": False, "allow_unsigned_extensions": False,
+                              "temp_directory": "",     # no spilling: DuckDB would write GiBs into ./.tmp
                               **SAFE_CONFIG}
     if threads:
         config["threads"] = threads
@@ -647,6 +788,7 @@ def locked_connection(paths: Iterable[str], threads: int | None = None, arrow: d
         if files:
             con.execute("SET allowed_paths = $paths", {"paths": files})
         con.execute("SET enable_external_access = false")
+        con.execute("SET memory_limit = $m", {"m": f"{max(1, round(LIMITS.get().memory() * 1024))}MiB"})
         con.execute("SET lock_configuration = true")
     except BaseException:
         con.close()
@@ -766,47 +908,140 @@ def one_line(e: Exception) -> str:
     return re.split(r" LINE \d+:", " ".join(str(e).split()))[0]
 
 
-def only_select(con, sql: str, where: str = "sql") -> None:
-    """Refuse anything but one SELECT statement (``playtest sql --read-only``): COPY, ATTACH, SET, INSTALL,
-    CREATE ... and several statements are a QueryError. DuckDB's parser decides (json_serialize_sql
-    serializes SELECT statements only)."""
+READ_ONLY = ("with --read-only", "--read-only runs")             # how a refusal says what runs one SELECT
+QUESTION_FILE = ("from a .sql file", "a .sql file holds")
+# table functions a checked SELECT may call in FROM (no file, setting, catalog or query-text function)
+SELECT_TABLE_FUNCTIONS = frozenset(["range", "generate_series", "unnest"])
+# DuckDB declares these pure (CONSISTENT) but they read SQL text or DuckDB's own state, not the games
+SELECT_REFUSED = frozenset(["json_serialize_sql", "json_deserialize_sql", "json_serialize_plan", "version",
+                            "parse_duckdb_log_message", "current_user", "current_role", "current_catalog", "user",
+                            "session_user", "get_block_size", "assert_true"])
+# pure, but DuckDB marks them volatile or consistent within a query (time zones, list ranges; error() stops the
+# query with its message): allowed too
+SELECT_EXTRA = frozenset("""
+    error unnest range generate_series date_part datepart date_trunc datetrunc date_diff datediff date_sub datesub
+    year month day hour minute second millisecond microsecond quarter week weekday dayofweek dayofmonth
+    dayofyear isodow isoyear yearweek weekofyear era decade century millennium dayname monthname last_day
+    strftime time_bucket
+""".split())
+
+
+def _parser():
+    """A bare in-memory connection to parse SQL with (json_serialize_sql): no results, no extensions."""
+    import duckdb
+    return duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+                                  "enable_external_access": False})
+
+
+@functools.lru_cache(maxsize=1)
+def select_functions() -> frozenset[str]:
+    """The functions a checked SELECT may call: DuckDB's built-in scalar, aggregate and window functions it
+    declares pure (``stability = 'CONSISTENT'``), its built-in macros in ``main``, SELECT_EXTRA and playtest's
+    macros (all_macros), less SELECT_REFUSED and DuckDB's internal ones (``__internal_...``). Settings, the
+    environment, the clock, random numbers, sequences, ``error``, ``query``, ``read_*`` and ``duckdb_*``
+    are not among them."""
+    con = _parser()
+    try:
+        names = {n.lower() for (n,) in con.execute(
+            "SELECT DISTINCT function_name FROM duckdb_functions() WHERE internal AND schema_name = 'main' AND "
+            "((function_type IN ('scalar', 'aggregate', 'window') AND stability = 'CONSISTENT') "
+            " OR function_type = 'macro')").fetchall()}
+    finally:
+        con.close()
+    names = {n for n in names if not n.startswith("__")} - SELECT_REFUSED
+    return frozenset(names | SELECT_EXTRA | macro_names())
+
+
+def only_select(con, sql: str, where: str = "sql", how: tuple[str, str] = READ_ONLY) -> dict[str, Any]:
+    """Refuse anything but one SELECT statement (``playtest sql --read-only``, a question file): COPY,
+    ATTACH, SET, INSTALL, CREATE ... and several statements are a QueryError. DuckDB's parser decides
+    (json_serialize_sql serializes SELECT statements only). Returns the parse tree."""
     import duckdb
     try:
         tree = serialize(con, sql)
     except duckdb.Error as e:
         raise QueryError(f"{where}: {one_line(e)}") from None
+    except RecursionError:
+        raise QueryError(f"{where}: nested too deeply; {how[1]} one SELECT statement") from None
     if tree.get("error"):
         msg = str(tree.get("error_message", ""))
         if "Only SELECT" in msg:
-            msg = "only a SELECT statement runs with --read-only"
+            msg = f"only a SELECT statement runs {how[0]}"
         raise QueryError(f"{where}: {msg}")
     n = len(tree.get("statements") or [])
     if n != 1:
-        raise QueryError(f"{where}: {'no statement' if n == 0 else f'{n} statements'}; --read-only runs one "
+        raise QueryError(f"{where}: {'no statement' if n == 0 else f'{n} statements'}; {how[1]} one "
                          f"SELECT statement")
+    return tree
+
+
+def own_tables(con) -> frozenset[str]:
+    """The views and tables the connection made itself (games, games_all, cards, seat_outcomes ...)."""
+    return frozenset(n.lower() for (n,) in con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE NOT internal "
+        "UNION ALL SELECT table_name FROM duckdb_tables() WHERE NOT internal").fetchall())
+
+
+def check_select(con, sql: str, where: str = "sql", how: tuple[str, str] = READ_ONLY) -> None:
+    """only_select, and the SELECT may read only the connection's own views and tables (check with
+    SelectCheck): DuckDB's pure functions and playtest's macros (select_functions), the table functions
+    range, generate_series and unnest; no file, setting, catalog, environment or query-text function
+    (``query``, ``query_table``, ``read_*``, ``glob``, ``duckdb_*``, ``current_setting``, ``pragma_*`` ...)."""
+    tree = only_select(con, sql, where, how)
+    allowed = SelectAllowed(select_functions(), SELECT_TABLE_FUNCTIONS, own_tables(con))
+    try:
+        SelectCheck(allowed).check(tree["statements"][0])
+    except Refused as e:
+        raise QueryError(f"{where}: {e}; {how[1]} one SELECT over the results' views") from None
 
 
 def execute(con, sql: str, params: dict[str, Any] | None = None, where: str = "SQL",
             results: Sequence[str | Path] = ()):
     """Run SQL with bound parameters; returns (column names, rows). DuckDB errors become QueryError (a part
-    that cannot be read: ResultsError naming it and the repair)."""
+    that cannot be read: ResultsError naming it and the repair). It runs in a worker thread (interruptible):
+    Ctrl-C stops it (Interrupted), so does the statement timeout (LIMITS)."""
     import duckdb
-    try:
+
+    def work(stop: threading.Event):
         res = con.execute(sql, params or None)
         if res is None:
-            raise QueryError(f"{where}: no statement to run (the SQL is empty or only comments)")
+            return None
         if res.description is None:
             return [], []
-        return [d[0] for d in res.description], res.fetchall()
+        rows: list[tuple] = []
+        while not stop.is_set():
+            chunk = res.fetchmany(FETCH_ROWS)
+            if not chunk:
+                break
+            rows += chunk
+        return [d[0] for d in res.description], rows
+
+    try:
+        out = interruptible(con, work, where)
+    except duckdb.OutOfMemoryException as e:      # DuckDB's advice after "... used)" is SET, which is locked
+        raise QueryError(f"{where}: {re.split(r'(?<=used[)]) ', one_line(e))[0][:300]}; the memory limit is "
+                         f"{LIMITS.get().memory():.2f} GiB (--memory-limit GIB)") from None
     except (duckdb.Error, OverflowError) as e:
         raise read_error(e, results) or QueryError(f"{where}: {one_line(e)}") from None
+    if out is None:
+        raise QueryError(f"{where}: no statement to run (the SQL is empty or only comments)")
+    return out
+
+
+_ONE_SELECT: set[str] = set()            # canned queries' text that only_select passed (parsing needs no results)
 
 
 def answer(con, query: Query, values: dict[str, Any], results: Sequence[str | Path]):
     """Run a parsed query on a connection; a failure names the query, the results and, when the records
-    are of another game than the query's, says so."""
+    are of another game than the query's, says so. The SQL must be one SELECT statement; a question file's
+    (``query.user``) may call only what check_select allows."""
     import duckdb
     label = f"query {query.name} over {', '.join(map(str, results))}"
+    if query.user:
+        check_select(con, query.sql, str(query.path), QUESTION_FILE)
+    elif query.sql not in _ONE_SELECT:          # a canned query answered per variant is parsed once
+        only_select(con, query.sql, label, QUESTION_FILE)
+        _ONE_SELECT.add(query.sql)
     try:
         return execute(con, query.sql, values, where=label, results=results)
     except QueryError as e:
