@@ -23,6 +23,7 @@ from sim.params import RuleError
 MAX_SEED = 2**64 - 1                   # master seeds are unsigned 64-bit (core/rng.pxd)
 MAX_GAME_INDEX = 2**63 - 1             # game indices are signed 64-bit in the cores
 MAX_GAMES = 10**12                     # games in one local run
+MAX_WORKERS = 4096                     # Ray workers one command asks for
 BUG_EXIT = 3                           # an unexpected error (a bug): not 1, which regress uses for "regression"
 FORMATS = ("table", "csv", "json", "markdown")
 

@@ -69,9 +69,18 @@ app = typer.Typer(cls=Playtest, help="playtest: simulate tabletop games by the m
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+        typer.echo(f"playtest {version('playtest')}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(debug: Annotated[bool, typer.Option("--debug", help="show the traceback of an unexpected error "
-                                                             "(also PLAYTEST_DEBUG=1)")] = False) -> None:
+                                                             "(also PLAYTEST_DEBUG=1)")] = False,
+          _v: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                           help="print playtest's version and exit")] = False) -> None:
     """playtest: simulate tabletop games by the million and ask balance questions."""
     global DEBUG
     DEBUG = DEBUG or debug

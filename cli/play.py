@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -22,6 +23,7 @@ from sim import output
 from sim.bench import BenchError, run_bench, run_bot_bench, run_core_speed
 from sim import games as registry
 from sim.events import EventLog, render, write_jsonl
+from sim.folder import FolderError, check_regular
 from sim.games import GAMES, EngineError, Match, check_engine
 from sim.params import RuleError, parse_assignments
 from sim.progress import GamesBar
@@ -68,6 +70,11 @@ def resolve_match(game: str, rules: Optional[str], board: Optional[str], mode: O
     try:
         check_engine(engine)
         g = registry.get(game)
+        for key, value in given:       # a setup flag the game does not have: named as the user typed it
+            if value is not None and key not in g.setup_keys:
+                fail(f"--{key}: {g.name} has no {key} setup value; its setup values: {', '.join(g.setup_keys)}")
+        if players is not None:        # the number checked alone first, so its error names --players
+            g.resolve(None, {}, {"players": players}, {}, where="--players")
         files = parse_assignments(data or [], where="--data")
         g.check_keys(data=files, where="--data")
         for key, path in (("items", items), ("monsters", monsters)):
@@ -193,7 +200,14 @@ def sweep_game(folder: Path, cell: Optional[str], game_index: int,
     match = spec.cells[ids.index(cell)].match
     part = part_path(folder, "games", cell, game_index // spec.batch_size)
     stored = None
-    if part.is_file():
+    try:
+        check_regular(part, folder, "part file")
+        readable = True
+    except FolderError as e:
+        readable = False
+        if os.path.lexists(part):
+            warn(f"{e}; replaying without the check")
+    if readable:
         try:
             table = pq.read_table(part, filters=[("game_index", "=", game_index)])
             rows = table.to_pylist()
@@ -218,13 +232,22 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
         cards_out: Annotated[Optional[Path], typer.Option(
             help="also write the per-card table (one row per game, seat and card) here (games that keep "
                  "one: " + ", ".join(n for n in GAMES.names() if "cards" in GAMES[n].schemas) + ")")]
-        = None) -> None:
-    """Play a local batch of games and write one Parquet file (two with --cards-out), with a progress bar."""
+        = None,
+        force: Annotated[bool, typer.Option("--force", help="replace --out (and --cards-out) if it exists")] = False
+        ) -> None:
+    """Play a local batch of games and write one Parquet file (two with --cards-out), with a progress bar.
+
+    An existing --out or --cards-out file is kept unless --force is given (as a sweep keeps its folder).
+
+    Example: playtest run paws --games 100000 --seed 1 --set round_limit=20 --out r.parquet"""
     check_range("--games", games, 1, MAX_GAMES)
     check_range("--seed", seed, 0, MAX_SEED)
     check_range("--start", start, 0, MAX_GAME_INDEX - games + 1)
     check_range("--chunk", chunk, 1, MAX_GAMES)
     check_output_file("--out", out)
+    for flag, path in (("--out", out), ("--cards-out", cards_out)):
+        if path is not None and path.exists() and not force:
+            fail(f"{flag} {path}: the file exists; pass --force to replace it, or give another name")
     if cards_out is not None:
         check_output_file("--cards-out", cards_out)
         if cards_out.resolve() == out.resolve():

@@ -18,6 +18,22 @@ WhereOpt = Annotated[Optional[str], typer.Option(
     help="filter the games first: one boolean expression over their columns (constants, comparisons, AND/OR/NOT, "
          "IN, BETWEEN, LIKE and a few functions; no statements), e.g. \"board = 'explorer' AND players = 4\"")]
 FormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or markdown")]
+TimeoutOpt = Annotated[Optional[float], typer.Option(
+    "--timeout", metavar="SECONDS", help=f"stop a statement that runs longer (default {library.STATEMENT_TIMEOUT:g}, "
+                                         f"{library.MIN_TIMEOUT:g} to {library.MAX_TIMEOUT:g}); Ctrl-C stops one too",
+    show_default=False)]
+MemoryOpt = Annotated[Optional[float], typer.Option(
+    "--memory-limit", metavar="GIB", help=f"memory the locked connection may use, in GiB (default "
+                                          f"{library.MEMORY_SHARE:.0%} of this machine's)", show_default=False)]
+
+
+def _limits(timeout: Optional[float], memory_gib: Optional[float]):
+    """The statement limits the flags ask for (library.limits), or one line naming the flag."""
+    try:
+        library.check_limits(timeout, memory_gib)
+    except library.QueryError as e:
+        fail(str(e))
+    return library.limits(timeout, memory_gib)
 
 
 def _params(items: Optional[list[str]]) -> dict[str, str]:
@@ -43,11 +59,13 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
               "--by", help="answer per value of this variant column, whatever the query groups by (repeatable): "
                            "--by bots gives one answer per bot line-up")] = None,
           list_: Annotated[bool, typer.Option("--list", help="list the canned queries and their questions")]
-          = False) -> None:
+          = False, timeout: TimeoutOpt = None, memory_limit: MemoryOpt = None) -> None:
     """Answer a question: a canned query (or any .sql file) over sweep results, with bound parameters.
 
     Never pooled silently: when the results vary in a column the query does not group by (a rule
-    parameter, bots, card files), the answer is given per value of it, as its first columns."""
+    parameter, bots, card files), the answer is given per value of it, as its first columns. A .sql
+    file holds one SELECT statement over the results' views, as the canned queries do (anything else
+    is refused before the results are read); it runs on the locked connection."""
     if list_:
         for q in library.available():
             params = ", ".join(f"{p.name}={','.join(map(str, p.default)) if isinstance(p.default, list) else p.default}"
@@ -58,6 +76,17 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
         fail("give a query name or .sql file (playtest query --list shows the canned ones)")
     if fmt not in FORMATS:
         fail(f"--format {fmt!r} is not available; expected one of {', '.join(FORMATS)}")
+    with _limits(timeout, memory_limit):
+        columns, rows, q, variants = _answer(name, paths, results, param, where, pool, by)
+    typer.echo(render(q.name, columns, rows, fmt))
+    summary = ratings.SUMMARIES.get(q.name) if q.path.parent == library.QUERY_DIR else None
+    sentence = summary(columns, rows) if summary and fmt == "table" and not variants.split else None
+    if sentence:
+        typer.echo(sentence)
+
+
+def _answer(name, paths, results, param, where, pool, by):
+    """query's work: (columns, rows, the query, how the answer was split); a user error is one line."""
     try:
         q = library.load(name)
         values = library.bind(q, _params(param))
@@ -82,11 +111,9 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
             note(line)
     except (library.QueryError, library.ResultsError) as e:
         fail(str(e))
-    typer.echo(render(q.name, columns, rows, fmt))
-    summary = ratings.SUMMARIES.get(q.name) if q.path.parent == library.QUERY_DIR else None
-    sentence = summary(columns, rows) if summary and fmt == "table" and not variants.split else None
-    if sentence:
-        typer.echo(sentence)
+    except KeyboardInterrupt as e:        # Ctrl-C: in a statement (library.Interrupted says which) or between
+        fail(str(e) or f"query {name}: interrupted (Ctrl-C)", code=130)
+    return columns, rows, q, variants
 
 
 def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games' (and the Wilson/round-limit "
@@ -94,13 +121,16 @@ def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games'
         results: ResultsOpt = None, param: ParamOpt = None, where: WhereOpt = None,
         fmt: FormatOpt = "table",
         read_only: Annotated[bool, typer.Option(
-            "--read-only", help="run one SELECT on a locked connection that can read only the --results "
-                                "(no other file, extension or setting): for SQL you did not write")] = False) -> None:
+            "--read-only", help="run one SELECT over the results' views on a locked connection that can read only "
+                                "the --results (no other file, extension, setting or table function but range "
+                                "and unnest; a memory limit): for SQL you did not write")] = False,
+        timeout: TimeoutOpt = None, memory_limit: MemoryOpt = None) -> None:
     """Ad hoc DuckDB SQL over sweep results: 'games' is a view over every part of every --results.
 
     The SQL runs with DuckDB's full power, as you: it can read and write any file you can (COPY, ATTACH,
     read_text ...), install and load extensions and change settings. Run only SQL you trust; --read-only
-    runs one SELECT statement on the locked connection the canned queries use.
+    runs one SELECT statement over the results' views on the locked connection the canned queries use.
+    Either way a statement stops at --timeout or Ctrl-C.
     """
     if fmt not in FORMATS:
         fail(f"--format {fmt!r} is not available; expected one of {', '.join(FORMATS)}")
@@ -109,19 +139,22 @@ def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games'
              "e.g. \"SELECT board, count(*) FROM games GROUP BY 1\"")
     if not results:
         fail("give --results DIR (a sweep's results, a Parquet file or a glob)")
-    try:
-        params = _params(param) or None
-        con = library.connect(results, where, locked=read_only)
+    with _limits(timeout, memory_limit):
         try:
-            if read_only:
-                library.only_select(con, statement)
-            columns, rows = library.execute(con, statement, params, where="sql", results=results)
-        finally:
-            con.close()
-        for line in library.sweep_notes(results):
-            warn(line)
-    except (library.QueryError, library.ResultsError) as e:
-        fail(str(e))
+            params = _params(param) or None
+            con = library.connect(results, where, locked=read_only)
+            try:
+                if read_only:
+                    library.check_select(con, statement)
+                columns, rows = library.execute(con, statement, params, where="sql", results=results)
+            finally:
+                con.close()
+            for line in library.sweep_notes(results):
+                warn(line)
+        except (library.QueryError, library.ResultsError) as e:
+            fail(str(e))
+        except KeyboardInterrupt as e:    # Ctrl-C: in the statement (library.Interrupted says so) or before it
+            fail(str(e) or "sql: interrupted (Ctrl-C)", code=130)
     typer.echo(render("sql", columns, rows, fmt))
 
 

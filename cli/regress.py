@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import MAX_SEED, err, fail, plain   # fail: one line, user text escaped for Rich, exit 2
+from cli.common import MAX_SEED, MAX_WORKERS, err, fail, plain   # fail: one line, user text escaped for Rich, exit 2
 from cluster.sweep import SweepError
 from regress.regression import regress as run
 
@@ -41,8 +41,8 @@ def regress(suite: Annotated[Path, typer.Argument(help="suite TOML: a sweep spec
             address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run the sweep on")] = None,
             quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
     """Play a fixed suite and compare with a baseline: exit 0 nothing moved, 1 regression, 2 error."""
-    if workers is not None and workers < 1:
-        fail(f"--workers {workers} is not allowed; expected at least 1")
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        fail(f"--workers {workers} is not allowed; expected at least 1 and at most {MAX_WORKERS}")
     try:
         out = run(suite, baseline, report, work=work, update_baseline=update_baseline,
                   seeds=_seeds(seeds) if seeds is not None else None, workers=workers, address=address,

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cli.common import fail
+from cli.common import fail, warn
 from cli.report import summary_lines as report_summary
 from cluster.manifest import BEYOND, DONE, NAME, ManifestError, counts, load_manifest, save_manifest
 from cluster.part import part_path
@@ -21,6 +21,7 @@ from cluster.sweep import (LOCK, SweepError, SweepInterrupted, check_out_dir, ch
                            run_sweep, workers_error)
 from cluster.tune import stopper_for, tune_report
 from cluster.verify import VerifyError, quarantine, reconcile, scan, settle_stop
+from sim import folder
 from sim.storage import StorageError, is_uri, open_location
 
 
@@ -174,6 +175,9 @@ def status(out: Annotated[str, typer.Argument(help="a sweep's results directory 
         out = Path(out)
     if m is None:
         fail(f"{loc.name() if remote else out}: no sweep here (no manifest.json)")
+    if not verify and (problem := folder.manifest_problem(m)):     # e.g. a part's entry removed: not the sweep's size
+        warn(f"{loc.name('manifest.json') if remote else out / 'manifest.json'}: {problem}; its counts below are not "
+             f"the sweep's: playtest status --verify {out} checks the files and corrects it")
     if verify:
         m, report = _verify_remote(loc, m) if remote else _verify(out, m)
     c = counts(m)
@@ -260,7 +264,7 @@ def _verify_remote(loc, m: dict):
             report = scan_remote(loc, spec, m["core_digest"] if spec.engine == "core" else None)
             fixed = reconcile(m, spec, report, m["code_version"], m["core_digest"])
             quarantine_remote(loc, report)
-            if report.problems:
+            if report.problems or getattr(m, "signature", None) != folder.SIGNED:
                 save_manifest(loc.uri, fixed)
     except LockHeld as e:
         fail(f"{loc.name()}: a driver is running this sweep now; verify after it ends ({e})")
@@ -275,6 +279,11 @@ def _print_verified(report, m: dict, out) -> None:
     con = Console()
     for line in report.lines():
         con.print(line, highlight=False, markup=False, soft_wrap=True)
+    if (said := getattr(m, "signature", folder.UNSIGNED)) != folder.SIGNED:
+        said = {folder.UNSIGNED: "carried no signature", folder.OTHER_KEY: "was signed by another machine's key",
+                folder.BROKEN: "had a signature that did not match its content"}.get(said, said)
+        con.print(f"manifest.json {said}; "
+                  "now signed with this machine's key over the parts verified here", highlight=False, markup=False)
     if report.whole and not report.problems:
         con.print("the folder is whole: every part file is there and right, nothing else is", highlight=False)
     elif report.bad_parts():
@@ -316,8 +325,8 @@ def _verify(out: Path, m: dict):
             if spec.stop is not None or race is not None:
                 settle_stop(out, spec, fixed, report, race)
             quarantine(out, report)
-            if report.problems:
-                save_manifest(out, fixed)
+            if report.problems or getattr(m, "signature", None) != folder.SIGNED:
+                save_manifest(out, fixed)      # signed with this machine's key: its parts were checked just now
         except (VerifyError, ManifestError) as e:
             fail(str(e))
     _print_verified(report, m, out)

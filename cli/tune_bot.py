@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import MAX_SEED, check_output_file, check_range, err, fail, game_named, plain
+from cli.common import MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, game_named, plain
 from cluster.train import seatings, tune_heuristic, write_preset
 from sim.params import RuleError
 
@@ -38,7 +38,7 @@ def tune_bot(game: Annotated[str, typer.Argument(help="the game whose heuristic 
     check_range("--games", games, 1, 1_000_000)
     check_range("--seed", seed, 0, MAX_SEED)
     if workers is not None:
-        check_range("--workers", workers, 1, 4096)
+        check_range("--workers", workers, 1, MAX_WORKERS)
     if preset is not None and not re.fullmatch(r"[a-z][a-z0-9_-]{0,31}", preset) or preset == "default":
         fail(f"--write-preset {preset!r} is not allowed; expected a name of lower-case letters, digits, - or _ "
              "(up to 32, starting with a letter), not 'default'")
@@ -86,7 +86,10 @@ def tune_bot(game: Annotated[str, typer.Argument(help="the game whose heuristic 
         about = (f"playtest tune-bot {g.name} --trials {trials} --games {games} --seed {seed} --field {field}: "
                  f"{_points(overall.diff)} points ({_points(overall.low)} to {_points(overall.high)}, 95%) "
                  "over the default weights, on games not used to choose them")
-        write_preset(Path(g.bot_presets_path), preset, r.best_weights, about)
+        try:
+            write_preset(Path(g.bot_presets_path), preset, r.best_weights, about)
+        except ValueError as e:             # the preset file is not one (bounded read: sim.files)
+            fail(str(e))
         err.print(f"preset written: heuristic:preset={preset} in {plain(g.bot_presets_path)}", highlight=False)
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from cluster.spec import SweepSpec
-from sim import derived
-from sim.files import TMP_MARK, read_bounded, write_atomic
+from sim import derived, folder
+from sim.files import TMP_MARK, write_atomic
 from sim.storage import StorageError, is_uri, open_location
 
 FORMAT = 1
@@ -27,8 +27,7 @@ TMP_PREFIX = f".{NAME}{TMP_MARK}"            # ".manifest.json.tmp-<pid>" while 
 PENDING, DONE = "pending", "done"           # part states
 BEYOND = "beyond the stop"                  # a [stop] sweep's part after its cell stopped: not played (or discarded)
 STATES = ("running", "interrupted", "failed", "incomplete", "done")   # "incomplete": verify found parts missing
-MAX_MANIFEST_BYTES = 256 * 2**20             # 100,000 parts of two tables are ~50 MB
-REMOTE_READS = 3                             # reads of a manifest on object storage before it is called unreadable
+MAX_MANIFEST_BYTES = folder.MAX_MANIFEST_BYTES
 REBUILD = "the manifest is only a cache: `playtest sweep SPEC --out DIR --resume` rebuilds it from the spec " \
           "and the parts"
 
@@ -166,44 +165,28 @@ def check_manifest(m: Any, path: Path) -> dict[str, Any]:
     return m
 
 
+class Loaded(dict):
+    """A manifest as read (a plain dict for every use) that remembers what its signature said
+    (``sim.folder.signature``): SIGNED when this machine's key vouches for every part's size and SHA-256."""
+
+    signature: str = folder.UNSIGNED
+
+
 def load_manifest(out_dir: str | Path) -> dict[str, Any] | None:
-    """The manifest in ``out_dir``, or None if there is none; a broken one (unreadable, not JSON, a field of the
-    wrong type) is a ManifestError in one line."""
-    if is_uri(out_dir):          # on object storage (sim.storage)
-        try:
-            loc = open_location(str(out_dir))
-        except StorageError as e:
-            raise ManifestError(str(e)) from None
-        # a read asks the object's size, then its bytes: a manifest the driver replaces in between reads as
-        # the new one cut at the old size (not JSON), so a reader of a running sweep tries again
-        path, reads = loc.name(NAME), REMOTE_READS
-
-        def read() -> bytes | None:
-            try:
-                return loc.read_bytes(NAME, MAX_MANIFEST_BYTES)
-            except StorageError as e:
-                raise ManifestError(str(e)) from None
-    else:
-        path, reads = manifest_path(out_dir), 1
-        if not path.exists() and not path.is_symlink():
-            return None
-
-        def read() -> bytes:
-            return read_bounded(path, "sweep manifest", lambda detail: ManifestError(detail, rebuild=True),
-                                MAX_MANIFEST_BYTES)
-    for attempt in range(reads):
-        data = read()
-        if data is None:
-            return None
-        try:
-            m = json.loads(data)
-            break
-        except (ValueError, RecursionError) as e:
-            if attempt + 1 == reads:
-                raise ManifestError(f"{path}: unreadable sweep manifest ({str(e).splitlines()[0][:120]})",
-                                    rebuild=True) from None
-            time.sleep(0.2)
-    return check_manifest(m, path)
+    """The manifest in ``out_dir``, or None if there is none; read through the one bounded reader
+    (``sim.folder``: a regular file inside the folder, size-capped, nesting bounded), then every field
+    type-checked; anything else a ManifestError in one line. Its ``signature`` says whether this machine signed it;
+    a manifest whose part entries disagree with the sweep's size is returned (``--verify`` and ``--resume``
+    rebuild them from the spec): :func:`sim.folder.manifest_problem` says what disagrees."""
+    try:
+        read = folder.read_manifest(out_dir, whole=False)
+    except folder.FolderError as e:
+        raise ManifestError(str(e), rebuild=not is_uri(out_dir)) from None
+    if read is None:
+        return None
+    m = Loaded(check_manifest(read.data, read.where))
+    m.signature = read.signature
+    return m
 
 
 def save_manifest(out_dir: str | Path, manifest: dict[str, Any]) -> None:
@@ -213,13 +196,13 @@ def save_manifest(out_dir: str | Path, manifest: dict[str, Any]) -> None:
     manifest["updated"] = now()
     if is_uri(out_dir):          # one object, written whole (sim.storage); the driver's lock makes it the only writer
         try:
-            open_location(str(out_dir), probe=False).write_bytes(NAME, json.dumps(manifest, default=str))
+            open_location(str(out_dir), probe=False).write_bytes(NAME, folder.sign(json.dumps(manifest, default=str)))
         except StorageError as e:
             raise ManifestError(f"cannot save the sweep manifest: {e}") from None
         return
     path = manifest_path(out_dir)
     try:   # no indent: the C encoder, ~0.2 s for 100,000 parts
-        write_atomic(path, json.dumps(manifest, default=str), fsync=True)
+        write_atomic(path, folder.sign(json.dumps(manifest, default=str)), fsync=True)
     except OSError as e:
         raise ManifestError(f"{path}: cannot save the sweep manifest ({e.strerror or e})") from None
 

@@ -13,12 +13,11 @@ import itertools
 import json
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.files import read_text_bounded
+from sim.files import MAX_NESTING, load_toml_bounded, nesting_of_value
 from sim.games import ENGINES, GAMES, EngineError, Game, Match, get
 from sim.metrics import Metric, MetricError, fair_share, parse_metric, summarize
 from sim.params import RuleError, fields
@@ -170,11 +169,7 @@ class SweepSpec:
 def load_spec(path: str | Path) -> SweepSpec:
     """Read and validate a TOML sweep spec; raises :class:`SpecError` naming the file, key and allowed values."""
     path = Path(path)
-    text = read_text_bounded(path, "spec file", SpecError, MAX_SPEC_BYTES)
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{path}: not valid TOML: {e}") from None
+    raw = load_toml_bounded(path, "spec file", SpecError, MAX_SPEC_BYTES)   # nesting bounded: one line
     return parse_spec(raw, source=str(path), base_dir=path.parent)
 
 
@@ -206,6 +201,9 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     src = source
     if not isinstance(raw, dict):
         raise SpecError(f"{src}: a sweep spec is a table of keys; valid keys: {', '.join(KEYS)}")
+    if nesting_of_value(raw) > MAX_NESTING:       # a stored spec (a manifest's) is read without parse_toml
+        raise SpecError(f"{src}: tables and lists nest more than {MAX_NESTING} deep; at most {MAX_NESTING} "
+                        "levels are allowed")
     for key in raw:
         if key not in KEYS:
             raise SpecError(f"{src}: unknown key {key!r}; valid keys: {', '.join(KEYS)}")

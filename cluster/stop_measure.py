@@ -7,10 +7,10 @@ interval, or whose confidence sequence, has that half-width at a given share.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
+from cluster.manifest import ManifestError, load_manifest
 from sim.sequential import games_for_half_width, wilson_interval
 
 
@@ -32,7 +32,9 @@ def wilson_games(p: float, half_width: float) -> int:
 
 def compare(out: str | Path, half_width: float) -> list[str]:
     """The comparison, one line per design."""
-    m = json.loads((Path(out) / "manifest.json").read_text())
+    m = load_manifest(out)          # the one bounded reader (sim.folder)
+    if m is None or "stop" not in m:
+        raise SystemExit(f"{out}: no precision-driven sweep here (no manifest.json with [stop])")
     spent = sum(r.get("games", 0) for r in m["runs"])
     kept = sum(c["stop"]["games"] for c in m["cells"])
     shares = [c["stop"]["estimate"] for c in m["cells"]]
@@ -53,4 +55,7 @@ def compare(out: str | Path, half_width: float) -> list[str]:
 
 
 if __name__ == "__main__":
-    print("\n".join(compare(sys.argv[1], float(sys.argv[2]))))
+    try:
+        print("\n".join(compare(sys.argv[1], float(sys.argv[2]))))
+    except ManifestError as e:
+        raise SystemExit(f"error: {e}") from None

@@ -207,12 +207,11 @@ def tune_heuristic(game_name: str, *, trials: int, games: int, seed: int, field:
 def write_preset(path: Path, name: str, weights: dict[str, int], about: str) -> None:
     """Set table ``[name]`` of a weight-preset TOML file, keeping its other tables (written whole, then
     renamed into place)."""
-    import tomllib
+    from sim.files import load_toml_bounded
 
     tables: dict[str, dict] = {}
-    if path.exists():
-        with open(path, "rb") as f:
-            tables = tomllib.load(f)
+    if path.exists():       # bounded in size and nesting, one line when it is not a preset file (ValueError)
+        tables = load_toml_bounded(path, "weight-preset file", ValueError)
     tables[name] = {"about": about, **weights}
     lines = ["# Named weight sets of the heuristic bot: heuristic:preset=NAME (written by playtest tune-bot).", ""]
     for table, values in tables.items():

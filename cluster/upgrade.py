@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 from cluster.manifest import DONE, ManifestError, load_manifest, save_manifest
 from cluster.part import DERIVED_KEY, encode_part, part_path
-from sim import derived
+from sim import derived, folder
 from sim.files import write_atomic
 from sim.games import GAMES
 
@@ -67,6 +67,10 @@ def upgrade(out_dir: str | Path, progress=None) -> dict[str, int]:
     counts = {"parts": len(done), "rewritten": 0, "skipped": 0}
     for cell, i, part in sorted(done, key=lambda x: (x[0], x[2].get("batch", x[1])), reverse=True):
         path = part_path(out_dir, "games", cell, part.get("batch", i))
+        try:
+            folder.check_regular(path, out_dir, "part file")     # a FIFO or a link out of the folder: refused
+        except folder.FolderError as e:
+            raise UpgradeError(f"{e}; run playtest status --verify {out_dir}") from None
         try:
             pf = pq.ParquetFile(path)
             meta = {k.decode(): v.decode() for k, v in (pf.metadata.metadata or {}).items()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import stat
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -33,11 +34,14 @@ import pyarrow.parquet as pq
 from cluster.manifest import BEYOND, DONE, NAME, PENDING, TMP_PREFIX, new_manifest, spec_parts
 from cluster.part import CHECKSUM_KEY, DERIVED_KEY, content_sha256, is_temporary, part_path
 from cluster.spec import SweepSpec
+from cluster.version import loaded_core_digest as current_core
+from sim import folder
 
 QUARANTINE = ".quarantine"
 LOCK = ".sweep.lock"
 MAX_PART_BYTES = 2**30             # a part file larger than this is not read (100,000 games are a few MB)
 MAX_PART_DECODED = 4 * 2**30       # nor one whose footer claims more decoded data than this
+REPLAY_SAMPLE = 2                  # games of a part no signature vouches for, played again and compared
 NESTED_SCAN = 10_000               # entries looked at when searching a stray folder for another sweep
 
 
@@ -85,6 +89,7 @@ class Report:
     outdated: list[str] = field(default_factory=list)   # whole parts written before a record column existed
     lacks: set[str] = field(default_factory=set)        # those columns
     upgradable: bool = True                             # all of them engine options (playtest upgrade adds them)
+    replayed: int = 0                                   # whole parts no signature vouched for: a sample replayed
     wall_s: float = 0.0
 
     @property
@@ -121,6 +126,9 @@ class Report:
             out.append(f"  {len(self.outdated):,} whole part file(s) were written before the record column(s) "
                        f"{', '.join(sorted(self.lacks))} existed (e.g. {self.outdated[0]}); kept as they are: "
                        f"{outdated_hint(self)}")
+        if self.replayed:
+            out.append(f"  {self.replayed:,} whole part(s) that no signed manifest lists: {REPLAY_SAMPLE} games of each "
+                       "played again and compared with their rows")
         if self.beyond:
             out.append(f"  {self.beyond:,} parts are beyond their cell's stop ([stop]): not part of the result")
         if self.manifest_rebuilt:
@@ -381,8 +389,16 @@ def quarantine(out_dir: str | Path, report: Report, extra: list[str] = ()) -> No
     moving = [*extra, *report.stray, *(r for r, _ in report.corrupt), *(r for r, _ in report.misplaced)]
     if not moving:
         return
+    top = out_dir / QUARANTINE
+    try:                        # the quarantine must be this folder's own: never a link that moves files away
+        st = os.lstat(top)
+        if not stat.S_ISDIR(st.st_mode):
+            raise VerifyError(f"{top}: {'a symbolic link' if stat.S_ISLNK(st.st_mode) else 'not a folder'}, not "
+                              "the sweep's quarantine folder; nothing was moved: remove it and verify again")
+    except FileNotFoundError:
+        pass
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    qdir, n = out_dir / QUARANTINE / stamp, 1
+    qdir, n = top / stamp, 1
     while qdir.exists():
         n += 1
         qdir = out_dir / QUARANTINE / f"{stamp}-{n}"
@@ -424,12 +440,24 @@ def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code:
             notes.append(f"cells were {len(old_ids)} ({', '.join(old_ids[:5])}{' ...' if len(old_ids) > 5 else ''})"
                          f"; the spec has {len(ids)}" + (f"; not in the spec: {', '.join(extra[:5])}" if extra else ""))
     template = spec_parts(spec)
+    vouched = getattr(old, "signature", None) == folder.SIGNED      # this machine's key signed every file's SHA-256
+    # games replay exactly under the build that played them: a sample of each part the signature does not vouch for
+    replay = spec.engine == "core" and current_core() == (old or {}).get("core_digest", core)
     for cell in m["cells"]:
         said = old_cells.get(cell["id"], {}).get("parts") if old is not None else None
         if said is not None and len(said) != len(template):
             notes.append(f"{cell['id']}: {len(said)} part entries; the spec has {len(template)}")
         for part in cell["parts"]:
             key = (cell["id"], part["batch"])
+            if key in report.ok:
+                signed = _as_signed(old_cells, cell["id"], part["batch"], report.ok[key]) if vouched else None
+                if signed is False:
+                    _edited(report, spec, key, "its bytes differ from what the sweep wrote (the SHA-256 in the signed "
+                                               "manifest): edited after it was written")
+                elif signed is None and replay:     # only the part's own checksum says it is right: replay some games
+                    report.replayed += 1
+                    if (why := replay_differs(spec, cell["id"], part["batch"], report.out_dir)) is not None:
+                        _edited(report, spec, key, why)
             if key in report.ok:
                 files = report.ok[key]
                 part.update(state=DONE, rows=report.rows[key], bytes=sum(f["bytes"] for f in files.values()),
@@ -463,6 +491,51 @@ def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code:
     elif m["state"] == "done":
         m["state"] = "incomplete"
     return m
+
+
+def _as_signed(old_cells: dict, cell_id: str, batch: int, files: dict[str, dict]) -> bool | None:
+    """Whether whole part files ``files`` ({table: {bytes, sha256}}) are those a signed manifest lists for this part;
+    None when it lists none (a part finished after the manifest's last save): then only the part vouches for itself."""
+    parts = old_cells.get(cell_id, {}).get("parts") or []
+    prev = parts[batch] if batch < len(parts) else None
+    if prev is None or prev.get("state") != DONE or not prev.get("files"):
+        return None
+    return all(prev["files"].get(t, {}).get("sha256") == f["sha256"] for t, f in files.items())
+
+
+def replay_differs(spec: SweepSpec, cell_id: str, batch: int, out_dir: str | Path) -> str | None:
+    """Why a sample of a part's games (REPLAY_SAMPLE: its first and one drawn from the spec digest, cell and batch)
+    differs from the same games played again (a game depends only on the seed and its index), None when they agree.
+    Rows rewritten by hand, their checksums recomputed, do not survive this unless every sampled game was spared."""
+    cell = next(c for c in spec.cells if c.id == cell_id)
+    first, games = spec.part_games(batch)
+    draw = random.Random(f"{spec.digest}/{cell_id}/{batch}")
+    picks = sorted({first, *(first + draw.randrange(games) for _ in range(REPLAY_SAMPLE - 1))})
+    try:
+        stored = pq.read_table(part_path(out_dir, "games", cell_id, batch), filters=[("game_index", "in", picks)])
+    except (pa.ArrowException, OSError, ValueError) as e:
+        return f"its games cannot be read for a replay ({str(e).splitlines()[0][:100] if str(e) else type(e).__name__})"
+    rows = {r["game_index"]: r for r in stored.to_pylist()}
+    for k in picks:
+        fresh = cell.match.play_batch(spec.seed, k, 1, spec.engine)["games"].to_pylist()[0]
+        got = rows.get(k)
+        if got is None:
+            return f"game {k} is not in it"
+        differ = [c for c in fresh if c in got and got[c] != fresh[c]]
+        if differ:
+            return (f"game {k} differs from a replay of it in {', '.join(differ[:3])}"
+                    f"{' ...' if len(differ) > 3 else ''} (its rows were edited)")
+    return None
+
+
+def _edited(report: Report, spec: SweepSpec, key: tuple[str, int], why: str) -> None:
+    """A part whose files are whole and self-consistent but not what the sweep wrote (edited by hand with its
+    checksums recomputed): corrupt, so it is quarantined and played again."""
+    report.ok.pop(key)
+    report.rows.pop(key, None)
+    for table in spec.tables:
+        rel = _rel(Path(report.out_dir), part_path(report.out_dir, table, *key))
+        report.corrupt.append((rel, why))
 
 
 def settle_stop(out_dir: str | Path, spec: SweepSpec, manifest: dict[str, Any], report: Report,

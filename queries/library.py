@@ -26,6 +26,12 @@ no setting. A ``--where`` filter is data, not SQL text: it is parsed by DuckDB's
 (``json_serialize_sql``) and accepted only as one boolean expression over the games' columns, constants,
 operators and an allow-list of functions (``check_filter``).
 
+A ``.sql`` file given by path (a question file) is untrusted text too: it must be one SELECT statement
+(``only_select``), and it may read only the connection's own views and call only pure functions
+(``check_select``), as ``playtest sql --read-only`` may. Every statement runs in a worker thread
+(``interruptible``) that Ctrl-C and the statement timeout stop; the locked connection has a memory
+limit and never spills to disk (``LIMITS``).
+
 A query that reads ``seat_outcomes`` or ``bot_meetings`` (who won per seat, and bot against bot: the
 ladder's queries) gets them made on its connection (``add_seat_outcomes``) from each game's
 ``sql/seats.sql``.
@@ -35,20 +41,24 @@ from __future__ import annotations
 
 import functools
 import glob
-import json
 import math
 import os
 import re
 import shlex
-import stat
-from dataclasses import dataclass
+import threading
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from sim import folder
 from sim.files import read_text_bounded
 from sim.storage import StorageError, is_uri, open_location, shown
 from sim.games import GAMES
-from sim.sql_expr import Allowed, ExprCheck, Refused, refuse_comments_and_statements, serialize, strip_locations
+from sim.sql_expr import (Allowed, ExprCheck, Refused, SelectAllowed, SelectCheck, refuse_comments_and_statements,
+                          serialize, strip_locations)
 
 QUERY_DIR = Path(__file__).parent            # the game-agnostic questions; each game brings its own
 MANIFEST = "manifest.json"
@@ -150,6 +160,7 @@ class Query:
     sql: str
     path: Path
     fixed: tuple[str, ...] = ()      # columns the query picks a value of itself (a WHERE on them): never split
+    user: bool = False               # a .sql file given by path (untrusted text), not a canned query
 
 
 def _num(x: float) -> str:
@@ -287,12 +298,20 @@ def available() -> list[Query]:
 
 
 def load(name: str) -> Query:
-    """A canned query by name, or any ``.sql`` file by path."""
+    """A canned query by name, or any ``.sql`` file by path (a question file: it must hold one SELECT
+    statement, as the canned queries do, checked here before any results are read; ``answer`` checks
+    what it calls and reads on the results' connection)."""
     if name.endswith(".sql") or "/" in name:
         path = Path(name)
         if not path.is_file():
             raise QueryError(f"{name}: no such SQL file")
-        return parse_sql_file(path)
+        query = replace(parse_sql_file(path), user=True)
+        con = _parser()
+        try:
+            only_select(con, query.sql, str(path), QUESTION_FILE)
+        finally:
+            con.close()
+        return query
     files = canned_files()
     if not re.fullmatch(r"\w+", name) or name not in files:
         raise QueryError(f"unknown query {name!r}; available: {', '.join(q.name for q in available())}")
@@ -353,7 +372,6 @@ def _ident(name: str) -> str:
 # ---------------------------------------------------------------------------------------------------
 
 _TABLE_NAME = re.compile(r"[A-Za-z_]\w*")
-_CELL_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 @functools.lru_cache(maxsize=1)
@@ -379,66 +397,22 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _manifest_problem(m: Any) -> str | None:
-    """What is wrong with a parsed manifest's shape (the keys the queries read), or None."""
-    if not isinstance(m, dict):
-        return "not a JSON object"
-    if m.get("format", MANIFEST_FORMAT) != MANIFEST_FORMAT:
-        return f"format {m.get('format')!r}, expected {MANIFEST_FORMAT}"
-    tables = m.get("tables", ["games"])
-    if not isinstance(tables, list) or not all(isinstance(t, str) for t in tables):
-        return "'tables' is not a list of names"
-    if "spec_file" in m and not isinstance(m["spec_file"], str):
-        return "'spec_file' is not a path"
-    cells = m.get("cells")
-    if not isinstance(cells, list):
-        return "'cells' is not a list"
-    for c in cells:
-        if not isinstance(c, dict) or not isinstance(c.get("id"), str) or not _CELL_ID.fullmatch(c["id"]):
-            return "a cell without a valid 'id'"
-        parts = c.get("parts")
-        if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
-            return f"cell {c['id']}: 'parts' is not a list of objects"
-        for i, p in enumerate(parts):
-            where = f"cell {c['id']}, part {i}"
-            if not _is_int(p.get("batch", i)) or p.get("batch", i) < 0:
-                return f"{where}: 'batch' is not a part number"
-            if not isinstance(p.get("state"), str):
-                return f"{where}: 'state' is not a string"
-            if "bytes" in p and not _is_int(p["bytes"]):
-                return f"{where}: 'bytes' is not an integer"
-            files = p.get("files", {})
-            if not isinstance(files, dict) or not all(
-                    isinstance(f, dict) and _is_int(f.get("bytes", 0)) and isinstance(f.get("sha256", ""), str)
-                    for f in files.values()):
-                return f"{where}: 'files' is not a map of table to {{bytes, sha256}}"
-    return None
-
-
 def read_manifest(root: str | Path) -> dict[str, Any] | None:
-    """The sweep manifest in a results directory, None if there is none; a broken one is a ResultsError."""
-    if is_uri(root):               # on object storage
-        try:
-            m = _manifest_of(root)
-        except StorageError as e:
-            raise ResultsError(str(e)) from None
-        except ValueError as e:
-            raise ResultsError(f"{root}/{MANIFEST}: unreadable sweep manifest ({one_line(e)})") from None
-        problem = None if m is None else _manifest_problem(m)
-        if problem:
-            raise ResultsError(f"{root}/{MANIFEST}: not a sweep manifest the queries can read ({problem})")
-        return m
-    path = Path(root) / MANIFEST
-    if not path.exists():
-        return None
+    """The sweep manifest in a results directory (read by the one bounded reader, ``sim.folder``), None if there
+    is none; a broken or unsafe one is a ResultsError of one line."""
+    got = _read_manifest(root)
+    return None if got is None else got.data
+
+
+def _read_manifest(root: str | Path) -> folder.Manifest | None:
     try:
-        m = json.loads(path.read_text())
-    except (OSError, ValueError) as e:            # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise ResultsError(f"{path}: unreadable sweep manifest ({one_line(e)})") from None
-    problem = _manifest_problem(m)
-    if problem:
-        raise ResultsError(f"{path}: not a sweep manifest the queries can read ({problem})")
-    return m
+        got = folder.read_manifest(root)
+    except folder.FolderError as e:
+        raise ResultsError(str(e)) from None
+    if got is not None and got.signature == folder.BROKEN:     # edited by hand after the sweep signed it
+        raise ResultsError(f"{got.where}: its signature does not match its content (edited after the sweep saved "
+                           f"it), so it cannot say which parts the sweep wrote; {repair_hint(root, got.data)}")
+    return got
 
 
 def repair_hint(root: str | Path, manifest: dict[str, Any] | None) -> str:
@@ -453,48 +427,39 @@ def corrupt_message(root: str | Path, manifest: dict[str, Any] | None, parts: Se
     return (f"{root}: {len(parts)} corrupt or missing part(s) ({listed}){why}; {repair_hint(root, manifest)}")
 
 
-def _size(path: Path) -> int | None:
-    """The size of a regular file, None when it is missing or not a file (one stat)."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_size if stat.S_ISREG(st.st_mode) else None
-
-
-def sweep_files(root: str | Path, manifest: dict[str, Any], listed: dict[str, int] | None = None
+def sweep_files(root: str | Path, manifest: dict[str, Any] | folder.Manifest, listed: dict[str, int] | None = None
                 ) -> dict[str, list[str]]:
-    """{table: [part file, ...]} of a sweep's done parts, in (cell, batch) order, each checked to be there
-    with the size the manifest records (``files[table].bytes``; older manifests: the part's total
-    ``bytes``); missing or resized parts are a ResultsError naming them and the repair commands.
+    """{table: [part file, ...]} of a sweep's done parts, in (cell, batch) order, each checked by the one bounded
+    reader (``sim.folder.part_files``): a regular file inside the folder with the size and SHA-256 the manifest
+    records (each file hashed once, remembered outside the folder); a part that differs is a ResultsError
+    naming it and the repair commands.
 
     ``listed``: for results on object storage, {relative path: size} of its objects; the parts are then given
-    by their relative paths."""
-    base = Path(root) if listed is None else None
-    named = [t for t in manifest.get("tables", ["games"]) if _TABLE_NAME.fullmatch(t)]
-    tables = [t for t in named if table_name_ok(t)]
-    done = {}
-    for c in manifest["cells"]:
-        for i, p in enumerate(c["parts"]):
-            if p["state"] == "done":
-                done.setdefault((c["id"], p.get("batch", i)), p)     # a part listed twice is read once
-    files: dict[str, list[str]] = {t: [] for t in tables}
-    bad = []
-    for (cell, batch), p in sorted(done.items()):
-        rel = {t: f"{t}/cell={cell}/part-{batch:05d}.parquet" for t in named}
-        sizes = {t: _size(base / r) if listed is None else listed.get(r) for t, r in rel.items()}
-        recorded = p.get("files") or {}
-        broken = [t for t in named if sizes[t] is None
-                  or (t in recorded and "bytes" in recorded[t] and recorded[t]["bytes"] != sizes[t])]
-        if not broken and not recorded and p.get("bytes", 0) > 0 and sum(sizes.values()) != p["bytes"]:
-            broken = named
-        bad += [rel[t] for t in broken]
-        for t in tables:
-            files[t].append(rel[t] if base is None else os.path.abspath(base / rel[t]))
+    by their relative paths and checked by size."""
+    read = manifest if isinstance(manifest, folder.Manifest) else folder.Manifest(manifest, str(root))
+    m = read.data
+    tables = [t for t in m.get("tables", ["games"]) if table_name_ok(t)]
+    if listed is None:
+        files, bad = folder.part_files(root, read, tables)
+    else:
+        files, bad = {t: [] for t in tables}, []
+        for cell, batch, p in folder.done_parts(m):
+            recorded = p.get("files") or {}
+            rels = {t: folder.part_rel(t, cell, batch) for t in m.get("tables", ["games"])}
+            for t, rel in rels.items():
+                size, want = listed.get(rel), (recorded.get(t) or {}).get("bytes")
+                if size is None or (want is not None and want != size):
+                    bad.append((rel, "missing" if size is None else f"{size:,} bytes; the manifest records {want:,}"))
+                elif t in files:
+                    files[t].append(rel)
+            if not recorded and p.get("bytes", 0) > 0 and all(r in listed for r in rels.values()) \
+                    and sum(listed[r] for r in rels.values()) != p["bytes"]:
+                bad += [(r, "its size differs from the manifest's") for r in rels.values()]
     if bad:
-        raise ResultsError(corrupt_message(root, manifest, bad))
-    if not done:
-        raise ResultsError(f"{root}: the sweep has no finished parts yet (state {manifest.get('state')!r}); "
+        why = bad[0][1] if len(bad) == 1 else f"the first, {bad[0][0]}: {bad[0][1]}"
+        raise ResultsError(corrupt_message(root, m, [rel for rel, _ in bad], f" ({why})"))
+    if not folder.done_parts(m):
+        raise ResultsError(f"{root}: the sweep has no finished parts yet (state {m.get('state')!r}); "
                            f"nothing to answer from")
     return files
 
@@ -512,7 +477,7 @@ def table_sources(result: str | Path) -> dict[str, tuple[list[str], bool]]:
     whose names could collide with the connection's own views or SQL (table_name_ok) are left out.
     """
     text = str(result)
-    if any(ch in text for ch in "*?["):
+    if any(ch in text for ch in "*?[") and not os.path.lexists(text):     # a folder named "a[1]" is a folder
         files = _parquet_files(text)
         if not files:
             raise ResultsError(f"{text}: no Parquet files match this pattern")
@@ -522,7 +487,7 @@ def table_sources(result: str | Path) -> dict[str, tuple[list[str], bool]]:
         return {"games": ([os.path.abspath(path)], True)}
     if not path.is_dir():
         raise ResultsError(f"{text}: no such results directory or Parquet file")
-    manifest = read_manifest(path)
+    manifest = _read_manifest(path)
     if manifest is not None:
         return {t: (files, True) for t, files in sweep_files(text, manifest).items()}
     tables = {}
@@ -547,17 +512,10 @@ def remote_sources(result: str) -> dict[str, Any]:
     import pyarrow.dataset as pads
     try:
         loc = open_location(result)
-        raw = loc.read_bytes(MANIFEST, 256 * 2**20)
-        if raw is None:
+        m = _read_manifest(result)
+        if m is None:
             raise ResultsError(f"{loc.name()}: no sweep here (no {MANIFEST}); results on object storage are read "
                                "through their sweep manifest")
-        try:
-            m = json.loads(raw)
-        except ValueError as e:
-            raise ResultsError(f"{loc.name(MANIFEST)}: unreadable sweep manifest ({one_line(e)})") from None
-        problem = _manifest_problem(m)
-        if problem:
-            raise ResultsError(f"{loc.name(MANIFEST)}: not a sweep manifest the queries can read ({problem})")
         files = sweep_files(loc.name(), m, loc.files())
         cell = pads.partitioning(pa.schema([("cell", pa.string())]), flavor="hive")
         return {t: pads.dataset([loc.path(r) for r in rels], filesystem=loc.fs, format="parquet", partitioning=cell,
@@ -569,26 +527,25 @@ def remote_sources(result: str) -> dict[str, Any]:
         raise ResultsError(f"{result}: cannot read the parts ({one_line(e)})") from None
 
 
-def _manifest_of(r: str | Path) -> Any:
-    if is_uri(r):
-        raw = open_location(str(r), probe=False).read_bytes(MANIFEST, 256 * 2**20)
-        return json.loads(raw) if raw is not None else None
-    return json.loads((Path(r) / MANIFEST).read_text())
-
-
 def sweep_notes(results: Sequence[str | Path]) -> list[str]:
-    """A line for each results directory whose sweep manifest says it is not finished (answers are partial)."""
+    """A line for each results directory whose sweep manifest says it is not finished (answers are partial), and
+    one for each whose parts only the folder itself vouches for (no signature of this machine's: sim.folder)."""
     notes = []
     for r in results:
         try:
-            m = _manifest_of(r)
-            parts = [p for c in m["cells"] for p in c["parts"]]
-            if m.get("state") != "done":
-                done = sum(p.get("state") == "done" for p in parts)
-                notes.append(f"{r}: the sweep is {m.get('state')!r} ({done} of {len(parts)} parts done); "
-                             f"the answer covers the parts written so far")
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, StorageError):
-            continue          # no manifest (a plain Parquet file or folder), or not a sweep's
+            got = folder.read_manifest(r) if is_uri(r) or Path(r).is_dir() else None
+        except folder.FolderError:
+            continue          # refused where the parts are read, in one line
+        if got is None:
+            continue          # no manifest (a plain Parquet file or folder)
+        m = got.data
+        if m.get("state") != "done":
+            parts = [p for c in m["cells"] for p in c["parts"] if p["state"] != folder.BEYOND]
+            done = sum(p["state"] == "done" for p in parts)
+            notes.append(f"{r}: the sweep is {m.get('state')!r} ({done} of {len(parts)} parts done); "
+                         f"the answer covers the parts written so far")
+        if (note := got.note()) is not None:
+            notes.append(note)
     return notes
 
 
@@ -691,14 +648,135 @@ def _shown(where: str) -> str:
 # The connection
 # ---------------------------------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------------------------------
+# Limits on a statement: time (a worker thread the main thread can interrupt) and memory (the locked connection)
+# ---------------------------------------------------------------------------------------------------
+
+STATEMENT_TIMEOUT = 300.0                 # seconds one statement may run (playtest query/sql --timeout)
+MAX_TIMEOUT = 86400.0                     # a day
+MIN_TIMEOUT = 1.0
+MEMORY_SHARE = 0.5                        # of the machine's memory, the locked connection's default limit
+MIN_MEMORY_GIB = 0.25
+POLL_S = 0.1                              # how often the main thread looks at a running statement
+STOP_GRACE_S = 10.0                       # how long an interrupted statement has to stop
+FETCH_ROWS = 10000                        # rows fetched at a time (a stop between two fetches)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a running statement; the message says which (a KeyboardInterrupt: exit code 130)."""
+
+
+def machine_memory_gib() -> float:
+    """The memory this process may use in GiB: the machine's physical memory, or its container's limit
+    (cgroup v2 ``memory.max``) when lower; 16 when neither can be read."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 16 * 2**30
+    try:
+        text = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if text.isdigit() and 0 < int(text) < total:
+            total = int(text)
+    except OSError:
+        pass
+    return total / 2**30
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How long one statement may run and how much memory a locked connection may use."""
+    timeout: float = STATEMENT_TIMEOUT    # seconds
+    memory_gib: float | None = None       # None: MEMORY_SHARE of the machine's memory
+
+    def memory(self) -> float:
+        return self.memory_gib if self.memory_gib is not None else max(MIN_MEMORY_GIB,
+                                                                          MEMORY_SHARE * machine_memory_gib())
+
+
+LIMITS: ContextVar[Limits] = ContextVar("playtest_sql_limits", default=Limits())
+
+
+def check_limits(timeout: float | None = None, memory_gib: float | None = None) -> Limits:
+    """The limits ``--timeout`` and ``--memory-limit`` ask for, checked (a QueryError naming the flag)."""
+    if timeout is not None and not (math.isfinite(timeout) and MIN_TIMEOUT <= timeout <= MAX_TIMEOUT):
+        raise QueryError(f"--timeout {timeout:g}: expected seconds from {MIN_TIMEOUT:g} to {MAX_TIMEOUT:g}")
+    most = max(MIN_MEMORY_GIB, machine_memory_gib())
+    if memory_gib is not None and not (math.isfinite(memory_gib) and MIN_MEMORY_GIB <= memory_gib <= most):
+        raise QueryError(f"--memory-limit {memory_gib:g}: expected GiB from {MIN_MEMORY_GIB:g} to {most:.1f} "
+                         f"(this machine's memory)")
+    return Limits(STATEMENT_TIMEOUT if timeout is None else float(timeout), memory_gib)
+
+
+@contextmanager
+def limits(timeout: float | None = None, memory_gib: float | None = None):
+    """Statements run inside this block (execute) and locked connections made in it use these limits."""
+    token = LIMITS.set(check_limits(timeout, memory_gib))
+    try:
+        yield LIMITS.get()
+    finally:
+        LIMITS.reset(token)
+
+
+def interruptible(con, work, where: str):
+    """``work()`` (statements on ``con``) run in a worker thread while this (the main) thread waits: on
+    Ctrl-C (KeyboardInterrupt) or when the statement timeout passes it calls ``con.interrupt()`` and ends
+    in one line: Interrupted (exit code 130) or a QueryError naming the timeout. DuckDB runs a statement in
+    C++ where Python's signal handler cannot run, so without the thread Ctrl-C waits for the statement."""
+    limit = LIMITS.get().timeout
+    box: dict[str, Any] = {}
+    stop, done = threading.Event(), threading.Event()    # not Thread.join: an interrupted join misreports
+
+    def target() -> None:
+        try:
+            box["value"] = work(stop)
+        except BaseException as e:        # noqa: BLE001 - handed to the main thread
+            box["error"] = e
+        finally:
+            done.set()
+
+    why = None
+    try:
+        worker = threading.Thread(target=target, name="playtest-sql", daemon=True)
+        deadline = time.monotonic() + limit
+        worker.start()
+        while not done.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                why = "timeout"
+                break
+            done.wait(min(POLL_S, left))
+    except KeyboardInterrupt:
+        why = "interrupt"
+    if why:
+        stop.set()
+        until = time.monotonic() + STOP_GRACE_S
+        while not done.is_set() and time.monotonic() < until:
+            con.interrupt()               # again until it stops: a statement that had not begun yet misses one
+            done.wait(POLL_S)
+        if why == "interrupt":
+            raise Interrupted(f"{where}: interrupted (Ctrl-C); the statement was stopped")
+        raise QueryError(f"{where}: stopped after {limit:g} s, the statement timeout (--timeout SECONDS, "
+                         f"at most {MAX_TIMEOUT:g})")
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
 def locked_connection(paths: Iterable[str], threads: int | None = None, arrow: dict[str, Any] | None = None):
     """A DuckDB connection that can read exactly ``paths`` (files) and nothing else: no other file, no
     extension install or load, no setting change. The settings are made before any user text is seen:
-    ``allowed_paths`` (the files), then ``enable_external_access = false``, then ``lock_configuration``.
-    ``arrow``: {name: Arrow dataset} registered first (results on object storage, read by pyarrow)."""
+    ``allowed_paths`` (the files), then ``enable_external_access = false``, the memory limit (LIMITS) and no
+    temporary directory (a statement that needs more memory fails; it never spills to disk), then
+    ``lock_configuration``. ``arrow``: {name: Arrow dataset} registered first (results on object storage,
+    read by pyarrow).
+
+    DuckDB has no setting that makes ``allowed_paths`` read-only (``COPY ... TO`` a part would replace
+    it), so no statement reaches this connection from user text unless it is one SELECT (only_select):
+    the console's and question files' check every call and table too (check_select)."""
     import duckdb
     config: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False,
                               "allow_community_extensions": False, "allow_unsigned_extensions": False,
+                              "temp_directory": "",     # no spilling: DuckDB would write GiBs into ./.tmp
                               **SAFE_CONFIG}
     if threads:
         config["threads"] = threads
@@ -710,6 +788,7 @@ def locked_connection(paths: Iterable[str], threads: int | None = None, arrow: d
         if files:
             con.execute("SET allowed_paths = $paths", {"paths": files})
         con.execute("SET enable_external_access = false")
+        con.execute("SET memory_limit = $m", {"m": f"{max(1, round(LIMITS.get().memory() * 1024))}MiB"})
         con.execute("SET lock_configuration = true")
     except BaseException:
         con.close()
@@ -829,47 +908,140 @@ def one_line(e: Exception) -> str:
     return re.split(r" LINE \d+:", " ".join(str(e).split()))[0]
 
 
-def only_select(con, sql: str, where: str = "sql") -> None:
-    """Refuse anything but one SELECT statement (``playtest sql --read-only``): COPY, ATTACH, SET, INSTALL,
-    CREATE ... and several statements are a QueryError. DuckDB's parser decides (json_serialize_sql
-    serializes SELECT statements only)."""
+READ_ONLY = ("with --read-only", "--read-only runs")             # how a refusal says what runs one SELECT
+QUESTION_FILE = ("from a .sql file", "a .sql file holds")
+# table functions a checked SELECT may call in FROM (no file, setting, catalog or query-text function)
+SELECT_TABLE_FUNCTIONS = frozenset(["range", "generate_series", "unnest"])
+# DuckDB declares these pure (CONSISTENT) but they read SQL text or DuckDB's own state, not the games
+SELECT_REFUSED = frozenset(["json_serialize_sql", "json_deserialize_sql", "json_serialize_plan", "version",
+                            "parse_duckdb_log_message", "current_user", "current_role", "current_catalog", "user",
+                            "session_user", "get_block_size", "assert_true"])
+# pure, but DuckDB marks them volatile or consistent within a query (time zones, list ranges; error() stops the
+# query with its message): allowed too
+SELECT_EXTRA = frozenset("""
+    error unnest range generate_series date_part datepart date_trunc datetrunc date_diff datediff date_sub datesub
+    year month day hour minute second millisecond microsecond quarter week weekday dayofweek dayofmonth
+    dayofyear isodow isoyear yearweek weekofyear era decade century millennium dayname monthname last_day
+    strftime time_bucket
+""".split())
+
+
+def _parser():
+    """A bare in-memory connection to parse SQL with (json_serialize_sql): no results, no extensions."""
+    import duckdb
+    return duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False,
+                                  "enable_external_access": False})
+
+
+@functools.lru_cache(maxsize=1)
+def select_functions() -> frozenset[str]:
+    """The functions a checked SELECT may call: DuckDB's built-in scalar, aggregate and window functions it
+    declares pure (``stability = 'CONSISTENT'``), its built-in macros in ``main``, SELECT_EXTRA and playtest's
+    macros (all_macros), less SELECT_REFUSED and DuckDB's internal ones (``__internal_...``). Settings, the
+    environment, the clock, random numbers, sequences, ``error``, ``query``, ``read_*`` and ``duckdb_*``
+    are not among them."""
+    con = _parser()
+    try:
+        names = {n.lower() for (n,) in con.execute(
+            "SELECT DISTINCT function_name FROM duckdb_functions() WHERE internal AND schema_name = 'main' AND "
+            "((function_type IN ('scalar', 'aggregate', 'window') AND stability = 'CONSISTENT') "
+            " OR function_type = 'macro')").fetchall()}
+    finally:
+        con.close()
+    names = {n for n in names if not n.startswith("__")} - SELECT_REFUSED
+    return frozenset(names | SELECT_EXTRA | macro_names())
+
+
+def only_select(con, sql: str, where: str = "sql", how: tuple[str, str] = READ_ONLY) -> dict[str, Any]:
+    """Refuse anything but one SELECT statement (``playtest sql --read-only``, a question file): COPY,
+    ATTACH, SET, INSTALL, CREATE ... and several statements are a QueryError. DuckDB's parser decides
+    (json_serialize_sql serializes SELECT statements only). Returns the parse tree."""
     import duckdb
     try:
         tree = serialize(con, sql)
     except duckdb.Error as e:
         raise QueryError(f"{where}: {one_line(e)}") from None
+    except RecursionError:
+        raise QueryError(f"{where}: nested too deeply; {how[1]} one SELECT statement") from None
     if tree.get("error"):
         msg = str(tree.get("error_message", ""))
         if "Only SELECT" in msg:
-            msg = "only a SELECT statement runs with --read-only"
+            msg = f"only a SELECT statement runs {how[0]}"
         raise QueryError(f"{where}: {msg}")
     n = len(tree.get("statements") or [])
     if n != 1:
-        raise QueryError(f"{where}: {'no statement' if n == 0 else f'{n} statements'}; --read-only runs one "
+        raise QueryError(f"{where}: {'no statement' if n == 0 else f'{n} statements'}; {how[1]} one "
                          f"SELECT statement")
+    return tree
+
+
+def own_tables(con) -> frozenset[str]:
+    """The views and tables the connection made itself (games, games_all, cards, seat_outcomes ...)."""
+    return frozenset(n.lower() for (n,) in con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE NOT internal "
+        "UNION ALL SELECT table_name FROM duckdb_tables() WHERE NOT internal").fetchall())
+
+
+def check_select(con, sql: str, where: str = "sql", how: tuple[str, str] = READ_ONLY) -> None:
+    """only_select, and the SELECT may read only the connection's own views and tables (check with
+    SelectCheck): DuckDB's pure functions and playtest's macros (select_functions), the table functions
+    range, generate_series and unnest; no file, setting, catalog, environment or query-text function
+    (``query``, ``query_table``, ``read_*``, ``glob``, ``duckdb_*``, ``current_setting``, ``pragma_*`` ...)."""
+    tree = only_select(con, sql, where, how)
+    allowed = SelectAllowed(select_functions(), SELECT_TABLE_FUNCTIONS, own_tables(con))
+    try:
+        SelectCheck(allowed).check(tree["statements"][0])
+    except Refused as e:
+        raise QueryError(f"{where}: {e}; {how[1]} one SELECT over the results' views") from None
 
 
 def execute(con, sql: str, params: dict[str, Any] | None = None, where: str = "SQL",
             results: Sequence[str | Path] = ()):
     """Run SQL with bound parameters; returns (column names, rows). DuckDB errors become QueryError (a part
-    that cannot be read: ResultsError naming it and the repair)."""
+    that cannot be read: ResultsError naming it and the repair). It runs in a worker thread (interruptible):
+    Ctrl-C stops it (Interrupted), so does the statement timeout (LIMITS)."""
     import duckdb
-    try:
+
+    def work(stop: threading.Event):
         res = con.execute(sql, params or None)
         if res is None:
-            raise QueryError(f"{where}: no statement to run (the SQL is empty or only comments)")
+            return None
         if res.description is None:
             return [], []
-        return [d[0] for d in res.description], res.fetchall()
+        rows: list[tuple] = []
+        while not stop.is_set():
+            chunk = res.fetchmany(FETCH_ROWS)
+            if not chunk:
+                break
+            rows += chunk
+        return [d[0] for d in res.description], rows
+
+    try:
+        out = interruptible(con, work, where)
+    except duckdb.OutOfMemoryException as e:      # DuckDB's advice after "... used)" is SET, which is locked
+        raise QueryError(f"{where}: {re.split(r'(?<=used[)]) ', one_line(e))[0][:300]}; the memory limit is "
+                         f"{LIMITS.get().memory():.2f} GiB (--memory-limit GIB)") from None
     except (duckdb.Error, OverflowError) as e:
         raise read_error(e, results) or QueryError(f"{where}: {one_line(e)}") from None
+    if out is None:
+        raise QueryError(f"{where}: no statement to run (the SQL is empty or only comments)")
+    return out
+
+
+_ONE_SELECT: set[str] = set()            # canned queries' text that only_select passed (parsing needs no results)
 
 
 def answer(con, query: Query, values: dict[str, Any], results: Sequence[str | Path]):
     """Run a parsed query on a connection; a failure names the query, the results and, when the records
-    are of another game than the query's, says so."""
+    are of another game than the query's, says so. The SQL must be one SELECT statement; a question file's
+    (``query.user``) may call only what check_select allows."""
     import duckdb
     label = f"query {query.name} over {', '.join(map(str, results))}"
+    if query.user:
+        check_select(con, query.sql, str(query.path), QUESTION_FILE)
+    elif query.sql not in _ONE_SELECT:          # a canned query answered per variant is parsed once
+        only_select(con, query.sql, label, QUESTION_FILE)
+        _ONE_SELECT.add(query.sql)
     try:
         return execute(con, query.sql, values, where=label, results=results)
     except QueryError as e:

@@ -16,6 +16,7 @@ PNGs (queries/pages.py): the page needs no other file and no network.
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,7 +100,7 @@ def check_source(source: str) -> str:
             raise ReportError(str(e)) from None
         return "sweep"
     path = Path(source)
-    if any(ch in source for ch in "*?["):
+    if any(ch in source for ch in "*?[") and not os.path.lexists(source):     # a folder "a[1]" is a folder
         raise ReportError(f"{source}: give one sweep results folder or one Parquet file, not a pattern")
     if path.is_dir():
         if not (path / library.MANIFEST).is_file():

@@ -20,7 +20,7 @@ from typing import Any
 
 from regress.cells import cell_key, cell_label
 from regress.metrics import families
-from sim.files import read_bounded, unwritable, write_atomic
+from sim.files import parse_json, read_bounded, unwritable, write_atomic
 from sim.games import GAMES
 
 FORMAT = "playtest-regress-baseline"
@@ -307,14 +307,8 @@ def read_json(path: Path, what: str, error: type[ValueError], limit: int = MAX_B
     def no_constant(name: str) -> Any:
         raise ValueError(f"{name} is not a JSON number")
 
-    try:
-        return json.loads(blob.decode("utf-8"), parse_constant=no_constant)
-    except UnicodeDecodeError as e:
-        raise error(f"{path}: corrupt {what}: not valid JSON (not UTF-8 text: byte {e.start})") from None
-    except RecursionError:
-        raise error(f"{path}: corrupt {what}: not valid JSON (nested too deeply)") from None
-    except ValueError as e:  # JSONDecodeError, NaN/Infinity, an integer of thousands of digits
-        raise error(f"{path}: corrupt {what}: not valid JSON ({cut(str(e))})") from None
+    # not UTF-8, not JSON, NaN/Infinity, an integer of thousands of digits, nested deeper than MAX_DEPTH: one line
+    return parse_json(blob, str(path), error, MAX_DEPTH, what=f"corrupt {what}", parse_constant=no_constant)
 
 
 def load(path: str | Path) -> dict[str, Any]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ from typing import Any
 from cluster.spec import SpecError, parse_spec
 from regress.baseline import MAX_DEPTH, cut, depth
 from regress.metrics import Family, families
-from sim.files import read_bounded
+from sim.files import parse_toml, read_bounded
 from sim.games import GAMES
 
 MAX_BYTES = 2**20             # a suite is a page of TOML (the nightly one: 1.5 KB)
@@ -224,11 +223,7 @@ def load_suite(path: str | Path) -> Suite:
     path = Path(path)
     blob = read_bounded(path, "suite file", SuiteError, MAX_BYTES)
     try:
-        raw = tomllib.loads(blob.decode("utf-8"))
+        text = blob.decode("utf-8")
     except UnicodeDecodeError as e:
         raise SuiteError(f"{path}: not valid TOML: not UTF-8 text (byte {e.start})") from None
-    except RecursionError:
-        raise SuiteError(f"{path}: not valid TOML: nested too deeply") from None
-    except ValueError as e:   # TOMLDecodeError; an integer of thousands of digits
-        raise SuiteError(f"{path}: not valid TOML: {cut(str(e))}") from None
-    return parse_suite(raw, path)
+    return parse_suite(parse_toml(text, str(path), SuiteError, MAX_DEPTH), path)   # nesting bounded: one line

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import tomllib
 from pathlib import Path
 from typing import Callable
 
-from sim.files import read_bounded
+from sim.files import parse_toml, read_bounded
 
 SOURCES = ("rulebook", "named", "stand-in")  # rulebook text / named in the book, effect ours / invented
 
@@ -31,9 +30,10 @@ def read_cards(path: Path) -> tuple[list, bytes]:
     """The ``[[card]]`` entries of a file and its bytes."""
     raw = read_bounded(path, "card file", CardDataError)
     try:
-        doc = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
         raise CardDataError(f"{path}: not valid TOML: {e}") from None
+    doc = parse_toml(text, str(path), CardDataError)     # nested thousands deep: one line, not a RecursionError
     extra = sorted(set(doc) - {"meta", "card"})
     if extra:
         raise CardDataError(f"{path}: unknown top-level table(s) {extra}; allowed: [meta], [[card]]")

@@ -8,6 +8,10 @@ Every file playtest writes for others to read (result Parquet files, sweep parts
 baseline) is written under a hidden temporary name beside it and renamed into place
 (:func:`replacing`, :func:`write_atomic`): a reader, or a sweep resumed after a crash, finds the old
 file or the new one, never a torn one.
+
+Every TOML or JSON file a user names is parsed through :func:`parse_toml` / :func:`parse_json` (or
+:func:`load_toml_bounded` / :func:`load_json_bounded`), which refuse tables and lists nested more than
+:data:`MAX_NESTING` deep in one line naming the file, instead of a RecursionError.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import contextlib
 import os
 import stat
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 MAX_TEXT_BYTES = 1 << 20            # card files, specs and SQL are a few KiB; more than 1 MiB is refused
 
@@ -114,3 +118,85 @@ def write_atomic(path: str | Path, data: bytes | str, fsync: bool = False) -> No
             if fsync:
                 f.flush()
                 os.fsync(f.fileno())
+
+
+# ---------------------------------------------------------------------------------------------------
+# Parsing what we read: nesting bounded
+# ---------------------------------------------------------------------------------------------------
+
+MAX_NESTING = 32                    # tables and lists inside each other; specs, cards and baselines use < 8
+
+
+def nesting_of_value(value: Any, limit: int = MAX_NESTING) -> int:
+    """How deep dicts and lists nest in a parsed value (a TOML dotted key ``a.b.c`` nests without brackets),
+    counted without recursion up to ``limit + 1``."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (dict, list, tuple)):
+            d += 1
+            if d > deepest:
+                deepest = d
+                if deepest > limit:
+                    break
+            stack.extend((x, d) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def _too_deep(where: str, limit: int, parsed: bool = True) -> str:
+    """The one line for a document nested too deep (``parsed``: read whole; else its parser gave up)."""
+    return (f"{where}: {'' if parsed else 'not valid TOML: '}tables and lists nest more than {limit} deep; at "
+            f"most {limit} levels are allowed")
+
+
+def parse_toml(text: str, where: str, error: type[Exception], limit: int = MAX_NESTING) -> dict:
+    """``text`` parsed as TOML, every failure one ``error`` line starting with ``where`` (the file): not TOML,
+    or nested more than ``limit`` deep. The parser recurses once per level of brackets: a file nested
+    thousands deep ends its recursion (RecursionError, caught here: the parser is pure Python and the JSON
+    one checks its depth, so nothing overflows) and is refused the same way as one nested 33 deep."""
+    import tomllib
+    try:
+        doc = tomllib.loads(text)
+    except RecursionError:
+        raise error(_too_deep(where, limit, parsed=False)) from None
+    except ValueError as e:           # TOMLDecodeError; an integer of thousands of digits
+        raise error(f"{where}: not valid TOML: {str(e)[:300]}") from None
+    if nesting_of_value(doc, limit) > limit:
+        raise error(_too_deep(where, limit))
+    return doc
+
+
+def parse_json(text: str | bytes, where: str, error: type[Exception], limit: int = MAX_NESTING,
+               what: str = "", **options: Any) -> Any:
+    """``text`` parsed as JSON (``options`` go to :func:`json.loads`), every failure one ``error`` line
+    ``where: [what: ]not valid JSON (why)``: not UTF-8, not JSON, or nested more than ``limit`` deep."""
+    import json
+    head = f"{where}: {what}: " if what else f"{where}: "
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise error(f"{head}not valid JSON (not UTF-8 text: byte {e.start})") from None
+    deep = f"{head}not valid JSON (lists and objects nest more than {limit} deep; at most {limit} levels are " \
+           "allowed)"
+    try:
+        value = json.loads(text, **options)
+    except RecursionError:
+        raise error(deep) from None
+    except ValueError as e:           # JSONDecodeError, a refused constant, an integer of thousands of digits
+        raise error(f"{head}not valid JSON ({str(e)[:300]})") from None
+    if nesting_of_value(value, limit) > limit:
+        raise error(deep)
+    return value
+
+
+def load_toml_bounded(path: str | Path, what: str, error: type[Exception], limit: int = MAX_TEXT_BYTES,
+                      nesting: int = MAX_NESTING) -> dict:
+    """The TOML file ``path`` (a ``what``) read through :func:`read_text_bounded` and :func:`parse_toml`."""
+    return parse_toml(read_text_bounded(path, what, error, limit), str(path), error, nesting)
+
+
+def load_json_bounded(path: str | Path, what: str, error: type[Exception], limit: int = MAX_TEXT_BYTES,
+                      nesting: int = MAX_NESTING, **options: Any) -> Any:
+    """The JSON file ``path`` (a ``what``) read through :func:`read_bounded` and :func:`parse_json`."""
+    return parse_json(read_bounded(path, what, error, limit), str(path), error, nesting, **options)

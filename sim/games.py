@@ -177,6 +177,10 @@ class Game(abc.ABC):
     # takes each seat in turn against a field of other bots
     skill_setups: ClassVar[tuple[BenchPreset, ...]] = ()
     bot_presets_path: ClassVar[Any] = None                # the heuristic's named weight sets (presets.toml)
+    # the dotted name of the module at the compiled core's seam: its DECLARATIONS (which Python declaration each
+    # struct and enum of the .pxd follows) and core_inputs(setup, rules, data) (the dicts the core is given);
+    # the declaration tests read it from here, so a new game's core is checked the moment it registers
+    core_module: ClassVar[str]
 
     @property
     def presets(self) -> tuple[str, ...]:
@@ -311,6 +315,11 @@ class Game(abc.ABC):
         return f"<game {self.name}: {self.title}>"
 
 
+def required_attributes() -> list[str]:
+    """The class attributes every game must declare: those :class:`Game` annotates without a default."""
+    return [a for a in Game.__annotations__ if not a.startswith("_") and not hasattr(Game, a)]
+
+
 class Registry(Mapping[str, Game]):
     """Game name -> :class:`Game`, from the ``playtest.games`` entry points; each game's package is
     imported on first use (so importing sim.games stays cheap)."""
@@ -334,9 +343,13 @@ class Registry(Mapping[str, Game]):
                 known = ", ".join(self._points) or "none (is playtest installed? pip install -e .)"
                 raise RuleError(f"unknown game {name!r}; expected one of {known}")
             cls = self._points[name].load()
-            if not (isinstance(cls, type) and issubclass(cls, Game)) or cls.name != name:
+            if not (isinstance(cls, type) and issubclass(cls, Game)) or getattr(cls, "name", None) != name:
                 raise TypeError(f"entry point {self.group}:{name} = {self._points[name].value} is not the "
                                 f"Game class of a game named {name!r}")
+            missing = [a for a in required_attributes() if not hasattr(cls, a)]
+            if missing:        # what a game must declare (class attributes of Game with no default)
+                raise TypeError(f"game {name!r} ({self._points[name].value}) does not declare "
+                                f"{', '.join(missing)}; every game declares them (sim.games.Game)")
             self._loaded[name] = cls()
         return self._loaded[name]
 

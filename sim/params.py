@@ -8,6 +8,7 @@ specs and the parameter columns of the game record, so a new rule number is adde
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import json
 from typing import Any, Mapping, TypeVar
@@ -91,7 +92,9 @@ def with_overrides(base: T, overrides: Mapping[str, Any], where: str = "rules", 
         key = name.strip().replace("-", "_")
         if key not in by_name:
             valid = ", ".join(sorted(by_name))
-            raise RuleError(f"{where}: unknown {what} {name!r}; valid {what}s: {valid}")
+            close = difflib.get_close_matches(key, by_name, n=1, cutoff=0.75)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise RuleError(f"{where}: unknown {what} {name!r}{hint}; valid {what}s: {valid}")
         changes[key] = _coerce(by_name[key], value, where)
     new = dataclasses.replace(base, **changes)
     check = getattr(new, "check", None)

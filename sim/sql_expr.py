@@ -202,3 +202,89 @@ class ExprCheck:
                 if found := self.unvisited(v):
                     return found
         return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Whole SELECT statements: the read-only console and question files
+# ---------------------------------------------------------------------------------------------------
+
+# the table references and query nodes a SELECT may hold (DuckDB's TableReferenceType and QueryNodeType)
+TABLE_REF_TYPES = frozenset(["BASE_TABLE", "TABLE_FUNCTION", "JOIN", "SUBQUERY", "EXPRESSION_LIST", "EMPTY",
+                             "SHOW_REF", "PIVOT"])
+QUERY_NODE_TYPES = frozenset(["SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"])
+
+
+@dataclass(frozen=True)
+class SelectAllowed:
+    """What a whole SELECT statement may name: functions, table functions and tables (all lower case)."""
+    functions: frozenset[str]         # scalar, aggregate and window functions and macros
+    table_functions: frozenset[str]   # in FROM (range, unnest ...)
+    tables: frozenset[str]            # the connection's own views and tables; a WITH name is allowed where it is seen
+    max_depth: int = 400              # nested nodes of the parse tree: beyond any real query, within Python's stack
+
+
+class SelectCheck:
+    """Walks the parse tree of one SELECT statement (``json_serialize_sql``) and refuses every call of a
+    function, table function or table that is not allowed, wherever it sits (select list, FROM, WHERE,
+    subqueries, WITH, window, PIVOT, DESCRIBE/SUMMARIZE ...). The rules key on what a node names, not on
+    where it sits, so a node kind a later DuckDB adds is still checked for what it names; a table reference
+    or query node of a kind not known here is refused."""
+
+    def __init__(self, allowed: SelectAllowed):
+        self.allowed = allowed
+
+    def check(self, statement: Any) -> None:
+        try:
+            self.walk(statement, frozenset(), 0)
+        except RecursionError:
+            raise Refused("nested too deeply") from None
+
+    def walk(self, n: Any, ctes: frozenset[str], depth: int) -> None:
+        if depth > self.allowed.max_depth:
+            raise Refused(f"nested more than {self.allowed.max_depth} levels deep")
+        if isinstance(n, list):
+            for v in n:
+                self.walk(v, ctes, depth + 1)
+            return
+        if not isinstance(n, dict):
+            return
+        cte_map = n.get("cte_map")
+        if isinstance(cte_map, dict):         # WITH names: seen by this node and the nodes inside it
+            ctes = ctes | {str(e.get("key", "")).lower() for e in cte_map.get("map") or [] if isinstance(e, dict)}
+        kind = n.get("type")
+        if "sample" in n and "class" not in n and kind not in TABLE_REF_TYPES | QUERY_NODE_TYPES:
+            raise Refused(f"{str(kind).lower().replace('_', ' ')} is not allowed")
+        if "class" not in n and kind == "TABLE_FUNCTION":
+            f = n.get("function")
+            if not isinstance(f, dict):
+                raise Refused("an unexpected table function")
+            self.named_function(f, self.allowed.table_functions, "table function")
+            n = {**n, "function": {k: v for k, v in f.items() if k != "function_name"}}
+        elif "function_name" in n:
+            self.named_function(n, self.allowed.functions, "function")
+        if "table_name" in n and "class" not in n:
+            self.table(n, ctes)
+        for v in n.values():
+            if isinstance(v, (dict, list)):
+                self.walk(v, ctes, depth + 1)
+
+    def named_function(self, f: dict, allowed: frozenset[str], what: str) -> None:
+        name = str(f.get("function_name", ""))
+        if any(f.get(k) for k in ("schema", "catalog", "schema_name", "catalog_name")):
+            raise Refused(f"{'.'.join(str(f.get(k)) for k in ('catalog', 'schema') if f.get(k))}.{name}(): "
+                          f"a {what} named with its schema is not allowed")
+        if name.lower() not in allowed:
+            hint = f" (allowed: {', '.join(sorted(allowed))})" if len(allowed) <= 12 else ""
+            raise Refused(f"the {what} {name}() is not allowed{hint}")
+
+    def table(self, n: dict, ctes: frozenset[str]) -> None:
+        name = str(n.get("table_name") or "")
+        if n.get("type") == "SHOW_REF" and not name:
+            return                            # DESCRIBE/SUMMARIZE of a query: the query is walked
+        if n.get("schema_name") or n.get("catalog_name"):
+            raise Refused(f"{'.'.join(str(n.get(k)) for k in ('catalog_name', 'schema_name') if n.get(k))}.{name}: "
+                          f"a table named with its schema is not allowed")
+        if n.get("at_clause"):
+            raise Refused(f"{name} AT (...): time travel is not allowed")
+        if name.lower() not in ctes and name.lower() not in self.allowed.tables:
+            raise Refused(f"unknown table {name!r}; the tables here: {', '.join(sorted(self.allowed.tables))}")

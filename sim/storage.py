@@ -4,7 +4,11 @@ results folder.
 A results location is either a local path (everything else in playtest, unchanged) or a URI whose scheme
 pyarrow knows (``s3://``, ``gs://``, ``hdfs://``, ...), opened with ``pyarrow.fs.FileSystem.from_uri``.
 :func:`open_location` checks it before any work and says in one line what is wrong (:class:`StorageError`):
-an unknown scheme, no bucket, an endpoint that does not answer, a bucket that does not exist.
+an unknown scheme, no bucket, an endpoint that does not answer, a bucket that does not exist, or a bucket or
+prefix that could name another bucket once decoded or sent (``.`` or ``..`` segments, ``//``, backslashes,
+control characters, ``%2e``/``%2f``/``%5c``, a ``#``): ``s3://a/../b/x`` would check bucket ``a`` and write
+into bucket ``b``. :meth:`Location.path` likewise refuses an object name that is absolute or has such
+segments, so no key read from a manifest or a listing leaves the folder.
 
 S3 settings come from the URI's query parameters as pyarrow reads them (``endpoint_override``, ``scheme``,
 ``region``, ``connect_timeout``, ``request_timeout``, ...) and otherwise from the usual AWS environment
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import urllib.parse
 from dataclasses import dataclass
 
@@ -67,6 +72,11 @@ class Location:
         return f"{base}/{rel}" if rel else base
 
     def path(self, rel: str) -> str:
+        """The full path of ``rel`` (relative to the folder): a ``rel`` that is absolute or has ``.``, ``..`` or
+        empty segments is refused (StorageError), so no key ever leaves ``root`` (a manifest or a listing is
+        read from the store, and the store's HTTP client would resolve ``root/../x`` into another bucket)."""
+        if rel and (why := _bad_key(rel, relative=True)):
+            raise StorageError(f"{self.name()}: object name {rel[:200]!r} {why}; it must stay inside the folder")
         return f"{self.root}/{rel}" if rel else self.root
 
     def info(self, rel: str) -> pafs.FileInfo:
@@ -133,6 +143,52 @@ def one_line(e: BaseException) -> str:
     return (text[0] if text else type(e).__name__)[:200]
 
 
+# characters that would let a URI or an object name reach outside its folder once decoded or sent: the
+# percent-encoded dot, slash and backslash (pyarrow decodes them), the backslash, and control characters
+_ENCODED = re.compile(r"%(2e|2f|5c)", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _bad_key(path: str, relative: bool) -> str | None:
+    """Why the object path ``path`` could leave its bucket or folder, or None: ``.`` or ``..`` segments, empty
+    segments (``//``), backslashes, control characters, percent-encoded dots or slashes; with ``relative``, a
+    leading ``/`` (an absolute name). A URI's path keeps its leading ``/`` and may end in one ``/``."""
+    if _CONTROL.search(path):
+        return "has a control character"
+    if "\\" in path:
+        return "has a backslash (\\)"
+    if _ENCODED.search(path):
+        return "has a percent-encoded dot, slash or backslash (%2e, %2f, %5c)"
+    if relative and path.startswith("/"):
+        return "is absolute"
+    body = path if relative else path[1:].removesuffix("/")
+    if not body:
+        return None if not relative else "is empty"
+    segments = body.split("/")
+    if any(seg in (".", "..") for seg in segments):
+        return "has a '.' or '..' segment"
+    if "" in segments:
+        return "has an empty segment (//)"
+    return None
+
+
+def _check_uri(uri: str, p: urllib.parse.SplitResult) -> None:
+    """Refuse a URI whose bucket or path could name another bucket once decoded or sent (StorageError)."""
+    if _CONTROL.search(uri):           # urlsplit drops tabs and newlines silently: look at the URI as given
+        raise StorageError(f"{uri[:200]!r}: has a control character; expected {p.scheme}://BUCKET/PREFIX")
+    host = p.netloc.rpartition("@")[2]
+    if _CONTROL.search(host) or "\\" in host or "%" in host or not host.strip("."):
+        raise StorageError(f"{shown(uri)[:200]!r}: the bucket {host[:100]!r} is not a name; expected "
+                           f"{p.scheme}://BUCKET/PREFIX (letters, digits, '-', '.')")
+    if p.fragment or "#" in uri:
+        raise StorageError(f"{shown(uri)[:200]!r}: a '#' is not allowed in a results URI; expected "
+                           f"{p.scheme}://BUCKET/PREFIX")
+    why = _bad_key(p.path, relative=False)
+    if why:
+        raise StorageError(f"{shown(uri)[:200]!r}: the prefix {p.path[:200]!r} {why}; expected "
+                           f"{p.scheme}://BUCKET/PREFIX with plain names between single slashes")
+
+
 S3_PARAMS = ("endpoint_override", "scheme", "region", "connect_timeout", "request_timeout")
 
 
@@ -180,6 +236,7 @@ def _open(uri: str) -> Location:
                            "and shown in logs); use AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY")
     if not p.hostname:
         raise StorageError(f"{uri!r}: no bucket; expected {p.scheme}://BUCKET/PREFIX")
+    _check_uri(uri, p)
     try:
         if p.scheme.lower() == "s3":
             fs, root = _s3(uri)

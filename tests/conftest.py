@@ -7,6 +7,15 @@ import pytest
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 
+def pytest_configure(config):
+    """The results-signing key and the verified-hash cache (sim.folder) of this test run in a folder of its own,
+    not the user's ~/.config and ~/.cache (subprocesses inherit them through the environment)."""
+    import tempfile
+    home = tempfile.mkdtemp(prefix="playtest-test-keys-")
+    os.environ.setdefault("PLAYTEST_KEY_FILE", os.path.join(home, "results.key"))
+    os.environ.setdefault("PLAYTEST_CACHE_DIR", os.path.join(home, "cache"))
+
+
 @pytest.fixture(scope="session")
 def cards():
     from sim.paws.cards import load_cards

@@ -160,3 +160,23 @@ def test_a_tales_core_capacity_error_is_one_line(command, tmp_path, monkeypatch)
     lines = [line for line in res.stderr.splitlines() if line.strip() and not line.startswith("games ")]
     assert res.exit_code == 2 and lines == ["error: game 3: a decision had more options than the core's capacity"]
     assert not (tmp_path / "t.parquet").exists()
+
+
+def test_run_keeps_an_existing_output_unless_forced(tmp_path):
+    out = tmp_path / "r.parquet"
+    args = ["run", "paws", "--games", "20", "--seed", "4", "--out", str(out)]
+    assert runner.invoke(app, args).exit_code == 0
+    before = out.read_bytes()
+    res = runner.invoke(app, [*args[:-4], "--seed", "5", "--out", str(out)])
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert f"--out {out}: the file exists; pass --force to replace it" in lines[0]
+    assert out.read_bytes() == before                        # not touched
+    assert runner.invoke(app, [*args[:-4], "--seed", "5", "--out", str(out), "--force"]).exit_code == 0
+    assert out.read_bytes() != before
+
+
+def test_version():
+    from importlib.metadata import version
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0 and res.stdout.strip() == f"playtest {version('playtest')}"

@@ -28,6 +28,7 @@ HOSTILE = st.sampled_from([
     "[/x]", "[bold]", "[setup]", "results[v2]", "'; DROP TABLE games; --", "1=1); COPY (SELECT 42) TO 'x.csv'",
     "../../etc/passwd", "/dev/zero", "-1", "18446744073709551616", "1e400", "nan", "", " ", ",,,", "=", "a=b=c",
     "heuristic:aggression=1e9", "random,random,random,random,random", "${HOME}", "%s%s%n", "\u202eevil", "\t\n",
+    "s3://playtest/../other/pwn", "s3://playtest/%2e%2e/other/pwn", "s3://../x", "s3://b/a//b", "s3://b/p\\..\\x",
 ])
 TEXT = st.one_of(ARG_TEXT, HOSTILE, st.builds(lambda a, b: a + b, HOSTILE, ARG_TEXT))
 PROPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -164,7 +165,11 @@ def test_status_any_folder(tmp_path, text):
 BYTES = st.one_of(st.binary(max_size=300),
                   st.sampled_from([b"", b"\xff\xfe", b"[[card]]\nname = '[/x]'\n", b"PAR1\x00\x00PAR1",
                                    b'{"format": 1, "cells": [{"id": 1}]}', b"game = 'paws'\nseed = -1\n",
-                                   b"[meta]\n[[card]]\n" * 50]))
+                                   b"[meta]\n[[card]]\n" * 50,
+                                   # nested thousands deep (a parser that recurses per level)
+                                   b"x = " + b"[" * 5000 + b"]" * 5000, b"[[card]]\nname = " + b"[" * 3000,
+                                   b"x = " + b"{a = " * 4000 + b"1" + b"}" * 4000, b"x." * 3000 + b"y = 1",
+                                   b"[" * 5000 + b"]" * 5000, b'{"format": ' * 4000 + b"1" + b"}" * 4000]))
 
 
 @PROPS
@@ -218,3 +223,122 @@ def test_special_files_are_refused_before_reading(tmp_path, results, path):
     assert check(["play", "paws", "--data", f"monsters={path}"], tmp_path) == 2
     assert check(["sweep", path, "--out", "o", "--no-progress"], tmp_path) == 2
     assert check(["query", path, "--results", str(results)], tmp_path) == 2
+
+
+# ---- every numeric flag: huge, negative and zero values -----------------------------------------------
+from cli import common as cli_common       # noqa: E402  (the bounds the commands enforce)
+import typing                               # noqa: E402
+import click                                # noqa: E402
+import typer                                # noqa: E402
+
+from cli import compare as cli_compare, play as cli_play, reference as cli_reference  # noqa: E402
+from cli import regress as cli_regress, report as cli_report, tune_bot as cli_tune_bot  # noqa: E402
+
+REACHED = "stub reached"    # what the stubbed work says: the command got past its checks
+BIG = [0, -1, 1, 2, 4, 5, 100, 101, 4096, 4097, 100_000, 100_001, 10**6, 10**6 + 1, 10**9, 10**12, 10**12 + 1,
+       2**31, 2**32, 2**63 - 1, 2**63, 2**64 - 1, 2**64, 10**30, -2**63, -10**30]
+G, S, I, W = cli_common.MAX_GAMES, cli_common.MAX_SEED, cli_common.MAX_GAME_INDEX, cli_common.MAX_WORKERS
+# (command line before the flag, flag, lowest and highest allowed value; low > high: never allowed)
+NUMERIC_FLAGS = [
+    (["play", "paws", "--json"], "--players", 2, 4),
+    (["play", "tales", "--json"], "--players", 1, 0),            # tales has no players setup value
+    (["play", "paws", "--json"], "--seed", 0, S),
+    (["play", "paws", "--json"], "--game-index", 0, I),
+    (["run", "paws", "--out", "o.parquet", "--games", "3"], "--players", 2, 4),
+    (["run", "paws", "--out", "o.parquet"], "--games", 1, G),
+    (["run", "paws", "--out", "o.parquet", "--games", "3"], "--seed", 0, S),
+    (["run", "paws", "--out", "o.parquet", "--games", "3"], "--start", 0, I - 2),
+    (["run", "paws", "--out", "o.parquet", "--games", "3"], "--chunk", 1, G),
+    (["bench", "--out", "b.json"], "--games", 1, G),
+    (["bench", "--out", "b.json"], "--reference-games", 1, G),
+    (["bench", "--out", "b.json"], "--seed", 0, S),
+    (["bench", "--out", "b.json", "--bots", "random"], "--bot-games", 1, G),
+    (["bench", "--out", "b.json", "--core-speed"], "--rounds", 1, 100),
+    (["bench", "--out", "b.json", "--core-speed"], "--random-games", 1, G),
+    (["report", "results"], "--behind-after", 1, 100_000),
+    (["regress", "suite.toml", "--baseline", "b.json"], "--workers", 1, W),
+    (["tune-bot", "paws"], "--trials", 1, 10_000),
+    (["tune-bot", "paws"], "--games", 1, 10**6),
+    (["tune-bot", "paws"], "--seed", 0, S),
+    (["tune-bot", "paws"], "--workers", 1, W),
+]
+NUMERIC_MODULES = (cli_play, cli_compare, cli_regress, cli_report, cli_tune_bot, cli_reference)
+
+
+def numeric_flags(module) -> set[tuple[str, str]]:
+    """(command, flag) of every int or float option of a CLI module's commands, read from their signatures."""
+    out = set()
+    for name, fn in module.COMMANDS.items():
+        for param, hint in typing.get_type_hints(fn, include_extras=True).items():
+            if typing.get_origin(hint) is not typing.Annotated:
+                continue
+            base, *extras = typing.get_args(hint)
+            base = next((a for a in typing.get_args(base) if a is not type(None)), base)
+            if base not in (int, float):
+                continue
+            info = next(e for e in extras if isinstance(e, typer.models.OptionInfo))
+            decls = [d for d in (info.param_decls or ()) if d.startswith("--")]
+            out.add((name, decls[0] if decls else "--" + param.replace("_", "-")))
+    return out
+
+
+def test_every_numeric_flag_has_a_bound_in_the_table():
+    """A new int or float option of these commands must join NUMERIC_FLAGS (and get its bound)."""
+    found = set().union(*(numeric_flags(m) for m in NUMERIC_MODULES))
+    assert found == {(args[0], flag) for args, flag, _, _ in NUMERIC_FLAGS}
+
+
+@pytest.fixture
+def stubbed(monkeypatch):
+    """The work behind each command replaced by a one-line refusal saying REACHED: in-range values get there
+    (past every check) without playing a billion games or starting Ray."""
+    from queries import report as rep
+    from sim.bench import BenchError
+
+    def stub(error):
+        def refuse(*args, **kwargs):
+            raise error(REACHED)
+        return refuse
+    for name in ("run_bench", "run_bot_bench", "run_core_speed"):
+        monkeypatch.setattr(cli_play, name, stub(BenchError))
+    monkeypatch.setattr(cli_play.output, "write_parquet_tables", stub(OSError))
+
+    class NoBar:                   # the progress bar would be drawn before the stub refuses
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def advance(self, *args, **kwargs):
+            pass
+    monkeypatch.setattr(cli_play, "GamesBar", NoBar)
+    monkeypatch.setattr(rep, "check_source", stub(rep.ReportError))
+    monkeypatch.setattr(cli_regress, "run", stub(ValueError))
+    monkeypatch.setattr(cli_tune_bot, "tune_heuristic", stub(ConnectionError))
+
+
+@pytest.mark.parametrize("case", NUMERIC_FLAGS, ids=lambda c: f"{c[0][0]}-{c[0][1]}-{c[1]}" if isinstance(c, tuple)
+                         else None)
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(data=st.data())
+def test_numeric_flags_refuse_out_of_range_values_in_one_line(tmp_path, stubbed, case, data):
+    """Huge, negative and zero values of each numeric flag: exit 2 with one line naming the flag and the
+    allowed values, before any work; in-range values get past the checks. Never a traceback or exit 3."""
+    args, flag, low, high = case
+    value = data.draw(st.one_of(st.sampled_from(BIG + [low - 1, low, high, high + 1]),
+                                st.integers(-2**70, 2**70)), label="value")
+    full = args + [flag, str(value)]
+    code = check(full, tmp_path)
+    res = runner.invoke(app, full) if code == 2 else None
+    if low <= value <= high:
+        assert code == 0 or REACHED in res.stderr or flag not in res.stderr, (full, res and res.stderr)
+    else:
+        assert code == 2, full
+        said = " ".join(res.stderr.split())
+        assert said.startswith(f"error: {flag}") and "expected" in said or f"has no {flag[2:]}" in said, said
+        assert REACHED not in said

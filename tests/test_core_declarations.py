@@ -20,15 +20,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.games import get
+from sim.games import GAMES as REGISTRY, get
 from sim.params import param
 from sim.record_schema import Column
 
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = {
-    "paws": importlib.import_module("sim.paws.core_engine"),
-    "tales": importlib.import_module("sim.tales.core_engine"),
-}
+GAMES = {name: importlib.import_module(REGISTRY[name].core_module) for name in REGISTRY.names()}   # every game
 
 # value ranges of the C types a declaration may use
 C_RANGE = {"int": (-2**31, 2**31 - 1), "int8_t": (-2**7, 2**7 - 1), "int16_t": (-2**15, 2**15 - 1),

@@ -41,7 +41,10 @@ def test_overrides_are_typed_and_the_result_frozen():
 
 
 @pytest.mark.parametrize("overrides, needle", [
-    ({"round_limt": 20}, "unknown rule parameter 'round_limt'; valid rule parameters: ap_per_turn,"),
+    ({"round_limt": 20}, "unknown rule parameter 'round_limt' (did you mean 'round_limit'?); valid rule parameters: "
+                         "ap_per_turn,"),
+    ({"respwan_items": 2}, "unknown rule parameter 'respwan_items' (did you mean 'respawn_items'?); valid"),
+    ({"zzz": 2}, "unknown rule parameter 'zzz'; valid rule parameters: ap_per_turn,"),
     ({"round_limit": -1}, "round_limit = -1 is not allowed; expected an integer from 0 to 500"),
     ({"round_limit": "soon"}, "round_limit = 'soon' is not allowed"),
     ({"leader_rule": "maybe"}, "leader_rule = 'maybe' is not allowed; expected true or false"),

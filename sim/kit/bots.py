@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import fields as dataclasses_fields
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from sim.files import load_toml_bounded
 from sim.games import EngineError
 from sim.params import RuleError, as_dict, param, parse_assignments, with_overrides
 
@@ -104,8 +104,7 @@ def load_weight_presets(path: Path, weights: type) -> dict[str, object]:
     TOML file at ``path`` (if there is one), each checked against the weights' ranges."""
     presets: dict[str, object] = {"default": weights()}
     if path.exists():
-        with open(path, "rb") as f:
-            tables = tomllib.load(f)
+        tables = load_toml_bounded(path, "weight presets file", RuleError)    # bounded size and nesting
         for name, values in tables.items():
             if name == "default" or not isinstance(values, dict):
                 raise RuleError(f"{path}: [{name}] must be a table of weights and not named 'default'")
@@ -118,9 +117,8 @@ def preset_notes(path: Path) -> dict[str, str]:
     """What each named weight set of a presets file says of itself (its ``about``), by name."""
     if not path.exists():
         return {}
-    with open(path, "rb") as f:
-        return {name: str(values.get("about", "")) for name, values in tomllib.load(f).items()
-                if isinstance(values, dict)}
+    return {name: str(values.get("about", "")) for name, values in
+            load_toml_bounded(path, "weight presets file", RuleError).items() if isinstance(values, dict)}
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,7 @@ class Paws(Game):
     # the default rules on both boards, four players: a bot's skill against three others
     skill_setups = tuple(BenchPreset(f"v4 {board} 4p", "v4", {}, {"board": board, "players": 4}) for board in BOARDS)
     bot_presets_path = WEIGHT_PRESETS_PATH
+    core_module = "sim.paws.core_engine"
 
     def configure(self, rules: str | None, overrides: dict, setup: dict, data: dict,
                   where: str) -> tuple[PawsSetup, PawsRules, CardSet]:

@@ -55,6 +55,7 @@ class Tales(Game):
     # one commander against another, with either people (seats alternate them) and both victory rules
     skill_setups = tuple(BenchPreset(f"tales {mode}", None, {}, {"mode": mode}) for mode in ("standard", "survive"))
     bot_presets_path = WEIGHT_PRESETS_PATH
+    core_module = "sim.tales.core_engine"
 
     def configure(self, rules: str | None, overrides: dict, setup: dict, data: dict,
                   where: str) -> tuple[TalesSetup, TalesRules, TalesCards]:

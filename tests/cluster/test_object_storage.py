@@ -251,3 +251,80 @@ def test_a_manifest_read_while_the_driver_replaces_it_is_read_again(on_s3, monke
     monkeypatch.setattr(loc_cls, "read_bytes", always_cut)
     with pytest.raises(ManifestError, match="unreadable sweep manifest"):
         load_manifest(uri)
+
+
+# ---- URIs and object names that would leave their bucket or folder (docs/sweeps.md, object storage) ----
+ESCAPING_URIS = [
+    ("s3://playtest/../other/pwn", "'.' or '..' segment"),
+    ("s3://playtest/x/../../other/pwn", "'.' or '..' segment"),
+    ("s3://playtest/./x", "'.' or '..' segment"),
+    ("s3://playtest/..", "'.' or '..' segment"),
+    ("s3://playtest/%2e%2e/other/pwn", "percent-encoded dot, slash or backslash"),
+    ("s3://playtest/%2E%2e/other", "percent-encoded dot, slash or backslash"),
+    ("s3://playtest/x%2f..%2fother", "percent-encoded dot, slash or backslash"),
+    ("s3://playtest/x%5c..%5cother", "percent-encoded dot, slash or backslash"),
+    ("s3://playtest/x\\..\\other", "backslash"),
+    ("s3://playtest//other", "empty segment"),
+    ("s3://playtest/a//b", "empty segment"),
+    ("s3://playtest/a\x00b", "control character"),
+    ("s3://playtest/a\nb", "control character"),
+    ("s3://playtest/a\x1b[2Jb", "control character"),
+    ("s3://playtest/p#/../../other", "'#' is not allowed"),
+    ("s3://../other", "is not a name"),
+    ("s3://./other", "is not a name"),
+    ("s3://playtest%2f..%2fother/x", "is not a name"),
+    ("s3://play\\test/x", "is not a name"),
+    ("gs://playtest/../other/pwn", "'.' or '..' segment"),
+    ("hdfs://namenode/a/../b", "'.' or '..' segment"),
+]
+
+
+@pytest.mark.parametrize("uri, says", ESCAPING_URIS)
+def test_a_uri_that_could_leave_its_bucket_is_refused_without_touching_the_store(uri, says):
+    with pytest.raises(StorageError, match=re.escape(says)) as e:
+        open_location(uri, probe=False)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("uri", ["s3://playtest", "s3://playtest/", "s3://playtest/sweeps/a-1/b.c/", "s3://p/x..y/.z",
+                                 "s3://playtest/p?endpoint_override=127.0.0.1:9&scheme=http"])
+def test_plain_uris_still_open(uri):
+    loc = open_location(uri, probe=False)
+    assert loc.root == uri.split("://")[1].split("?")[0].rstrip("/")
+
+
+@pytest.mark.parametrize("rel, says", [("../other/pwn", "'.' or '..' segment"), ("games/../../x", "'.' or '..' segment"),
+                                       ("/other/pwn", "is absolute"), ("a//b", "empty segment"),
+                                       ("./manifest.json", "'.' or '..' segment"), ("a\\..\\b", "backslash"),
+                                       ("a/%2e%2e/b", "percent-encoded"), ("a\rb", "control character")])
+def test_no_object_name_leaves_the_folder(rel, says):
+    loc = open_location("s3://playtest/sweeps/one", probe=False)
+    assert loc.path("games/cell=c000/part-00000.parquet") == "playtest/sweeps/one/games/cell=c000/part-00000.parquet"
+    assert loc.path(".quarantine/x/stray.txt") == "playtest/sweeps/one/.quarantine/x/stray.txt"
+    with pytest.raises(StorageError, match=re.escape(says)):
+        loc.path(rel)
+    for call in (lambda: loc.read_bytes(rel, 10), lambda: loc.write_bytes(rel, b"x"), lambda: loc.delete(rel),
+                 lambda: loc.move("a", rel), lambda: loc.exists(rel)):
+        with pytest.raises(StorageError, match="it must stay inside the folder"):
+            call()
+
+
+@pytest.mark.parametrize("escape", ["../other/pwn", "%2e%2e/other/pwn", "x/%2E%2E/%2e%2e/other/pwn", "/other/pwn",
+                                    "x\\..\\..\\other/pwn"])
+def test_a_sweep_into_another_bucket_is_refused_before_anything_is_written(escape, ray_local, s3_server, tmp_path):
+    """``--out s3://playtest/../other/pwn`` once checked bucket playtest and wrote the parts into bucket other
+    (Ray on loopback is up, so that a sweep that got through would not start one of its own)."""
+    home, other = s3_server.bucket("playtest"), s3_server.bucket("other")
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "x"\ngame = "paws"\nseed = 1\ngames_per_cell = 10\nbatch_size = 10\n')
+    out = f"s3://{home}/{escape}?{s3_server.query}"
+    res = runner.invoke(app, ["sweep", str(spec), "--out", out, "--no-progress", "--workers", "1"])
+    assert res.exit_code == 2, res.output
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in res.output, res.output
+    assert "games/s" not in res.output
+    assert s3_server.keys(other) == {} and s3_server.keys(home) == {}
+    for args in (["status", out], ["report", out, "--out", str(tmp_path / "r.html")],
+                 ["query", "seat_advantage", "--results", out]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2 and "Traceback" not in res.output, (args, res.output)

@@ -315,9 +315,9 @@ def test_a_filter_on_the_locked_connection_cannot_read_files_either(sweep):
 
 
 @pytest.mark.parametrize("statement, needle", [
-    ("SELECT * FROM read_text('/etc/passwd')", "disabled by configuration"),
-    ("SELECT count(*) FROM read_csv('/etc/passwd')", "disabled by configuration"),
-    ("SELECT * FROM glob('/etc/*')", "disabled by configuration"),
+    ("SELECT * FROM read_text('/etc/passwd')", "the table function read_text() is not allowed"),
+    ("SELECT count(*) FROM read_csv('/etc/passwd')", "the table function read_csv() is not allowed"),
+    ("SELECT * FROM glob('/etc/*')", "the table function glob() is not allowed"),
     ("COPY (SELECT 42) TO 'x.csv'", "only a SELECT statement runs with --read-only"),
     ("COPY (SELECT 42 AS x) TO '{part}' (FORMAT parquet, USE_TMP_FILE false)", "only a SELECT statement"),
     ("ATTACH 'evil.db' AS evil", "only a SELECT statement"),
@@ -345,6 +345,117 @@ def test_plain_sql_keeps_full_power_and_says_so(sweep, cwd):
                          "--format", "json")) == [{"n": 18}]
     help_text = " ".join(cli("sql", "--help").output.split())
     assert "full power" in help_text and "--read-only" in help_text
+
+
+# ---- question files (playtest query FILE.sql) and the read-only console: one checked SELECT ----------------
+
+PART0 = "{part}"      # a part of the sweep: the path a write would aim at, allowed for reading
+QUESTION_FILE_INJECTIONS = [   # (file text, what the one line says)
+    (f"COPY (SELECT 42 AS x) TO '{PART0}' (FORMAT parquet, USE_TMP_FILE false)", "only a SELECT statement runs"),
+    (f"-- name: pad\nCOPY (SELECT * FROM games LIMIT 3) TO '{PART0}' (FORMAT parquet)", "only a SELECT statement"),
+    (f"SELECT 1;\nCOPY (SELECT 42 AS x) TO '{PART0}' (FORMAT parquet)", "only a SELECT statement"),
+    ("SELECT count(*) FROM games; SELECT 2", "2 statements; a .sql file holds one SELECT statement"),
+    ("COPY (SELECT 42) TO 'x.csv'", "only a SELECT statement"),
+    ("ATTACH 'evil.db' AS evil", "only a SELECT statement"),
+    ("SET enable_external_access = true", "only a SELECT statement"),
+    ("CREATE OR REPLACE VIEW games AS SELECT * FROM games_all LIMIT 1", "only a SELECT statement"),
+    ("INSTALL httpfs", "only a SELECT statement"),
+    ("PRAGMA threads = 1", "only a SELECT statement"),
+    ("-- name: nothing\n-- only a header", "no statement"),
+    ("SELECT * FROM query('SELECT 1')", "the table function query() is not allowed"),
+    ("SELECT current_setting('allowed_paths') AS p", "the function current_setting() is not allowed"),
+    ("SELECT * FROM read_text('/etc/passwd')", "the table function read_text() is not allowed"),
+    (f"SELECT count(*) FROM read_parquet('{PART0}')", "the table function read_parquet() is not allowed"),
+    ("SELECT * FROM duckdb_settings()", "the table function duckdb_settings() is not allowed"),
+]
+
+
+@pytest.mark.parametrize("text, needle", QUESTION_FILE_INJECTIONS)
+def test_a_question_file_runs_one_checked_select_and_cannot_write_a_part(text, needle, sweep, cwd):
+    """A .sql file ran every statement unchecked on the locked connection, whose allowed paths are the
+    parts: COPY ... TO a part replaced it (padded to its size, silently) and changed later answers."""
+    before = baseline(sweep)
+    part = sweep / "games" / "cell=c000" / "part-00000.parquet"
+    data, files = part.read_bytes(), snapshot(sweep)
+    question = cwd / "question.sql"
+    question.write_text(text.replace(PART0, str(part)) + "\n")
+    line = refused(cli("query", question, "--results", sweep), "question.sql: ", needle)
+    assert str(question) in line
+    question.unlink()
+    assert part.read_bytes() == data and snapshot(sweep) == files          # the part is as it was
+    assert list(cwd.iterdir()) == [] and baseline(sweep) == before
+
+
+def test_a_question_file_of_one_select_still_answers(sweep, cwd):
+    question = cwd / "per_cell.sql"
+    question.write_text("-- name: per_cell\n-- Games per cell.\n-- param: least int >= 0 = 0 | fewest rounds\n"
+                        "WITH g AS (SELECT * FROM games WHERE rounds >= $least)\n"
+                        "SELECT cell, count(*) AS n, wilson_low(count(*), 18) > 0 AS some,\n"
+                        "       row_number() OVER (ORDER BY cell) AS i FROM g GROUP BY cell ORDER BY cell;\n")
+    out = json.loads(ok("query", question, "--results", sweep, "--format", "json"))   # per variant: its cell
+    assert sorted((r["cell"], r["n"], r["i"]) for r in out) == [("c000", 10, 1), ("c001", 4, 1), ("c002", 4, 1)]
+
+
+CONSOLE_REFUSED = [          # (statement, what the one line says)
+    ("SELECT * FROM query('SELECT 1')", "the table function query() is not allowed"),
+    ("SELECT * FROM query_table('games')", "the table function query_table() is not allowed"),
+    ("SELECT * FROM duckdb_databases()", "the table function duckdb_databases() is not allowed"),
+    ("SELECT current_setting('allowed_paths')", "the function current_setting() is not allowed"),
+    ("SELECT count(*) FROM games WHERE current_setting('threads') > 0", "current_setting() is not allowed"),
+    ("SELECT getvariable('x')", "the function getvariable() is not allowed"),
+    ("SELECT * FROM pragma_version()", "the table function pragma_version() is not allowed"),
+    ("SELECT * FROM glob('/etc/*')", "the table function glob() is not allowed"),
+    ("SELECT * FROM read_csv('/etc/passwd')", "the table function read_csv() is not allowed"),
+    (f"SELECT count(*) FROM read_parquet('{PART0}')", "the table function read_parquet() is not allowed"),
+    ("SELECT * FROM duckdb_settings", "unknown table 'duckdb_settings'"),
+    ("SELECT * FROM information_schema.tables", "a table named with its schema is not allowed"),
+    ("SELECT * FROM system.main.duckdb_settings()", "named with its schema is not allowed"),
+    ("SELECT * FROM (WITH duckdb_settings AS (SELECT 1) SELECT 1), duckdb_settings",
+     "unknown table 'duckdb_settings'"),                                  # a WITH name is seen only inside
+    ("SELECT (SELECT count(*) FROM duckdb_views()) AS n", "duckdb_views() is not allowed"),
+    ("SELECT main.lower('x')", "a function named with its schema is not allowed"),
+    ("SELECT json_serialize_sql('SELECT 1')", "the function json_serialize_sql() is not allowed"),
+    ("SELECT now()", "the function now() is not allowed"),
+    ("SELECT * FROM games AT (VERSION => 1)", "time travel is not allowed"),
+    ("DESCRIBE duckdb_settings", "unknown table 'duckdb_settings'"),
+    ("SELECT 1; SELECT 2", "2 statements; --read-only runs one SELECT statement"),
+    (f"SELECT count(*) FROM '{PART0}'", "unknown table '"),                      # a file read as a table
+    ("SELECT * FROM games, LATERAL (SELECT * FROM read_text('/etc/passwd'))", "read_text() is not allowed"),
+    ("SELECT 'threads'.current_setting()", "the function current_setting() is not allowed"),
+    ("SELECT list_transform([1], lambda x: current_setting('threads'))", "current_setting() is not allowed"),
+    ("SELECT * FROM games WHERE board IN (FROM duckdb_settings())", "duckdb_settings() is not allowed"),
+    ("SHOW ALL TABLES", "unknown table"),
+    ("PIVOT games ON board USING count(*)", "only a SELECT statement runs with --read-only"),
+]
+
+
+@pytest.mark.parametrize("statement, needle", CONSOLE_REFUSED)
+def test_the_read_only_console_runs_only_the_results_views_and_pure_functions(statement, needle, sweep, cwd):
+    before, files = baseline(sweep), snapshot(sweep)
+    names_a_part = PART0 in statement
+    statement = statement.replace(PART0, str(sweep / "games" / "cell=c000" / "part-00000.parquet"))
+    line = refused(cli("sql", statement, "--results", sweep, "--read-only"), "sql: ", needle)
+    assert str(sweep) not in line or names_a_part                    # the machine's paths are not shown
+    assert list(cwd.iterdir()) == [] and snapshot(sweep) == files and baseline(sweep) == before
+
+
+CONSOLE_ALLOWED = [           # what an analyst writes still runs with --read-only
+    ("SELECT board, count(*) AS n FROM games GROUP BY ALL ORDER BY board", [{"board": "beginner", "n": 14},
+                                                                           {"board": "explorer", "n": 4}]),
+    ("WITH t AS (SELECT cell, rounds FROM games) SELECT max(rounds) AS m FROM t WHERE cell = 'c001'", [{"m": 20}]),
+    ("SELECT count(*) AS n FROM (SELECT rank() OVER (PARTITION BY cell ORDER BY rounds) AS r FROM games) WHERE r = 1",
+     [{"n": 3}]),
+    ("SELECT round(wilson_low(3, 10), 3) AS lo, list_sum([1, 2]) AS s, len(list_filter([1, 5], lambda x: x > 2)) AS f",
+     [{"lo": 0.108, "s": 3, "f": 1}]),
+    ("SELECT count(*) AS n FROM games, range(2) r, unnest([1, 2]) u", [{"n": 72}]),
+    ("SELECT count(*) AS n FROM (DESCRIBE games) WHERE column_name = 'board'", [{"n": 1}]),
+    ("FROM games SELECT count(*) FILTER (WHERE board = 'explorer') AS n", [{"n": 4}]),
+]
+
+
+@pytest.mark.parametrize("statement, expected", CONSOLE_ALLOWED)
+def test_the_read_only_console_still_answers_analysts_questions(statement, expected, sweep):
+    assert json.loads(ok("sql", statement, "--results", sweep, "--read-only", "--format", "json")) == expected
 
 
 # ---- tampered results folders ------------------------------------------------------------------------------
@@ -394,11 +505,12 @@ def test_folders_named_like_sql_or_the_views_are_harmless(name, manifest, tmp_pa
 
 def test_a_truncated_part_is_refused_with_the_repair_commands(sweep):
     part = sweep / "games" / "cell=c001" / "part-00000.parquet"
-    os.truncate(part, part.stat().st_size // 2)
+    size = part.stat().st_size
+    os.truncate(part, size // 2)
     for args in (["query", "stall_rate"], ["sql", "SELECT 1"], ["sql", "SELECT 1", "--read-only"]):
         line = refused(cli(*args, "--results", sweep))
-        assert line == f"error: {sweep}: 1 corrupt or missing part(s) (games/cell=c001/part-00000.parquet); " \
-                       f"{repair(sweep)}"
+        assert line == f"error: {sweep}: 1 corrupt or missing part(s) (games/cell=c001/part-00000.parquet) " \
+                       f"({size // 2:,} bytes; the manifest records {size:,}); {repair(sweep)}"
 
 
 def test_a_deleted_part_is_refused_with_the_repair_commands(sweep):
@@ -406,7 +518,8 @@ def test_a_deleted_part_is_refused_with_the_repair_commands(sweep):
     (sweep / "games" / "cell=c002" / "part-00000.parquet").unlink()
     line = refused(cli("query", "stall_rate", "--results", sweep))
     assert line == (f"error: {sweep}: 2 corrupt or missing part(s) (games/cell=c000/part-00001.parquet, "
-                    f"games/cell=c002/part-00000.parquet); {repair(sweep)}")
+                    f"games/cell=c002/part-00000.parquet) (the first, games/cell=c000/part-00001.parquet: no such "
+                    f"part file); {repair(sweep)}")
 
 
 def test_a_corrupt_footer_of_the_right_size_is_one_line_with_the_repair_commands(sweep):
@@ -424,16 +537,17 @@ def test_an_older_manifest_without_file_sizes_checks_the_part_bytes(tmp_path):
     assert len(baseline(root)) == 3
     part = root / "games" / "cell=c000" / "part-00000.parquet"
     os.truncate(part, 100)
-    refused(cli("query", "stall_rate", "--results", root), "(games/cell=c000/part-00000.parquet); repair with:")
+    refused(cli("query", "stall_rate", "--results", root),
+            "(games/cell=c000/part-00000.parquet) (its size differs from the manifest's); repair with:")
 
 
 @pytest.mark.parametrize("text, needle", [
     ("{not json", "unreadable sweep manifest"),
     ("[1, 2]", "not a JSON object"),
-    ('{"format": 1, "cells": {"c000": 1}}', "'cells' is not a list"),
-    ('{"format": 1, "cells": [{"id": "../../etc", "parts": []}]}', "a cell without a valid 'id'"),
-    ('{"format": 1, "cells": [{"id": "c000", "parts": [{"state": "done", "batch": "0"}]}]}', "'batch'"),
-    ('{"format": 1, "cells": [{"id": "c000", "parts": [{"state": "done", "files": {"games": 5}}]}]}', "'files'"),
+    ('{"format": 1, "cells": {"c000": 1}}', "field cells is not a list"),
+    ('{"format": 1, "cells": [{"id": "../../etc", "parts": []}]}', "cells[0].id = '../../etc' is not a cell id"),
+    ('{"format": 1, "cells": [{"id": "c000", "parts": [{"state": "done", "batch": "0"}]}]}', "field cells[0].parts[0].batch = 0 is not"),
+    ('{"format": 1, "cells": [{"id": "c000", "parts": [{"state": "done", "files": {"games": 5}}]}]}', "field cells[0].parts[0].files is not"),
     ('{"format": 2, "cells": []}', "format 2"),
 ])
 def test_a_broken_manifest_is_one_line_naming_the_file(text, needle, sweep):

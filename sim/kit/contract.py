@@ -1,0 +1,263 @@
+"""Contracts a game gets for free: differential configurations generated from its declarations.
+
+The engine core and the reference engine must play the same games for every value of every rule parameter.
+A hand-picked list of configurations leaves parameters at their default (25 of the 52 Paws parameters once were),
+and then a core that ignores one of them passes every test. So the configurations are generated from the
+declarations themselves (OpenSpiel loops its random-simulation test over a game's parameter values): for every
+rule parameter of a game, its minimum, its maximum and a value beside its default (a parameter with choices:
+every other choice; a yes/no rule: the other answer). A parameter is covered the moment it is declared.
+
+A value that the rule set's own cross-checks refuse on its own (``max_hp`` 1 below the default ``start_hp``) is
+left out; :func:`variations` says which parameters kept no value at all, and the tests require there be none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim.params import RuleError, fields
+
+
+def candidate_values(field, default: Any) -> list[Any]:
+    """Minimum, maximum and a value beside the default (choices: every other one; bools: the other), each once,
+    never the default itself."""
+    m = field.metadata
+    kind = field.type if isinstance(field.type, str) else field.type.__name__
+    if m["choices"] is not None:
+        values = list(m["choices"])
+    elif kind == "bool":
+        values = [not default]
+    elif kind == "int":
+        lo, hi = m["min"], m["max"]
+        values = [v for v in (lo, hi, default + 1, default - 1) if v is not None
+                  and (lo is None or v >= lo) and (hi is None or v <= hi)]
+    else:
+        values = []
+    out: list[Any] = []
+    for v in values:
+        if v != default and v not in out:
+            out.append(v)
+    return out
+
+
+def variations(game) -> tuple[list[dict[str, Any]], list[str]]:
+    """([overrides, ...] to play on both engines, [parameters none of whose values the rule set accepts]) for
+    every rule parameter of ``game`` (a registered ``sim.games.Game``), from the defaults of its default preset.
+
+    A value the rule set's cross-checks refuse on its own is tried again with one other whole-number parameter
+    moved the other way by as much (the Beginner board's four tile counts must add up to 18: one more Mansion,
+    one fewer Home)."""
+    base = game.resolve().rules
+    ints = [f for f in fields(base) if (f.type if isinstance(f.type, str) else f.type.__name__) == "int"]
+
+    def accepted(overrides: dict[str, Any]) -> bool:
+        try:
+            game.resolve(overrides=overrides)
+        except (RuleError, ValueError):
+            return False
+        return True
+
+    found: list[dict[str, Any]] = []
+    stuck: list[str] = []
+    for f in fields(base):
+        kept = 0
+        default = getattr(base, f.name)
+        for value in candidate_values(f, default):
+            tries = [{f.name: value}]
+            if isinstance(value, int) and not isinstance(value, bool):
+                tries += [{f.name: value, q.name: getattr(base, q.name) - (value - default)} for q in ints
+                          if q.name != f.name]
+            got = next((t for t in tries if accepted(t)), None)
+            if got is not None:
+                found.append(got)
+                kept += 1
+        if kept == 0:
+            stuck.append(f.name)
+    return found, stuck
+
+
+def contexts(game) -> list[tuple[str, str | None, dict[str, Any], dict[str, Any]]]:
+    """(label, preset, overrides, setup) each variation is played in: every configuration ``playtest bench``
+    measures (boards, player counts, modes), with the game's default bots and, when it has a ``bots`` setup
+    value, random bots in every seat (they reach the rare options a heuristic avoids)."""
+    out = []
+    for p in game.bench_presets:
+        out.append((p.label, p.rules, dict(p.overrides), dict(p.setup)))
+        if "bots" in game.setup_keys:
+            out.append((f"{p.label}, random bots", p.rules, dict(p.overrides), {**p.setup, "bots": "random"}))
+    return out
+
+
+def first_difference(match, seed: int, start: int, count: int) -> str | None:
+    """Where the core's games ``start .. start+count-1`` first differ from the reference engine's (the game and
+    the columns), None when every table is equal record for record."""
+    return table_difference(match.play_batch(seed, start, count, "core"),
+                            match.play_batch(seed, start, count, "reference"), match.tables)
+
+
+def table_difference(core: dict, ref: dict, tables) -> str | None:
+    """Where two engines' ``{table: Arrow table}`` first differ, record for record; None when equal."""
+    for table in tables:
+        a, b = core[table].to_pylist(), ref[table].to_pylist()
+        if len(a) != len(b):
+            return f"{table}: {len(a)} core rows, {len(b)} reference rows"
+        for x, y in zip(a, b):
+            if x != y:
+                cols = {k: (x.get(k), y.get(k)) for k in x if x.get(k) != y.get(k)}
+                where = f"game {x.get('game_index')}" if "game_index" in x else "a row"
+                return f"{table}, {where}: core != reference on {cols}"
+    return None
+
+
+def check_variation(game, overrides: dict[str, Any], seed: int, games: int, only: int | None = None) -> list[str]:
+    """Play ``overrides`` on both engines in every context (or only context ``only``), ``games`` games in each
+    (every table the game writes); the differences found, one line each. A context whose own preset refuses the
+    overrides is skipped; ValueError when every one does."""
+    found, played = [], 0
+    ctx = contexts(game)
+    for i, (label, preset, base, setup) in enumerate(ctx):
+        if only is not None and i != only % len(ctx):
+            continue
+        try:
+            match = game.resolve(rules=preset, overrides={**base, **overrides}, setup=setup,
+                                 tables=tuple(game.schemas))
+        except (RuleError, ValueError):
+            continue
+        played += 1
+        if (diff := first_difference(match, seed, 1000 * i, games)) is not None:
+            found.append(f"{game.name} {overrides} in {label}: {diff}")
+    if not played:
+        raise ValueError(f"{game.name} {overrides}: no context accepts it")
+    return found
+
+
+# ---- the contract every game keeps, as functions a game's own tests call ------------------------------------
+# (pgx ships its API test as pgx.v1_api_test; OpenSpiel loops its random-simulation test over every game): a new
+# game's package calls ``check_game(GAMES["mygame"])`` in its tests, or each check on its own, and assumes no
+# module path or input name. The checks that need the query layer or the CLI stay in tests/test_game_contract.py.
+
+class ContractError(AssertionError):
+    """A game breaks the contract; the message names the game and what is wrong."""
+
+
+def _need(game, ok: bool, what: str) -> None:
+    if not ok:
+        raise ContractError(f"{game.name}: {what}")
+
+
+def check_declaration(game) -> None:
+    """The class declares what a game is: title, presets (its default among them), setup values, data files,
+    result tables ("games" first), end reasons of known winner rules, outcome columns among the record's."""
+    from sim.games import WINNER_RULES, required_attributes
+    missing = [a for a in required_attributes() if not hasattr(type(game), a)]
+    _need(game, not missing, f"does not declare {', '.join(missing)}")
+    _need(game, bool(game.title and game.presets) and game.default_preset in game.rule_presets,
+          "a title and rule presets, its default preset among them")
+    _need(game, list(game.schemas)[:1] == ["games"] and bool(game.setup_keys and game.data_keys),
+          "a games table first, setup values and data files")
+    _need(game, set(game.end_reasons.values()) <= set(WINNER_RULES),
+          f"end reasons whose winner rule is one of {', '.join(WINNER_RULES)}")
+    _need(game, bool(game.outcome_columns) and set(game.outcome_columns) <= set(game.schemas["games"].names),
+          "outcome columns that are record columns")
+
+
+def check_presets(game) -> None:
+    """Every rule preset and every bench configuration resolves; the default resolves with one value per setup key
+    and one entry per data file."""
+    from sim.games import Match
+    for name, rules in game.rule_presets.items():
+        m = game.resolve(rules=name)
+        _need(game, isinstance(m, Match) and m.game == game.name and m.rules == rules, f"preset {name} resolves")
+    default = game.resolve()
+    _need(game, default.tables == ("games",) and default.describe()["setup"].keys() == set(game.setup_keys),
+          "the default configuration describes every setup value")
+    _need(game, [key for key, _ in game.data_files(default.data)] == list(game.data_keys), "one file per data key")
+    labels = [p.label for p in game.bench_presets]
+    _need(game, game.bench_profiled in labels and len(set(labels)) == len(labels), "bench labels unique, profiled")
+    for p in game.bench_presets:
+        game.resolve(p.rules, p.overrides, p.setup)
+
+
+def check_columns(game) -> None:
+    """Every result column has a meaning, and no meaning names a column the table does not have."""
+    for table, schema in game.schemas.items():
+        meanings = game.column_meanings(table)
+        _need(game, list(meanings) == schema.names, f"{table}: a meaning per column, in order")
+        blank = [c for c, text in meanings.items() if not text.strip()]
+        _need(game, not blank, f"{table}: columns without a meaning: {', '.join(blank)}")
+        stale = sorted(set(game.column_docs.get(table, {})) - set(schema.names))
+        _need(game, not stale, f"{table}: meanings of columns it does not have: {', '.join(stale)}")
+
+
+def check_unknown_keys(game) -> None:
+    """An unknown setup value, data file or result table is refused in one line naming the valid ones."""
+    for kind, given, what, valid in (("setup", {"no_such_value": 1}, "setup value", game.setup_keys),
+                                     ("data", {"no_such_file": "x.toml"}, "data file", game.data_keys),
+                                     ("tables", ("games", "no_such_table"), "result table", game.schemas)):
+        key = next(k for k in given if k.startswith("no_such"))
+        try:
+            game.resolve(**{kind: given}, where="here")
+        except RuleError as e:
+            want = f"here: unknown {game.name} {what} {key!r}; valid: {', '.join(valid)}"
+            _need(game, str(e) == want, f"refusing an unknown {what}: {e!s} (expected {want!r})")
+        else:
+            raise ContractError(f"{game.name}: an unknown {what} was accepted")
+
+
+def check_engines_agree(game, games: int = 300, seed: int = 20240601) -> None:
+    """The core and the reference engine play the same records, table for table, in the default configuration;
+    one game played alone is its batch's."""
+    m = game.resolve(tables=tuple(game.schemas))
+    core, ref = m.play_batch(seed, 0, games, "core"), m.play_batch(seed, 0, games, "reference")
+    _need(game, list(core) == list(ref) == list(game.schemas), "both engines return every table")
+    for table in game.schemas:
+        _need(game, core[table].schema == ref[table].schema == game.schemas[table], f"{table}: the declared schema")
+    _need(game, (diff := table_difference(core, ref, game.schemas)) is None, f"core != reference: {diff}")
+    _need(game, m.play_one(seed, 17) == core["games"].slice(17, 1).to_pylist()[0], "game 17 alone is game 17")
+
+
+def check_records(game, games: int = 3000, seed: int = 20240601) -> None:
+    """Over the core's games of the default configuration: the game index runs in order, every record is of this
+    game and seed, the winner agrees with the end reason, and every per-seat list has one value per seat."""
+    m = game.resolve(tables=tuple(game.schemas))
+    t = m.play_batch(seed, 0, games, "core")["games"]
+    _need(game, t.num_rows == games and t.schema == game.schemas["games"], "the games table of the declared schema")
+    _need(game, t.column("game_index").to_pylist() == list(range(games)), "game indices in order")
+    _need(game, set(t.column("seed").to_pylist()) == {seed} and set(t.column("game").to_pylist()) == {game.name},
+          "every record of this seed and game")
+    _need(game, set(t.column("data_digest").to_pylist()) == {m.data_digest}, "every record of these card data")
+    columns = game.per_seat_columns
+    _need(game, bool(columns) and set(columns) <= set(game.schemas["games"].names), "per-seat columns declared")
+    for rec in t.to_pylist():
+        where = f"game {rec['game_index']}"
+        rule = game.end_reasons.get(rec["end_reason"])
+        _need(game, rule is not None, f"{where}: undeclared end reason {rec['end_reason']!r}")
+        w = game.winner(rec)
+        _need(game, {"winner": w >= 0, "none": w == -1, "either": w >= -1}[rule],
+              f"{where}: end reason {rec['end_reason']} ({rule}) with winner {w}")
+        _need(game, w < rec[game.seats_column], f"{where}: winner {w} beyond the seats")
+        _need(game, game.result_line(rec).startswith(f"{rec['end_reason']}, "), f"{where}: the result line")
+        seats = rec[game.seats_column]
+        for c in columns:
+            values = rec[c]
+            _need(game, isinstance(values, list), f"{where}: per-seat column {c} = {values!r} is not a list")
+            per_round = values and isinstance(values[0], list)     # a list of lists: per round, then per seat
+            lengths = {len(v) for v in values} if per_round else {len(values)}
+            _need(game, lengths <= {seats}, f"{where}: {c} = {values} for {seats} seats")
+
+
+def check_parameters(game) -> None:
+    """Every rule parameter has a value away from its default that the rule set accepts (so the generated
+    differential configurations cover it: :func:`variations`)."""
+    _, stuck = variations(game)
+    _need(game, not stuck, f"no value away from the default is accepted for {', '.join(stuck)}")
+
+
+CHECKS = (check_declaration, check_presets, check_columns, check_unknown_keys, check_parameters,
+          check_engines_agree, check_records)
+
+
+def check_game(game) -> None:
+    """Every check of the contract (:data:`CHECKS`) on ``game``; the first broken one is a ContractError."""
+    for check in CHECKS:
+        check(game)
