@@ -463,6 +463,8 @@ class _Run:
         self.running = workers or os.cpu_count() or 1
         self.ray_start_s = 0.0
         self.last_save, self.save_gap = time.perf_counter(), SAVE_EVERY_S
+        # an embedded sweep plays on the driver's players first (cluster.local), Ray only when it pays
+        self.local_first = driver_plays and not address and not _ray_running()
 
     def save_manifest(self) -> None:
         """Save the manifest (object storage: first check the driver's lock is still ours)."""
@@ -470,14 +472,12 @@ class _Run:
             self.remote[1].check()
         _save_manifest(self.out_dir, self.manifest)
 
-
     # --- the steps ------------------------------------------------------------------------------------------
 
     def run(self) -> SweepSummary:
         self.prepare()
         if self.make_plan():
             return self.settle_idle()
-        self.local_first = self.driver_plays and not self.address and not _ray_running()
         if not self.local_first:
             try:
                 self.start_ray()

@@ -161,7 +161,11 @@ def faults(tmp_path: Path, name: str, command, answer) -> None:
                 f"{where}: {first.stderr}"
         again, _ = run(command(out, True), out)
         assert again.returncode == 0, f"{where}: the resume exited {again.returncode}: {again.stderr[-3000:]}"
-        assert (part_files(out), answer(out)) == want, f"{where}: the resumed result differs"
+        got = (part_files(out), answer(out))
+        assert got == want, (f"{where}: the resumed result differs: files only there "
+                             f"{sorted(set(got[0]) - set(want[0]))}, missing {sorted(set(want[0]) - set(got[0]))}, "
+                             f"different {[f for f in got[0] if f in want[0] and got[0][f] != want[0][f]]}; "
+                             f"answers {'equal' if got[1] == want[1] else 'differ'}")
 
 
 def test_a_stop_sweep_interrupted_anywhere_resumes_to_the_same_parts_and_answers(tmp_path):
