@@ -332,12 +332,15 @@ def scan(out_dir: str | Path, spec: SweepSpec, core: str | None = None, threads:
     wanted = expected_files(spec)
     report.files = len(wanted)
 
-    def check(w: tuple[str, int, str]) -> FileCheck:
-        if present_only and (rel := _rel(out_dir, part_path(out_dir, w[2], w[0], w[1]))) not in listed:
-            return FileCheck(rel, "missing")
-        return check_file(out_dir, spec, *w, core)
+    checks: list[FileCheck | None] = [None] * len(wanted)
+    if present_only:             # an expected file not listed: missing, without a look of its own
+        for i, (cell_id, batch, table) in enumerate(wanted):
+            if (rel := f"{table}/cell={cell_id}/part-{batch:05d}.parquet") not in listed:
+                checks[i] = FileCheck(rel, "missing")
+    look = [i for i, c in enumerate(checks) if c is None]
     with ThreadPoolExecutor(max_workers=threads or min(4, os.cpu_count() or 1)) as pool:
-        checks = list(pool.map(check, wanted))
+        for i, c in zip(look, pool.map(lambda i: check_file(out_dir, spec, *wanted[i], core), look)):
+            checks[i] = c
     return tally(report, spec, wanted, checks, t0)
 
 

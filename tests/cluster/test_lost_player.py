@@ -26,14 +26,10 @@ STOP = {"name": "handed-stop", "game": "tales", "seed": 5, "batch_size": 250, "g
         "stop": {"metric": "first_player_share", "half_width": 0.04, "max_games_per_cell": 20_000}}
 
 
-def files(out: Path) -> dict[str, bytes]:
-    """Every part file by its relative path, as bytes (the code version blanked: others commit meanwhile)."""
-    import pyarrow.parquet as pq
-    found = {}
-    for p in sorted(out.glob("*/cell=*/part-*.parquet")):
-        version = pq.read_metadata(p).metadata[b"playtest.code_version"]
-        found[str(p.relative_to(out))] = p.read_bytes().replace(version, b"?" * len(version))
-    return found
+def files(out: Path) -> dict:
+    """Every part file by its relative path, compared byte for byte (see test_resume_faults.Part)."""
+    from test_resume_faults import part_files
+    return part_files(out)
 
 
 def children(pid: int) -> list[int]:
@@ -166,6 +162,7 @@ def test_a_stop_sweep_handed_to_ray_plays_every_part_its_players_last_results_al
     monkeypatch.setattr(cluster.sweep, "_ray_running", lambda: False)     # as if embedded: players first
     monkeypatch.setattr(cluster.local, "RAY_PAYS_S", 0.0)
     monkeypatch.setattr(cluster.local, "RAY_PAYS_GIL_S", 0.0)
+    monkeypatch.setattr(cluster.local, "ESTIMATE_AFTER_S", 0.0)
     started = []
     real_start = LocalPlayers.start
 
@@ -174,10 +171,15 @@ def test_a_stop_sweep_handed_to_ray_plays_every_part_its_players_last_results_al
         return real_start(self)
 
     def slow_ray_start(workers, address):
-        """Ray 'starts' until the players have finished every part the stop plan allows them ahead."""
+        """Ray 'starts' until the players have finished every part the stop plan lets them take (each part
+        they took waits in their queue, and none is taken for a while): the plan allows more only once
+        those are recorded."""
+        players, still = started[0], 0
         deadline = time.monotonic() + 120
-        while started[0]._results.qsize() < 2 * 3 - 1:      # 2 cells x (1 + LOOKAHEAD), less the one recorded
-            assert time.monotonic() < deadline
+        while still < 30 and time.monotonic() < deadline:
+            with players.lock:
+                blocked = players.pending >= 2 and players.pending == players._results.qsize()
+            still = still + 1 if blocked else 0
             time.sleep(0.01)
         return False, 2, None
     monkeypatch.setattr(LocalPlayers, "start", start)

@@ -76,17 +76,29 @@ def default_sigint():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def part_files(out: Path) -> dict[str, str]:
-    """Every part file's SHA-256 by its relative path, the code version in it blanked (others commit while the
-    tests run): the same games give the same bytes."""
-    found = {}
-    for p in sorted(out.rglob("part-*.parquet")):
-        if ".quarantine" in p.parts:
-            continue
-        data = p.read_bytes()
-        version = pq.read_metadata(p).metadata[b"playtest.code_version"]
-        found[str(p.relative_to(out))] = hashlib.sha256(data.replace(version, b"?" * len(version))).hexdigest()
-    return found
+class Part:
+    """A part file as compared: its bytes' SHA-256 and the code version written into it. Two parts are the
+    same when their bytes are; written by two code versions (others commit while the tests run: the
+    version is also inside Arrow's encoded schema), when everything but the version is."""
+
+    def __init__(self, path: Path):
+        data = path.read_bytes()
+        meta = pq.read_metadata(path).metadata
+        self.version = meta[b"playtest.code_version"]
+        self.sha = hashlib.sha256(data).hexdigest()
+        self.rest = {k: v for k, v in meta.items() if k.startswith(b"playtest.") and k != b"playtest.code_version"}
+
+    def __eq__(self, other) -> bool:
+        return self.sha == other.sha if self.version == other.version else self.rest == other.rest
+
+    def __repr__(self) -> str:
+        return self.sha[:12]
+
+
+def part_files(out: Path) -> dict[str, Part]:
+    """Every part file by its relative path (the quarantine aside)."""
+    return {str(p.relative_to(out)): Part(p) for p in sorted(out.rglob("part-*.parquet"))
+            if ".quarantine" not in p.parts}
 
 
 def stop_answers(out: Path) -> dict:
