@@ -151,11 +151,15 @@ def _game(con, side: Side, results: Sequence[str]) -> str:
     return games[0]
 
 
+CARD_DATA = "data_name"       # the record column naming a game's card data files
+
+
 def _candidates(game: str, columns: Sequence[str]) -> list[str]:
     """The setup columns and rule-parameter columns the records have: what may define a cell."""
     g = GAMES[game]
     params = {f.name for f in fields(g.rule_presets[g.default_preset])}
-    return [c for c in columns if c in g.setup_columns or c in params]
+    # the card data files by name (items=a.toml; monsters=monsters.toml): a variant like any rule parameter
+    return [c for c in columns if c in g.setup_columns or c in params or c == CARD_DATA]
 
 
 def _distinct(con, side: Side, cols: Sequence[str], results: Sequence[str]) -> dict[str, list[str]]:
@@ -387,7 +391,7 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
     for a, b, comparison in pairs:
         va, vb = _distinct(con, a, cands, results), _distinct(con, b, cands, results)
         keys = [c for c in cands if c not in exclude and (len(va[c]) > 1 or len(vb[c]) > 1)]
-        differ = [f"{c} {_short(va[c][0])} -> {_short(vb[c][0])}" for c in cands
+        differ = [f"{'card data' if c == CARD_DATA else c} {_short(va[c][0])} -> {_short(vb[c][0])}" for c in cands
                   if c not in keys and va[c] and vb[c] and va[c] != vb[c]]
         what = f"{comparison}: " if comparison else ""
         header.append(f"{what}A and B differ in "
@@ -459,24 +463,39 @@ def compare_by(folder: str, by: str, baseline: str | None = None, where: str | N
             raise CompareError(f"{folder}: " + ("no games" + (" match --where" if where else "") if not games else
                                                 f"holds games of more than one game ({', '.join(games)})"))
         cands = _candidates(games[0], columns) if games[0] in GAMES else []
+        data_key = None
+        if games[0] in GAMES and by in GAMES[games[0]].data_keys and CARD_DATA in cands:
+            data_key, by = by, CARD_DATA    # a card data file (a sweep's grid key): split by the files games used
         if by not in cands:
             raise CompareError(f"--by {by!r} is not a setup column or rule parameter of these {games[0]} records; "
                                f"expected one of {', '.join(cands)}")
         values = [v for (v,) in _q(con, f"SELECT {_text(by)} FROM games WHERE {_ident(by)} IS NOT NULL "
                                         f"GROUP BY {_ident(by)} ORDER BY {_ident(by)}", None, results)]
-        if len(values) < 2:
-            raise CompareError(f"--by {by}: every game has {by} = {values[0] if values else 'NULL'}; "
-                               "nothing to compare (it must take at least two values)")
-        base = values[0] if baseline is None else baseline
-        if base not in values:
-            raise CompareError(f"--baseline {baseline!r}: no game has {by} = {baseline}; its values: {', '.join(values)}")
-        side = {v: Side(f"{by}={v}", f"{_text(by)} = $side", {"side": v}) for v in values}
-        pairs = [(side[base], side[v], f"{by} {base} vs {v}") for v in values if v != base]
+        name = {v: v for v in values}
+        if data_key is not None:    # "items=a.toml; monsters=monsters.toml" -> "a.toml", the --by file's name
+            name = {v: dict(p.partition("=")[::2] for p in v.split("; ")).get(data_key, "?") for v in values}
+            if len(set(name.values())) != len(values) and len(set(name.values())) > 1:
+                raise CompareError(f"--by {data_key}: these games also differ in other card data files ("
+                                   f"{'; '.join(values[:3])}); compare one file at a time, or the sweep by card data")
+            by_shown = data_key
+        else:
+            by_shown = by
+        if len(set(name.values())) < 2:
+            raise CompareError(f"--by {by_shown}: every game has {by_shown} = "
+                               f"{name[values[0]] if values else 'NULL'}; nothing to compare (it must take at least "
+                               "two values)")
+        base = values[0] if baseline is None else next((v for v in values if baseline in (v, name[v])), None)
+        if base is None:
+            raise CompareError(f"--baseline {baseline!r}: no game has {by_shown} = {baseline}; its values: "
+                               f"{', '.join(name[v] for v in values)}")
+        what = f"{data_key}" if data_key is not None else by
+        side = {v: Side(f"{what}={name[v]}", f"{_text(by)} = $side", {"side": v}) for v in values}
+        pairs = [(side[base], side[v], f"{what} {name[base]} vs {name[v]}") for v in values if v != base]
         game, header, rows, unmatched, plots = _analyse(con, pairs, (by,), results, method)
     finally:
         con.close()
-    label_b = ", ".join(v for v in values if v != base)
-    return Report(game, f"{by}={base}", f"{by}={label_b}", header, rows, unmatched, method, plots=plots)
+    label_b = ", ".join(name[v] for v in values if v != base)
+    return Report(game, f"{what}={name[base]}", f"{what}={label_b}", header, rows, unmatched, method, plots=plots)
 
 
 def _check_method(method: str) -> None:
