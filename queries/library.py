@@ -161,6 +161,12 @@ class Query:
     path: Path
     fixed: tuple[str, ...] = ()      # columns the query picks a value of itself (a WHERE on them): never split
     user: bool = False               # a .sql file given by path (untrusted text), not a canned query
+    empty: str = ""                  # why it may answer nothing (its header's "-- empty:" line)
+
+    def why_empty(self, where: str | None = None) -> str:
+        """The one line said when the query answers no rows: its header's reason, or the general one."""
+        why = self.empty or "no game of these results is one this query reads"
+        return f"query {self.name} answers nothing: {why}" + (f" (after --where {where!r})" if where else "")
 
 
 def _num(x: float) -> str:
@@ -228,7 +234,7 @@ def _param(line: str, path: Path) -> Param:
     return Param(p.name, p.type, parse_value(p, m[4], str(path)), p.help, low, high, choices)
 
 
-HEADER_KEYS = ("name", "game", "kind", "unit", "columns", "fixed", "param")   # "-- key: value" lines
+HEADER_KEYS = ("name", "game", "kind", "unit", "columns", "fixed", "param", "empty")   # "-- key: value" lines
 
 
 @dataclass(frozen=True)
@@ -275,7 +281,7 @@ def parse_sql_file(path: Path, game: str = "any") -> Query:
         p = _param(line, path)
         params[p.name] = p
     return Query(head.values.get("name", path.stem), head.question, head.values.get("game", game), params,
-                 head.names("columns"), text, path, head.names("fixed"))
+                 head.names("columns"), text, path, head.names("fixed"), empty=head.values.get("empty", ""))
 
 
 def canned_files() -> dict[str, tuple[Path, str]]:

@@ -207,7 +207,7 @@ class Manifest:
             return None
         why = {UNSIGNED: "carries no signature (written by an older playtest or by hand)",
                OTHER_KEY: "was signed on another machine (another key)"}.get(self.signature, self.signature)
-        return (f"note: {self.where} {why}: its parts are checked against the sizes and checksums it lists, "
+        return (f"{self.where} {why}: its parts are checked against the sizes and checksums it lists, "
                 "which anyone who can edit the folder can recompute")
 
 

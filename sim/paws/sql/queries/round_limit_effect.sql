@@ -7,6 +7,7 @@
 -- game: paws
 -- param: limits int[] >= 1 <= 1000 = 15,20,25,30 | round limits to try (comma separated)
 -- fixed: round_limit
+-- empty: this query reads games played with no round limit (round_limit = 0), where every game runs its course; these results hold none
 -- columns: ruleset, board, mode, players, round_limit, games, decided, decided_share, ci95_low, ci95_high, draws, winner_changed, wins_no_limit, wins_with_limit, no_winner_no_limit, no_winner_with_limit, first_share_no_limit, first_share_with_limit
 WITH rl_games AS NOT MATERIALIZED (   -- parts written without lead_leaders (sim/derived.py): NULL
     SELECT * FROM (SELECT NULL::VARCHAR AS lead_leaders, NULL::BOOLEAN AS limit_leaders_fit WHERE false)
