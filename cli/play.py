@@ -73,19 +73,35 @@ def resolve_match(game: str, rules: Optional[str], board: Optional[str], mode: O
         for key, value in given:       # a setup flag the game does not have: named as the user typed it
             if value is not None and key not in g.setup_keys:
                 fail(f"--{key}: {g.name} has no {key} setup value; its setup values: {', '.join(g.setup_keys)}")
-        if players is not None:        # the number checked alone first, so its error names --players
-            g.resolve(None, {}, {"players": players}, {}, where="--players")
         files = parse_assignments(data or [], where="--data")
         g.check_keys(data=files, where="--data")
         for key, path in (("items", items), ("monsters", monsters)):
             if path is not None:
                 files[key] = str(path)
-        match = g.resolve(rules, parse_assignments(overrides or [], where="--set"), setup, files,
-                          tables=tables, where="--set")
+        try:
+            match = g.resolve(rules, parse_assignments(overrides or [], where="--set"), setup, files,
+                              tables=tables, where="--set")
+        except RuleError as e:
+            _blame_setup_flag(g, rules, setup)      # a setup value wrong on its own: named by the flag typed
+            raise e
         match.check_engine(engine)       # e.g. a rule parameter the core has no field for: before any work
         return match
     except (RuleError, ValueError, EngineError) as e:  # card-data errors are ValueErrors naming file, card and field
         fail(str(e))
+
+
+def _blame_setup_flag(g, rules: Optional[str], setup: dict) -> None:
+    """When one setup flag's value is refused on its own (``--board moon``, ``--players 5``), fail with its error
+    naming that flag, as the user typed it; return when every value passes alone (the combination, a --set or a
+    --data value is what was refused)."""
+    for key, value in setup.items():
+        try:
+            g.resolve(rules, {}, {key: value}, {}, where=f"--{key}")
+        except (RuleError, ValueError) as e:
+            text = str(e)
+            for head in ("--set: ", f"--{key}: ", f"{key}: ", f"{key}: "):
+                text = text.removeprefix(head)
+            fail(f"--{key}: {text}")
 
 
 def engine_call(fn):

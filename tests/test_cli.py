@@ -180,3 +180,22 @@ def test_version():
     from importlib.metadata import version
     res = runner.invoke(app, ["--version"])
     assert res.exit_code == 0 and res.stdout.strip() == f"playtest {version('playtest')}"
+
+
+@pytest.mark.parametrize("args, flag, needle", [
+    (["play", "paws", "--board", "moon"], "--board", "board 'moon' is not allowed; expected one of beginner, explorer"),
+    (["play", "paws", "--mode", "solo"], "--mode", "mode 'solo' is not allowed"),
+    (["play", "paws", "--players", "5"], "--players", "players = 5 is not allowed; expected 2, 3 or 4"),
+    (["play", "paws", "--bots", "nobot"], "--bots", "unknown bot 'nobot'"),
+    (["run", "paws", "--bots", "heuristic:zzz=3", "--out", "x.parquet"], "--bots", "unknown weight 'zzz'"),
+    (["play", "tales", "--people", "elves"], "--people", "people 'elves' is not allowed; expected animalis or schatten"),
+    (["play", "tales", "--mode", "x"], "--mode", "mode 'x' is not allowed"),
+    (["play", "paws", "--set", "lives=0"], "--set", "lives = '0' is not allowed"),
+])
+def test_a_bad_value_is_named_by_the_flag_the_user_typed(args, flag, needle, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, args)
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert lines[0].startswith(f"error: {flag}: ") and needle in lines[0], lines[0]
+    assert not (tmp_path / "x.parquet").exists()
