@@ -326,15 +326,25 @@ def _median(x: np.ndarray) -> float:
 # Verdicts in words
 # ---------------------------------------------------------------------------------------------------
 
+def decimals(r: Row) -> int:
+    """Decimals that show the row's effect: its usual ones (1 for points, 2 for means), more when the interval
+    is so narrow that they would print it as [0.00, 0.00] (two significant digits of its half-width, at most 4)."""
+    base = 1 if r.kind == "share" else 2
+    scale = 100 if r.kind == "share" else 1
+    half = abs(r.high - r.low) * scale / 2
+    if not math.isfinite(half) or half <= 0:
+        return base
+    return min(4, max(base, 1 - math.floor(math.log10(half))))
+
+
 def amount(r: Row, x: float, signed: bool = True) -> str:
-    """A difference in the row's unit: points for shares (1.0 point), rounds, knockouts."""
+    """A difference in the row's unit: points for shares (1.0 point), rounds, knockouts, with enough digits
+    (:func:`decimals`)."""
     x = x + 0.0                 # no "-0"
-    if r.kind == "share":
-        v = 100 * x
-        return f"{v:+.1f}" if signed else f"{v:.1f}"
     if r.kind == "median":
         return f"{x:+g}" if signed else f"{x:g}"
-    return f"{x:+.2f}" if signed else f"{x:.2f}"
+    v, d = (100 * x if r.kind == "share" else x), decimals(r)
+    return f"{v:+.{d}f}" if signed else f"{v:.{d}f}"
 
 
 def _unit_word(r: Row, x: float) -> str:
@@ -346,11 +356,17 @@ def _unit_word(r: Row, x: float) -> str:
     return ""
 
 
-def verdict(r: Row) -> str:
-    """'B lowers the first player's edge by 1.0 point [0.3, 1.7]', or 'no real difference in ...'."""
+def verdict(r: Row, tested: int = 1) -> str:
+    """'B lowers the first player's edge by 1.0 point [0.3, 1.7]', or 'no real difference in ...'. The verdict
+    follows the adjusted p (``tested`` metrics and cells); when this metric's own 95% interval leaves out zero
+    but the adjustment says no real difference, the line says so, so the interval never seems to contradict it."""
     if not r.differs:
-        return (f"no real difference in {r.phrase} ({amount(r, r.diff)} {_unit_word(r, r.diff)} "
-                f"[{amount(r, r.low)}, {amount(r, r.high)}])").replace("  ", " ").replace(" )", ")")
+        alone = r.low > 0 or r.high < 0
+        why = (f"; its own 95% interval [{amount(r, r.low)}, {amount(r, r.high)}] leaves out 0, but not once "
+               f"{tested} metrics are tested together (adjusted p {p_text(r.p_adj)})") if alone else \
+            f" [{amount(r, r.low)}, {amount(r, r.high)}]"
+        return (f"no real difference in {r.phrase} ({amount(r, r.diff)} {_unit_word(r, r.diff)}"
+                f"{why})").replace("  ", " ").replace(" )", ")").replace(" ;", ";")
     up = r.diff > 0
     lo, hi = (r.low, r.high) if up else (-r.high, -r.low)
     unit = _unit_word(r, r.diff)
@@ -424,7 +440,7 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
     for r, q in zip(tested, stats.adjust([r.p for r in tested], method)):
         r.p_adj = q
     for r in rows:
-        r.verdict = verdict(r)
+        r.verdict = verdict(r, len(tested))
     header.append(f"95% intervals; p-values adjusted by {METHODS[method]} across all {len(tested)} tested metrics "
                   f"and cells (a metric with one value in every game of both sides, such as no draws, is not tested); "
                   f"'no real difference' when the adjusted p is {LEVEL} or more")
