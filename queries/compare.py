@@ -250,14 +250,22 @@ def _metrics(cols: CompareColumns, a: dict, b: dict) -> list[tuple[str, str, str
     units_a, units_b = set(a["unit"].tolist()), set(b["unit"].tolist())
     out = []
     fair = units_a == units_b and set(a["units"].tolist()) == set(b["units"].tolist())
-    out.append(("first player's win share", "share",
-                "the first player's edge" if fair else "the first player's win share",
+    da, db = (a["winner"] >= 0).astype(np.int8), (b["winner"] >= 0).astype(np.int8)
+    # a change in a side's share of all games is "more games decided" plus "a real edge": each its own row
+    out.append(("games decided", "share", "the share of games somebody won", da, db))
+    out.append(("first player's share of decided games", "ratio",
+                "the first player's edge among decided games" if fair else
+                "the first player's share of decided games",
+                np.stack([a["first_win"], da], axis=1), np.stack([b["first_win"], db], axis=1)))
+    out.append(("first player's win share", "share", "the first player's share of all games (undecided included)",
                 a["first_win"], b["first_win"]))
     if units_a == units_b and len(units_a) == 1:
         unit = units_a.pop()
         for s in range(int(max(a["units"].max(), b["units"].max()))):
-            out.append((f"{unit} {s} win share", "share", f"{unit} {s}'s win share",
-                        (a["winner"] == s).astype(np.int8), (b["winner"] == s).astype(np.int8)))
+            name = f"{'Player' if unit == 'seat' else unit.capitalize()} {s + 1}"    # the book's numbering
+            out.append((f"{name}'s share of decided games", "ratio", f"{name}'s share of decided games",
+                        np.stack([(a["winner"] == s).astype(np.int8), da], axis=1),
+                        np.stack([(b["winner"] == s).astype(np.int8), db], axis=1)))
     reasons = sorted(set(a["end_reason"].tolist()) | set(b["end_reason"].tolist()))
     for r in reasons:
         if r not in cols.own_rows:
@@ -275,8 +283,17 @@ def _metrics(cols: CompareColumns, a: dict, b: dict) -> list[tuple[str, str, str
     return out
 
 
+def _ratio(x: np.ndarray) -> tuple[int, int]:
+    """(wins, decided games) of a ratio metric's rows (win, decided)."""
+    return int(x[:, 0].sum()), int(x[:, 1].sum())
+
+
 def _unpaired(kind: str, xa: np.ndarray, xb: np.ndarray) -> tuple[float, float, float, float]:
     """(difference, low, high, p) as if A and B were independent."""
+    if kind == "ratio":          # a share of the decided games: a proportion over each side's decided games
+        (k1, n1), (k2, n2) = _ratio(xa), _ratio(xb)
+        d, lo, hi = stats.newcombe(k1, n1, k2, n2)
+        return d, lo, hi, stats.two_proportion_z(k1, n1, k2, n2)[1] if n1 and n2 else 1.0
     if kind == "share":
         k1, n1, k2, n2 = int(xa.sum()), len(xa), int(xb.sum()), len(xb)
         d, lo, hi = stats.newcombe(k1, n1, k2, n2)
@@ -288,7 +305,17 @@ def _unpaired(kind: str, xa: np.ndarray, xb: np.ndarray) -> tuple[float, float, 
 
 
 def _paired(kind: str, xa: np.ndarray, xb: np.ndarray) -> tuple[float, float, float, float]:
-    """(difference, low, high, p) on matched games: xa[i] and xb[i] are the same (seed, game index)."""
+    """(difference, low, high, p) on matched games: xa[i] and xb[i] are the same (seed, game index). A share of the
+    decided games (a ratio of sums) is linearized (the delta method): per matched game, each side's
+    (win - share * decided) / mean decided, whose mean difference has the ratio difference's variance."""
+    if kind == "ratio":
+        (ka, na), (kb, nb) = _ratio(xa), _ratio(xb)
+        if not na or not nb:
+            return 0.0, -1.0, 1.0, 1.0
+        ra, rb, n = ka / na, kb / nb, len(xa)
+        za = (xa[:, 0] - ra * xa[:, 1]) / (na / n)
+        zb = (xb[:, 0] - rb * xb[:, 1]) / (nb / n)
+        return stats.paired_difference((rb - ra) + (zb - za))
     if kind in ("share", "mean"):
         return stats.paired_difference(xb.astype(float) - xa.astype(float))
     pairs, counts = np.unique(np.stack([xa, xb], axis=1), axis=0, return_counts=True)
@@ -308,10 +335,15 @@ def _cell_rows(game: str, comparison: str, cell: str, a: dict, b: dict) -> tuple
         d, lo, hi, p = _paired(kind, xa, xb) if m is not None else (ud, ulo, uhi, up)
         if kind == "median":   # the lower median, as the bootstrap and the regress report use
             va, vb = _median(xa), _median(xb)
+        elif kind == "ratio":
+            (ka, na), (kb, nb) = _ratio(xa), _ratio(xb)
+            if not na or not nb:       # no decided game on a side: nothing to share out
+                continue
+            va, vb = ka / na, kb / nb
         else:
             va, vb = float(xa.mean()), float(xb.mean())
-        unit = "points" if kind == "share" else "knockouts" if name.startswith("knockouts") else "rounds"
-        rows.append(Row(comparison, cell, name, kind, unit, float(va), float(vb), d, lo, hi, p, m is not None,
+        unit = "points" if kind in ("share", "ratio") else "knockouts" if name.startswith("knockouts") else "rounds"
+        rows.append(Row(comparison, cell, name, "share" if kind == "ratio" else kind, unit, float(va), float(vb), d, lo, hi, p, m is not None,
                         len(xa), len(xb), len(xa) if m is not None else 0, ulo, uhi, phrase))
     plot = CellPlot(comparison, cell, _hist(a["rounds"]), _hist(b["rounds"]))
     return rows, m is not None, plot

@@ -646,7 +646,7 @@ def _metric_table(report: Report) -> str:
             "largest gap between sides (simultaneous 95%)", "no winner (95%)",
             f"{report.params['shortest']}-{report.params['longest']} rounds (95%)"]
     if report.has_standings:
-        head += ["lead changes a game (95%)", "decided from round (95%)",
+        head += ["lead changes a game (95%)", "winner settled from round (95%)",
                  f"comebacks from behind after round {report.params['behind_after']} (95%)"]
     if report.has_idle:
         head += ["turns with no action (95%)"]
