@@ -4,7 +4,6 @@ says so in its line (once "no real difference ... (+2.0 points [+0.4, +3.6])")."
 
 import math
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from queries.compare import Row, amount, decimals, verdict
