@@ -360,13 +360,17 @@ def _median(x: np.ndarray) -> float:
 
 def decimals(r: Row) -> int:
     """Decimals that show the row's effect: its usual ones (1 for points, 2 for means), more when the interval
-    is so narrow that they would print it as [0.00, 0.00] (two significant digits of its half-width, at most 4)."""
+    is so narrow that they would print it as [0.00, 0.00]: the first significant digit of its half-width, and of
+    the bound nearest zero when the interval leaves zero out (so it never prints as 0); at most 4."""
     base = 1 if r.kind == "share" else 2
     scale = 100 if r.kind == "share" else 1
     half = abs(r.high - r.low) * scale / 2
     if not math.isfinite(half) or half <= 0:
         return base
-    return min(4, max(base, 1 - math.floor(math.log10(half))))
+    need = [base, -math.floor(math.log10(half))]
+    if r.low * r.high > 0:
+        need.append(-math.floor(math.log10(min(abs(r.low), abs(r.high)) * scale)))
+    return min(4, max(need))
 
 
 def amount(r: Row, x: float, signed: bool = True) -> str:

@@ -28,7 +28,7 @@ def test_no_real_difference_with_an_interval_around_zero_is_the_short_line():
 
 def test_a_tiny_real_change_shows_the_digits_it_needs():
     r = row(kind="mean", diff=-0.0031, low=-0.0052, high=-0.0010, p_adj=0.001, phrase="knockouts per game")
-    assert verdict(r) == "B lowers knockouts per game by 0.0031 [0.0010, 0.0052]"
+    assert verdict(r) == "B lowers knockouts per game by 0.003 [0.001, 0.005]"
     assert decimals(row()) == 1 and decimals(row(kind="mean", low=-0.2, high=0.3)) == 2
 
 
