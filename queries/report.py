@@ -59,6 +59,7 @@ class Cell:
     band: list[tuple[int, int, int, float, float, float]] = field(default_factory=list)  # round, seat, games, q25, q50, q75
     metrics: dict[str, list[dict]] = field(default_factory=dict)
     cards: list[dict] = field(default_factory=list)
+    values: dict[str, str] = field(default_factory=dict)   # its value of each column that varies
 
 
 @dataclass
@@ -239,7 +240,7 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
                     "WHERE cell IS NOT DISTINCT FROM $c", {"c": cid})
         con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM report_cell_games")
         label = ", ".join(f"{c}={'/'.join(per_cell[cid].get(c, []))}" for c in varying) or "all games"
-        cell = Cell(id=cid or "", label=label)
+        cell = Cell(id=cid or "", label=label, values={c: "/".join(per_cell[cid].get(c, [])) for c in varying})
         _outcomes(con, source, cell, unit_sql)
         cell.lengths = {int(r["rounds"]): int(r["n"]) for r in _rows(
             con, "SELECT rounds, count(*) AS n FROM games GROUP BY ALL ORDER BY ALL", None, source)}
@@ -457,11 +458,13 @@ def headlines(report: Report, cell: Cell) -> list[str]:
     out = []
     m = {k: (v[0] if v else None) for k, v in cell.metrics.items()}
     f = m.get("first_player_advantage")
-    if f:
-        out.append(f"{first_label(cell).capitalize()} wins {pct(f['first_share'])} of games (95%: "
+    if f and f["first_share"] is not None:
+        out.append(f"Of the games somebody won, {first_label(cell)} wins {pct(f['first_share'])} (95%: "
                    f"{interval(f['ci95_low'], f['ci95_high'])}); the fair share is {pct(f['fair_share'])}, so the "
                    f"edge is {points(f['advantage'])} points ({points(f['advantage_low'])} to "
                    f"{points(f['advantage_high'])}).")
+    elif f:
+        out.append("Nobody won any of these games: there is no first-player edge to measure.")
     b = m.get("balance")
     if b:
         out.append(f"The largest gap between two {cell.unit}s' win shares is {100 * b['gap']:.1f} points "
@@ -494,8 +497,9 @@ def text_summary(report: Report) -> list[str]:
     lines = [f"{report.games:,} games of {report.title} in {len(report.cells)} cell(s); bots, not people"]
     for c in report.cells:
         f = (c.metrics.get("first_player_advantage") or [None])[0]
-        first = (f"{first_label(c)} wins {pct(f['first_share'])} (95%: {interval(f['ci95_low'], f['ci95_high'])}, "
-                 f"fair {pct(f['fair_share'])})") if f else "no first-player share"
+        first = (f"of the decided games {first_label(c)} wins {pct(f['first_share'])} (95%: "
+                 f"{interval(f['ci95_low'], f['ci95_high'])}, fair {pct(f['fair_share'])}); undecided "
+                 f"{pct(f['undecided_share'])}") if f and f["first_share"] is not None else "no first-player share"
         ends = ", ".join(f"{r} {pct(n / c.games)}" for r, n in c.ends) if c.games else "none"
         lines.append(f"  {c.label}: {c.games:,} games; {first}; ends: {ends}")
     return lines
@@ -544,8 +548,9 @@ def wins_figure(report: Report) -> str:
     fig, axes = _grid(plt, len(report.cells), sharex=False, sharey=False)
     span: dict[int, list[float]] = {}
     for cell, ax in zip(report.cells, axes):
-        n = cell.games
-        labels = [f"{cell.unit} {s}" for s in range(cell.sides)] + ["first"]
+        n = cell.games - cell.no_winner       # shares of the decided games (the undecided: their own line)
+        word = "Player" if cell.unit == "seat" else cell.unit.capitalize()
+        labels = [f"{word} {s + 1}" for s in range(cell.sides)] + ["first"]
         counts = cell.side_wins + [cell.first_wins]
         seen = span.setdefault(cell.sides, [])
         for i, k in enumerate(counts):
@@ -562,7 +567,7 @@ def wins_figure(report: Report) -> str:
         ax.set_xticks(range(len(labels)), labels, fontsize=8)
         ax.set_xlim(-0.5, len(labels) - 0.5)
         ax.set_title(_text(cell.label), fontsize=9)
-        ax.set_ylabel("win share")
+        ax.set_ylabel("share of decided games")
     for cell, ax in zip(report.cells, axes):
         seen = span.get(cell.sides) or [0.0, 1.0]
         pad = max(0.005, 0.1 * (max(seen) - min(seen)))
@@ -593,17 +598,97 @@ def ends_figure(report: Report) -> str:
     plt = _mpl()
     reasons = list(dict.fromkeys(r for c in report.cells for r, _ in c.ends))
     fig, axes = _grid(plt, len(report.cells), sharex=False)
+    shares = [k / c.games for c in report.cells for _, k in c.ends if c.games and k]
+    small = bool(shares) and min(shares) < 0.05       # a 1% share on a 0-1 axis would be invisible: log scale
+    floor = min(shares) / 3 if small else 0.0
     for cell, ax in zip(report.cells, axes):
         got = dict(cell.ends)
         for i, r in enumerate(reasons):
             k, n = got.get(r, 0), cell.games
             p = k / n if n else 0.0
             lo, hi = stats.wilson(k, n)
-            ax.barh([i], [p], color="#72b7b2", xerr=[[max(0.0, p - lo)], [max(0.0, hi - p)]], capsize=3)
+            ax.barh([i], [p - floor if small else p], left=floor, color="#72b7b2",
+                    xerr=[[max(0.0, p - max(lo, floor))], [max(0.0, hi - p)]], capsize=3)
+            ax.text(max(hi, floor), i, f"  {pct(p, 2 if p < 0.1 else 1)}", va="center", fontsize=7)
         ax.set_yticks(range(len(reasons)), [_text(r, 24) for r in reasons], fontsize=8)
-        ax.set_xlim(0, 1)
-        ax.set_xlabel("share of games")
+        if small:
+            ax.set_xscale("log")
+            ax.set_xlim(floor, 1.5)
+            ax.set_xlabel("share of games (log scale)")
+        else:
+            ax.set_xlim(0, min(1.0, 1.2 * max(shares or [1.0])))
+            ax.set_xlabel("share of games")
         ax.set_title(_text(cell.label), fontsize=9)
+    return _finish(plt, fig)
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def answer_axis(report: Report) -> str | None:
+    """The varied rule parameter the answer is drawn against: a numeric one taking at least two values
+    (round_limit, team_vp_target); None when no numeric rule parameter varies (a setup value such as players
+    changes the fair share itself, and its cells are side by side below)."""
+    setup = set(GAMES[report.game].setup_columns) | {"bots", "data_name"}
+    return next((c for c in report.varying if c not in setup
+                 and all(_number(cell.values.get(c)) is not None for cell in report.cells)
+                 and len({cell.values.get(c) for cell in report.cells}) > 1), None)
+
+
+def answer_figure(report: Report, x: str) -> str:
+    """The chart a designer would draw: the answers against the varied parameter ``x``, one line per value of
+    the other varied columns, with Wilson 95% bars: the first player's share of the decided games (the fair
+    share dashed), and the share of games ending each way but the commonest (log scale when small)."""
+    plt = _mpl()
+    series: dict[str, list[Cell]] = {}
+    for cell in report.cells:
+        rest = ", ".join(f"{c}={v}" for c, v in cell.values.items() if c != x) or "all"
+        series.setdefault(rest, []).append(cell)
+    totals: dict[str, int] = {}
+    for cell in report.cells:
+        for r, k in cell.ends:
+            totals[r] = totals.get(r, 0) + k
+    reasons = sorted(totals, key=lambda r: -totals[r])[1:] or list(totals)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.4))
+    shown = []
+    for i, (name, cells) in enumerate(series.items()):
+        cells = sorted(cells, key=lambda c: _number(c.values[x]))
+        xs = [_number(c.values[x]) for c in cells]
+        ys, lows, highs = [], [], []
+        for c in cells:
+            n = c.games - c.no_winner
+            lo, hi = stats.wilson(c.first_wins, n)
+            y = c.first_wins / n if n else float("nan")
+            ys.append(y)
+            lows.append(max(0.0, y - lo))
+            highs.append(max(0.0, hi - y))
+        colour = SIDE_COLOURS[i % len(SIDE_COLOURS)]
+        a1.errorbar(xs, ys, yerr=[lows, highs], fmt="o-", color=colour, capsize=3, label=_text(name, 30))
+        if cells and cells[0].sides:
+            a1.axhline(1.0 / cells[0].sides, color=colour, ls="--", lw=0.8)
+        for j, r in enumerate(reasons):
+            got = [dict(c.ends).get(r, 0) for c in cells]
+            ps = [k / c.games if c.games else 0.0 for k, c in zip(got, cells)]
+            bounds = [stats.wilson(k, c.games) for k, c in zip(got, cells)]
+            shown += [p for p in ps if p > 0]
+            a2.errorbar(xs, ps, yerr=[[max(0.0, p - lo) for p, (lo, _) in zip(ps, bounds)],
+                                      [max(0.0, hi - p) for p, (_, hi) in zip(ps, bounds)]],
+                        fmt="o", color=colour, ls=["-", "--", ":", "-."][j % 4], capsize=3,
+                        label=_text(f"{r} ({name})", 34))
+    a1.set_xlabel(x)
+    a1.set_ylabel("first player's share of decided games")
+    a1.set_title("the first player's edge (fair share dashed)", fontsize=9)
+    a1.legend(fontsize=7)
+    a2.set_xlabel(x)
+    a2.set_ylabel("share of games")
+    if shown and min(shown) < 0.05:
+        a2.set_yscale("log")
+    a2.set_title("how games end (the commonest way left out)", fontsize=9)
+    a2.legend(fontsize=6)
     return _finish(plt, fig)
 
 
@@ -732,11 +817,18 @@ def page(report: Report) -> str:
         parts.append(f"<h3>{esc(c.label)} <span class='note'>({c.games:,} games; {esc('; '.join(c.bots))})</span></h3><ul>"
                      + "".join(f"<li>{esc(h)}</li>" for h in headlines(report, c)) + "</ul>")
     parts.append("</section>")
-    parts.append("<section id='wins'><h2>Who wins</h2><p class='note'>Each "
-                 + esc(report.cells[0].unit if report.cells else "seat")
-                 + "'s win share and the first player's (teams: the first player's team), with Wilson 95% error "
-                   "bars; the dashed line is the fair share (1 / sides). The axis is zoomed to the data, the same for every "
-                   "cell with as many sides.</p>"
+    x = answer_axis(report)
+    if x is not None:
+        parts.append(f"<section id='answer'><h2>The answer against {esc(x)}</h2><p class='note'>Each point is one "
+                     f"cell, with its Wilson 95% interval; one line per value of what else varied. Left: the "
+                     f"first player's share of the games somebody won. Right: the share of games ending each way "
+                     f"but the commonest.</p>" + _img(f"answers against {x}", answer_figure(report, x)) + "</section>")
+    parts.append("<section id='wins'><h2>Who wins</h2><p class='note'>Of the games somebody won, each "
+                 + esc("player" if not report.cells or report.cells[0].unit == "seat" else report.cells[0].unit)
+                 + "'s share and the first player's (teams: the first player's team), with Wilson 95% error "
+                   "bars; the dashed line is the fair share (1 / sides). The games nobody won are not anyone's "
+                   "loss: their share is in How games end and the summary. The axis is zoomed to the data, the "
+                   "same for every cell with as many sides.</p>"
                  + _img("win shares per cell", wins_figure(report)) + "</section>")
     parts.append("<section id='length'><h2>Game length</h2>"
                  + _img("game length per cell", length_figure(report)) + "</section>")

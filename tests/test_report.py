@@ -328,3 +328,40 @@ def test_the_closing_summary_skips_results_too_large_to_hold(run_file, monkeypat
                      f"ask a question instead: playtest query first_player_advantage --results {run_file})"]
     monkeypatch.setattr(rep, "BRIEF_MAX_GAMES", 600)
     assert summary_lines(str(run_file))[0].startswith("600 games of Paws in Peril in 1 cell(s)")
+
+
+LIMIT_SPEC = """name = "report-limit"
+game = "paws"
+rules = "v4"
+seed = 4
+games_per_cell = 1000
+[setup]
+players = 4
+[grid]
+round_limit = [0, 6, 12]
+"""
+
+
+def test_the_page_leads_with_the_answer_against_the_varied_rule_in_a_browser(tmp_path):
+    """A sweep over a rule parameter: the page draws the answer against it (the first player's share of decided
+    games and how games end, per round limit, with intervals) right after the summary; shares are of the decided
+    games, and small end-reason shares are on a log scale with their numbers."""
+    (tmp_path / "spec.toml").write_text(LIMIT_SPEC)
+    out = tmp_path / "out"
+    code, text = invoke("sweep", tmp_path / "spec.toml", "--out", out, "--no-progress")
+    assert code == 0 and "of the decided games the first player wins" in " ".join(text.split()), text
+    code, text = invoke("report", out)
+    assert code == 0, text
+    found = open_page(out / "report.html", tmp_path / "limit.png")
+    check_page(found, plots=5)                 # the answer, wins, length, end reasons, standings per round
+    assert found["sections"][:2] == ["summary", "answer"], found["sections"]
+    t = found["text"]
+    assert "The answer against round_limit" in t and "Of the games somebody won" in t
+    report = rep.read(str(out))
+    assert rep.answer_axis(report) == "round_limit"
+    html = (out / "report.html").read_text()
+    assert "share of games (log scale)" not in html          # the plot's words are inside its PNG, not the page
+    for cell in report.cells:                                   # the headline is the share of decided games
+        first = cell.metrics["first_player_advantage"][0]
+        assert first["decided"] == cell.games - cell.no_winner
+        assert abs(first["first_share"] - cell.first_wins / first["decided"]) < 1e-12
