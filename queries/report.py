@@ -26,6 +26,7 @@ from queries import library, stats
 from queries.library import QueryError, ResultsError, execute
 from queries.pages import CSS, SCRIPT, esc, html_table, png_base64
 from queries.variants import variant_columns
+from sim import folder
 from sim.games import GAMES
 from sim.storage import StorageError, is_uri, open_location, shown
 
@@ -80,6 +81,8 @@ class Report:
     params: dict[str, Any]
     seconds: float = 0.0
     command: str = ""
+    ladder: dict | None = None                # a ladder's folder: ratings, fit, win matrix (from its games)
+    tune: dict | None = None                  # a tune's folder: its answer (tune.json, shape-checked)
 
     @property
     def games(self) -> int:
@@ -261,8 +264,73 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
             cell.cards = _cards(con, source, cid)
         cells.append(cell)
     name = str((manifest or {}).get("name") or Path(source).name)
-    return Report(source, kind, name, game.name, game.title, cells, varying, fixed, has_standings, has_idle,
-                  cards_note, params, time.perf_counter() - t0)
+    con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM report_games")
+    ladder = _ladder(con, source) if kind == "sweep" and _beside(source, "ladder.json") else None
+    tune = _tune(source) if kind == "sweep" else None
+    report = Report(source, kind, name, game.name, game.title, cells, varying, fixed, has_standings, has_idle,
+                    cards_note, params, time.perf_counter() - t0)
+    report.ladder, report.tune = ladder, tune
+    return report
+
+
+def _beside(source: str, name: str) -> Path | None:
+    """The file ``name`` a ladder or tune writes into its own results folder (local folders only), if it is there."""
+    if is_uri(source):
+        return None
+    path = Path(source) / name
+    return path if os.path.lexists(path) else None
+
+
+def _ladder(con, source: str) -> dict:
+    """A ladder's answer worked out from its games (not from ladder.json, which anyone could edit): each bot's
+    rating with its interval and win chance against the anchor, the Bradley-Terry fit check and the win matrix."""
+    from queries import ratings
+    meetings = ratings.read_meetings(con, [source])
+    bots = sorted({m["bot"] for m in meetings}, key=lambda b: (b != "random", b))
+    if len(bots) < 2:
+        return {"note": "fewer than two bots met in these games: nothing to rate"}
+    seats = _rows(con, "SELECT max(len(bots)) AS n FROM games", None, source)[0]["n"]
+    anchor = ratings.anchor_of(bots)
+    try:
+        rated = ratings.ratings(bots, meetings, anchor, games=ratings.games_played(con, [source]),
+                                outcomes=ratings.read_outcomes(con, [source]) if seats > 2 else None)
+        fit = ratings.fit_check(ratings.score_table(bots, meetings))
+    except ratings.RatingError as e:
+        return {"note": str(e)}
+    return {"ratings": rated, "anchor": anchor, "fit": fit, "lines": ratings.rating_lines(rated, anchor),
+            "fit_line": ratings.fit_line(fit), "matrix": ratings.win_matrix(bots, meetings), "bots": bots}
+
+
+TUNE_BYTES = 64 * 2**20
+
+
+def _tune(source: str) -> dict | None:
+    """A tune's answer (tune.json in its folder, read by the bounded reader and shape-checked: a field of the
+    wrong shape is left out, never trusted); None when there is none or it is not a tune's answer."""
+    path = _beside(source, "tune.json")
+    if path is None:
+        return None
+    try:
+        raw = folder.parse_json(folder.read_file(path, source, "tune answer", TUNE_BYTES), str(path), "tune answer")
+    except folder.FolderError as e:
+        return {"note": str(e)}
+    if not isinstance(raw, dict) or not isinstance(raw.get("candidates"), list):
+        return {"note": f"{path}: not a tune's answer"}
+
+    def entry(e: Any) -> dict | None:
+        if not isinstance(e, dict) or not isinstance(e.get("label"), str):
+            return None
+        hold = [h for h in (e.get("objective") or {}).get("per_hold", []) if isinstance(h, dict)]
+        return {"label": e["label"], "reason": str(e.get("reason") or ""), "certified": e.get("certified") is True,
+                "loss": e.get("loss") if isinstance(e.get("loss"), (int, float)) else None,
+                "holds": [(str(h.get("hold")), h.get("estimate"), h.get("interval")) for h in hold
+                          if isinstance(h.get("estimate"), (int, float)) and isinstance(h.get("interval"), list)
+                          and len(h["interval"]) == 2 and all(isinstance(x, (int, float)) for x in h["interval"])]}
+    return {"best": entry(raw.get("best")), "metric": str((raw.get("objective") or {}).get("metric", ""))
+            if isinstance(raw.get("objective"), dict) else "",
+            "indistinguishable": [x for x in map(entry, raw.get("indistinguishable") or []) if x],
+            "candidates": [x for x in map(entry, raw["candidates"]) if x],
+            "games": raw.get("games") if isinstance(raw.get("games"), int) else None}
 
 
 # The closing summary of run and sweep holds the records in memory like the page (about 0.5-3 KB a game,
@@ -516,10 +584,16 @@ def _mpl():
     return plt
 
 
-def _text(s: str, width: int = 48) -> str:
-    """User text as a plot label: no mathtext (a ``$`` is a dollar), cut to a width."""
-    s = s if len(s) <= width else s[:width - 1] + "…"
-    return s.replace("$", r"\$")
+def _text(s: str, width: int = 48, lines: int = 4) -> str:
+    """User text as a plot label: no mathtext (a ``$`` is a dollar), wrapped at ``width`` on up to ``lines``
+    lines (a panel title keeps every varied value: "explorer_mansions_2p=2" and "=3" stay apart), cut only past
+    that."""
+    import textwrap
+    parts = textwrap.wrap(s, width, break_long_words=True, break_on_hyphens=False) or [""]
+    if len(parts) > lines:
+        parts = parts[:lines]
+        parts[-1] = parts[-1][:width - 1] + "…"
+    return "\n".join(parts).replace("$", r"\$")
 
 
 def _grid(plt, n: int, height: float = 2.9, sharex: bool = True, sharey: bool = True):
@@ -718,6 +792,7 @@ def standings_figure(report: Report) -> str:
 PAGE_CSS = CSS + """
 .summary { background: #f6f8fa; padding: .6em 1.2em; border-radius: 6px; }
 .note { color: #555; font-size: 13px; }
+.warn { color: #8a1f11; background: #fdecea; padding: .3em .6em; border-radius: 4px; }
 .bots { background: #fff3e0; padding: .4em .8em; border-radius: 6px; }
 """
 
@@ -817,6 +892,10 @@ def page(report: Report) -> str:
         parts.append(f"<h3>{esc(c.label)} <span class='note'>({c.games:,} games; {esc('; '.join(c.bots))})</span></h3><ul>"
                      + "".join(f"<li>{esc(h)}</li>" for h in headlines(report, c)) + "</ul>")
     parts.append("</section>")
+    if report.ladder is not None:
+        parts.append(_ladder_section(report.ladder))
+    if report.tune is not None:
+        parts.append(_tune_section(report.tune))
     x = answer_axis(report)
     if x is not None:
         parts.append(f"<section id='answer'><h2>The answer against {esc(x)}</h2><p class='note'>Each point is one "
@@ -855,6 +934,59 @@ def page(report: Report) -> str:
                  + (f" by <code>{esc(report.command)}</code>" if report.command else "") + ".</p>")
     parts.append(f"<script>{SCRIPT}</script></body></html>")
     return "\n".join(parts)
+
+
+def _ladder_section(ladder: dict) -> str:
+    """The ladder's answer first: ratings with win chances, whether one rating per bot fits, the win matrix
+    (first when the ratings do not fit)."""
+    if "note" in ladder:
+        return f"<section id='ladder'><h2>Ratings</h2><p class='note'>{esc(ladder['note'])}</p></section>"
+    rated, anchor = ladder["ratings"], ladder["anchor"]
+    from queries.ratings import win_chance
+    ratings_table = html_table(
+        ["bot", "Elo", "95% interval", f"wins against {rated[anchor]['bot']}", "games"],
+        [[r["bot"], f"{round(r['elo'])}", f"{round(r['ci95_low'])} to {round(r['ci95_high'])}",
+          "anchor" if i == anchor else f"{100 * win_chance(r['elo']):.0f}% ({100 * win_chance(r['ci95_low']):.0f} "
+                                       f"to {100 * win_chance(r['ci95_high']):.0f}%)", f"{r['games']:,}"]
+         for i, r in enumerate(rated)])
+    bots = ladder["bots"]
+    by = {(m["bot"], m["opponent"]): m for m in ladder["matrix"]}
+    cells = [[a] + [("-" if a == b else "not met" if (a, b) not in by or by[(a, b)]["share"] is None else
+                     f"{pct(by[(a, b)]['share'], 0)} ({pct(by[(a, b)]['ci95_low'], 0)} to "
+                     f"{pct(by[(a, b)]['ci95_high'], 0)})") for b in bots] for a in bots]
+    matrix = ("<h3>Head to head</h3><p class='note'>The row bot's win share against the column bot over both seat "
+              "orders, Wilson 95% interval.</p>" + html_table(["bot"] + bots, cells))
+    fit = f"<p class='{'note' if ladder['fit']['fits'] else 'warn'}'>{esc(ladder['fit_line'])}</p>"
+    lines = "<ul>" + "".join(f"<li>{esc(x)}</li>" for x in ladder["lines"]) + "</ul>"
+    body = (fit + matrix + "<h3>Ratings (an average)</h3>" + ratings_table + lines) if not ladder["fit"]["fits"] \
+        else (lines + ratings_table + fit + matrix)
+    return ("<section id='ladder'><h2>Ratings</h2><p class='note'>Bradley-Terry ratings on the Elo scale from "
+            "these games' meetings (bots, not people), with 95% intervals and the share of games each would win "
+            "against the anchor.</p>" + body + "</section>")
+
+
+def _tune_section(tune: dict) -> str:
+    """A tune's answer first: the best candidate, those that cannot be told apart from it (and whether their
+    constraints are shown to hold), and why the others were dropped."""
+    if "note" in tune:
+        return f"<section id='tune'><h2>Tuning answer</h2><p class='note'>{esc(tune['note'])}</p></section>"
+
+    def holds(e: dict) -> str:
+        return "; ".join(f"{h}: {pct(est)} ({pct(iv[0])} to {pct(iv[1])})" for h, est, iv in e["holds"]) or "n/a"
+    best = tune["best"]
+    head = (f"<p><b>Best candidate: {esc(best['label'])}</b> ({esc(tune['metric'] or 'objective')}: "
+            f"{esc(holds(best))}){'' if best['certified'] else ' - its constraints are not yet shown to hold'}.</p>"
+            if best else "<p><b>No candidate met the constraints.</b></p>")
+    same = tune["indistinguishable"]
+    rows = [[e["label"], holds(e), "shown to hold" if e["certified"] else "NOT yet shown to hold (more games needed)"]
+            for e in same]
+    tied = ("<h3>Cannot be told apart from the best</h3>" + html_table(["candidate", "objective (95%)",
+                                                                      "constraints"], rows)) if rows else ""
+    dropped = [e for e in tune["candidates"] if e["reason"] and e["label"] not in {x["label"] for x in same}]
+    drops = ("<h3>Dropped, and why</h3>" + html_table(["candidate", "why"], [[e["label"], e["reason"]]
+                                                                          for e in dropped])) if dropped else ""
+    games = f"<p class='note'>{tune['games']:,} games in the race.</p>" if tune.get("games") is not None else ""
+    return "<section id='tune'><h2>Tuning answer</h2>" + head + tied + drops + games + "</section>"
 
 
 def default_out(source: str) -> Path:
