@@ -48,6 +48,9 @@ PeopleOpt = Annotated[Optional[str], typer.Option(help=f"people, comma separated
 BotsOpt = Annotated[Optional[str], typer.Option(help="bot per seat, comma separated (random, heuristic, "
                                                      "heuristic:aggression=3); one name = every seat")]
 SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value (repeatable)")]
+SetupOpt = Annotated[Optional[list[str]], typer.Option(
+    "--setup", help="any setup value of the game as key=value (repeatable; the game's own words, e.g. "
+                    "--setup players=3): " + "; ".join(f"{n}: {', '.join(GAMES[n].setup_keys)}" for n in GAMES.names()))]
 EngineOpt = Annotated[str, typer.Option(help="engine: core (Cython, default) or reference (pure Python)")]
 ItemsOpt = Annotated[Optional[Path], typer.Option(help=f"the items data file, as --data items=PATH "
                                                        f"({_data_help('items')}; default: the packaged stand-ins)")]
@@ -62,30 +65,56 @@ def resolve_match(game: str, rules: Optional[str], board: Optional[str], mode: O
                   players: Optional[int], bots: Optional[str], overrides: Optional[list[str]],
                   items: Optional[Path] = None, monsters: Optional[Path] = None,
                   data: Optional[list[str]] = None, engine: str = "core", tables: tuple[str, ...] = ("games",),
-                  people: Optional[str] = None) -> Match:
-    """Validate everything before any game is played and return the game's Match."""
+                  people: Optional[str] = None, setup_values: Optional[list[str]] = None) -> Match:
+    """Validate everything before any game is played and return the game's Match.
+
+    ``setup_values``: ``--setup key=value`` (any setup value of any game, by the game's own name for it)."""
     given = (("board", board), ("mode", mode), ("players", players), ("bots", bots),
              ("people", people.split(",") if people and "," in people else people))
     setup = {k: v for k, v in given if v is not None}
+    flag_of = {k: f"--{k}" for k in setup}
     try:
         check_engine(engine)
         g = registry.get(game)
         for key, value in given:       # a setup flag the game does not have: named as the user typed it
             if value is not None and key not in g.setup_keys:
                 fail(f"--{key}: {g.name} has no {key} setup value; its setup values: {', '.join(g.setup_keys)}")
-        if players is not None:        # the number checked alone first, so its error names --players
-            g.resolve(None, {}, {"players": players}, {}, where="--players")
+        extra = parse_assignments(setup_values or [], where="--setup")
+        g.check_keys(setup=extra, where="--setup")
+        for key, text in extra.items():
+            if key in setup:
+                fail(f"--setup {key}={text}: {key} is given as {flag_of[key]} too; give it once")
+            setup[key] = int(text) if text.isdigit() else text.split(",") if "," in text else text
+            flag_of[key] = "--setup"
         files = parse_assignments(data or [], where="--data")
         g.check_keys(data=files, where="--data")
         for key, path in (("items", items), ("monsters", monsters)):
             if path is not None:
                 files[key] = str(path)
-        match = g.resolve(rules, parse_assignments(overrides or [], where="--set"), setup, files,
-                          tables=tables, where="--set")
+        try:
+            match = g.resolve(rules, parse_assignments(overrides or [], where="--set"), setup, files,
+                              tables=tables, where="--set")
+        except RuleError as e:
+            _blame_setup_flag(g, rules, setup, flag_of)     # a setup value wrong on its own: named by its flag
+            raise e
         match.check_engine(engine)       # e.g. a rule parameter the core has no field for: before any work
         return match
     except (RuleError, ValueError, EngineError) as e:  # card-data errors are ValueErrors naming file, card and field
         fail(str(e))
+
+
+def _blame_setup_flag(g, rules: Optional[str], setup: dict, flag_of: dict[str, str]) -> None:
+    """When one setup flag's value is refused on its own (``--board moon``, ``--players 5``), fail with its error
+    naming that flag, as the user typed it; return when every value passes alone (the combination, a --set or a
+    --data value is what was refused)."""
+    for key, value in setup.items():
+        try:
+            g.resolve(rules, {}, {key: value}, {}, where=f"--{key}")
+        except (RuleError, ValueError) as e:
+            text = str(e)
+            for head in ("--set: ", f"--{key}: ", f"{key}: ", f"{key}: "):
+                text = text.removeprefix(head)
+            fail(f"{flag_of[key]}: {text}")
 
 
 def engine_call(fn):
@@ -102,7 +131,7 @@ def play(game: Annotated[Optional[str], typer.Argument(
          players: PlayersOpt = None, bots: BotsOpt = None, people: PeopleOpt = None,
          seed: Annotated[int, typer.Option(help="master seed")] = 0,
          game_index: Annotated[int, typer.Option(help="which game of the batch (with --from: of the cell)")] = 0,
-         set_: SetOpt = None, engine: EngineOpt = "core",
+         set_: SetOpt = None, setup_: SetupOpt = None, engine: EngineOpt = "core",
          as_json: Annotated[bool, typer.Option("--json", help="print the game record as JSON")] = False,
          items: ItemsOpt = None, monsters: MonstersOpt = None, data: DataOpt = None,
          brief: Annotated[bool, typer.Option("--brief", help="leave the individual dice rolls out of the log")]
@@ -123,7 +152,7 @@ def play(game: Annotated[Optional[str], typer.Argument(
     if from_dir is not None:
         given = [f for f, v in (("--rules", rules), ("--board", board), ("--mode", mode), ("--players", players),
                                 ("--bots", bots), ("--people", people), ("--set", set_), ("--items", items),
-                                ("--monsters", monsters), ("--data", data)) if v]
+                                ("--monsters", monsters), ("--data", data), ("--setup", setup_)) if v]
         if given:
             fail(f"--from {from_dir}: the sweep's spec decides the game; leave out {', '.join(given)}")
         m, seed, stored, where = sweep_game(from_dir, cell, game_index, game)
@@ -133,7 +162,7 @@ def play(game: Annotated[Optional[str], typer.Argument(
         if game is None:
             fail(f"missing the game: {' or '.join(GAMES.names())} (or --from DIR --cell ID)")
         m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine,
-                          people=people)
+                          people=people, setup_values=setup_)
         stored, where = None, f"seed {seed}, game {game_index}"
     log = EventLog()
     rec = engine_call(lambda: m.play_one(seed, game_index, log))   # e.g. a search bot: core-only, no log
@@ -225,7 +254,7 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
         games: Annotated[int, typer.Option(help="number of games")] = 1000,
         seed: Annotated[int, typer.Option(help="master seed")] = 0,
         start: Annotated[int, typer.Option(help="first game index")] = 0,
-        set_: SetOpt = None, engine: EngineOpt = "core",
+        set_: SetOpt = None, setup_: SetupOpt = None, engine: EngineOpt = "core",
         items: ItemsOpt = None, monsters: MonstersOpt = None, data: DataOpt = None,
         chunk: Annotated[Optional[int], typer.Option(help="games per chunk in memory (default: the engine's)")]
         = None,
@@ -253,7 +282,8 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
         if cards_out.resolve() == out.resolve():
             fail(f"--cards-out {cards_out}: the same file as --out; give another name")
     tables = ("games", "cards") if cards_out else ("games",)
-    m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine, tables, people)
+    m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine, tables, people,
+                      setup_)
     meta = {"playtest.rules_digest": m.rules_digest, "playtest.cards_digest": m.data_digest,
             "playtest.seed": str(seed), "playtest.engine": engine, "playtest.game": m.game}
     paths = {"games": out, "cards": cards_out}

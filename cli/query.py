@@ -79,6 +79,8 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
     with _limits(timeout, memory_limit):
         columns, rows, q, variants = _answer(name, paths, results, param, where, pool, by)
     typer.echo(render(q.name, columns, rows, fmt))
+    if not rows:
+        note(q.why_empty(where))
     summary = ratings.SUMMARIES.get(q.name) if q.path.parent == library.QUERY_DIR else None
     sentence = summary(columns, rows) if summary and fmt == "table" and not variants.split else None
     if sentence:

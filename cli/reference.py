@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -28,14 +29,43 @@ def _show(title: str, columns: list[str], rows: list[tuple], fmt: str) -> None:
     if fmt != "table":
         typer.echo(render(title, columns, rows, fmt))
         return
+    width = _width()
+    cells = [["" if v is None else str(v) for v in r] for r in rows]
+    fixed = sum(max([len(columns[i])] + [len(r[i]) for r in cells]) + 3 for i in range(len(columns) - 1))
+    if width - fixed < MEANING_MIN:      # a narrow terminal: one block per entry, its meaning wrapped below it
+        _show_blocks(title, columns, cells, width)
+        return
     table = Table(title=plain(title), title_justify="left", show_lines=False)
     for i, c in enumerate(columns):
         last = i == len(columns) - 1
         table.add_column(plain(c), overflow="fold", no_wrap=not last, ratio=1 if last else None)
-    for r in rows:
-        table.add_row(*[plain("" if v is None else v) for v in r])
-    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else 160
-    Console(width=max(width, 100), highlight=False, soft_wrap=False).print(table)
+    for r in cells:
+        table.add_row(*map(plain, r))
+    Console(width=width, highlight=False, soft_wrap=False).print(table)
+
+
+MEANING_MIN = 40            # characters the meaning column needs to be read as a table
+
+
+def _width() -> int:
+    """The terminal's width (``COLUMNS`` when set), 160 when the output is not a terminal."""
+    if os.environ.get("COLUMNS", "").isdigit():
+        return max(40, int(os.environ["COLUMNS"]))
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else 160
+
+
+def _show_blocks(title: str, columns: list[str], cells: list[list[str]], width: int) -> None:
+    """The list for a narrow terminal: per entry, ``name  column: value; ...`` then its meaning, indented and
+    wrapped to ``width``; no value is cut."""
+    import textwrap
+    typer.echo(title)
+    for r in cells:
+        typer.echo("")
+        head = "; ".join(f"{c}: {v}" for c, v in zip(columns[1:-1], r[1:-1]) if v)
+        typer.echo(textwrap.fill(f"{r[0]}  ({head})" if head else r[0], width, subsequent_indent="    ",
+                                 break_long_words=False, break_on_hyphens=False))
+        typer.echo(textwrap.fill(r[-1], width, initial_indent="    ", subsequent_indent="    ",
+                                 break_long_words=False))
 
 
 def rules(game: GameArg,

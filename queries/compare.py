@@ -151,11 +151,15 @@ def _game(con, side: Side, results: Sequence[str]) -> str:
     return games[0]
 
 
+CARD_DATA = "data_name"       # the record column naming a game's card data files
+
+
 def _candidates(game: str, columns: Sequence[str]) -> list[str]:
     """The setup columns and rule-parameter columns the records have: what may define a cell."""
     g = GAMES[game]
     params = {f.name for f in fields(g.rule_presets[g.default_preset])}
-    return [c for c in columns if c in g.setup_columns or c in params]
+    # the card data files by name (items=a.toml; monsters=monsters.toml): a variant like any rule parameter
+    return [c for c in columns if c in g.setup_columns or c in params or c == CARD_DATA]
 
 
 def _distinct(con, side: Side, cols: Sequence[str], results: Sequence[str]) -> dict[str, list[str]]:
@@ -246,14 +250,22 @@ def _metrics(cols: CompareColumns, a: dict, b: dict) -> list[tuple[str, str, str
     units_a, units_b = set(a["unit"].tolist()), set(b["unit"].tolist())
     out = []
     fair = units_a == units_b and set(a["units"].tolist()) == set(b["units"].tolist())
-    out.append(("first player's win share", "share",
-                "the first player's edge" if fair else "the first player's win share",
+    da, db = (a["winner"] >= 0).astype(np.int8), (b["winner"] >= 0).astype(np.int8)
+    # a change in a side's share of all games is "more games decided" plus "a real edge": each its own row
+    out.append(("games decided", "share", "the share of games somebody won", da, db))
+    out.append(("first player's share of decided games", "ratio",
+                "the first player's edge among decided games" if fair else
+                "the first player's share of decided games",
+                np.stack([a["first_win"], da], axis=1), np.stack([b["first_win"], db], axis=1)))
+    out.append(("first player's win share", "share", "the first player's share of all games (undecided included)",
                 a["first_win"], b["first_win"]))
     if units_a == units_b and len(units_a) == 1:
         unit = units_a.pop()
         for s in range(int(max(a["units"].max(), b["units"].max()))):
-            out.append((f"{unit} {s} win share", "share", f"{unit} {s}'s win share",
-                        (a["winner"] == s).astype(np.int8), (b["winner"] == s).astype(np.int8)))
+            name = f"{'Player' if unit == 'seat' else unit.capitalize()} {s + 1}"    # the book's numbering
+            out.append((f"{name}'s share of decided games", "ratio", f"{name}'s share of decided games",
+                        np.stack([(a["winner"] == s).astype(np.int8), da], axis=1),
+                        np.stack([(b["winner"] == s).astype(np.int8), db], axis=1)))
     reasons = sorted(set(a["end_reason"].tolist()) | set(b["end_reason"].tolist()))
     for r in reasons:
         if r not in cols.own_rows:
@@ -271,8 +283,17 @@ def _metrics(cols: CompareColumns, a: dict, b: dict) -> list[tuple[str, str, str
     return out
 
 
+def _ratio(x: np.ndarray) -> tuple[int, int]:
+    """(wins, decided games) of a ratio metric's rows (win, decided)."""
+    return int(x[:, 0].sum()), int(x[:, 1].sum())
+
+
 def _unpaired(kind: str, xa: np.ndarray, xb: np.ndarray) -> tuple[float, float, float, float]:
     """(difference, low, high, p) as if A and B were independent."""
+    if kind == "ratio":          # a share of the decided games: a proportion over each side's decided games
+        (k1, n1), (k2, n2) = _ratio(xa), _ratio(xb)
+        d, lo, hi = stats.newcombe(k1, n1, k2, n2)
+        return d, lo, hi, stats.two_proportion_z(k1, n1, k2, n2)[1] if n1 and n2 else 1.0
     if kind == "share":
         k1, n1, k2, n2 = int(xa.sum()), len(xa), int(xb.sum()), len(xb)
         d, lo, hi = stats.newcombe(k1, n1, k2, n2)
@@ -284,7 +305,17 @@ def _unpaired(kind: str, xa: np.ndarray, xb: np.ndarray) -> tuple[float, float, 
 
 
 def _paired(kind: str, xa: np.ndarray, xb: np.ndarray) -> tuple[float, float, float, float]:
-    """(difference, low, high, p) on matched games: xa[i] and xb[i] are the same (seed, game index)."""
+    """(difference, low, high, p) on matched games: xa[i] and xb[i] are the same (seed, game index). A share of the
+    decided games (a ratio of sums) is linearized (the delta method): per matched game, each side's
+    (win - share * decided) / mean decided, whose mean difference has the ratio difference's variance."""
+    if kind == "ratio":
+        (ka, na), (kb, nb) = _ratio(xa), _ratio(xb)
+        if not na or not nb:
+            return 0.0, -1.0, 1.0, 1.0
+        ra, rb, n = ka / na, kb / nb, len(xa)
+        za = (xa[:, 0] - ra * xa[:, 1]) / (na / n)
+        zb = (xb[:, 0] - rb * xb[:, 1]) / (nb / n)
+        return stats.paired_difference((rb - ra) + (zb - za))
     if kind in ("share", "mean"):
         return stats.paired_difference(xb.astype(float) - xa.astype(float))
     pairs, counts = np.unique(np.stack([xa, xb], axis=1), axis=0, return_counts=True)
@@ -304,10 +335,15 @@ def _cell_rows(game: str, comparison: str, cell: str, a: dict, b: dict) -> tuple
         d, lo, hi, p = _paired(kind, xa, xb) if m is not None else (ud, ulo, uhi, up)
         if kind == "median":   # the lower median, as the bootstrap and the regress report use
             va, vb = _median(xa), _median(xb)
+        elif kind == "ratio":
+            (ka, na), (kb, nb) = _ratio(xa), _ratio(xb)
+            if not na or not nb:       # no decided game on a side: nothing to share out
+                continue
+            va, vb = ka / na, kb / nb
         else:
             va, vb = float(xa.mean()), float(xb.mean())
-        unit = "points" if kind == "share" else "knockouts" if name.startswith("knockouts") else "rounds"
-        rows.append(Row(comparison, cell, name, kind, unit, float(va), float(vb), d, lo, hi, p, m is not None,
+        unit = "points" if kind in ("share", "ratio") else "knockouts" if name.startswith("knockouts") else "rounds"
+        rows.append(Row(comparison, cell, name, "share" if kind == "ratio" else kind, unit, float(va), float(vb), d, lo, hi, p, m is not None,
                         len(xa), len(xb), len(xa) if m is not None else 0, ulo, uhi, phrase))
     plot = CellPlot(comparison, cell, _hist(a["rounds"]), _hist(b["rounds"]))
     return rows, m is not None, plot
@@ -322,15 +358,29 @@ def _median(x: np.ndarray) -> float:
 # Verdicts in words
 # ---------------------------------------------------------------------------------------------------
 
+def decimals(r: Row) -> int:
+    """Decimals that show the row's effect: its usual ones (1 for points, 2 for means), more when the interval
+    is so narrow that they would print it as [0.00, 0.00]: the first significant digit of its half-width, and of
+    the bound nearest zero when the interval leaves zero out (so it never prints as 0); at most 4."""
+    base = 1 if r.kind == "share" else 2
+    scale = 100 if r.kind == "share" else 1
+    half = abs(r.high - r.low) * scale / 2
+    if not math.isfinite(half) or half <= 0:
+        return base
+    need = [base, -math.floor(math.log10(half))]
+    if r.low * r.high > 0:
+        need.append(-math.floor(math.log10(min(abs(r.low), abs(r.high)) * scale)))
+    return min(4, max(need))
+
+
 def amount(r: Row, x: float, signed: bool = True) -> str:
-    """A difference in the row's unit: points for shares (1.0 point), rounds, knockouts."""
+    """A difference in the row's unit: points for shares (1.0 point), rounds, knockouts, with enough digits
+    (:func:`decimals`)."""
     x = x + 0.0                 # no "-0"
-    if r.kind == "share":
-        v = 100 * x
-        return f"{v:+.1f}" if signed else f"{v:.1f}"
     if r.kind == "median":
         return f"{x:+g}" if signed else f"{x:g}"
-    return f"{x:+.2f}" if signed else f"{x:.2f}"
+    v, d = (100 * x if r.kind == "share" else x), decimals(r)
+    return f"{v:+.{d}f}" if signed else f"{v:.{d}f}"
 
 
 def _unit_word(r: Row, x: float) -> str:
@@ -342,11 +392,17 @@ def _unit_word(r: Row, x: float) -> str:
     return ""
 
 
-def verdict(r: Row) -> str:
-    """'B lowers the first player's edge by 1.0 point [0.3, 1.7]', or 'no real difference in ...'."""
+def verdict(r: Row, tested: int = 1) -> str:
+    """'B lowers the first player's edge by 1.0 point [0.3, 1.7]', or 'no real difference in ...'. The verdict
+    follows the adjusted p (``tested`` metrics and cells); when this metric's own 95% interval leaves out zero
+    but the adjustment says no real difference, the line says so, so the interval never seems to contradict it."""
     if not r.differs:
-        return (f"no real difference in {r.phrase} ({amount(r, r.diff)} {_unit_word(r, r.diff)} "
-                f"[{amount(r, r.low)}, {amount(r, r.high)}])").replace("  ", " ").replace(" )", ")")
+        alone = r.low > 0 or r.high < 0
+        why = (f"; its own 95% interval [{amount(r, r.low)}, {amount(r, r.high)}] leaves out 0, but not once "
+               f"{tested} metrics are tested together (adjusted p {p_text(r.p_adj)})") if alone else \
+            f" [{amount(r, r.low)}, {amount(r, r.high)}]"
+        return (f"no real difference in {r.phrase} ({amount(r, r.diff)} {_unit_word(r, r.diff)}"
+                f"{why})").replace("  ", " ").replace(" )", ")").replace(" ;", ";")
     up = r.diff > 0
     lo, hi = (r.low, r.high) if up else (-r.high, -r.low)
     unit = _unit_word(r, r.diff)
@@ -387,7 +443,7 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
     for a, b, comparison in pairs:
         va, vb = _distinct(con, a, cands, results), _distinct(con, b, cands, results)
         keys = [c for c in cands if c not in exclude and (len(va[c]) > 1 or len(vb[c]) > 1)]
-        differ = [f"{c} {_short(va[c][0])} -> {_short(vb[c][0])}" for c in cands
+        differ = [f"{'card data' if c == CARD_DATA else c} {_short(va[c][0])} -> {_short(vb[c][0])}" for c in cands
                   if c not in keys and va[c] and vb[c] and va[c] != vb[c]]
         what = f"{comparison}: " if comparison else ""
         header.append(f"{what}A and B differ in "
@@ -420,7 +476,7 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
     for r, q in zip(tested, stats.adjust([r.p for r in tested], method)):
         r.p_adj = q
     for r in rows:
-        r.verdict = verdict(r)
+        r.verdict = verdict(r, len(tested))
     header.append(f"95% intervals; p-values adjusted by {METHODS[method]} across all {len(tested)} tested metrics "
                   f"and cells (a metric with one value in every game of both sides, such as no draws, is not tested); "
                   f"'no real difference' when the adjusted p is {LEVEL} or more")
@@ -459,24 +515,39 @@ def compare_by(folder: str, by: str, baseline: str | None = None, where: str | N
             raise CompareError(f"{folder}: " + ("no games" + (" match --where" if where else "") if not games else
                                                 f"holds games of more than one game ({', '.join(games)})"))
         cands = _candidates(games[0], columns) if games[0] in GAMES else []
+        data_key = None
+        if games[0] in GAMES and by in GAMES[games[0]].data_keys and CARD_DATA in cands:
+            data_key, by = by, CARD_DATA    # a card data file (a sweep's grid key): split by the files games used
         if by not in cands:
             raise CompareError(f"--by {by!r} is not a setup column or rule parameter of these {games[0]} records; "
                                f"expected one of {', '.join(cands)}")
         values = [v for (v,) in _q(con, f"SELECT {_text(by)} FROM games WHERE {_ident(by)} IS NOT NULL "
                                         f"GROUP BY {_ident(by)} ORDER BY {_ident(by)}", None, results)]
-        if len(values) < 2:
-            raise CompareError(f"--by {by}: every game has {by} = {values[0] if values else 'NULL'}; "
-                               "nothing to compare (it must take at least two values)")
-        base = values[0] if baseline is None else baseline
-        if base not in values:
-            raise CompareError(f"--baseline {baseline!r}: no game has {by} = {baseline}; its values: {', '.join(values)}")
-        side = {v: Side(f"{by}={v}", f"{_text(by)} = $side", {"side": v}) for v in values}
-        pairs = [(side[base], side[v], f"{by} {base} vs {v}") for v in values if v != base]
+        name = {v: v for v in values}
+        if data_key is not None:    # "items=a.toml; monsters=monsters.toml" -> "a.toml", the --by file's name
+            name = {v: dict(p.partition("=")[::2] for p in v.split("; ")).get(data_key, "?") for v in values}
+            if len(set(name.values())) != len(values) and len(set(name.values())) > 1:
+                raise CompareError(f"--by {data_key}: these games also differ in other card data files ("
+                                   f"{'; '.join(values[:3])}); compare one file at a time, or the sweep by card data")
+            by_shown = data_key
+        else:
+            by_shown = by
+        if len(set(name.values())) < 2:
+            raise CompareError(f"--by {by_shown}: every game has {by_shown} = "
+                               f"{name[values[0]] if values else 'NULL'}; nothing to compare (it must take at least "
+                               "two values)")
+        base = values[0] if baseline is None else next((v for v in values if baseline in (v, name[v])), None)
+        if base is None:
+            raise CompareError(f"--baseline {baseline!r}: no game has {by_shown} = {baseline}; its values: "
+                               f"{', '.join(name[v] for v in values)}")
+        what = f"{data_key}" if data_key is not None else by
+        side = {v: Side(f"{what}={name[v]}", f"{_text(by)} = $side", {"side": v}) for v in values}
+        pairs = [(side[base], side[v], f"{what} {name[base]} vs {name[v]}") for v in values if v != base]
         game, header, rows, unmatched, plots = _analyse(con, pairs, (by,), results, method)
     finally:
         con.close()
-    label_b = ", ".join(v for v in values if v != base)
-    return Report(game, f"{by}={base}", f"{by}={label_b}", header, rows, unmatched, method, plots=plots)
+    label_b = ", ".join(name[v] for v in values if v != base)
+    return Report(game, f"{what}={name[base]}", f"{what}={label_b}", header, rows, unmatched, method, plots=plots)
 
 
 def _check_method(method: str) -> None:

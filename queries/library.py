@@ -161,6 +161,12 @@ class Query:
     path: Path
     fixed: tuple[str, ...] = ()      # columns the query picks a value of itself (a WHERE on them): never split
     user: bool = False               # a .sql file given by path (untrusted text), not a canned query
+    empty: str = ""                  # why it may answer nothing (its header's "-- empty:" line)
+
+    def why_empty(self, where: str | None = None) -> str:
+        """The one line said when the query answers no rows: its header's reason, or the general one."""
+        why = self.empty or "no game of these results is one this query reads"
+        return f"query {self.name} answers nothing: {why}" + (f" (after --where {where!r})" if where else "")
 
 
 def _num(x: float) -> str:
@@ -228,7 +234,7 @@ def _param(line: str, path: Path) -> Param:
     return Param(p.name, p.type, parse_value(p, m[4], str(path)), p.help, low, high, choices)
 
 
-HEADER_KEYS = ("name", "game", "kind", "unit", "columns", "fixed", "param")   # "-- key: value" lines
+HEADER_KEYS = ("name", "game", "kind", "unit", "columns", "fixed", "param", "empty")   # "-- key: value" lines
 
 
 @dataclass(frozen=True)
@@ -275,7 +281,7 @@ def parse_sql_file(path: Path, game: str = "any") -> Query:
         p = _param(line, path)
         params[p.name] = p
     return Query(head.values.get("name", path.stem), head.question, head.values.get("game", game), params,
-                 head.names("columns"), text, path, head.names("fixed"))
+                 head.names("columns"), text, path, head.names("fixed"), empty=head.values.get("empty", ""))
 
 
 def canned_files() -> dict[str, tuple[Path, str]]:
@@ -484,7 +490,7 @@ def table_sources(result: str | Path) -> dict[str, tuple[list[str], bool]]:
         return {"games": (files, False)}
     path = Path(text)
     if path.is_file():
-        return {"games": ([os.path.abspath(path)], True)}
+        return {file_table(path): ([os.path.abspath(path)], True)}
     if not path.is_dir():
         raise ResultsError(f"{text}: no such results directory or Parquet file")
     manifest = _read_manifest(path)
@@ -503,6 +509,37 @@ def table_sources(result: str | Path) -> dict[str, tuple[list[str], bool]]:
         return {"games": (files, False)}
     raise ResultsError(f"{text}: no game records here (expected {text}/games/cell=<id>/part-<n>.parquet "
                        f"or *.parquet files)")
+
+
+RUN_KEYS = (b"playtest.game", b"playtest.seed", b"playtest.engine", b"playtest.rules_digest", b"playtest.cards_digest")
+
+
+def _footer(path: str | Path) -> tuple[list[str], dict[bytes, bytes]]:
+    """(column names, key-value metadata) of a Parquet file; ([], {}) when it cannot be read (DuckDB says why)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    try:
+        schema = pq.read_schema(path)
+    except (OSError, pa.ArrowException, ValueError):
+        return [], {}
+    return schema.names, dict(schema.metadata or {})
+
+
+def file_table(path: str | Path) -> str:
+    """Which table one Parquet file of ``playtest run`` holds: "cards" for the per-card file its ``--cards-out``
+    wrote (its columns are its game's card table's), else "games"."""
+    names, meta = _footer(path)
+    game = GAMES.get(meta.get(b"playtest.game", b"").decode(errors="replace"))
+    if game is not None and "cards" in game.schemas and names == game.schemas["cards"].names:
+        return "cards"
+    return "games"
+
+
+def run_identity(path: str | Path) -> tuple | None:
+    """What pairs a run's games file with its cards file: the game, seed, engine and digests both footers carry."""
+    meta = _footer(path)[1]
+    got = tuple(meta.get(k) for k in RUN_KEYS)
+    return got if all(got) else None
 
 
 def remote_sources(result: str) -> dict[str, Any]:
@@ -853,6 +890,7 @@ def connect(results: Sequence[str | Path], where: str | None = None, threads: in
     paths: list[str] = []
     remote: dict[str, Any] = {}          # results on object storage: Arrow datasets, registered by name
     mixed = False                        # a glob or loose folder, read by column name (its files may differ)
+    sources = {}
     for i, r in enumerate(results):
         if is_uri(r):
             for table, dataset in remote_sources(str(r)).items():
@@ -860,11 +898,14 @@ def connect(results: Sequence[str | Path], where: str | None = None, threads: in
                 remote[name] = dataset
                 per_table.setdefault(table, []).append(f"SELECT *, {_literal(str(r))} AS results FROM {_ident(name)}")
             continue
-        for table, (files, one_schema) in table_sources(r).items():
+        sources[i] = table_sources(r)
+    labels = _paired_labels(results, sources)
+    for i, tables in sources.items():
+        for table, (files, one_schema) in tables.items():
             paths += files
             mixed = mixed or not one_schema
             per_table.setdefault(table, []).append(
-                f"SELECT *, {_literal(str(r))} AS results FROM read_parquet([{', '.join(map(_literal, files))}], "
+                f"SELECT *, {_literal(labels[i])} AS results FROM read_parquet([{', '.join(map(_literal, files))}], "
                 f"hive_partitioning = true, union_by_name = {str(not one_schema).lower()})")
     if "games" not in per_table:
         raise ResultsError(f"{', '.join(map(str, results))}: no games table")
@@ -901,6 +942,24 @@ def connect(results: Sequence[str | Path], where: str | None = None, threads: in
         con.close()
         raise
     return con
+
+
+def _paired_labels(results: Sequence[str | Path], sources: dict[int, dict]) -> dict[int, str]:
+    """The ``results`` value of each local result's rows: its own path, except a run's cards file (``--cards-out``),
+    whose rows carry the path of the games file written with it, so the card queries join the two. A cards file
+    whose games file is not among the results is a ResultsError naming what to add."""
+    labels = {i: str(results[i]) for i in sources}
+    games = {run_identity(results[i]): i for i, t in sources.items() if list(t) == ["games"]
+             and len(t["games"][0]) == 1}
+    for i, tables in sources.items():
+        if list(tables) == ["cards"]:
+            mate = games.get(run_identity(results[i]))
+            if mate is None:
+                raise ResultsError(f"{results[i]}: a per-card table (a run's --cards-out file); give the games file "
+                                   f"written with it as another --results (playtest run ... --out GAMES "
+                                   f"--cards-out {results[i]}: --results GAMES --results {results[i]})")
+            labels[i] = str(results[mate])
+    return labels
 
 
 def one_line(e: Exception) -> str:
@@ -1042,6 +1101,11 @@ def answer(con, query: Query, values: dict[str, Any], results: Sequence[str | Pa
     elif query.sql not in _ONE_SELECT:          # a canned query answered per variant is parsed once
         only_select(con, query.sql, label, QUESTION_FILE)
         _ONE_SELECT.add(query.sql)
+    if re.search(r"\b(FROM|JOIN)\s+cards\b", query.sql, re.IGNORECASE) and not con.execute(
+            "SELECT count(*) FROM duckdb_views() WHERE view_name = 'cards'").fetchone()[0]:
+        raise QueryError(f"{label}: this query reads the per-card table, which these results do not hold; give a "
+                         "sweep with tables = [\"games\", \"cards\"], or a run's --cards-out file beside its games "
+                         "file (--results GAMES.parquet --results CARDS.parquet)")
     try:
         return execute(con, query.sql, values, where=label, results=results)
     except QueryError as e:

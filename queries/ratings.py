@@ -31,6 +31,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from queries.library import MEETINGS_VIEW, SEAT_VIEW, execute
+from queries import stats
 from queries.stats import Z95, wilson
 
 ELO_SCALE = 400.0 / math.log(10.0)    # Elo points per unit of theta (natural log-odds)
@@ -139,6 +140,48 @@ def bradley_terry(scores: np.ndarray, prior: float = PRIOR_GAMES, anchor: int = 
     if not (np.all(np.isfinite(theta)) and np.all(np.isfinite(cov))):
         raise RatingError("the ratings did not converge to finite values")
     return Fit(theta, cov, it)
+
+
+FIT_LEVEL = 0.01          # a Bradley-Terry fit whose deviance test has p below this does not describe the games
+
+
+def fit_check(scores: np.ndarray) -> dict:
+    """Does one rating per bot describe the meetings? Bradley-Terry against the saturated model (every pair its
+    own win share): deviance 2 * sum over ordered pairs of s_ij * log(s_ij / (n_ij * p_ij)), on (pairs that met)
+    - (bots - 1) degrees of freedom, with its chi-square p-value (no prior: the maximum-likelihood fit itself).
+    A game of more than two seats makes several meetings that are not independent, which inflates the deviance:
+    its p-value is then a warning sign, not a test at its stated level."""
+    s = np.asarray(scores, dtype=float).copy()
+    np.fill_diagonal(s, 0.0)
+    games = s + s.T
+    fit = bradley_terry(s, prior=1e-9)
+    d = fit.theta[:, None] - fit.theta[None, :]
+    p = 1.0 / (1.0 + np.exp(-d))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(s > 0, s * np.log(s / (games * p)), 0.0)
+    deviance = max(0.0, 2.0 * float(terms.sum()))
+    pairs = int(np.triu(games > 0, 1).sum())
+    df = pairs - (len(s) - 1)
+    pvalue = stats.chi2_sf(deviance, df) if df > 0 else 1.0
+    return {"deviance": deviance, "df": df, "p": pvalue, "fits": df <= 0 or pvalue >= FIT_LEVEL}
+
+
+def fit_line(check: dict) -> str:
+    """The fit check in words."""
+    if check["df"] <= 0:
+        return ("fit: every pair of bots has its own rating difference here (as many pairs as ratings), so the "
+                "ratings are the head-to-head results themselves")
+    head = (f"Bradley-Terry fit: deviance {check['deviance']:.1f} on {check['df']} degree"
+            f"{'s' if check['df'] != 1 else ''} of freedom (p {check['p']:.2g})")
+    if check["fits"]:
+        return f"{head}: one rating per bot describes these games"
+    return (f"{head}: one rating per bot does NOT describe these games (some bot does better or worse against "
+            "one opponent than its ratings say); read the head-to-head matrix first, the ratings are an average")
+
+
+def win_chance(elo: float) -> float:
+    """The share of their games a bot rated ``elo`` above another wins (Bradley-Terry on the Elo scale)."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
 def score_table(bots: Sequence[str], meetings: Sequence[dict]) -> np.ndarray:
@@ -280,7 +323,9 @@ def rating_lines(rated: Sequence[dict], anchor: int = 0) -> list[str]:
             continue
         word = "above" if round(r["elo"]) >= 0 else "below"
         lines.append(f"{r['bot']} is rated {abs(round(r['elo']))} Elo {word} {name} (95%: {round(r['ci95_low'])} "
-                     f"to {round(r['ci95_high'])}), from {_count(r['games'])}")
+                     f"to {round(r['ci95_high'])}), from {_count(r['games'])}: it would win "
+                     f"{100 * win_chance(r['elo']):.0f}% of their meetings (95%: {100 * win_chance(r['ci95_low']):.0f} "
+                     f"to {100 * win_chance(r['ci95_high']):.0f}%)")
     return lines
 
 

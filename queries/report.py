@@ -26,6 +26,7 @@ from queries import library, stats
 from queries.library import QueryError, ResultsError, execute
 from queries.pages import CSS, SCRIPT, esc, html_table, png_base64
 from queries.variants import variant_columns
+from sim import folder
 from sim.games import GAMES
 from sim.storage import StorageError, is_uri, open_location, shown
 
@@ -59,6 +60,7 @@ class Cell:
     band: list[tuple[int, int, int, float, float, float]] = field(default_factory=list)  # round, seat, games, q25, q50, q75
     metrics: dict[str, list[dict]] = field(default_factory=dict)
     cards: list[dict] = field(default_factory=list)
+    values: dict[str, str] = field(default_factory=dict)   # its value of each column that varies
 
 
 @dataclass
@@ -79,6 +81,8 @@ class Report:
     params: dict[str, Any]
     seconds: float = 0.0
     command: str = ""
+    ladder: dict | None = None                # a ladder's folder: ratings, fit, win matrix (from its games)
+    tune: dict | None = None                  # a tune's folder: its answer (tune.json, shape-checked)
 
     @property
     def games(self) -> int:
@@ -239,7 +243,7 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
                     "WHERE cell IS NOT DISTINCT FROM $c", {"c": cid})
         con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM report_cell_games")
         label = ", ".join(f"{c}={'/'.join(per_cell[cid].get(c, []))}" for c in varying) or "all games"
-        cell = Cell(id=cid or "", label=label)
+        cell = Cell(id=cid or "", label=label, values={c: "/".join(per_cell[cid].get(c, [])) for c in varying})
         _outcomes(con, source, cell, unit_sql)
         cell.lengths = {int(r["rounds"]): int(r["n"]) for r in _rows(
             con, "SELECT rounds, count(*) AS n FROM games GROUP BY ALL ORDER BY ALL", None, source)}
@@ -260,8 +264,73 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
             cell.cards = _cards(con, source, cid)
         cells.append(cell)
     name = str((manifest or {}).get("name") or Path(source).name)
-    return Report(source, kind, name, game.name, game.title, cells, varying, fixed, has_standings, has_idle,
-                  cards_note, params, time.perf_counter() - t0)
+    con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM report_games")
+    ladder = _ladder(con, source) if kind == "sweep" and _beside(source, "ladder.json") else None
+    tune = _tune(source) if kind == "sweep" else None
+    report = Report(source, kind, name, game.name, game.title, cells, varying, fixed, has_standings, has_idle,
+                    cards_note, params, time.perf_counter() - t0)
+    report.ladder, report.tune = ladder, tune
+    return report
+
+
+def _beside(source: str, name: str) -> Path | None:
+    """The file ``name`` a ladder or tune writes into its own results folder (local folders only), if it is there."""
+    if is_uri(source):
+        return None
+    path = Path(source) / name
+    return path if os.path.lexists(path) else None
+
+
+def _ladder(con, source: str) -> dict:
+    """A ladder's answer worked out from its games (not from ladder.json, which anyone could edit): each bot's
+    rating with its interval and win chance against the anchor, the Bradley-Terry fit check and the win matrix."""
+    from queries import ratings
+    meetings = ratings.read_meetings(con, [source])
+    bots = sorted({m["bot"] for m in meetings}, key=lambda b: (b != "random", b))
+    if len(bots) < 2:
+        return {"note": "fewer than two bots met in these games: nothing to rate"}
+    seats = _rows(con, "SELECT max(len(bots)) AS n FROM games", None, source)[0]["n"]
+    anchor = ratings.anchor_of(bots)
+    try:
+        rated = ratings.ratings(bots, meetings, anchor, games=ratings.games_played(con, [source]),
+                                outcomes=ratings.read_outcomes(con, [source]) if seats > 2 else None)
+        fit = ratings.fit_check(ratings.score_table(bots, meetings))
+    except ratings.RatingError as e:
+        return {"note": str(e)}
+    return {"ratings": rated, "anchor": anchor, "fit": fit, "lines": ratings.rating_lines(rated, anchor),
+            "fit_line": ratings.fit_line(fit), "matrix": ratings.win_matrix(bots, meetings), "bots": bots}
+
+
+TUNE_BYTES = 64 * 2**20
+
+
+def _tune(source: str) -> dict | None:
+    """A tune's answer (tune.json in its folder, read by the bounded reader and shape-checked: a field of the
+    wrong shape is left out, never trusted); None when there is none or it is not a tune's answer."""
+    path = _beside(source, "tune.json")
+    if path is None:
+        return None
+    try:
+        raw = folder.parse_json(folder.read_file(path, source, "tune answer", TUNE_BYTES), str(path), "tune answer")
+    except folder.FolderError as e:
+        return {"note": str(e)}
+    if not isinstance(raw, dict) or not isinstance(raw.get("candidates"), list):
+        return {"note": f"{path}: not a tune's answer"}
+
+    def entry(e: Any) -> dict | None:
+        if not isinstance(e, dict) or not isinstance(e.get("label"), str):
+            return None
+        hold = [h for h in (e.get("objective") or {}).get("per_hold", []) if isinstance(h, dict)]
+        return {"label": e["label"], "reason": str(e.get("reason") or ""), "certified": e.get("certified") is True,
+                "loss": e.get("loss") if isinstance(e.get("loss"), (int, float)) else None,
+                "holds": [(str(h.get("hold")), h.get("estimate"), h.get("interval")) for h in hold
+                          if isinstance(h.get("estimate"), (int, float)) and isinstance(h.get("interval"), list)
+                          and len(h["interval"]) == 2 and all(isinstance(x, (int, float)) for x in h["interval"])]}
+    return {"best": entry(raw.get("best")), "metric": str((raw.get("objective") or {}).get("metric", ""))
+            if isinstance(raw.get("objective"), dict) else "",
+            "indistinguishable": [x for x in map(entry, raw.get("indistinguishable") or []) if x],
+            "candidates": [x for x in map(entry, raw["candidates"]) if x],
+            "games": raw.get("games") if isinstance(raw.get("games"), int) else None}
 
 
 # The closing summary of run and sweep holds the records in memory like the page (about 0.5-3 KB a game,
@@ -457,11 +526,13 @@ def headlines(report: Report, cell: Cell) -> list[str]:
     out = []
     m = {k: (v[0] if v else None) for k, v in cell.metrics.items()}
     f = m.get("first_player_advantage")
-    if f:
-        out.append(f"{first_label(cell).capitalize()} wins {pct(f['first_share'])} of games (95%: "
+    if f and f["first_share"] is not None:
+        out.append(f"Of the games somebody won, {first_label(cell)} wins {pct(f['first_share'])} (95%: "
                    f"{interval(f['ci95_low'], f['ci95_high'])}); the fair share is {pct(f['fair_share'])}, so the "
                    f"edge is {points(f['advantage'])} points ({points(f['advantage_low'])} to "
                    f"{points(f['advantage_high'])}).")
+    elif f:
+        out.append("Nobody won any of these games: there is no first-player edge to measure.")
     b = m.get("balance")
     if b:
         out.append(f"The largest gap between two {cell.unit}s' win shares is {100 * b['gap']:.1f} points "
@@ -494,8 +565,9 @@ def text_summary(report: Report) -> list[str]:
     lines = [f"{report.games:,} games of {report.title} in {len(report.cells)} cell(s); bots, not people"]
     for c in report.cells:
         f = (c.metrics.get("first_player_advantage") or [None])[0]
-        first = (f"{first_label(c)} wins {pct(f['first_share'])} (95%: {interval(f['ci95_low'], f['ci95_high'])}, "
-                 f"fair {pct(f['fair_share'])})") if f else "no first-player share"
+        first = (f"of the decided games {first_label(c)} wins {pct(f['first_share'])} (95%: "
+                 f"{interval(f['ci95_low'], f['ci95_high'])}, fair {pct(f['fair_share'])}); undecided "
+                 f"{pct(f['undecided_share'])}") if f and f["first_share"] is not None else "no first-player share"
         ends = ", ".join(f"{r} {pct(n / c.games)}" for r, n in c.ends) if c.games else "none"
         lines.append(f"  {c.label}: {c.games:,} games; {first}; ends: {ends}")
     return lines
@@ -512,10 +584,16 @@ def _mpl():
     return plt
 
 
-def _text(s: str, width: int = 48) -> str:
-    """User text as a plot label: no mathtext (a ``$`` is a dollar), cut to a width."""
-    s = s if len(s) <= width else s[:width - 1] + "…"
-    return s.replace("$", r"\$")
+def _text(s: str, width: int = 48, lines: int = 4) -> str:
+    """User text as a plot label: no mathtext (a ``$`` is a dollar), wrapped at ``width`` on up to ``lines``
+    lines (a panel title keeps every varied value: "explorer_mansions_2p=2" and "=3" stay apart), cut only past
+    that."""
+    import textwrap
+    parts = textwrap.wrap(s, width, break_long_words=True, break_on_hyphens=False) or [""]
+    if len(parts) > lines:
+        parts = parts[:lines]
+        parts[-1] = parts[-1][:width - 1] + "…"
+    return "\n".join(parts).replace("$", r"\$")
 
 
 def _grid(plt, n: int, height: float = 2.9, sharex: bool = True, sharey: bool = True):
@@ -544,8 +622,9 @@ def wins_figure(report: Report) -> str:
     fig, axes = _grid(plt, len(report.cells), sharex=False, sharey=False)
     span: dict[int, list[float]] = {}
     for cell, ax in zip(report.cells, axes):
-        n = cell.games
-        labels = [f"{cell.unit} {s}" for s in range(cell.sides)] + ["first"]
+        n = cell.games - cell.no_winner       # shares of the decided games (the undecided: their own line)
+        word = "Player" if cell.unit == "seat" else cell.unit.capitalize()
+        labels = [f"{word} {s + 1}" for s in range(cell.sides)] + ["first"]
         counts = cell.side_wins + [cell.first_wins]
         seen = span.setdefault(cell.sides, [])
         for i, k in enumerate(counts):
@@ -562,7 +641,7 @@ def wins_figure(report: Report) -> str:
         ax.set_xticks(range(len(labels)), labels, fontsize=8)
         ax.set_xlim(-0.5, len(labels) - 0.5)
         ax.set_title(_text(cell.label), fontsize=9)
-        ax.set_ylabel("win share")
+        ax.set_ylabel("share of decided games")
     for cell, ax in zip(report.cells, axes):
         seen = span.get(cell.sides) or [0.0, 1.0]
         pad = max(0.005, 0.1 * (max(seen) - min(seen)))
@@ -593,17 +672,97 @@ def ends_figure(report: Report) -> str:
     plt = _mpl()
     reasons = list(dict.fromkeys(r for c in report.cells for r, _ in c.ends))
     fig, axes = _grid(plt, len(report.cells), sharex=False)
+    shares = [k / c.games for c in report.cells for _, k in c.ends if c.games and k]
+    small = bool(shares) and min(shares) < 0.05       # a 1% share on a 0-1 axis would be invisible: log scale
+    floor = min(shares) / 3 if small else 0.0
     for cell, ax in zip(report.cells, axes):
         got = dict(cell.ends)
         for i, r in enumerate(reasons):
             k, n = got.get(r, 0), cell.games
             p = k / n if n else 0.0
             lo, hi = stats.wilson(k, n)
-            ax.barh([i], [p], color="#72b7b2", xerr=[[max(0.0, p - lo)], [max(0.0, hi - p)]], capsize=3)
+            ax.barh([i], [p - floor if small else p], left=floor, color="#72b7b2",
+                    xerr=[[max(0.0, p - max(lo, floor))], [max(0.0, hi - p)]], capsize=3)
+            ax.text(max(hi, floor), i, f"  {pct(p, 2 if p < 0.1 else 1)}", va="center", fontsize=7)
         ax.set_yticks(range(len(reasons)), [_text(r, 24) for r in reasons], fontsize=8)
-        ax.set_xlim(0, 1)
-        ax.set_xlabel("share of games")
+        if small:
+            ax.set_xscale("log")
+            ax.set_xlim(floor, 1.5)
+            ax.set_xlabel("share of games (log scale)")
+        else:
+            ax.set_xlim(0, min(1.0, 1.2 * max(shares or [1.0])))
+            ax.set_xlabel("share of games")
         ax.set_title(_text(cell.label), fontsize=9)
+    return _finish(plt, fig)
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def answer_axis(report: Report) -> str | None:
+    """The varied rule parameter the answer is drawn against: a numeric one taking at least two values
+    (round_limit, team_vp_target); None when no numeric rule parameter varies (a setup value such as players
+    changes the fair share itself, and its cells are side by side below)."""
+    setup = set(GAMES[report.game].setup_columns) | {"bots", "data_name"}
+    return next((c for c in report.varying if c not in setup
+                 and all(_number(cell.values.get(c)) is not None for cell in report.cells)
+                 and len({cell.values.get(c) for cell in report.cells}) > 1), None)
+
+
+def answer_figure(report: Report, x: str) -> str:
+    """The chart a designer would draw: the answers against the varied parameter ``x``, one line per value of
+    the other varied columns, with Wilson 95% bars: the first player's share of the decided games (the fair
+    share dashed), and the share of games ending each way but the commonest (log scale when small)."""
+    plt = _mpl()
+    series: dict[str, list[Cell]] = {}
+    for cell in report.cells:
+        rest = ", ".join(f"{c}={v}" for c, v in cell.values.items() if c != x) or "all"
+        series.setdefault(rest, []).append(cell)
+    totals: dict[str, int] = {}
+    for cell in report.cells:
+        for r, k in cell.ends:
+            totals[r] = totals.get(r, 0) + k
+    reasons = sorted(totals, key=lambda r: -totals[r])[1:] or list(totals)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.4))
+    shown = []
+    for i, (name, cells) in enumerate(series.items()):
+        cells = sorted(cells, key=lambda c: _number(c.values[x]))
+        xs = [_number(c.values[x]) for c in cells]
+        ys, lows, highs = [], [], []
+        for c in cells:
+            n = c.games - c.no_winner
+            lo, hi = stats.wilson(c.first_wins, n)
+            y = c.first_wins / n if n else float("nan")
+            ys.append(y)
+            lows.append(max(0.0, y - lo))
+            highs.append(max(0.0, hi - y))
+        colour = SIDE_COLOURS[i % len(SIDE_COLOURS)]
+        a1.errorbar(xs, ys, yerr=[lows, highs], fmt="o-", color=colour, capsize=3, label=_text(name, 30))
+        if cells and cells[0].sides:
+            a1.axhline(1.0 / cells[0].sides, color=colour, ls="--", lw=0.8)
+        for j, r in enumerate(reasons):
+            got = [dict(c.ends).get(r, 0) for c in cells]
+            ps = [k / c.games if c.games else 0.0 for k, c in zip(got, cells)]
+            bounds = [stats.wilson(k, c.games) for k, c in zip(got, cells)]
+            shown += [p for p in ps if p > 0]
+            a2.errorbar(xs, ps, yerr=[[max(0.0, p - lo) for p, (lo, _) in zip(ps, bounds)],
+                                      [max(0.0, hi - p) for p, (_, hi) in zip(ps, bounds)]],
+                        fmt="o", color=colour, ls=["-", "--", ":", "-."][j % 4], capsize=3,
+                        label=_text(f"{r} ({name})", 34))
+    a1.set_xlabel(x)
+    a1.set_ylabel("first player's share of decided games")
+    a1.set_title("the first player's edge (fair share dashed)", fontsize=9)
+    a1.legend(fontsize=7)
+    a2.set_xlabel(x)
+    a2.set_ylabel("share of games")
+    if shown and min(shown) < 0.05:
+        a2.set_yscale("log")
+    a2.set_title("how games end (the commonest way left out)", fontsize=9)
+    a2.legend(fontsize=6)
     return _finish(plt, fig)
 
 
@@ -633,6 +792,7 @@ def standings_figure(report: Report) -> str:
 PAGE_CSS = CSS + """
 .summary { background: #f6f8fa; padding: .6em 1.2em; border-radius: 6px; }
 .note { color: #555; font-size: 13px; }
+.warn { color: #8a1f11; background: #fdecea; padding: .3em .6em; border-radius: 4px; }
 .bots { background: #fff3e0; padding: .4em .8em; border-radius: 6px; }
 """
 
@@ -646,7 +806,7 @@ def _metric_table(report: Report) -> str:
             "largest gap between sides (simultaneous 95%)", "no winner (95%)",
             f"{report.params['shortest']}-{report.params['longest']} rounds (95%)"]
     if report.has_standings:
-        head += ["lead changes a game (95%)", "decided from round (95%)",
+        head += ["lead changes a game (95%)", "winner settled from round (95%)",
                  f"comebacks from behind after round {report.params['behind_after']} (95%)"]
     if report.has_idle:
         head += ["turns with no action (95%)"]
@@ -732,11 +892,22 @@ def page(report: Report) -> str:
         parts.append(f"<h3>{esc(c.label)} <span class='note'>({c.games:,} games; {esc('; '.join(c.bots))})</span></h3><ul>"
                      + "".join(f"<li>{esc(h)}</li>" for h in headlines(report, c)) + "</ul>")
     parts.append("</section>")
-    parts.append("<section id='wins'><h2>Who wins</h2><p class='note'>Each "
-                 + esc(report.cells[0].unit if report.cells else "seat")
-                 + "'s win share and the first player's (teams: the first player's team), with Wilson 95% error "
-                   "bars; the dashed line is the fair share (1 / sides). The axis is zoomed to the data, the same for every "
-                   "cell with as many sides.</p>"
+    if report.ladder is not None:
+        parts.append(_ladder_section(report.ladder))
+    if report.tune is not None:
+        parts.append(_tune_section(report.tune))
+    x = answer_axis(report)
+    if x is not None:
+        parts.append(f"<section id='answer'><h2>The answer against {esc(x)}</h2><p class='note'>Each point is one "
+                     f"cell, with its Wilson 95% interval; one line per value of what else varied. Left: the "
+                     f"first player's share of the games somebody won. Right: the share of games ending each way "
+                     f"but the commonest.</p>" + _img(f"answers against {x}", answer_figure(report, x)) + "</section>")
+    parts.append("<section id='wins'><h2>Who wins</h2><p class='note'>Of the games somebody won, each "
+                 + esc("player" if not report.cells or report.cells[0].unit == "seat" else report.cells[0].unit)
+                 + "'s share and the first player's (teams: the first player's team), with Wilson 95% error "
+                   "bars; the dashed line is the fair share (1 / sides). The games nobody won are not anyone's "
+                   "loss: their share is in How games end and the summary. The axis is zoomed to the data, the "
+                   "same for every cell with as many sides.</p>"
                  + _img("win shares per cell", wins_figure(report)) + "</section>")
     parts.append("<section id='length'><h2>Game length</h2>"
                  + _img("game length per cell", length_figure(report)) + "</section>")
@@ -763,6 +934,59 @@ def page(report: Report) -> str:
                  + (f" by <code>{esc(report.command)}</code>" if report.command else "") + ".</p>")
     parts.append(f"<script>{SCRIPT}</script></body></html>")
     return "\n".join(parts)
+
+
+def _ladder_section(ladder: dict) -> str:
+    """The ladder's answer first: ratings with win chances, whether one rating per bot fits, the win matrix
+    (first when the ratings do not fit)."""
+    if "note" in ladder:
+        return f"<section id='ladder'><h2>Ratings</h2><p class='note'>{esc(ladder['note'])}</p></section>"
+    rated, anchor = ladder["ratings"], ladder["anchor"]
+    from queries.ratings import win_chance
+    ratings_table = html_table(
+        ["bot", "Elo", "95% interval", f"wins against {rated[anchor]['bot']}", "games"],
+        [[r["bot"], f"{round(r['elo'])}", f"{round(r['ci95_low'])} to {round(r['ci95_high'])}",
+          "anchor" if i == anchor else f"{100 * win_chance(r['elo']):.0f}% ({100 * win_chance(r['ci95_low']):.0f} "
+                                       f"to {100 * win_chance(r['ci95_high']):.0f}%)", f"{r['games']:,}"]
+         for i, r in enumerate(rated)])
+    bots = ladder["bots"]
+    by = {(m["bot"], m["opponent"]): m for m in ladder["matrix"]}
+    cells = [[a] + [("-" if a == b else "not met" if (a, b) not in by or by[(a, b)]["share"] is None else
+                     f"{pct(by[(a, b)]['share'], 0)} ({pct(by[(a, b)]['ci95_low'], 0)} to "
+                     f"{pct(by[(a, b)]['ci95_high'], 0)})") for b in bots] for a in bots]
+    matrix = ("<h3>Head to head</h3><p class='note'>The row bot's win share against the column bot over both seat "
+              "orders, Wilson 95% interval.</p>" + html_table(["bot"] + bots, cells))
+    fit = f"<p class='{'note' if ladder['fit']['fits'] else 'warn'}'>{esc(ladder['fit_line'])}</p>"
+    lines = "<ul>" + "".join(f"<li>{esc(x)}</li>" for x in ladder["lines"]) + "</ul>"
+    body = (fit + matrix + "<h3>Ratings (an average)</h3>" + ratings_table + lines) if not ladder["fit"]["fits"] \
+        else (lines + ratings_table + fit + matrix)
+    return ("<section id='ladder'><h2>Ratings</h2><p class='note'>Bradley-Terry ratings on the Elo scale from "
+            "these games' meetings (bots, not people), with 95% intervals and the share of games each would win "
+            "against the anchor.</p>" + body + "</section>")
+
+
+def _tune_section(tune: dict) -> str:
+    """A tune's answer first: the best candidate, those that cannot be told apart from it (and whether their
+    constraints are shown to hold), and why the others were dropped."""
+    if "note" in tune:
+        return f"<section id='tune'><h2>Tuning answer</h2><p class='note'>{esc(tune['note'])}</p></section>"
+
+    def holds(e: dict) -> str:
+        return "; ".join(f"{h}: {pct(est)} ({pct(iv[0])} to {pct(iv[1])})" for h, est, iv in e["holds"]) or "n/a"
+    best = tune["best"]
+    head = (f"<p><b>Best candidate: {esc(best['label'])}</b> ({esc(tune['metric'] or 'objective')}: "
+            f"{esc(holds(best))}){'' if best['certified'] else ' - its constraints are not yet shown to hold'}.</p>"
+            if best else "<p><b>No candidate met the constraints.</b></p>")
+    same = tune["indistinguishable"]
+    rows = [[e["label"], holds(e), "shown to hold" if e["certified"] else "NOT yet shown to hold (more games needed)"]
+            for e in same]
+    tied = ("<h3>Cannot be told apart from the best</h3>" + html_table(["candidate", "objective (95%)",
+                                                                      "constraints"], rows)) if rows else ""
+    dropped = [e for e in tune["candidates"] if e["reason"] and e["label"] not in {x["label"] for x in same}]
+    drops = ("<h3>Dropped, and why</h3>" + html_table(["candidate", "why"], [[e["label"], e["reason"]]
+                                                                          for e in dropped])) if dropped else ""
+    games = f"<p class='note'>{tune['games']:,} games in the race.</p>" if tune.get("games") is not None else ""
+    return "<section id='tune'><h2>Tuning answer</h2>" + head + tied + drops + games + "</section>"
 
 
 def default_out(source: str) -> Path:

@@ -25,16 +25,21 @@ from typing import Any, Iterator
 MAX_TEXT_BYTES = 1 << 20            # card files, specs and SQL are a few KiB; more than 1 MiB is refused
 
 
-def read_bounded(path: str | Path, what: str, error: type[Exception], limit: int = MAX_TEXT_BYTES) -> bytes:
-    """The bytes of the regular file ``path`` of at most ``limit`` bytes, else ``error`` naming it."""
+def stat_named(path: str | Path, what: str, error: type[Exception]) -> os.stat_result:
+    """``os.stat(path)`` (links followed), every failure one ``error`` line naming the file as a ``what``."""
     try:
-        st = os.stat(path)
+        return os.stat(path)
     except FileNotFoundError:
         raise error(f"{path}: no such {what}") from None
     except OSError as e:
         raise error(f"{path}: cannot read the {what} ({e.strerror or e})") from None
     except ValueError as e:                   # e.g. an embedded NUL in the path
         raise error(f"{str(path)!r}: not a usable file name ({e})") from None
+
+
+def read_bounded(path: str | Path, what: str, error: type[Exception], limit: int = MAX_TEXT_BYTES) -> bytes:
+    """The bytes of the regular file ``path`` of at most ``limit`` bytes, else ``error`` naming it."""
+    st = stat_named(path, what, error)
     if stat.S_ISDIR(st.st_mode):
         raise error(f"{path}: is a folder, not a {what}")
     if not stat.S_ISREG(st.st_mode):

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.files import MAX_NESTING, parse_json as parse_json_bounded, write_atomic
+from sim.files import MAX_NESTING, parse_json as parse_json_bounded, stat_named, write_atomic
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -71,14 +71,7 @@ def inside(path: str | Path, root: str | Path) -> bool:
 def check_regular(path: str | Path, root: str | Path, what: str) -> os.stat_result:
     """The stat of ``path`` if it is a regular file inside ``root`` (a symbolic link may point only inside it),
     else a FolderError naming it."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise FolderError(f"{path}: no such {what}") from None
-    except OSError as e:
-        raise FolderError(f"{path}: cannot read the {what} ({e.strerror or e})") from None
-    except ValueError as e:
-        raise FolderError(f"{str(path)!r}: not a usable file name ({e})") from None
+    st = stat_named(path, what, FolderError)
     if not inside(path, root):
         raise FolderError(f"{path}: a symbolic link out of the results folder {root}; a {what} is a file inside it")
     if not stat.S_ISREG(st.st_mode):
@@ -207,7 +200,7 @@ class Manifest:
             return None
         why = {UNSIGNED: "carries no signature (written by an older playtest or by hand)",
                OTHER_KEY: "was signed on another machine (another key)"}.get(self.signature, self.signature)
-        return (f"note: {self.where} {why}: its parts are checked against the sizes and checksums it lists, "
+        return (f"{self.where} {why}: its parts are checked against the sizes and checksums it lists, "
                 "which anyone who can edit the folder can recompute")
 
 

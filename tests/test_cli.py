@@ -180,3 +180,41 @@ def test_version():
     from importlib.metadata import version
     res = runner.invoke(app, ["--version"])
     assert res.exit_code == 0 and res.stdout.strip() == f"playtest {version('playtest')}"
+
+
+@pytest.mark.parametrize("args, flag, needle", [
+    (["play", "paws", "--board", "moon"], "--board", "board 'moon' is not allowed; expected one of beginner, explorer"),
+    (["play", "paws", "--mode", "solo"], "--mode", "mode 'solo' is not allowed"),
+    (["play", "paws", "--players", "5"], "--players", "players = 5 is not allowed; expected 2, 3 or 4"),
+    (["play", "paws", "--bots", "nobot"], "--bots", "unknown bot 'nobot'"),
+    (["run", "paws", "--bots", "heuristic:zzz=3", "--out", "x.parquet"], "--bots", "unknown weight 'zzz'"),
+    (["play", "tales", "--people", "elves"], "--people", "people 'elves' is not allowed; expected animalis or schatten"),
+    (["play", "tales", "--mode", "x"], "--mode", "mode 'x' is not allowed"),
+    (["play", "paws", "--set", "lives=0"], "--set", "lives = '0' is not allowed"),
+])
+def test_a_bad_value_is_named_by_the_flag_the_user_typed(args, flag, needle, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, args)
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert lines[0].startswith(f"error: {flag}: ") and needle in lines[0], lines[0]
+    assert not (tmp_path / "x.parquet").exists()
+
+
+def test_setup_key_value_reaches_any_setup_value_of_any_game(tmp_path):
+    """--setup KEY=VALUE: one game-neutral flag for every setup value, the same games as the game's own flags."""
+    def record(*args):
+        res = runner.invoke(app, ["play", *args, "--seed", "4", "--json"])
+        assert res.exit_code == 0, res.output
+        return json.loads(res.stdout)
+    assert record("paws", "--setup", "players=3", "--setup", "board=explorer") == \
+        record("paws", "--players", "3", "--board", "explorer")
+    assert record("tales", "--setup", "mode=2v2", "--setup", "people=schatten") == \
+        record("tales", "--mode", "2v2", "--people", "schatten")
+    for args, needle in ((["--setup", "planet=mars"], "--setup: unknown paws setup value 'planet'; valid: board"),
+                         (["--setup", "players=5"], "--setup: players = 5 is not allowed"),
+                         (["--setup", "board=explorer", "--board", "beginner"], "board is given as --board too"),
+                         (["--setup", "nothing"], "--setup: 'nothing' is not of the form name=value")):
+        res = runner.invoke(app, ["play", "paws", *args])
+        lines = [x for x in res.stderr.splitlines() if x.strip()]
+        assert res.exit_code == 2 and len(lines) == 1 and needle in lines[0], res.output

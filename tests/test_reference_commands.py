@@ -73,3 +73,22 @@ def test_columns_explains_the_one_based_lists_once():
     assert res.stdout.count("vp[winner_seat + 1]") == 1 and "seat 0 first" in res.stdout
     res = runner.invoke(app, ["columns", "paws", "--table", "heroes"])
     assert res.exit_code == 2 and "expected one of games, cards" in res.stderr
+
+
+@pytest.mark.parametrize("width", [80, 120])
+@pytest.mark.parametrize("game", ["paws", "tales"])
+def test_the_rules_list_reads_at_80_and_120_columns(game, width, monkeypatch):
+    """Once 636 lines at 120 columns (a meaning column 5 characters wide): now every line fits the terminal,
+    a few lines a parameter, and every parameter's name, default and meaning is there whole."""
+    from sim.games import GAMES
+    from sim.params import fields
+    monkeypatch.setenv("COLUMNS", str(width))
+    res = runner.invoke(app, ["rules", game])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    params = fields(GAMES[game].resolve().rules)
+    assert all(len(line) <= width for line in lines[1:]), max(lines, key=len)
+    assert len(lines) <= 6 * len(params) + 2                 # was 12 a parameter at 120 columns
+    text = " ".join(" ".join(lines).split())
+    for f in params:
+        assert f"{f.name} (default" in text and " ".join(f.metadata["help"].split()) in text, f.name

@@ -158,6 +158,37 @@ def test_tales_page_shows_a_creature_leave_for_the_graveyard_in_chromium(tmp_pat
         pw.stop()
 
 
+@pytest.mark.parametrize("mode, seed", [("2v2", 5), ("survive-2v2", 2), ("standard", 3)])
+def test_tales_lines_never_overlap_and_no_text_runs_off_the_board_in_chromium(tmp_path, mode, seed):
+    """Once each commander's graveyard line was drawn over the next commander's heading (2 vs. 2) and a long hand
+    ran off the board: at every event, each commander's block (heading, cards, graveyard, each wrapped) ends
+    above the next one's start, and no text is wider than the board."""
+    browser_path = chromium()
+    out = tmp_path / "tales.html"
+    res = runner.invoke(app, ["play", "tales", "--mode", mode, "--seed", str(seed), "--html", str(out)])
+    assert res.exit_code == 0, res.output
+    n = len(embedded(out.read_text())["events"])
+    pw, browser, page, errors = open_page(browser_path, out)
+    try:
+        for k in sorted({0, n // 3, 2 * n // 3, n - 1}):
+            page.evaluate(f"window.playtestReplay.go({k})")
+            found = page.evaluate("""() => {
+                const width = document.getElementById('board').viewBox.baseVal.width;
+                const blocks = Array.from(document.querySelectorAll('#board .line')).map(g => g.getBBox())
+                    .map(r => [r.y, r.y + r.height]).sort((a, b) => a[0] - b[0]);
+                const wide = Array.from(document.querySelectorAll('#board .line > text'))
+                    .map(t => t.getBBox()).filter(r => r.x + r.width > width).length;
+                return {blocks, wide};
+            }""")
+            blocks = found["blocks"]
+            assert all(a[1] <= b[0] for a, b in zip(blocks, blocks[1:])), (k, blocks)
+            assert found["wide"] == 0, k
+        assert errors == []
+    finally:
+        browser.close()
+        pw.stop()
+
+
 # ---- --from DIR --cell --game-index: any game of a sweep ---------------------------------------------------
 SPEC = {"name": "replay", "game": "paws", "rules": "v4", "seed": 5, "games_per_cell": 12, "batch_size": 6,
         "setup": {"board": "beginner"}, "grid": {"players": [2, 3]}}

@@ -328,3 +328,81 @@ def test_the_closing_summary_skips_results_too_large_to_hold(run_file, monkeypat
                      f"ask a question instead: playtest query first_player_advantage --results {run_file})"]
     monkeypatch.setattr(rep, "BRIEF_MAX_GAMES", 600)
     assert summary_lines(str(run_file))[0].startswith("600 games of Paws in Peril in 1 cell(s)")
+
+
+LIMIT_SPEC = """name = "report-limit"
+game = "paws"
+rules = "v4"
+seed = 4
+games_per_cell = 1000
+[setup]
+players = 4
+[grid]
+round_limit = [0, 6, 12]
+"""
+
+
+def test_the_page_leads_with_the_answer_against_the_varied_rule_in_a_browser(tmp_path):
+    """A sweep over a rule parameter: the page draws the answer against it (the first player's share of decided
+    games and how games end, per round limit, with intervals) right after the summary; shares are of the decided
+    games, and small end-reason shares are on a log scale with their numbers."""
+    (tmp_path / "spec.toml").write_text(LIMIT_SPEC)
+    out = tmp_path / "out"
+    code, text = invoke("sweep", tmp_path / "spec.toml", "--out", out, "--no-progress")
+    assert code == 0 and "of the decided games the first player wins" in " ".join(text.split()), text
+    code, text = invoke("report", out)
+    assert code == 0, text
+    found = open_page(out / "report.html", tmp_path / "limit.png")
+    check_page(found, plots=5)                 # the answer, wins, length, end reasons, standings per round
+    assert found["sections"][:2] == ["summary", "answer"], found["sections"]
+    t = found["text"]
+    assert "The answer against round_limit" in t and "Of the games somebody won" in t
+    report = rep.read(str(out))
+    assert rep.answer_axis(report) == "round_limit"
+    html = (out / "report.html").read_text()
+    assert "share of games (log scale)" not in html          # the plot's words are inside its PNG, not the page
+    for cell in report.cells:                                   # the headline is the share of decided games
+        first = cell.metrics["first_player_advantage"][0]
+        assert first["decided"] == cell.games - cell.no_winner
+        assert abs(first["first_share"] - cell.first_wins / first["decided"]) < 1e-12
+
+
+def test_a_ladders_page_leads_with_its_ratings_fit_and_head_to_head_in_a_browser(tmp_path):
+    """Once a ladder's page showed its line-up panels and no rating: now its ratings (worked out from the games,
+    not read from ladder.json), the Bradley-Terry fit and the win matrix come right after the summary."""
+    out = tmp_path / "ladder"
+    code, text = invoke("ladder", "paws", "--bots", "random,heuristic", "--games", "100", "--out", out)
+    assert code == 0, text
+    (out / "ladder.json").write_text('{"ratings": "<script>window.__pwned = 1</script>"}')     # never read
+    code, text = invoke("report", out)
+    assert code == 0, text
+    found = open_page(out / "report.html", tmp_path / "ladder.png")
+    assert not found["errors"] and not found["pwned"]
+    assert found["sections"][:2] == ["summary", "ladder"], found["sections"]
+    t = found["text"]
+    assert "heuristic is rated" in t and "Elo above random" in t and "it would win" in t
+    assert "Head to head" in t and ("Bradley-Terry fit" in t or "head-to-head results themselves" in t)
+
+
+def test_a_tunes_page_leads_with_the_best_candidate_and_the_ones_tied_with_it(tmp_path):
+    """A tune's answer (tune.json, read bounded and shape-checked, every text escaped): the best candidate, the
+    candidates that cannot be told apart from it marked when their constraints are not yet shown to hold, and
+    the reasons the others were dropped; a malformed answer is one note, never a traceback."""
+    out = write_results(tmp_path / "tune", {"c000": dict(rules="v4", setup={"players": 4})}, seed=2, games=200,
+                        batch=200)
+    (out / "manifest.json").write_text(json.dumps({"format": 1, "name": "t", "state": "done", "tables": ["games"],
+                                                   "cells": [{"id": "c000", "parts": [{"state": "done"}]}]}))
+    hold = {"hold": "players=4", "estimate": 0.012, "interval": [0.008, 0.016]}
+    entry = {"label": "round_limit=20", "reason": "", "certified": True, "objective": {"per_hold": [hold]}}
+    tied = {**entry, "label": "round_limit=<b>25</b>", "certified": False}
+    dropped = {**entry, "label": "round_limit=10", "reason": "worse than the best (p 0.001)"}
+    (out / "tune.json").write_text(json.dumps({"best": entry, "objective": {"metric": "stall share"},
+                                               "indistinguishable": [entry, tied], "games": 12345,
+                                               "candidates": [entry, tied, dropped, {"label": 5}, "junk"]}))
+    report = rep.read(str(out))
+    html = rep.page(report)
+    assert "Best candidate: round_limit=20" in html and "1.2% (0.8% to 1.6%)" in html
+    assert "round_limit=&lt;b&gt;25&lt;/b&gt;" in html and "NOT yet shown to hold (more games needed)" in html
+    assert "worse than the best (p 0.001)" in html and "12,345 games in the race" in html
+    (out / "tune.json").write_text("[" * 5000)
+    assert "unreadable tune answer (lists and objects nest more than 32 deep" in rep.page(rep.read(str(out)))

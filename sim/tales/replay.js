@@ -13,10 +13,23 @@
     return e;
   }
   function clip(s, n) { return s.length > n ? s.slice(0, n - 1) + "\u2026" : s; }
+  // text wrapped at word boundaries into lines of at most maxChars, one tspan a line (none is cut); returns
+  // the number of lines, so the next item is placed below the last one
+  function wrap(parent, x, y, text, maxChars, lineH, attrs) {
+    var words = text.split(" "), lines = [], cur = "";
+    words.forEach(function (w) {
+      if (cur && (cur + " " + w).length > maxChars) { lines.push(cur); cur = w; } else { cur = cur ? cur + " " + w : w; }
+    });
+    if (cur || !lines.length) lines.push(cur);
+    var t = el(parent, "text", Object.assign({x: x, y: y}, attrs));
+    lines.forEach(function (line, i) { el(t, "tspan", {x: x, dy: i === 0 ? 0 : lineH}, line); });
+    return lines.length;
+  }
+  var WIDTH = 760, HEAD_CHARS = 100, NOTE_CHARS = 118;   // characters a line holds at 12 and 10 px
   window.playtestDraw = function (svg, st, meta, ev) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     var n = meta.players.length, army = meta.army;
-    var cw = Math.min(92, 470 / army), ch = 118, rowH = n > 2 ? 150 : 230;
+    var cw = Math.min(92, 470 / army), ch = 118, gap = n > 2 ? 14 : 60;
     // side 0 on top, side 1 below; in 2 vs. 2 each side's two commanders one above the other
     var order = [];
     for (var t = 0; t < 2; t++) for (var s = 0; s < n; s++) if (s % 2 === t) order.push(s);
@@ -25,14 +38,17 @@
        (st.over ? " \u00b7 game over: " + st.end_reason : ""));
     var fightAt = {};
     if (st.fight) { fightAt[st.fight[0].join(",")] = "attacker"; fightAt[st.fight[1].join(",")] = "defender"; }
-    order.forEach(function (seat, r) {
-      var y0 = 30 + r * rowH;
+    var cursor = 30;                      // each commander's block starts below the one before, however tall
+    order.forEach(function (seat) {
+      var y0 = cursor;
       var g = el(svg, "g", {"class": "line", "data-seat": String(seat)});
-      el(g, "text", {x: 10, y: y0 + 12, "font-size": 12, "font-weight": "bold", fill: COLOURS[seat]},
-         meta.players[seat] + " \u00b7 " + meta.people[seat] + " (" + meta.bots[seat] + ") \u00b7 losses " + st.losses[seat] +
-         " \u00b7 creature deck " + st.deck[seat] + " \u00b7 equipment in hand: " + (st.hand[seat].join(", ") || "none"));
+      var head = wrap(g, 10, y0 + 12, meta.players[seat] + " \u00b7 " + meta.people[seat] + " (" + meta.bots[seat] +
+         ") \u00b7 losses " + st.losses[seat] + " \u00b7 creature deck " + st.deck[seat] + " \u00b7 equipment in hand: " +
+         (st.hand[seat].join(", ") || "none"), HEAD_CHARS, 15,
+         {"class": "heading", "font-size": 12, "font-weight": "bold", fill: COLOURS[seat]});
+      var top = y0 + 20 + (head - 1) * 15;
       st.lines[seat].forEach(function (c, k) {
-        var x = 10 + k * (cw + 6), y = y0 + 20;
+        var x = 10 + k * (cw + 6), y = top;
         var slot = el(g, "g", {"class": "slot", "data-seat": String(seat), "data-slot": String(k),
                                "data-card": c ? c.card : "", "data-life": c ? String(c.life) : "",
                                "data-exhausted": c && c.exhausted ? "1" : "0"});
@@ -62,8 +78,12 @@
         if (c.exhausted) el(slot, "text", {x: x + 4, y: y + ch - 4, "font-size": 9, "font-style": "italic", fill: "#555"}, "exhausted");
         if (role) el(slot, "text", {x: x + cw - 4, y: y + ch - 4, "text-anchor": "end", "font-size": 9, fill: "#d00"}, role);
       });
-      el(g, "text", {"class": "graveyard", x: 10, y: y0 + 20 + ch + 16, "font-size": 10, fill: "#555"},
-         "graveyard: " + (st.graveyard[seat].join(", ") || "empty") + " \u00b7 equipment graveyard " + st.equipment_graveyard[seat]);
+      var grave = wrap(g, 10, top + ch + 16, "graveyard: " + (st.graveyard[seat].join(", ") || "empty") +
+         " \u00b7 equipment graveyard " + st.equipment_graveyard[seat], NOTE_CHARS, 13,
+         {"class": "graveyard", "font-size": 10, fill: "#555"});
+      cursor = top + ch + 16 + (grave - 1) * 13 + gap;
+      g.setAttribute("data-bottom", String(cursor - gap));
     });
+    svg.setAttribute("viewBox", "0 0 " + WIDTH + " " + Math.max(640, Math.ceil(cursor)));
   };
 })();

@@ -47,7 +47,7 @@ def test_formats_carry_the_same_answer(synthetic):
 def test_param_where_and_several_result_sets(synthetic, tmp_path):
     out = json.loads(ok(["query", "round_limit_effect", "--results", synthetic, "--param", "limits=3",
                          "--where", "mode = 'ffa'", "--format", "json"]))
-    assert [(x["mode"], x["round_limit"], x["decided"], x["draws"]) for x in out] == [("ffa", 3, 5, 2)]
+    assert [(x["mode"], x["round_limit"], x["ended_by_limit"], x["draws"]) for x in out] == [("ffa", 3, 5, 2)]
     tales = str(write_tales(tmp_path / "t.parquet"))
     both = json.loads(ok(["sql", "SELECT game, count(*) AS n, count(cell) AS with_cell FROM games GROUP BY ALL ORDER BY 1",
                           "--results", synthetic, "--results", tales, "--format", "json"]))

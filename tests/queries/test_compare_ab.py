@@ -55,12 +55,19 @@ def test_desert_heal_flags_the_metrics_that_move_with_the_right_sign(desert):
     assert all(r.paired and r.n_pairs == 4000 for r in report.rows)
     # without the desert's heal, fewer players are knocked out for good: games stall and run long
     expected = {"stall share": +1, "game length (mean)": +1, "knockouts per game": -1, "ends by vp": -1,
-                "ends by last_alive": -1, "first player's win share": -1}
+                "ends by last_alive": -1, "first player's win share": -1, "games decided": -1}
     for metric, sign in expected.items():
         r = _row(report, metric)
         assert r.differs and np.sign(r.diff) == sign and r.low <= r.diff <= r.high, (metric, r)
         assert r.verdict.startswith("B raises" if sign > 0 else "B lowers")
-    assert _row(report, "first player's win share").verdict.startswith("B lowers the first player's edge by ")
+    # fewer games decided is not a smaller edge: the share of all games says "undecided included", and the edge
+    # is measured among the games somebody won, its own row
+    assert _row(report, "first player's win share").verdict.startswith(
+        "B lowers the first player's share of all games (undecided included) by ")
+    edge = _row(report, "first player's share of decided games")
+    assert "the first player's edge among decided games" in edge.verdict and edge.low <= edge.diff <= edge.high
+    won = [_row(report, f"Player {s}'s share of decided games") for s in (1, 2, 3)]          # 3 players
+    assert abs(sum(r.a for r in won) - 1) < 1e-9 and abs(sum(r.b for r in won) - 1) < 1e-9
     draw = _row(report, "draw share")                       # no round limit: never a draw on either side
     assert not draw.differs and draw.verdict.startswith("no real difference")
 

@@ -68,14 +68,17 @@ def close(a: float, b: float) -> bool:
 
 
 def test_first_player_advantage(ffa, teams):
-    r = one("first_player_advantage", ffa)          # the first player won games 1, 2 and 5
-    lo, hi = wilson(3, 5)
-    assert (r["games"], r["first_wins"]) == (5, 3) and close(r["first_share"], 0.6)
-    assert close(r["fair_share"], 1 / 3) and close(r["advantage"], 0.6 - 1 / 3)
+    r = one("first_player_advantage", ffa)          # the first player won games 1, 2 and 5; nobody won game 4
+    lo, hi = wilson(3, 4)                           # the edge among the 4 games somebody won
+    assert (r["games"], r["decided"], r["first_wins"]) == (5, 4, 3) and close(r["first_share"], 0.75)
+    assert close(r["undecided_share"], 0.2) and all(map(close, (r["undecided_ci95_low"], r["undecided_ci95_high"]),
+                                                            wilson(1, 5)))
+    assert close(r["fair_share"], 1 / 3) and close(r["advantage"], 0.75 - 1 / 3)
     assert close(r["ci95_low"], lo) and close(r["ci95_high"], hi)
     assert close(r["advantage_low"], lo - 1 / 3) and close(r["advantage_high"], hi - 1 / 3)
     t = one("first_player_advantage", teams)        # the first player's team: 1 (lost), then 0 (won)
-    assert (t["games"], t["first_wins"]) == (2, 1) and close(t["fair_share"], 0.5) and close(t["advantage"], 0.0)
+    assert (t["games"], t["decided"], t["first_wins"]) == (2, 2, 1) and close(t["fair_share"], 0.5)
+    assert close(t["advantage"], 0.0) and t["undecided_share"] == 0
 
 
 def test_draw_share(ffa):

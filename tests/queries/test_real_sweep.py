@@ -130,7 +130,7 @@ def test_round_limit_after_the_fact_agrees_game_by_game_with_games_played_with_t
     for x in effect:
         played = [r for r in records_of(by_cell, x) if r["round_limit"] == x["round_limit"]]
         winners = Counter(r["winner_team"] if r["mode"] == "teams" else r["winner_seat"] for r in played)
-        assert x["games"] == len(played) and x["decided"] == sum(r["end_reason"] == "round_limit" for r in played)
+        assert x["games"] == len(played) and x["ended_by_limit"] == sum(r["end_reason"] == "round_limit" for r in played)
         assert x["wins_with_limit"] == [winners[s] for s in range(len(x["wins_with_limit"]))]
         assert x["no_winner_with_limit"] == winners[-1]
 

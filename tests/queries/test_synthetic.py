@@ -68,18 +68,18 @@ def test_round_limit_effect_after_the_fact(synthetic):
     r = answer("round_limit_effect", [synthetic], {"limits": "2,3"})
     assert [(x["mode"], x["round_limit"]) for x in r] == [("ffa", 2), ("ffa", 3), ("teams", 2), ("teams", 3)]
     # c000 after round 2: A2..A7 and A9 still undecided; leaders 2, 3, 0, tie, 0, 3, 2
-    check(r[0], games=10, decided=7, draws=1, winner_changed=3, wins_no_limit=[3, 2, 2, 1],
+    check(r[0], games=10, ended_by_limit=7, draws=1, winner_changed=3, wins_no_limit=[3, 2, 2, 1],
           wins_with_limit=[4, 1, 2, 2], no_winner_no_limit=2, no_winner_with_limit=1,
-          first_share_no_limit=0.6, first_share_with_limit=0.6, decided_share=0.7)
+          first_share_no_limit=0.6, first_share_with_limit=0.6, ended_by_limit_share=0.7)
     # after round 3: A4..A7, A9; leaders 0, 1, tie, 3, tie
-    check(r[1], decided=5, draws=2, winner_changed=2, wins_with_limit=[3, 2, 1, 2], no_winner_with_limit=2,
+    check(r[1], ended_by_limit=5, draws=2, winner_changed=2, wins_with_limit=[3, 2, 1, 2], no_winner_with_limit=2,
           first_share_with_limit=0.6)
     # Teams, team VP = seats 0+2 vs 1+3: after round 2 C1 -> 1, C2 -> 0, C3 tie; after round 3 C2 tie, C3 -> 0
-    check(r[2], games=4, decided=3, draws=1, winner_changed=0, wins_no_limit=[2, 1], wins_with_limit=[2, 1],
+    check(r[2], games=4, ended_by_limit=3, draws=1, winner_changed=0, wins_no_limit=[2, 1], wins_with_limit=[2, 1],
           no_winner_no_limit=1, no_winner_with_limit=1, first_share_no_limit=0.5, first_share_with_limit=0.5)
-    check(r[3], decided=2, draws=1, winner_changed=2, wins_with_limit=[2, 1], first_share_with_limit=0.5)
+    check(r[3], ended_by_limit=2, draws=1, winner_changed=2, wins_with_limit=[2, 1], first_share_with_limit=0.5)
     for row in r:
-        check_ci(row, row["decided"], row["games"])
+        check_ci(row, row["ended_by_limit"], row["games"])
 
 
 def test_round_limit_readme_query(synthetic):

@@ -6,6 +6,7 @@
 -- game: paws
 -- param: limits int[] >= 1 <= 1000 = 10,15,20,25,30 | round limits to try (comma separated)
 -- fixed: round_limit
+-- empty: this query reads games played with no round limit (round_limit = 0), where every game runs its course; these results hold none
 -- columns: round_limit, games, ended_by_limit, share, ci95_low, ci95_high
 SELECT l.round_limit, count(*) AS games,
        count(*) FILTER (WHERE decided_by_limit(g.rounds, g.end_reason, l.round_limit)) AS ended_by_limit,

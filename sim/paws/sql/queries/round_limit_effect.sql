@@ -1,13 +1,14 @@
 -- name: round_limit_effect
 -- What would a round limit do (Open points)? For each limit L, from games played with no limit: how many
--- games the limit decides (still undecided after round L), with Wilson 95% intervals, how many of those
+-- games the limit ends (still going after round L: ended_by_limit; "decided" means a game somebody won), with Wilson 95% intervals, how many of those
 -- are draws (a tie for most VP after round L), how many games change winner against the same seeds with
 -- no limit, and the winner distribution (wins per seat, Teams: per team) with and without the limit.
 -- Same rule as round_limit in docs/rules-interpretation.md, computed from vp_trace after the fact.
 -- game: paws
 -- param: limits int[] >= 1 <= 1000 = 15,20,25,30 | round limits to try (comma separated)
 -- fixed: round_limit
--- columns: ruleset, board, mode, players, round_limit, games, decided, decided_share, ci95_low, ci95_high, draws, winner_changed, wins_no_limit, wins_with_limit, no_winner_no_limit, no_winner_with_limit, first_share_no_limit, first_share_with_limit
+-- empty: this query reads games played with no round limit (round_limit = 0), where every game runs its course; these results hold none
+-- columns: ruleset, board, mode, players, round_limit, games, ended_by_limit, ended_by_limit_share, ci95_low, ci95_high, draws, winner_changed, wins_no_limit, wins_with_limit, no_winner_no_limit, no_winner_with_limit, first_share_no_limit, first_share_with_limit
 WITH rl_games AS NOT MATERIALIZED (   -- parts written without lead_leaders (sim/derived.py): NULL
     SELECT * FROM (SELECT NULL::VARCHAR AS lead_leaders, NULL::BOOLEAN AS limit_leaders_fit WHERE false)
     UNION ALL BY NAME SELECT * FROM games
@@ -39,10 +40,10 @@ WITH rl_games AS NOT MATERIALIZED (   -- parts written without lead_leaders (sim
 )
 SELECT ruleset, board, mode, players, round_limit,
        sum(n)::BIGINT AS games,
-       coalesce(sum(n) FILTER (WHERE by_limit), 0)::BIGINT AS decided,
-       decided / games AS decided_share,
-       wilson_low(decided, games) AS ci95_low,
-       wilson_high(decided, games) AS ci95_high,
+       coalesce(sum(n) FILTER (WHERE by_limit), 0)::BIGINT AS ended_by_limit,
+       ended_by_limit / games AS ended_by_limit_share,
+       wilson_low(ended_by_limit, games) AS ci95_low,
+       wilson_high(ended_by_limit, games) AS ci95_high,
        coalesce(sum(n) FILTER (WHERE by_limit AND winner_limited = -1), 0)::BIGINT AS draws,
        coalesce(sum(n) FILTER (WHERE winner_limited <> winner), 0)::BIGINT AS winner_changed,
        list_slice([coalesce(sum(n) FILTER (WHERE winner = 0), 0)::BIGINT,

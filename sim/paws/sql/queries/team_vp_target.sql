@@ -4,6 +4,7 @@
 -- seats 0+2) and in favour of the first player's team, with Wilson 95% intervals over games with a winner.
 -- game: paws
 -- fixed: mode
+-- empty: these results hold no Teams games (mode = teams); a Teams sweep sets mode = "teams"
 -- columns: ruleset, board, round_limit, team_vp_target, games, rounds_mean, rounds_p50, rounds_p90, turns_p50, vp_ends, last_alive_ends, round_limit_ends, stalled, decided, team0_wins, team0_share, team0_ci95_low, team0_ci95_high, first_team_wins, first_team_share, first_team_ci95_low, first_team_ci95_high
 SELECT ruleset, board, round_limit, team_vp_target,
        count(*) AS games,
