@@ -26,7 +26,7 @@ from cli.sweep import play_spec
 from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_CELLS, MAX_GAMES_PER_CELL, SpecError, parse_spec
 from cluster.sweep import LOCK, SweepError, check_out_dir, interrupts, workers_error
 from queries import library, ratings
-from sim.files import read_text_bounded, write_atomic
+from sim.files import parse_toml, read_text_bounded, write_atomic
 from sim.games import GAMES, EngineError, Game
 from sim.params import RuleError, parse_assignments
 from sim.storage import is_uri
@@ -351,8 +351,8 @@ def _stored_spec(path: Path) -> Optional[dict]:
     if not path.exists():
         return None
     try:
-        return tomllib.loads(read_text_bounded(path, "ladder spec", SpecError))
-    except (SpecError, tomllib.TOMLDecodeError) as e:
+        return parse_toml(read_text_bounded(path, "ladder spec", SpecError), str(path), SpecError)
+    except SpecError as e:
         fail(f"{path}: cannot read the ladder's spec ({e}); choose another --out")
 
 

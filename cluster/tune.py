@@ -24,6 +24,7 @@ import itertools
 import json
 import math
 import numbers
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +32,7 @@ from typing import Any, Callable
 
 from cluster.racing import COMBINES, GOALS, OPS, Constraint, Objective, Race
 from cluster.spec import MAX_BATCH, MAX_CELLS, MAX_SPEC_BYTES, SpecError, SweepSpec, parse_spec
-from sim.files import read_text_bounded, write_atomic
+from sim.files import parse_toml, read_text_bounded, write_atomic
 from sim.games import ENGINES, GAMES, Game
 from sim.params import RuleError, fields, with_overrides
 
@@ -149,10 +150,7 @@ def load_tune_spec(path: str | Path) -> TuneSpec:
         text = read_text_bounded(path, "tune spec", TuneError, MAX_SPEC_BYTES)
     except SpecError as e:
         raise TuneError(str(e)) from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise TuneError(f"{path}: not valid TOML: {e}") from None
+    raw = parse_toml(text, str(path), TuneError)        # nesting bounded: one line, never a RecursionError
     return parse_tune_spec(raw, source=str(path))
 
 
@@ -538,11 +536,9 @@ def prepare_out(spec: TuneSpec, out_dir: Path, raw: dict, resume: bool) -> Sweep
         if not resume:
             raise TuneError(f"{out_dir}: not empty; choose a new or empty --out (or pass --resume to finish the "
                             "tune that is there)")
-        try:
-            there = path.read_text() if path.is_file() else None
-        except OSError as e:
-            raise TuneError(f"{path}: cannot read ({e.strerror or e})") from None
-        if there is None or tomllib.loads(there) != raw:
+        there = parse_toml(read_text_bounded(path, "tune spec", TuneError, MAX_SPEC_BYTES), str(path), TuneError) \
+            if os.path.lexists(path) else None       # the folder's own copy: bounded in size and nesting too
+        if there is None or there != raw:
             raise TuneError(f"{out_dir} holds another tune or sweep ({SPEC_NAME} missing or different); choose "
                             "another --out")
     else:

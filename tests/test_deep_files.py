@@ -76,6 +76,7 @@ COMMANDS = {
     "card file [[card]]": (lambda f: ["play", "paws", "--data", f"monsters={f}", "--json"],
                            lambda body: body.replace("x", "card", 1)),
     "regress suite": (lambda f: ["regress", f, "--baseline", "b.json", "--report", "r"], lambda body: body),
+    "tune spec": (lambda f: ["tune", f, "--out", "o"], lambda body: body),
 }
 
 
@@ -161,3 +162,13 @@ def test_read_cards_refuses_deep_nesting(tmp_path):
     f.write_text(toml_nested("arrays", 5000, "card"))
     with pytest.raises(CardDataError, match=f"cards.toml: not valid TOML: tables and lists {SAYS}"):
         read_cards(f)
+
+
+@pytest.mark.parametrize("depth", [MAX_NESTING + 1, 4000])
+def test_a_ladder_folders_own_spec_nested_deep_is_one_line_on_resume(tmp_path, depth):
+    """--resume reads the spec a ladder wrote into its folder: a hand-edited one nested deep is refused too."""
+    out = tmp_path / "lad"
+    out.mkdir()
+    (out / "ladder.toml").write_text(toml_nested("arrays", depth))
+    one_error_line(run_cli(["ladder", "paws", "--bots", "random,heuristic", "--games", "10", "--out", "lad",
+                            "--resume"], tmp_path), "ladder.toml", SAYS)
