@@ -172,6 +172,7 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
         finally:
             con.close()
         rated = ratings.ratings(bots, meetings, anchor, games=played, outcomes=outcomes)
+        fit = ratings.fit_check(ratings.score_table(bots, meetings))
     except (library.QueryError, library.ResultsError, ratings.RatingError) as e:
         fail(f"{out}: {e}")
     return {
@@ -181,6 +182,7 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
         "anchor": bots[anchor],
         "ratings": rated,
         "win_matrix": ratings.win_matrix(bots, meetings),
+        "fit": {**fit, "says": ratings.fit_line(fit)},
         "method": {
             "ratings": "Bradley-Terry by maximum likelihood over every meeting (two bots on opposing seats of a "
                        "game; a game nobody won counts half a win each), on the Elo scale (400 log10 odds) "
@@ -202,15 +204,28 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
 
 
 def _print(report: dict) -> None:
+    """The ratings, then the head-to-head matrix; when one rating per bot does not describe the games (the
+    Bradley-Terry fit check), the fit's verdict and the matrix come first and the ratings are called an average."""
+    fits = report["fit"]["fits"]
+    if not fits:
+        typer.echo(report["fit"]["says"])
+        _print_matrix(report)
     rated = report["ratings"]
     several = report["seats"] > 2         # a game makes several meetings: show both counts
     cells = [[r["bot"], f"{round(r['elo'])}", f"{round(r['ci95_low'])}", f"{round(r['ci95_high'])}",
               f"{r['games']:,}"]
              + ([f"{r['meetings']:,}"] if several else []) for r in rated]
-    typer.echo(fit_table(f"ladder: {report['game']}, {report['games']:,} games (bots, not people)",
+    typer.echo(fit_table(f"ladder: {report['game']}, {report['games']:,} games (bots, not people)"
+                         + ("" if fits else "; ratings as an average only"),
                          ["bot", "Elo", "95% low", "95% high", "games"] + (["meetings"] if several else []), cells))
     for line in ratings.rating_lines(rated, report["bots"].index(report["anchor"])):
         typer.echo(line)
+    if fits:
+        typer.echo(report["fit"]["says"])
+        _print_matrix(report)
+
+
+def _print_matrix(report: dict) -> None:
     bots = report["bots"]
     by_pair = {(m["bot"], m["opponent"]): m for m in report["win_matrix"]}
     rows = []

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 from unittest import mock
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -280,3 +281,27 @@ def test_three_seats_play_every_seat_order_and_rate_with_bootstrap_intervals(lad
     for (a, b), m in cells.items():        # a pair counts where one of the two won or nobody did
         assert m["wins"] == cells[(b, a)]["losses"] and m["games"] <= 6 * 80
         assert m["share"] + cells[(b, a)]["share"] == pytest.approx(1 - m["draws"] / m["games"])
+
+
+@pytest.mark.parametrize("fits", [True, False])
+def test_the_ladder_leads_with_the_head_to_head_when_one_rating_per_bot_does_not_fit(fits, capsys):
+    """One rating per bot is an average: when the Bradley-Terry fit check fails (a field where some bot does
+    better against one opponent than its rating says), the printout says so first and shows the matrix first."""
+    from cli.ladder import _print
+    from queries import ratings
+    scores = np.array([[0, 700, 300], [300, 0, 700], [700, 300, 0]], dtype=float) if not fits else \
+        np.array([[0, 400, 300], [600, 0, 420], [700, 580, 0]], dtype=float)
+    bots = ["random", "a", "b"]
+    meetings = [{"bot": x, "opponent": y, "wins": scores[i, j], "draws": 0, "losses": scores[j, i]}
+                for i, x in enumerate(bots) for j, y in enumerate(bots) if i != j]
+    check = ratings.fit_check(scores)
+    assert check["fits"] is fits
+    report = {"game": "paws", "games": 3000, "seats": 2, "bots": bots, "anchor": "random",
+              "ratings": ratings.ratings(bots, meetings, 0), "win_matrix": ratings.win_matrix(bots, meetings),
+              "fit": {**check, "says": ratings.fit_line(check)}}
+    _print(report)
+    out = capsys.readouterr().out
+    verdict, matrix, table = (out.index("Bradley-Terry fit"), out.index("win share of the row bot"),
+                              out.index("ladder: paws"))
+    assert (verdict < matrix < table) is (not fits) and (table < verdict < matrix) is fits
+    assert ("does NOT describe these games" in out) is (not fits) and "would win" in out
