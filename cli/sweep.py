@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli.common import fail, warn
+from queries.report import stop_line
 from cli.report import summary_lines as report_summary
 from cluster.manifest import BEYOND, DONE, NAME, ManifestError, counts, load_manifest, save_manifest
 from cluster.part import part_path
@@ -133,25 +134,6 @@ def stop_goal(stop) -> str:
                 f"beta {stop.beta:g}, delta {stop.delta:g})")
     target = f"+-{stop.half_width:g}" if stop.half_width is not None else f"+-{stop.relative:.0%} of the estimate"
     return f"{stop.metric.name} is known to {target} ({stop.confidence:.0%} confidence sequence)"
-
-
-def _num(x) -> str:
-    return "?" if not isinstance(x, (int, float)) or isinstance(x, bool) else f"{x:.4g}"
-
-
-def stop_line(st: dict) -> str:
-    """One cell's stopping state (manifest ``cells[i].stop``) in words."""
-    if not isinstance(st, dict):
-        return "no stopping state"
-    interval = st.get("interval") if isinstance(st.get("interval"), list) and len(st["interval"]) == 2 else [None, None]
-    reason = st.get("reason") or "still playing"
-    why = {"narrow": "stopped: interval narrow enough", "accept": f"stopped: the claim {st.get('claim', '')} holds",
-           "reject": f"stopped: the claim {st.get('claim', '')} fails", "cap": "stopped at the cap (max_games_per_cell)"}
-    conf = st.get("confidence")
-    games = st.get("games") if isinstance(st.get("games"), int) else 0
-    return (f"{st.get('metric', '?')} = {_num(st.get('estimate'))} ({_num(interval[0])} to {_num(interval[1])}, "
-            f"{_num(100 * conf) if isinstance(conf, (int, float)) else '?'}% confidence sequence) from "
-            f"{games:,} games; {why.get(reason, str(reason))}")
 
 
 def status(out: Annotated[str, typer.Argument(help="a sweep's results directory (a local folder or "

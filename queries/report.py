@@ -61,6 +61,7 @@ class Cell:
     metrics: dict[str, list[dict]] = field(default_factory=dict)
     cards: list[dict] = field(default_factory=list)
     values: dict[str, str] = field(default_factory=dict)   # its value of each column that varies
+    stop: dict | None = None                  # a [stop] sweep's cell: why and where it stopped (the manifest's)
 
 
 @dataclass
@@ -235,6 +236,7 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
     else:
         cards_note = f"per-card statistics are not built for {game.title} yet: its records have no cards table"
     params = {"shortest": shortest, "longest": longest, "behind_after": behind_after}
+    stops = {c.get("id"): c["stop"] for c in (manifest or {}).get("cells", []) if isinstance(c.get("stop"), dict)}
     cells = []
     unit_sql = game.compare_columns.unit
     for cid in cell_ids:
@@ -243,7 +245,8 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
                     "WHERE cell IS NOT DISTINCT FROM $c", {"c": cid})
         con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM report_cell_games")
         label = ", ".join(f"{c}={'/'.join(per_cell[cid].get(c, []))}" for c in varying) or "all games"
-        cell = Cell(id=cid or "", label=label, values={c: "/".join(per_cell[cid].get(c, [])) for c in varying})
+        cell = Cell(id=cid or "", label=label, values={c: "/".join(per_cell[cid].get(c, [])) for c in varying},
+                    stop=stops.get(cid))
         _outcomes(con, source, cell, unit_sql)
         cell.lengths = {int(r["rounds"]): int(r["n"]) for r in _rows(
             con, "SELECT rounds, count(*) AS n FROM games GROUP BY ALL ORDER BY ALL", None, source)}
@@ -535,8 +538,10 @@ def headlines(report: Report, cell: Cell) -> list[str]:
         out.append("Nobody won any of these games: there is no first-player edge to measure.")
     b = m.get("balance")
     if b:
-        out.append(f"The largest gap between two {cell.unit}s' win shares is {100 * b['gap']:.1f} points "
-                   f"({cell.unit} {b['best_side']} against {cell.unit} {b['worst_side']}; simultaneous 95%: "
+        word = "Player" if cell.unit == "seat" else cell.unit.capitalize()      # the book's numbering, from 1
+        out.append(f"The largest gap between two {'player' if cell.unit == 'seat' else cell.unit}s' win shares is "
+                   f"{100 * b['gap']:.1f} points ({word} {b['best_side'] + 1} against {word} {b['worst_side'] + 1}; "
+                   f"simultaneous 95%: "
                    f"{100 * b['ci95_low']:.1f} to {100 * b['ci95_high']:.1f}).")
     d = m.get("draw_share")
     if d:
@@ -557,6 +562,26 @@ def headlines(report: Report, cell: Cell) -> list[str]:
         out.append(f"{pct(idle['share'])} of turns end with no action taken (95%: "
                    f"{interval(idle['ci95_low'], idle['ci95_high'])}).")
     return out
+
+
+def _num(x) -> str:
+    return "?" if not isinstance(x, (int, float)) or isinstance(x, bool) else f"{x:.4g}"
+
+
+def stop_line(st: Any) -> str:
+    """One cell's stopping state (a [stop] sweep's manifest ``cells[i].stop``) in words: the stopping metric with
+    its confidence sequence, the one interval that stays valid after stopping on it."""
+    if not isinstance(st, dict):
+        return "no stopping state"
+    interval = st.get("interval") if isinstance(st.get("interval"), list) and len(st["interval"]) == 2 else [None, None]
+    reason = st.get("reason") or "still playing"
+    why = {"narrow": "stopped: interval narrow enough", "accept": f"stopped: the claim {st.get('claim', '')} holds",
+           "reject": f"stopped: the claim {st.get('claim', '')} fails", "cap": "stopped at the cap (max_games_per_cell)"}
+    conf = st.get("confidence")
+    games = st.get("games") if isinstance(st.get("games"), int) else 0
+    return (f"{st.get('metric', '?')} = {_num(st.get('estimate'))} ({_num(interval[0])} to {_num(interval[1])}, "
+            f"{_num(100 * conf) if isinstance(conf, (int, float)) else '?'}% confidence sequence) from "
+            f"{games:,} games; {why.get(reason, str(reason))}")
 
 
 def text_summary(report: Report) -> list[str]:
@@ -888,9 +913,14 @@ def page(report: Report) -> str:
              f"<details><summary>and these rule parameters</summary><p>{esc(rules) or 'none'}</p></details>",
              "<p class='bots'><b>Bots, not people:</b> every number here is how these bots play: "
              + esc("; ".join(lineups)) + ". People may play differently.</p>"]
+    if any(c.stop for c in report.cells):
+        parts.append("<p>Each cell played until its answer was precise enough (a <code>[stop]</code> sweep): "
+                     "its stopping metric's interval below is a confidence sequence, valid however often it was "
+                     "looked at; a fixed-size interval of the same metric would not be, after stopping on it.</p>")
     for c in report.cells:
+        stopped = [f"Stopped: {stop_line(c.stop)}."] if c.stop else []
         parts.append(f"<h3>{esc(c.label)} <span class='note'>({c.games:,} games; {esc('; '.join(c.bots))})</span></h3><ul>"
-                     + "".join(f"<li>{esc(h)}</li>" for h in headlines(report, c)) + "</ul>")
+                     + "".join(f"<li>{esc(h)}</li>" for h in stopped + headlines(report, c)) + "</ul>")
     parts.append("</section>")
     if report.ladder is not None:
         parts.append(_ladder_section(report.ladder))

@@ -406,3 +406,40 @@ def test_a_tunes_page_leads_with_the_best_candidate_and_the_ones_tied_with_it(tm
     assert "worse than the best (p 0.001)" in html and "12,345 games in the race" in html
     (out / "tune.json").write_text("[" * 5000)
     assert "unreadable tune answer (lists and objects nest more than 32 deep" in rep.page(rep.read(str(out)))
+
+
+STOP_SPEC = """name = "report-stop"
+game = "paws"
+rules = "v4"
+seed = 1
+batch_size = 500
+[setup]
+players = 4
+[grid]
+round_limit = [0, 8]
+[stop]
+metric = "end_share:round_limit"
+half_width = 0.04
+max_games_per_cell = 20000
+"""
+
+
+def test_a_stop_sweeps_page_says_each_cell_stopped_with_its_confidence_sequence(tmp_path):
+    """A [stop] sweep's page once showed only fixed-size (Wilson) intervals, invalid after stopping on the metric,
+    and never said the cells stopped when precise: now each cell's stopping line, with the confidence sequence the
+    sweep stopped on, leads its summary, the same words as the sweep's last lines and playtest status."""
+    (tmp_path / "spec.toml").write_text(STOP_SPEC)
+    out = tmp_path / "out"
+    code, text = invoke("sweep", tmp_path / "spec.toml", "--out", out, "--no-progress")
+    assert code == 0, text
+    manifest = json.loads((out / "manifest.json").read_text())
+    report = rep.read(str(out))
+    html = rep.page(report)
+    assert "played until its answer was precise enough" in html
+    for cell, entry in zip(report.cells, manifest["cells"]):
+        assert cell.stop == entry["stop"]
+        line = rep.stop_line(entry["stop"])
+        assert "confidence sequence" in line and "stopped: interval narrow enough" in line
+        assert f"Stopped: {line}." in html
+        assert line in " ".join(text.split()) or line.replace(" ", "") in text.replace(" ", "").replace("\n", "")
+    assert rep.answer_axis(report) == "round_limit"
