@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -42,11 +44,43 @@ def answer_lines(a: Answer) -> list[str]:
             worst = max(c["per_hold"], key=lambda p: p["interval"][1] if "<=" in c["constraint"] else -p["interval"][0])
             lines.append(f"  {c['constraint']}: {'holds' if c['certified'] else 'not yet shown'} "
                          f"(worst hold cell {worst['hold']}: {_num(worst['estimate'])} {_interval(*worst['interval'])})")
-        others = [e["label"] for e in a.indistinguishable[1:]]
-        lines.append(f"cannot be told apart from the best ({len(others)}): {'; '.join(others) if others else 'none'}")
+        others = a.indistinguishable[1:]
+        lines.append(f"cannot be told apart from the best ({len(others)}):" + ("" if others else " none"))
+        for e in others:
+            lines.append(f"  {e['label']}: " + ("constraints shown to hold" if e.get("certified") else
+                                                 "constraints NOT yet shown to hold (certified: false)"))
+        nexts = [n for n in (next_step(e) for e in a.indistinguishable) if n]
+        if nexts:
+            lines.append("next: " + "; ".join(nexts) + f" (raise max_games_per_candidate in {a.spec.get('name', 'the spec')}"
+                         " and run the tune again with --resume)")
     lines.append(f"games: {a.games:,} spent; an exhaustive grid giving every candidate as many games would spend "
                  f"{a.exhaustive_games:,} ({a.games / max(a.exhaustive_games, 1):.0%} of it spent)")
     return lines
+
+
+def next_step(e: dict) -> str | None:
+    """For a candidate whose constraints are not yet shown to hold: about how many games per hold cell would
+    show it (an interval narrows as one over the square root of the games), or that its estimate already breaks
+    the constraint; None when every constraint holds."""
+    if e.get("certified"):
+        return None
+    n = e.get("games_per_hold") or 0
+    needs = []
+    for c in e.get("constraints", []):
+        if c.get("certified"):
+            continue
+        upper = "<=" in c["constraint"]
+        bound = float(c["constraint"].split("<=" if upper else ">=")[1].strip().rstrip("%")) / \
+            (100 if c["constraint"].strip().endswith("%") else 1)
+        for h in c["per_hold"]:
+            est, (lo, hi) = h["estimate"], h["interval"]
+            room = (bound - est) if upper else (est - bound)
+            if room <= 0:
+                return f"{e['label']} breaks {c['constraint']} in {h['hold']} ({_num(est)}): more games would drop it"
+            half = (hi - lo) / 2
+            if (hi > bound) if upper else (lo < bound):
+                needs.append(math.ceil(n * (half / room) ** 2))
+    return f"{e['label']} needs about {max(needs):,} games per hold cell (now {n:,})" if needs else None
 
 
 def tune(spec: Annotated[Path, typer.Argument(help="tune spec (TOML; see docs/tuning.md and examples/tune_*.toml)")],

@@ -467,3 +467,30 @@ def test_a_tune_cut_short_resumes_to_the_same_files(tiny_tune):
     assert _files(cut) == _files(root / "a")
     assert json.loads((cut / "tune.json").read_text())["candidates"] == \
         json.loads((root / "a" / "tune.json").read_text())["candidates"]
+
+
+def test_candidates_tied_with_the_best_say_whether_their_constraints_hold_and_what_to_do_next():
+    """Once the tied candidates were listed by name only, one of them stalling 1.34% [1.20, 1.49] against a 1%
+    limit: each now says whether its constraints are shown to hold (tune.json's certified), and the last line
+    says how many games per hold cell would show it, or that its estimate already breaks the constraint."""
+    from cli.tune import answer_lines, next_step
+    from cluster.tune import Answer
+
+    def entry(label, est, lo, hi, certified, n=20000):
+        per = [{"hold": "players=4", "estimate": est, "interval": [lo, hi]}]
+        return {"label": label, "games_per_hold": n, "loss": 0.1, "loss_interval": [0.09, 0.11], "certified": certified,
+                "objective": {"metric": "first_share", "per_hold": per},
+                "constraints": [{"constraint": "stall_share <= 0.01", "certified": certified, "per_hold": per}]}
+    best = entry("round_limit=20", 0.004, 0.003, 0.005, True)
+    near = entry("round_limit=25", 0.008, 0.006, 0.011, False)       # could hold: half-width 0.0025, room 0.002
+    over = entry("round_limit=30", 0.0134, 0.0120, 0.0149, False)    # breaks it already
+    assert next_step(best) is None
+    assert next_step(near) == "round_limit=25 needs about 31,250 games per hold cell (now 20,000)"
+    assert next_step(over) == "round_limit=30 breaks stall_share <= 0.01 in players=4 (0.0134): more games would drop it"
+    a = Answer(spec={"name": "t"}, search="optuna", objective="min first_share", constraints=["stall_share <= 0.01"],
+               confidence=0.95, alpha_split="x", best=best, indistinguishable=[best, near, over], candidates=[],
+               games=1000, exhaustive_games=2000, finished=True, rounds=[], generations=[], folders=[])
+    text = "\n".join(answer_lines(a))
+    assert "round_limit=25: constraints NOT yet shown to hold (certified: false)" in text
+    assert "round_limit=30: constraints NOT yet shown to hold (certified: false)" in text
+    assert text.splitlines()[-2].startswith("next: round_limit=25 needs about 31,250 games")
