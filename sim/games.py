@@ -177,6 +177,7 @@ class Game(abc.ABC):
     # takes each seat in turn against a field of other bots
     skill_setups: ClassVar[tuple[BenchPreset, ...]] = ()
     bot_presets_path: ClassVar[Any] = None                # the heuristic's named weight sets (presets.toml)
+    seat_word: ClassVar[str] = "Player"                   # what the book calls a seat ("Commander" in Tales)
     # the dotted name of the module at the compiled core's seam: its DECLARATIONS (which Python declaration each
     # struct and enum of the .pxd follows) and core_inputs(setup, rules, data) (the dicts the core is given);
     # the declaration tests read it from here, so a new game's core is checked the moment it registers
@@ -270,8 +271,11 @@ class Game(abc.ABC):
         """The winning seat or team of one game record (as the game's mode counts them); -1: none."""
 
     def result_line(self, record: Mapping[str, Any]) -> str:
-        """One game's outcome in words, the last line of ``playtest play``: how it ended, who won, how long."""
-        winner = ", ".join(f"{k.replace('_', ' ')} {record[k]}" for k in self.outcome_columns)
+        """One game's outcome in words, the last line of ``playtest play``: how it ended, who won (numbered as the
+        book numbers its players and teams, from 1; the record's columns count from 0), how long."""
+        won = [f"{self.seat_word if k.endswith(('_seat', '_side')) else 'Team'} {record[k] + 1}"
+               for k in self.outcome_columns if isinstance(record.get(k), int) and record[k] >= 0]
+        winner = f"winner {won[0]}" if won else "no winner"
         return f"{record['end_reason']}, {winner}, {record['rounds']} rounds, {record['turns']} turns"
 
     def columns_note(self) -> str:

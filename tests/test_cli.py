@@ -19,7 +19,7 @@ def test_play_prints_a_readable_log_ending_in_the_result():
     assert "- Round 1, Player " in out and "roll 1:" in out and "moves to the " in out and "cell " not in out
     assert " P0" not in out and "P1 " not in out
     last = out.strip().splitlines()[-1]
-    assert last.startswith("result: ") and "winner seat" in last
+    assert last.startswith("result: ") and ("winner Player " in last or "no winner" in last)
 
 
 def test_play_json_is_the_record_of_both_engines():
@@ -218,3 +218,25 @@ def test_setup_key_value_reaches_any_setup_value_of_any_game(tmp_path):
         res = runner.invoke(app, ["play", "paws", *args])
         lines = [x for x in res.stderr.splitlines() if x.strip()]
         assert res.exit_code == 2 and len(lines) == 1 and needle in lines[0], res.output
+
+
+@pytest.mark.parametrize("game, args", [("paws", ["--mode", "teams"]), ("paws", ["--players", "3"]),
+                                        ("tales", []), ("tales", ["--mode", "2v2"])])
+def test_the_result_line_numbers_winners_as_the_log_and_the_book_do(game, args):
+    """Once a Teams log ended "Team 2 wins" then "winner team 1": the result line now names the winner as the log
+    does (Player/Commander/Team, from 1), and the JSON record keeps its 0-based columns."""
+    for seed in range(4):
+        res = runner.invoke(app, ["play", game, *args, "--seed", str(seed)])
+        assert res.exit_code == 0, res.output
+        lines = res.stdout.splitlines()
+        result = lines[-1]
+        rec = json.loads(runner.invoke(app, ["play", game, *args, "--seed", str(seed), "--json"]).stdout)
+        team, seat = rec["winner_team"], rec.get("winner_seat", rec.get("winner_side"))
+        if seat is not None and seat >= 0:
+            word = "Player" if game == "paws" else "Commander"
+            assert f", winner {word} {seat + 1}, " in result, result
+        elif team >= 0:
+            assert f", winner Team {team + 1}, " in result, result
+            assert any(f"Team {team + 1}" in line and "win" in line for line in lines[:-1]), lines[-3:]
+        else:
+            assert ", no winner, " in result, result

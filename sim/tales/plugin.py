@@ -56,6 +56,7 @@ class Tales(Game):
     skill_setups = tuple(BenchPreset(f"tales {mode}", None, {}, {"mode": mode}) for mode in ("standard", "survive"))
     bot_presets_path = WEIGHT_PRESETS_PATH
     core_module = "sim.tales.core_engine"
+    seat_word = "Commander"
 
     def configure(self, rules: str | None, overrides: dict, setup: dict, data: dict,
                   where: str) -> tuple[TalesSetup, TalesRules, TalesCards]:
