@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from signals import default_sigint
 
 ROOT = Path(__file__).resolve().parents[2]
 # 2 cells x 100,000 games in parts of 5,000: ~5 s of play on two cores, so a signal lands mid-sweep
@@ -74,9 +75,6 @@ def start(tmp_path) -> tuple[subprocess.Popen, Path]:
     return proc, out
 
 
-def default_sigint():
-    """Ctrl-C at its default in the child, however pytest was started (a shell's background job ignores it)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for(proc, what, deadline_s=120.0):

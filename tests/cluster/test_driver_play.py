@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from signals import default_sigint
 
 import cluster.local
 import cluster.sweep
@@ -107,7 +108,7 @@ def test_ctrl_c_while_the_driver_plays_keeps_finished_parts_and_resume_finishes(
            "--workers", "2", "--no-progress"]
     env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, env=env)
+                            start_new_session=True, env=env, preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 120
         while not list(out.glob("games/*/part-*.parquet")):
@@ -145,7 +146,8 @@ def test_kill_9_of_the_driver_ends_its_players(tmp_path):
     cmd = [sys.executable, "-c", "from cli.main import app; app()", "sweep", str(spec), "--out", str(out),
            "--workers", "2", "--no-progress"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"})
+                            start_new_session=True, env={**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"},
+                            preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 120
         while not list(out.glob("games/*/part-*.parquet")):

@@ -10,13 +10,14 @@ import time
 from pathlib import Path
 
 import pytest
+from signals import default_sigint
 
 import cluster.local
 import cluster.sweep
 from cluster.local import LocalPlayers
 from cluster.manifest import DONE, load_manifest
 from cluster.spec import parse_spec
-from cluster.sweep import SweepError, run_sweep
+from cluster.sweep import run_sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 # 2 cells x 8 parts of 400 games: each part ~0.1-0.3 s on one core
@@ -60,8 +61,6 @@ def sweep_cmd(spec: Path, out: Path, *more: str) -> list[str]:
             "--workers", "2", "--no-progress", *more]
 
 
-def default_sigint():
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from signals import default_sigint
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = int(os.environ.get("PLAYTEST_FAULT_SEEDS", "2"))
@@ -69,11 +70,6 @@ LADDER = ["ladder", "paws", "--bots", "random,heuristic,heuristic:preset=tuned",
 
 def cli(*args: str) -> list[str]:
     return [sys.executable, "-c", "from cli.main import app; app()", *args]
-
-
-def default_sigint():
-    """The child starts with Ctrl-C at its default (a background job of a shell would have it ignored)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Part:

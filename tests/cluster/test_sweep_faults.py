@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 import pytest
+from signals import default_sigint
 
 from cluster.manifest import load_manifest
 from cluster.part import part_path
@@ -29,11 +30,6 @@ players = [3, 4]
 """
 
 pytestmark = pytest.mark.slow
-
-
-def default_sigint():
-    """Ctrl-C at its default in the child, however pytest was started (a shell's background job ignores it)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def start_sweep(tmp_path, *more: str) -> tuple[subprocess.Popen, Path, Path]:

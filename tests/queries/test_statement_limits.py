@@ -10,6 +10,7 @@ import time
 
 import duckdb
 import pytest
+from signals import default_sigint
 
 from queries import library
 from sim.sql_expr import SelectAllowed, SelectCheck
@@ -113,7 +114,7 @@ def test_ctrl_c_stops_a_running_statement_in_one_line(how, sweep, cwd):
         args, label = ["sql", CROSS, *(["--read-only"] if "read-only" in how else [])], "statement: sql"
     proc = subprocess.Popen([sys.executable, "-c", CHILD, *args, "--results", str(sweep)], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=default_sigint)
     try:
         seen = [proc.stderr.readline()]           # wait until the cross join is running
         while seen[-1] and not seen[-1].startswith(label):
