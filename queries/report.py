@@ -108,7 +108,12 @@ def check_source(source: str) -> str:
     if any(ch in source for ch in "*?[") and not os.path.lexists(source):     # a folder "a[1]" is a folder
         raise ReportError(f"{source}: give one sweep results folder or one Parquet file, not a pattern")
     if path.is_dir():
-        if not (path / library.MANIFEST).is_file():
+        if os.path.lexists(path / library.MANIFEST):      # whatever it is: the one reader says what is wrong
+            try:
+                folder.read_manifest(path)
+            except folder.FolderError as e:
+                raise ReportError(str(e)) from None
+        if not os.path.lexists(path / library.MANIFEST):
             has_parts = any(path.glob("*/cell=*/*.parquet"))
             raise ReportError(f"{source}: no {library.MANIFEST} here, so this is not a sweep's results folder"
                               + (" (its parts are here: the manifest is missing; playtest sweep SPEC --out "
