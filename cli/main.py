@@ -86,9 +86,30 @@ def _root(debug: Annotated[bool, typer.Option("--debug", help="show the tracebac
     DEBUG = DEBUG or debug
 
 
+# one example per command, shown at the end of its --help (tests/test_cli.py checks every command has one)
+EXAMPLES = {
+    "play": "playtest play paws --players 3 --seed 7 --html game.html",
+    "run": "playtest run paws --games 100000 --seed 1 --set round_limit=20 --out r.parquet",
+    "bench": "playtest bench --core-speed --games 20000",
+    "rules": "playtest rules paws --preset v3",
+    "bots": "playtest bots tales",
+    "columns": "playtest columns paws",
+    "sweep": "playtest sweep examples/smoke.toml --out results/smoke",
+    "status": "playtest status results/smoke --verify",
+    "upgrade": "playtest upgrade results/old-sweep",
+    "ladder": "playtest ladder paws --bots random,heuristic,heuristic:preset=tuned --games 2000 --out results/ladder",
+    "query": "playtest query round_limit --results results/smoke --where \"players = 4\"",
+    "sql": "playtest sql \"SELECT players, avg(rounds) FROM games GROUP BY ALL\" --results results/smoke --read-only",
+    "report": "playtest report results/smoke",
+    "regress": "playtest regress examples/nightly.toml --baseline examples/nightly-baseline.json",
+    "compare": "playtest compare results/hp-bonus --by mansion_monster_hp_bonus",
+    "tune": "playtest tune examples/tune_first_player.toml --out results/tune",
+    "tune-bot": "playtest tune-bot tales --trials 50 --games 500 --seed 2026",
+}
+
 for _area in (play, reference, sweep, ladder, query, report, regress, compare, tune, tune_bot):
     for _name, _command in _area.COMMANDS.items():
-        app.command(name=_name)(_command)
+        app.command(name=_name, epilog=f"Example: {EXAMPLES[_name]}" if _name in EXAMPLES else None)(_command)
 
 
 def main() -> None:

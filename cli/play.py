@@ -266,9 +266,7 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
         ) -> None:
     """Play a local batch of games and write one Parquet file (two with --cards-out), with a progress bar.
 
-    An existing --out or --cards-out file is kept unless --force is given (as a sweep keeps its folder).
-
-    Example: playtest run paws --games 100000 --seed 1 --set round_limit=20 --out r.parquet"""
+    An existing --out or --cards-out file is kept unless --force is given (as a sweep keeps its folder)."""
     check_range("--games", games, 1, MAX_GAMES)
     check_range("--seed", seed, 0, MAX_SEED)
     check_range("--start", start, 0, MAX_GAME_INDEX - games + 1)

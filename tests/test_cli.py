@@ -4,6 +4,7 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -240,3 +241,20 @@ def test_the_result_line_numbers_winners_as_the_log_and_the_book_do(game, args):
             assert any(f"Team {team + 1}" in line and "win" in line for line in lines[:-1]), lines[-3:]
         else:
             assert ", no winner, " in result, result
+
+
+def test_every_command_has_an_example_in_its_help_and_the_example_parses():
+    """Each --help ends with one example of the command, and the example's flags are the command's own (the
+    example is parsed, not run: a renamed flag fails here)."""
+    import shlex
+    from cli.main import EXAMPLES
+    group = typer.main.get_command(app)
+    names = sorted(group.commands)
+    assert sorted(EXAMPLES) == names
+    for name in names:
+        res = runner.invoke(app, [name, "--help"])
+        assert res.exit_code == 0 and "Example: playtest " + name in " ".join(res.output.split()), name
+        words = shlex.split(EXAMPLES[name])
+        assert words[:2] == ["playtest", name]
+        ctx = group.commands[name].make_context(name, words[2:])      # a flag it does not have: UsageError
+        assert ctx.params, name
