@@ -673,11 +673,15 @@ def cell_figure(plot: CellPlot, rows: list[Row]) -> str:
             ax.errorbar([i + dx], [d], yerr=[[max(0.0, d - 100 * lo)], [max(0.0, 100 * hi - d)]], fmt="o",
                         color=colour, capsize=3, label=None if name in labelled else name)
             labelled.add(name)
+        ax.annotate(f"{amount(r, r.diff)}", (i - 0.15, d), textcoords="offset points", xytext=(6, 4), fontsize=7)
     ax.legend(fontsize=8)
     ax.axhline(0, color="#999", lw=0.8)
+    # a 1-point headline beside a 10-point end-reason shift: linear within 1 point of zero, logarithmic beyond,
+    # so neither is squeezed flat (each point also carries its number)
+    ax.set_yscale("symlog", linthresh=1.0)
     ax.set_xticks(range(len(shares)), [r.metric.replace(" win share", "") for r in shares], rotation=40,
                   ha="right", fontsize=8)
-    ax.set_ylabel("B - A, percentage points")
+    ax.set_ylabel("B - A, percentage points (symlog)")
     ax.set_title("differences with 95% intervals")
     ax = axes[2]
     for hist, colour, side in ((plot.rounds_a, BASE, "A"), (plot.rounds_b, CUR, "B")):
