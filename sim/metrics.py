@@ -21,6 +21,10 @@ The named metrics (``metric_names`` lists them for one game):
                             in a team game Player N's team
 ``win_share:team=N``        share of games Team N (1-based: Team 1 is the team of Player 1) won; only in
                             a team mode (refused on the games of a free-for-all cell)
+``...:decided``             any of the three above counted among the games somebody won only
+                            (``first_player_share:decided``): the edge against the fair share, with the
+                            undecided games left out rather than counted as losses; its ``games`` are the
+                            decided games
 ``end_share:REASON``        share of games that ended by REASON (one of the game's end reasons)
 ``stall_share``             share of games nobody won by the round cap (games with a stall reason)
 ``draw_share``              share of games that ended in a draw (the game's own definition)
@@ -64,6 +68,7 @@ SQL_MAX_DEPTH = 64
 BOUND_SLACK = 1e-9                  # a value this far outside its bounds is rounding, not an error
 MAX_SEAT_NUMBER = 8                 # win_share:player=N takes N up to this; a game with fewer seats is refused
 ROUND_CAP_PARAM = "max_rounds"      # the rule parameter whose declared maximum bounds mean_rounds
+DECIDED = ":decided"                # a win share counted among the games somebody won (first_player_share:decided)
 
 # scalar functions a sql: metric may call (no table, aggregate, window, file, setting or macro functions)
 SQL_FUNCTIONS = frozenset("""
@@ -101,6 +106,7 @@ class Metric:
     expr: str = field(default="", compare=False, repr=False)    # SQL over one seat_outcomes row: the value
     words: str = field(default="", compare=False, repr=False)   # describe()'s text
     check: str = field(default="", compare=False, repr=False)   # SQL: NULL where the game fits, else why not
+    among: str = field(default="", compare=False, repr=False)   # SQL: the games it counts ("": every game)
 
     def describe(self) -> str:
         """The metric in plain words."""
@@ -124,7 +130,8 @@ def _round_cap(game: "Game") -> int | None:
 
 def metric_names(game: "Game") -> list[str]:
     """Every metric text ``game`` allows, in the form it is written (N: a number)."""
-    names = ["first_player_share", "win_share:player=N", "win_share:team=N"]
+    names = ["first_player_share", "first_player_share:decided", "win_share:player=N", "win_share:team=N",
+             "win_share:player=N:decided", "win_share:team=N:decided"]
     names += [f"end_share:{r}" for r in game.end_reasons]
     if game.compare_columns.stall_reason:
         names.append("stall_share")
@@ -162,6 +169,14 @@ def parse_metric(game: "Game", text: str) -> Metric:
     seats = game.seats_column
     if t.lower().startswith(SQL_PREFIX):
         return _sql_metric(game, text, t[len(SQL_PREFIX):].strip())
+    if t.endswith(DECIDED) and (t.startswith("first_player_share") or t.startswith("win_share:")):
+        if t[:-len(DECIDED)].endswith(DECIDED):
+            raise _bad(game, text, f"{DECIDED} is said once")
+        base = parse_metric(game, t[:-len(DECIDED)])     # the same share, counted among the games somebody won
+        return Metric(t, base.kind, base.low, base.high, base.expr,
+                      base.words.replace("; a game nobody won counts 0", "") + ", among the games somebody won "
+                      "(a game nobody won is not counted: the edge against the fair share)", base.check,
+                      "winning_side >= 0")
     if t == "first_player_share":
         return Metric(t, "share", 0.0, 1.0, _share(cc.first_win),
                       "share of games the first player (in a team mode: the first player's team) won; "
@@ -313,7 +328,8 @@ def summarize(game: "Game", metrics: Sequence[Metric], table: pa.Table) -> dict[
                 if why is not None:
                     raise MetricError(f"metric {m.name!r}: {why}; choose a metric these games have")
             try:
-                values = con.sql(f"SELECT {m.expr} AS v FROM {SEAT_VIEW}").to_arrow_table().column("v")
+                where = f" WHERE {m.among}" if m.among else ""
+                values = con.sql(f"SELECT {m.expr} AS v FROM {SEAT_VIEW}{where}").to_arrow_table().column("v")
             except duckdb.Error as e:
                 raise MetricError(f"metric {m.name!r}: cannot be evaluated on these games "
                                   f"({str(e).splitlines()[0][:160]})") from None

@@ -57,6 +57,22 @@ def test_paws_free_for_all_by_hand():
     assert fair_share(PAWS, parse_metric(PAWS, "win_share:player=2"), t) == 0.25
 
 
+def test_shares_among_the_decided_games_by_hand():
+    """Rows 2 and 3 nobody won: ``:decided`` counts the 2 games somebody won, so the first player's edge is read
+    against the fair share among them (1 of 2), not diluted by the stalled and tied games (1 of 4)."""
+    t = games(PAWS, {"players": 4}, **PAWS_FFA)
+    got = values(PAWS, t, "first_player_share:decided", "win_share:player=3:decided", "win_share:player=2:decided")
+    assert got == {"first_player_share:decided": (2, 1.0), "win_share:player=3:decided": (2, 1.0),
+                   "win_share:player=2:decided": (2, 0.0)}
+    m = parse_metric(PAWS, "first_player_share:decided")
+    assert estimate(m, *got["first_player_share:decided"]) == 0.5 and fair_share(PAWS, m, t) == 0.25
+    assert "among the games somebody won" in m.describe()
+    for bad, needle in (("first_player_share:decided:decided", ":decided is said once"), ("end_share:vp:decided", "end reason"),
+                        ("win_share:player=9:decided", "player must be from 1 to")):
+        with pytest.raises(MetricError, match=needle):
+            parse_metric(PAWS, bad)
+
+
 def test_paws_teams_by_hand():
     t = games(PAWS, {"mode": "teams"}, mode=["teams"] * 4, players=[4] * 4, first_seat=[0, 0, 1, 3],
               winner_seat=[-1] * 4, winner_team=[0, 1, -1, 0], end_reason=["vp", "vp", "stalled", "vp"],
@@ -120,7 +136,8 @@ def test_bad_metric_text_names_the_allowed_values(text, problem):
         parse_metric(TALES, text)
     msg = str(e.value)
     assert problem in msg and "\n" not in msg
-    assert "allowed: first_player_share, win_share:player=N, win_share:team=N, end_share:champion_killed" in msg
+    assert ("allowed: first_player_share, first_player_share:decided, win_share:player=N, win_share:team=N, "
+            "win_share:player=N:decided, win_share:team=N:decided, end_share:champion_killed") in msg
 
 
 def test_sql_values_out_of_bounds_or_missing_name_the_metric():
