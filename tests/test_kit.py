@@ -222,7 +222,8 @@ def test_pick_preset_gives_the_named_rule_set_with_validated_overrides():
         pick_preset(TOY, "short", where="setup", title="Toy")
     with pytest.raises(RuleError, match=r"^rules: rounds = 12 is not allowed; expected an integer from 1 to 9$"):
         pick_preset(TOY, "basic", {"rounds": 12})
-    with pytest.raises(RuleError, match=r"unknown rule parameter 'round'; valid rule parameters: bonus, rounds"):
+    with pytest.raises(RuleError, match=r"unknown rule parameter 'round' \(did you mean 'rounds'\?\); "
+                                        r"valid rule parameters: bonus, rounds"):
         pick_preset(TOY, "basic", {"round": 4})
 
 
