@@ -183,8 +183,9 @@ class Race:
         self.parts = np.zeros((candidates, holds), dtype=np.int64)    # parts counted per cell
         self.seen = np.zeros((candidates, holds), dtype=np.int64)     # parts observed (counted or waiting)
         self.waiting = [[deque() for _ in range(holds)] for _ in range(candidates)]
-        self.n = np.zeros((candidates, holds), dtype=np.int64)
-        self.total = np.zeros((len(names), candidates, holds))
+        self.n = np.zeros((candidates, holds), dtype=np.int64)                  # games per cell
+        self.nm = np.zeros((len(names), candidates, holds), dtype=np.int64)     # games each metric counts there
+        self.total = np.zeros((len(names), candidates, holds))                  # (a :decided share: the decided)
         self.alive = np.ones(candidates, dtype=bool)
         self.standings = [Standing() for _ in range(candidates)]
         self.finished: str | None = None     # the race's end reason once it ended
@@ -210,16 +211,13 @@ class Race:
                              "(parts must be observed in batch order)")
         if not self.alive[k] or self.finished is not None:
             raise ValueError(f"cell {cell_id}: part {batch} observed after its candidate stopped")
-        n, totals = None, []
-        for name in self._read:
+        counts, totals = [], []
+        for name in self._read:          # a metric may count only some games (a :decided share: the decided)
             games, total = summary[name]
-            if n is None:
-                n = int(games)
-            elif int(games) != n:
-                raise ValueError(f"cell {cell_id} part {batch}: metrics summarise different game counts")
+            counts.append(int(games))
             totals.append(float(total))
         self.seen[k, h] += 1
-        self.waiting[k][h].append((n, totals))
+        self.waiting[k][h].append((max(counts), counts, totals))
         self._take(k, h)
         while self.finished is None and np.all(self.parts[self.alive] >= self.ends[self.round]):
             self._end_round()
@@ -231,8 +229,9 @@ class Race:
         """Count the waiting parts of cell (k, h) that belong to the current round."""
         q = self.waiting[k][h]
         while q and self.finished is None and self.alive[k] and self.parts[k, h] < self.ends[self.round]:
-            n, totals = q.popleft()
+            n, counts, totals = q.popleft()
             self.total[:, k, h] += totals
+            self.nm[:, k, h] += counts
             self.n[k, h] += n
             self.parts[k, h] += 1
 
@@ -271,9 +270,9 @@ class Race:
 
     def intervals(self):
         """Per metric read (objective, constraints): estimate, low, high on the metric's own scale, shape (K, H)."""
-        low, high = share_interval(self.n, self.total, self.alpha_each)
+        low, high = share_interval(self.nm, self.total, self.alpha_each)
         low, high = np.asarray(low).reshape(self.total.shape), np.asarray(high).reshape(self.total.shape)
-        est = np.divide(self.total, self.n, out=np.full(self.total.shape, 0.5), where=self.n > 0)
+        est = np.divide(self.total, self.nm, out=np.full(self.total.shape, 0.5), where=self.nm > 0)
         out = []
         for i, (a, b) in enumerate(self._scale):
             out.append((a + (b - a) * est[i], a + (b - a) * low[i], a + (b - a) * high[i]))
