@@ -494,3 +494,27 @@ def test_candidates_tied_with_the_best_say_whether_their_constraints_hold_and_wh
     assert "round_limit=25: constraints NOT yet shown to hold (certified: false)" in text
     assert "round_limit=30: constraints NOT yet shown to hold (certified: false)" in text
     assert text.splitlines()[-2].startswith("next: round_limit=25 needs about 31,250 games")
+
+
+def test_an_objective_over_the_decided_games_counts_its_own_games_beside_a_constraint_over_all():
+    """A :decided share counts only the games somebody won, so its part summary has fewer games than the stall
+    constraint's (once "metrics summarise different game counts" and the tune failed): each metric's interval is
+    over its own games, and the race finds the candidate whose edge among decided games is fair even though it
+    stalls most (its share of all games is furthest below 1/2)."""
+    means = np.array([[0.50], [0.56], [0.44]])              # first player's share of the decided games
+    stall = np.array([[0.009], [0.001], [0.001]])
+    race = race_for(3, 1, Objective(SHARE, "target", 0.5), [Constraint(STALL, "<=", 0.02)],
+                    confidence=0.95, batch=1000, max_parts=64)
+    rng = np.random.default_rng(11)
+    ids = {v: c for c, v in race.cells.items()}
+    while race.finished is None:
+        for k in range(race.K):
+            cid = ids[(k, 0)]
+            while race.finished is None and race.may_start(cid, int(race.parts[k, 0])):
+                stalls = int(rng.binomial(race.batch, stall[k, 0]))
+                decided = race.batch - stalls
+                race.observe(cid, int(race.parts[k, 0]), {"share": (decided, float(rng.binomial(decided, means[k, 0]))),
+                                                           "stall": (race.batch, float(stalls))})
+    assert race.best() == 0 and race.standings[0].certified
+    assert int(race.n[0, 0]) == race.batch * int(race.parts[0, 0])            # games: every game of the parts
+    assert int(race.nm[0, 0, 0]) < int(race.n[0, 0]) == int(race.nm[1, 0, 0])  # the share: only the decided
