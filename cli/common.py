@@ -141,3 +141,14 @@ def fit_table(name: str, columns: list[str], cells: list[list[str]], width: int 
         out += (f"\n({len(left)} more column{'s' if len(left) > 1 else ''} not shown: {', '.join(left)}; "
                 "--format csv, json or markdown shows every column, or widen the terminal)")
     return out
+
+
+def local_out(out: str, who: str, beside: str) -> Path:
+    """``--out`` as a local folder (``who``: "a tune", "a ladder"), an ``s3://`` one refused in one line: ``who``
+    writes ``beside`` the parts, which object storage cannot lock (``playtest sweep`` writes to s3://)."""
+    from sim.storage import is_uri
+    if is_uri(out):
+        fail(f"--out {out}: {who} writes a local folder only ({beside}); give a local path (playtest sweep "
+             "writes to s3://)")
+    return Path(out)
+

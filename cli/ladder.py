@@ -21,7 +21,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from cli.common import MAX_SEED, check_range, err, fail, fit_table, game_named
+from cli.common import MAX_SEED, check_range, err, fail, fit_table, game_named, local_out
 from cli.sweep import play_spec
 from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_CELLS, MAX_GAMES_PER_CELL, SpecError, parse_spec
 from cluster.sweep import LOCK, SweepError, check_out_dir, interrupts, workers_error
@@ -29,7 +29,6 @@ from queries import library, ratings
 from sim.files import parse_toml, read_text_bounded, write_atomic
 from sim.games import GAMES, EngineError, Game
 from sim.params import RuleError, parse_assignments
-from sim.storage import is_uri
 
 # The field when --bots is not given: random, the heuristic, its tuned weights, and the search bot at
 # doubling budgets (the bots after the heuristic come with the search bots and weight presets)
@@ -274,10 +273,7 @@ def ladder(game: Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAM
     check_range("--players", players, 2, 64)
     if (bad := workers_error(workers, address)) is not None:
         fail(bad)
-    if is_uri(out):
-        fail(f"--out {out}: a ladder writes a local folder only (its spec and ladder.json beside the parts); "
-             "give a local path (playtest sweep writes to s3://)")
-    out = Path(out)
+    out = local_out(out, "a ladder", "its spec and ladder.json beside the parts")
     try:
         overrides = parse_assignments(set_ or [], where="--set")
         given_setup = parse_assignments(setup or [], where="--setup")

@@ -9,10 +9,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import err, fail, plain
+from cli.common import err, fail, local_out, plain
 from cluster.sweep import interrupts, workers_error
 from cluster.tune import REPORT_NAME, Answer, TuneError, load_tune_spec, run_tune
-from sim.storage import is_uri
 
 
 def _interval(lo, hi) -> str:
@@ -97,10 +96,7 @@ def tune(spec: Annotated[Path, typer.Argument(help="tune spec (TOML; see docs/tu
     dropping candidates as soon as their intervals show them worse (racing)."""
     if (bad := workers_error(workers, address)) is not None:
         fail(bad)
-    if is_uri(out):
-        fail(f"--out {out}: a tune writes a local folder only (tune.toml and tune.json beside the sweep's parts); "
-             "give a local path (playtest sweep writes to s3://)")
-    out = Path(out)
+    out = local_out(out, "a tune", "tune.toml and tune.json beside the sweep's parts")
     try:
         s = load_tune_spec(spec)
     except TuneError as e:
