@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import signal
 import socket
@@ -34,7 +33,7 @@ from cluster.stopping import StopPlan, StopProgress, Stopper, make_stopper
 from cluster.verify import (QUARANTINE, Report, VerifyError, _holds_manifest, outdated_error, quarantine, reconcile,
                             scan, settle_stop)
 from cluster.version import code_version, core_digest
-from sim import derived
+from sim import derived, folder
 from sim.progress import GamesBar
 from sim.storage import StorageError, is_uri, open_location
 
@@ -107,12 +106,13 @@ class SweepSummary:
 
 def _is_sweep_manifest(path: Path) -> bool:
     """``path`` is a playtest sweep manifest (a readable JSON object with a format and a spec digest)."""
-    try:
-        if not path.is_file() or path.stat().st_size > 256 * 2**20:
-            return False
-        m = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return path.is_file()          # unreadable: still a sweep's, most likely; refuse rather than nest
+    if not path.is_file():
+        return False
+    try:                               # the one bounded reader: a regular file in its folder, size and nesting capped
+        m = folder.parse_json(folder.read_file(path, path.parent, "sweep manifest", folder.MAX_MANIFEST_BYTES),
+                              str(path), "sweep manifest")
+    except folder.FolderError:
+        return True                    # unreadable: still a sweep's, most likely; refuse rather than nest
     return isinstance(m, dict) and "format" in m and "spec_digest" in m
 
 
