@@ -154,15 +154,21 @@ def test_double_ctrl_c_still_prints_the_resume_hint_and_leaves_no_process(tmp_pa
             proc.communicate()
 
 
+def wait_for_raylet(proc) -> dict:
+    """Wait until the sweep's embedded Ray has its raylet up; returns every descendant process seen meanwhile."""
+    recorded = {}
+
+    def raylet_up():
+        recorded.update(descendants(proc.pid))
+        return any(n == "raylet" for n, _ in recorded.values())
+    wait_for(proc, raylet_up)
+    return recorded
+
+
 def test_ctrl_c_while_ray_starts_leaves_no_agent_behind(tmp_path):
     proc, out = start(tmp_path)
     try:
-        recorded = {}
-
-        def raylet_up():
-            recorded.update(descendants(proc.pid))
-            return any(n == "raylet" for n, _ in recorded.values())
-        wait_for(proc, raylet_up)
+        recorded = wait_for_raylet(proc)
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=60)
         t = time.monotonic()
@@ -182,12 +188,7 @@ def test_sigterm_while_ray_starts_is_a_ctrl_c_and_leaves_no_agent_behind(tmp_pat
     driver stops as on Ctrl-C, with the line that runs it again, exit 143, and Ray's processes end."""
     proc, out = start(tmp_path)
     try:
-        recorded = {}
-
-        def raylet_up():
-            recorded.update(descendants(proc.pid))
-            return any(n == "raylet" for n, _ in recorded.values())
-        wait_for(proc, raylet_up)
+        recorded = wait_for_raylet(proc)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
         t = time.monotonic()
