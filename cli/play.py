@@ -25,6 +25,7 @@ from sim import games as registry
 from sim.events import EventLog, render, write_jsonl
 from sim.folder import FolderError, check_regular
 from sim.games import GAMES, EngineError, Match, check_engine
+from sim.kit import trace
 from sim.params import RuleError, parse_assignments
 from sim.progress import GamesBar
 
@@ -155,7 +156,7 @@ def play(game: Annotated[Optional[str], typer.Argument(
                                 ("--monsters", monsters), ("--data", data), ("--setup", setup_)) if v]
         if given:
             fail(f"--from {from_dir}: the sweep's spec decides the game; leave out {', '.join(given)}")
-        m, seed, stored, where = sweep_game(from_dir, cell, game_index, game)
+        m, seed, stored, where, blob, engine = sweep_game(from_dir, cell, game_index, game)
     else:
         if cell is not None:
             fail("--cell: only with --from DIR (a sweep's results folder)")
@@ -163,22 +164,9 @@ def play(game: Annotated[Optional[str], typer.Argument(
             fail(f"missing the game: {' or '.join(GAMES.names())} (or --from DIR --cell ID)")
         m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine,
                           people=people, setup_values=setup_)
-        stored, where = None, f"seed {seed}, game {game_index}"
+        stored, where, blob = None, f"seed {seed}, game {game_index}", None
     log = EventLog()
-    rec = engine_call(lambda: m.play_one(seed, game_index, log))   # e.g. a search bot: core-only, no log
-    if stored is not None:
-        differ = sorted(k for k in rec if k in stored and stored[k] != rec[k])
-        if differ:
-            warn(f"the replayed game differs from the stored row in {', '.join(differ)}; the sweep was played by "
-                 "another code version or card data")
-        else:
-            note(f"the replayed record equals the stored row of {where}")
-    elif engine == "core":  # the core keeps no log: the reference engine narrates the same game
-        core = engine_call(lambda: m.play_batch(seed, game_index, 1, "core"))["games"].to_pylist()[0]
-        if core != rec:
-            warn("the core and the reference engine disagree on this game; "
-                 "the log is the reference engine's, the record the core's")
-        rec = core
+    rec = replayed(m, seed, game_index, log, engine, stored, blob, where)
     page = None
     if html_out is not None:
         try:
@@ -201,9 +189,65 @@ def play(game: Annotated[Optional[str], typer.Argument(
     typer.echo(f"result: {m.definition.result_line(rec)}")
 
 
+def replayed(m: Match, seed: int, game_index: int, log: EventLog, engine: str, stored: dict | None,
+             blob: bytes | None, where: str) -> dict:
+    """The game's record, its log into ``log``. The core keeps no log: it plays the game with its decision
+    trace (unless ``blob``, a stored trace, is given), and the reference engine replays the trace, its
+    core-only seats (search bots) taking the recorded choices and every other seat's choice checked against
+    them (sim/kit/trace.py). ``engine`` reference with nothing stored: the reference engine plays alone.
+    ``stored``: a sweep's row, which the replay must equal (a warning names the columns that differ)."""
+    if engine == "reference" and blob is None:
+        rec = engine_call(lambda: m.play_one(seed, game_index, log))   # e.g. a search bot: refused, core-only
+        core = stored
+    else:
+        core = None
+        if blob is None:
+            core, blob = engine_call(lambda: trace.core_game(m, seed, game_index))
+        try:
+            rec = engine_call(lambda: trace.replay(m, seed, game_index, blob, log))
+        except trace.TraceError as e:
+            fail(f"{where}: the {'stored ' if core is None else ''}decision trace does not replay: {e}")
+        searched = sum(1 for e in log.events if e["kind"] == "search")
+        note(f"the reference engine replayed the core's decision trace ({len(trace.decode(blob)):,} decisions"
+             + (f", {searched:,} of them by search with its reasons in the log" if searched else "")
+             + "); every decision agreed")
+    if stored is not None:
+        differ = sorted(k for k in rec if k in stored and stored[k] != rec[k])
+        if differ:
+            warn(f"the replayed game differs from the stored row in {', '.join(differ)}; the sweep was played by "
+                 "another code version or card data")
+        else:
+            note(f"the replayed record equals the stored row of {where}")
+    elif core is not None:
+        differ = sorted(k for k in rec if k in core and core[k] != rec[k])
+        if differ:
+            fail(f"{where}: the core and the reference engine took the same decisions but disagree on "
+                 f"{', '.join(differ)}; an engine bug (tests/test_decision_trace.py should catch it)")
+        rec = core
+    return rec
+
+
+def stored_trace(folder: Path, cell: str, game_index: int, batch: int) -> bytes | None:
+    """The decision trace a sweep stored for one game (its ``decisions`` table), or None; a part that is
+    not a regular file in the folder, or unreadable, is one line and exit 2."""
+    part = part_path(folder, trace.TABLE, cell, batch)
+    try:
+        check_regular(part, folder, "part file")
+        rows = pq.read_table(part, columns=["game_index", "trace"],
+                             filters=[("game_index", "=", game_index)]).to_pylist()
+    except FolderError as e:
+        fail(f"--from {folder}: {e}")
+    except (OSError, ValueError, pa.ArrowException) as e:
+        fail(f"{part}: cannot read the stored decision trace ({str(e).splitlines()[0][:120]})")
+    if len(rows) != 1:
+        fail(f"{part}: {len(rows)} stored decision traces for game {game_index}; expected one")
+    return rows[0]["trace"]
+
+
 def sweep_game(folder: Path, cell: Optional[str], game_index: int,
-               game: Optional[str]) -> tuple[Match, int, dict | None, str]:
-    """A game of a sweep: the cell's Match rebuilt from the manifest's spec, the seed, the stored row, a label."""
+               game: Optional[str]) -> tuple[Match, int, dict | None, str, bytes | None, str]:
+    """A game of a sweep: the cell's Match rebuilt from the manifest's spec, the seed, the stored row, a label,
+    the stored decision trace (if the sweep kept its ``decisions`` table) and the sweep's engine."""
     if not folder.is_dir():
         fail(f"--from {folder}: not a folder (a sweep's results folder, with manifest.json)")
     try:
@@ -245,7 +289,9 @@ def sweep_game(folder: Path, cell: Optional[str], game_index: int,
             warn(f"{part}: cannot read the stored row ({str(e).splitlines()[0][:120]}); replaying without the check")
     if stored is None:
         warn(f"no stored row for {cell} game {game_index} ({part} is missing or lacks it); the replay is not checked")
-    return match, spec.seed, stored, f"sweep {spec.name!r}, cell {cell}, game {game_index}"
+    blob = (stored_trace(folder, cell, game_index, game_index // spec.batch_size)
+            if trace.TABLE in spec.tables else None)
+    return match, spec.seed, stored, f"sweep {spec.name!r}, cell {cell}, game {game_index}", blob, spec.engine
 
 
 def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to write")],
@@ -262,29 +308,36 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
             help="also write the per-card table (one row per game, seat and card) here (games that keep "
                  "one: " + ", ".join(n for n in GAMES.names() if "cards" in GAMES[n].schemas) + ")")]
         = None,
-        force: Annotated[bool, typer.Option("--force", help="replace --out (and --cards-out) if it exists")] = False
-        ) -> None:
-    """Play a local batch of games and write one Parquet file (two with --cards-out), with a progress bar.
+        trace_out: Annotated[Optional[Path], typer.Option(
+            "--trace", help="also write each game's decision trace here (one row per game: every bot choice, and "
+                            "what search bots saw; docs/decision-trace.md)")] = None,
+        force: Annotated[bool, typer.Option("--force", help="replace --out (and --cards-out, --trace) if it exists")]
+        = False) -> None:
+    """Play a local batch of games and write one Parquet file (more with --cards-out, --trace), with a progress bar.
 
-    An existing --out or --cards-out file is kept unless --force is given (as a sweep keeps its folder)."""
+    An existing --out, --cards-out or --trace file is kept unless --force is given (as a sweep keeps its folder)."""
     check_range("--games", games, 1, MAX_GAMES)
     check_range("--seed", seed, 0, MAX_SEED)
     check_range("--start", start, 0, MAX_GAME_INDEX - games + 1)
     check_range("--chunk", chunk, 1, MAX_GAMES)
     check_output_file("--out", out)
-    for flag, path in (("--out", out), ("--cards-out", cards_out)):
-        if path is not None and path.exists() and not force:
+    outputs = {"games": ("--out", out), "cards": ("--cards-out", cards_out), trace.TABLE: ("--trace", trace_out)}
+    seen: dict[Path, str] = {}
+    for flag, path in outputs.values():
+        if path is None:
+            continue
+        if path.exists() and not force:
             fail(f"{flag} {path}: the file exists; pass --force to replace it, or give another name")
-    if cards_out is not None:
-        check_output_file("--cards-out", cards_out)
-        if cards_out.resolve() == out.resolve():
-            fail(f"--cards-out {cards_out}: the same file as --out; give another name")
-    tables = ("games", "cards") if cards_out else ("games",)
+        check_output_file(flag, path)
+        if path.resolve() in seen:
+            fail(f"{flag} {path}: the same file as {seen[path.resolve()]}; give another name")
+        seen[path.resolve()] = flag
+    tables = tuple(t for t, (_, path) in outputs.items() if path is not None)
     m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine, tables, people,
                       setup_)
     meta = {"playtest.rules_digest": m.rules_digest, "playtest.cards_digest": m.data_digest,
             "playtest.seed": str(seed), "playtest.engine": engine, "playtest.game": m.game}
-    paths = {"games": out, "cards": cards_out}
+    paths = {t: path for t, (_, path) in outputs.items()}
     t0 = time.perf_counter()
     bar = GamesBar(games, console=err)
     try:
@@ -295,8 +348,8 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
     except OSError as e:   # a full disk or a folder that went away: the temporary file is already removed
         fail(f"--out {out}: cannot write the results ({e.strerror or e}); nothing was written")
     wall = time.perf_counter() - t0
-    err.print(f"{rows:,} games in {wall:.1f} s ({rows / wall:,.0f} games/s) -> {out}"
-              + (f" and {cards_out}" if cards_out else ""), markup=False, highlight=False)
+    err.print(f"{rows:,} games in {wall:.1f} s ({rows / wall:,.0f} games/s) -> "
+              + " and ".join(str(paths[t]) for t in tables), markup=False, highlight=False)
     for line in report_summary(str(out), str(cards_out) if cards_out else None):   # games, first player, ends
         err.print(line, markup=False, highlight=False, soft_wrap=True)
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from libc.math cimport log, sqrt
 
-from core.kit.types cimport Cells, RowBuffer, Search
+from core.kit.types cimport Cells, DecisionTrace, RowBuffer, Search, SearchNote
 from core.paws_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_pick, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -29,6 +29,7 @@ include "kit/rows.pxi"
 include "kit/record.pxi"
 include "kit/inputs.pxi"
 include "kit/state.pxi"
+include "kit/trace.pxi"
 include "kit/search.pxi"
 include "paws/draws.pxi"
 include "paws/common.pxi"
@@ -56,13 +57,15 @@ CARD_ROW_DTYPE = np.dtype([("game", np.int32), ("card", np.int16), ("plays", np.
 
 def play_batch(dict rules, bint explorer, bint teams, int players, list bots, list items, list monsters,
                list item_deck, list monster_deck, list nbrs, object record_dtype, uint64_t master_seed,
-               int64_t start, int64_t count, bint want_cards=False):
+               int64_t start, int64_t count, bint want_cards=False, bint want_trace=False):
     """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
     ``record_dtype``, "vp_trace": each round's VP per seat (rows of MAXP), "void": the offset of the
     first void game (an option list overflowed), or -1, "decisions", "searches", "rollouts": the batch's
     top-level decisions, those a search bot took and their simulations, "engine_s": the processor time
-    of playing the games alone (not the setup before nor the arrays after), and "cards": the cards table's
-    rows (CARD_ROW_DTYPE) if ``want_cards``} (see sim.paws.core_engine).
+    of playing the games alone (not the setup before nor the arrays after), "cards": the cards table's
+    rows (CARD_ROW_DTYPE) if ``want_cards``, and if ``want_trace`` "trace": every game's decision trace
+    (core/kit/trace.pxi) end to end as uint8, with "trace_starts", where game i's begins (count + 1
+    offsets)} (see sim.paws.core_engine).
 
     rules: {name: int} for every Rules field; bots: [(kind, {weight: int}[, {search parameter: value}])]
     per seat; items:
@@ -77,13 +80,18 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     cdef int n_ideck = len(item_deck), n_mdeck = len(monster_deck)
     cdef RowBuffer trace
     cdef RowBuffer cards
+    cdef DecisionTrace dtrace
+    cdef int64_t[::1] starts
     cdef GameRecord* recs
     cdef int64_t k, first_void
     cdef int64_t counts[3]
     cdef clock_t t0, t1
     trace.data = NULL
     cards.data = NULL
+    memset(&dtrace, 0, sizeof(DecisionTrace))
     card_table = None
+    trace_starts = np.zeros(count + 1, np.int64)
+    starts = trace_starts
     if g == NULL or ispec == NULL or mspec == NULL:
         free(g); free(ispec); free(mspec)
         raise MemoryError()
@@ -102,13 +110,17 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
             rows_init(&cards, sizeof(CardRow), 1 << 12)
         with nogil:
             t0 = clock()
-            first_void = _run(g, recs, &trace, &cards if want_cards else NULL, ideck, n_ideck, mdeck, n_mdeck,
+            first_void = _run(g, recs, &trace, &cards if want_cards else NULL,
+                              &dtrace if want_trace else NULL, &starts[0], ideck, n_ideck, mdeck, n_mdeck,
                               master_seed, start, count, counts)
             t1 = clock()
         vp_trace = rows_array(&trace, STANDINGS_DTYPE)["vp"]
         if want_cards:
             card_table = rows_array(&cards, CARD_ROW_DTYPE)
+        if want_trace:
+            trace_bytes = trace_array(&dtrace)
     finally:
+        free(dtrace.data)
         rows_free(&trace)
         rows_free(&cards)
         free(g)
@@ -119,15 +131,18 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
            "engine_s": <double>(t1 - t0) / CLOCKS_PER_SEC}
     if want_cards:
         out["cards"] = card_table
+    if want_trace:
+        out["trace"], out["trace_starts"] = trace_bytes, trace_starts
     return out
 
 
-cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, RowBuffer* cards, const int16_t* ideck, int n_ideck,
-                  const int16_t* mdeck, int n_mdeck, uint64_t master_seed, int64_t start,
-                  int64_t count, int64_t* counts) noexcept nogil:
+cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, RowBuffer* cards, DecisionTrace* dtrace,
+                  int64_t* starts, const int16_t* ideck, int n_ideck, const int16_t* mdeck, int n_mdeck,
+                  uint64_t master_seed, int64_t start, int64_t count, int64_t* counts) noexcept nogil:
     """Play the batch into ``recs``; the offset of the first void game, or -1. ``counts``: the batch's
     top-level decisions, those a search bot took, and their simulations. ``cards``: the cards table's
-    rows, or NULL when not asked for."""
+    rows, or NULL when not asked for. ``dtrace``: the games' decision traces, game i's from starts[i]
+    (count + 1 offsets), or NULL."""
     cdef int64_t i, first_void = -1
     cdef int s
     counts[0] = counts[1] = counts[2] = 0
@@ -137,6 +152,10 @@ cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, RowBuffer* cards,
             search_stream(&g.bots[s].rng, master_seed, <uint64_t>(start + i), s)
         g.searches = 0
         g.rollouts = 0
+        g.dtrace = dtrace
+        if dtrace != NULL:
+            starts[i] = <int64_t>dtrace.n
+            trace_begin(dtrace)
         setup_game(g, mdeck, n_mdeck, ideck, n_ideck)
         play_from(g, trace)
         counts[0] += g.decisions
@@ -147,4 +166,6 @@ cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, RowBuffer* cards,
             first_void = i
         if cards != NULL:
             card_rows(g, cards, <int>i)
+    if dtrace != NULL:
+        starts[count] = <int64_t>dtrace.n
     return first_void

@@ -16,7 +16,7 @@ import numpy as np
 
 from libc.math cimport log, sqrt
 
-from core.kit.types cimport Cells, RowBuffer, Search
+from core.kit.types cimport Cells, DecisionTrace, RowBuffer, Search, SearchNote
 from core.paws_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_pick, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -28,6 +28,7 @@ include "kit/cells.pxi"
 include "kit/rows.pxi"
 include "kit/inputs.pxi"
 include "kit/state.pxi"
+include "kit/trace.pxi"
 include "kit/search.pxi"
 include "paws/common.pxi"
 include "paws/items.pxi"

@@ -4,7 +4,7 @@
 # says which Python declaration each struct and enum follows, and tests/test_core_declarations.py holds
 # this file to them.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
-from core.kit.types cimport Cells, RowBuffer, Search
+from core.kit.types cimport Cells, DecisionTrace, RowBuffer, Search
 from core.rng cimport pcg32_t
 
 cdef enum:
@@ -350,6 +350,8 @@ ctypedef struct Game:
     int64_t stop_at               # play_from() stops before decision number stop_at; -1: never
     int64_t searches              # decisions taken by a search bot (not a record column: the batch sums them)
     int64_t rollouts              # their simulations (mcts iterations, flat rollouts)
+    DecisionTrace* dtrace         # where ask() records each choice (trace.pxi), or NULL: no trace;
+                                  # a search's copies of the game never record
     Look look                     # the heuristic's last look at the board
     int look_ok                   # look is still right (cleared by any action but a move)
     # one decision's options: (a, b, c) triples

@@ -15,7 +15,7 @@ import numpy as np
 
 from libc.math cimport log, sqrt
 
-from core.kit.types cimport RowBuffer, Search
+from core.kit.types cimport DecisionTrace, RowBuffer, Search, SearchNote
 from core.tales_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -28,6 +28,7 @@ include "kit/rows.pxi"
 include "kit/record.pxi"
 include "kit/inputs.pxi"
 include "kit/state.pxi"
+include "kit/trace.pxi"
 include "kit/search.pxi"
 include "tales/common.pxi"
 include "tales/setup.pxi"
@@ -83,12 +84,14 @@ CARD_ROW_DTYPE = np.dtype([("game", np.int32), ("card", np.int16), ("kills", np.
 
 def play_batch(dict rules, int players, list people, list bots, list creatures, list equipment, list champions,
                list people_decks, list equipment_deck, object record_dtype, bint want_cards, uint64_t master_seed,
-               int64_t start, int64_t count):
+               int64_t start, int64_t count, bint want_trace=False):
     """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
     ``record_dtype``, "rng_state": the generator's state after each game (tests compare draws), "void":
     the offset of the first void game (an option list overflowed) or -1, "decisions", "searches",
     "rollouts": the batch's top-level decisions, those a search bot took and their simulations, and
-    "cards": the card table's rows (CARD_ROW_DTYPE) if ``want_cards``} (see sim.tales.core_engine).
+    "cards": the card table's rows (CARD_ROW_DTYPE) if ``want_cards``, and if ``want_trace`` "trace":
+    every game's decision trace (core/kit/trace.pxi) end to end as uint8, with "trace_starts", where
+    game i's begins (count + 1 offsets)} (see sim.tales.core_engine).
 
     rules: {name: int} for every Rules field; people: P_* per seat; bots: [(kind, {weight: int}[, {search
     parameter: value}])] per seat; creatures: [(people, damage, life, people_chance, tier, ability, ability_chance, ability_amount,
@@ -100,6 +103,8 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
     cdef CreatureSpec* cspec = <CreatureSpec*>malloc(sizeof(CreatureSpec) * max(1, len(creatures)))
     cdef EquipSpec* espec = <EquipSpec*>malloc(sizeof(EquipSpec) * max(1, len(equipment)))
     cdef RowBuffer rows
+    cdef DecisionTrace dtrace
+    cdef int64_t[::1] starts
     cdef GameRecord* recs
     cdef uint64_t[::1] rng_states
     cdef int64_t first_void
@@ -108,7 +113,10 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
         free(g); free(cspec); free(espec)
         raise MemoryError()
     rows.data = NULL
+    memset(&dtrace, 0, sizeof(DecisionTrace))
     out = {}
+    trace_starts = np.zeros(count + 1, np.int64)
+    starts = trace_starts
     try:
         _configure(g, cspec, espec, rules, players, people, bots, creatures, equipment, champions, people_decks,
                    equipment_deck)
@@ -120,12 +128,15 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
             rows_init(&rows, sizeof(CardRow), 1 << 12)
         with nogil:
             first_void = _run(g, recs, &rng_states[0] if count else NULL, &rows if want_cards else NULL,
-                              master_seed, start, count, counts)
+                              &dtrace if want_trace else NULL, &starts[0], master_seed, start, count, counts)
         out["void"] = first_void
         out["decisions"], out["searches"], out["rollouts"] = counts[0], counts[1], counts[2]
         if want_cards:
             out["cards"] = rows_array(&rows, CARD_ROW_DTYPE)
+        if want_trace:
+            out["trace"], out["trace_starts"] = trace_array(&dtrace), trace_starts
     finally:
+        free(dtrace.data)
         rows_free(&rows)
         free(g)
         free(cspec)
@@ -186,10 +197,12 @@ cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int 
          espec[k].effect, espec[k].amount, espec[k].duration, espec[k].points) = spec
 
 
-cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* rows, uint64_t master_seed,
-                  int64_t start, int64_t count, int64_t* counts) noexcept nogil:
+cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* rows, DecisionTrace* dtrace,
+                  int64_t* starts, uint64_t master_seed, int64_t start, int64_t count,
+                  int64_t* counts) noexcept nogil:
     """Play the batch into ``recs`` (and the card rows if ``rows``); the offset of the first void game,
-    or -1. ``counts``: the batch's top-level decisions, those a search bot took, and their simulations."""
+    or -1. ``counts``: the batch's top-level decisions, those a search bot took, and their simulations.
+    ``dtrace``: the games' decision traces, game i's from starts[i] (count + 1 offsets), or NULL."""
     cdef int64_t i, first_void = -1
     cdef int s
     counts[0] = counts[1] = counts[2] = 0
@@ -199,6 +212,10 @@ cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* ro
             search_stream(&g.bots[s].rng, master_seed, <uint64_t>(start + i), s)
         g.searches = 0
         g.rollouts = 0
+        g.dtrace = dtrace
+        if dtrace != NULL:
+            starts[i] = <int64_t>dtrace.n
+            trace_begin(dtrace)
         setup_game(g)
         play_from(g)
         counts[0] += g.decisions
@@ -210,4 +227,6 @@ cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* ro
             first_void = i
         if rows != NULL:
             card_rows(g, rows, <int>i)
+    if dtrace != NULL:
+        starts[count] = <int64_t>dtrace.n
     return first_void

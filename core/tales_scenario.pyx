@@ -17,7 +17,7 @@ import numpy as np
 
 from libc.math cimport log, sqrt
 
-from core.kit.types cimport RowBuffer, Search
+from core.kit.types cimport DecisionTrace, RowBuffer, Search, SearchNote
 from core.rng cimport game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t, splitmix64
 from core.tales_engine cimport _configure
 from core.tales_types cimport *
@@ -28,6 +28,7 @@ include "tales/script.pxi"
 include "kit/lists.pxi"
 include "kit/rows.pxi"
 include "kit/state.pxi"
+include "kit/trace.pxi"
 include "kit/search.pxi"
 include "tales/common.pxi"
 include "tales/setup.pxi"

@@ -4,7 +4,7 @@
 # the game record: sim.tales.core_engine.DECLARATIONS says which Python declaration each struct and enum
 # follows, and tests/test_core_declarations.py holds this file to them.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
-from core.kit.types cimport Search
+from core.kit.types cimport DecisionTrace, Search
 from core.rng cimport pcg32_t
 
 cdef enum:
@@ -275,6 +275,8 @@ ctypedef struct Game:
     int64_t stop_at               # play_from() stops before decision number stop_at; -1: never
     int64_t searches              # decisions taken by a search bot (not a record column: the batch sums them)
     int64_t rollouts              # their simulations (mcts iterations, flat rollouts)
+    DecisionTrace* dtrace         # where ask() records each choice (trace.pxi), or NULL: no trace;
+                                  # a search's copies of the game never record
     # one decision's options: (a, b, c, d); EQUIP: (act, a, b, c); ATTACKER etc.: (seat, slot);
     # CHAMPION, RETURN: creature id; DISCARD, POTION: hand position (-1: no potion)
     int n_opt

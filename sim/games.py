@@ -83,9 +83,10 @@ class Match:
         for lo in range(start, start + count, chunk):
             yield self.play_batch(seed, lo, min(chunk, start + count - lo), engine)
 
-    def play_one(self, seed: int, game_index: int, log: list[str] | None = None) -> dict:
-        """One game's record from the reference engine; pass a list as ``log`` for the turn-by-turn log."""
-        record = self.definition.play_logged(self, seed, game_index, log)
+    def play_one(self, seed: int, game_index: int, log: list[str] | None = None, bots: list | None = None) -> dict:
+        """One game's record from the reference engine; pass a list as ``log`` for the turn-by-turn log, and
+        ``bots`` to seat other bots than the setup's (a trace's replay, sim/kit/trace.py)."""
+        record = self.definition.play_logged(self, seed, game_index, log, bots)
         return {**record, "data_digest": self.data_digest, "data_name": self.data_name}
 
     @property
@@ -251,6 +252,27 @@ class Game(abc.ABC):
         """Games ``start .. start+count-1`` of ``match`` with ``engine``: every table of ``match.tables``,
         as the engine records them (:meth:`Match.play_batch` adds the card data columns)."""
 
+    def reference_tables(self, match: Match, seed: int, start: int, count: int, play_game, to_table,
+                         cards_table) -> dict[str, pa.Table]:
+        """The reference engine's tables of ``match.tables`` for games ``start .. start+count-1``: each game
+        played by ``play_game(setup, rules, seed, index, data, stats=, bots=)``, the records by ``to_table``,
+        the card rows by ``cards_table``, and each game's decision trace (sim/kit/trace.py)."""
+        from sim.kit import trace
+        from sim.kit.bots import refuse_search_bots
+        refuse_search_bots(self.bot_specs(match.setup), "{kind} is core-only; use engine = core")
+        stats: list | None = [] if "cards" in match.tables else None
+        games, traces = [], []
+        for i in range(start, start + count):
+            bots, choices = trace.recording(self.reference_bots(match.setup))
+            games.append(play_game(match.setup, match.rules, seed, i, match.data, stats=stats, bots=bots))
+            traces.append(trace.encode(choices))
+        out = {"games": to_table(games)}
+        if stats is not None:
+            out["cards"] = cards_table(stats)
+        if trace.TABLE in match.tables:
+            out[trace.TABLE] = trace.table(seed, start, traces)
+        return out
+
     def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
         """:meth:`play_games` on the core, with the core's counts of its work where it keeps them
         (``decisions``: top-level decisions, ``searches``: those a search bot took, ``rollouts``: their
@@ -263,8 +285,23 @@ class Game(abc.ABC):
         self.play_games(match, 0, 0, 0, engine)
 
     @abc.abstractmethod
-    def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
-        """One game's record from the reference engine, its turn-by-turn log appended to ``log`` if given."""
+    def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None,
+                    bots: list | None = None) -> dict:
+        """One game's record from the reference engine, its turn-by-turn log appended to ``log`` if given;
+        ``bots``: one bot per seat in place of the setup's (a decision trace's replay)."""
+
+    @abc.abstractmethod
+    def reference_bots(self, setup: Any) -> list:
+        """The reference engine's bot for each seat of ``setup`` (a search bot's object only names it: the
+        reference engine cannot play it; a trace's replay does, sim/kit/trace.py)."""
+
+    @abc.abstractmethod
+    def bot_specs(self, setup: Any) -> list[str]:
+        """Each seat's bot spec, as the setup gives it."""
+
+    @abc.abstractmethod
+    def option_words(self, g: Any, seat: int, kind: Any, option: Any) -> str:
+        """One option of a decision in the rulebook's words (a search note in the log names options so)."""
 
     @abc.abstractmethod
     def winner(self, record: Mapping[str, Any]) -> int:

@@ -78,15 +78,18 @@ cdef inline void search_reseed(pcg32_t* game_rng, pcg32_t* rng) noexcept nogil:
     pcg32_seed(game_rng, seed, search_next64(rng) >> 1)
 
 
-cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* sims) noexcept nogil:
+cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* sims,
+                     SearchNote* note) noexcept nogil:
     """The option (index into the listed options of g's decision) that IS-MCTS picks for ``seat``:
     the root child visited most (on ties the one with more reward, then the first listed); -1 if
-    memory ran out."""
+    memory ran out. ``note`` (or NULL) gets the three options visited most, with their share of the
+    visits of the listed options (trace.pxi)."""
     cdef Game* work = <Game*>malloc(sizeof(Game))
     cdef SearchNode* nodes = <SearchNode*>malloc(sizeof(SearchNode) * (p.iterations + 1))
     cdef int path[4096]
     cdef double reward[MAXP]
     cdef int it, k, n, node, ch, mover, plen, n_nodes, untried, n_untried, best, found, choice = -1
+    cdef int64_t visited
     cdef uint64_t key
     cdef double score, best_score, log_avail
     cdef bint live
@@ -182,25 +185,40 @@ cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
     n = search_options(g)
     found = -1
     best_score = 0
+    visited = 0                            # the visits of the listed options' children
+    if note != NULL:
+        note.kind, note.n, note.budget = NOTE_VISITS, 0, p.iterations
     for k in range(n):
         key = search_option_key(g, k)
         ch = nodes[0].first_child
         while ch != SEARCH_NO_NODE and (nodes[ch].key != key or nodes[ch].mover != seat):
             ch = nodes[ch].next_sibling
+        if ch != SEARCH_NO_NODE:
+            visited += nodes[ch].visits
+            if note != NULL:
+                note_top(note, k, nodes[ch].visits)
         if ch != SEARCH_NO_NODE and (nodes[ch].visits > found
                                      or (nodes[ch].visits == found and nodes[ch].reward > best_score)):
             found = nodes[ch].visits
             best_score = nodes[ch].reward
             choice = k
+    if note != NULL:
+        for k in range(note.n):            # the choice first among options of as many visits
+            if note.option[k] == choice and k > 0 and note.value[k] == note.value[0]:
+                note.option[k], note.option[0] = note.option[0], choice
+        for k in range(note.n):
+            note.value[k] = note.value[k] / visited if visited > 0 else 0
     free(work)
     free(nodes)
     return choice if choice >= 0 else 0
 
 
-cdef int flat_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* sims) noexcept nogil:
+cdef int flat_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* sims,
+                     SearchNote* note) noexcept nogil:
     """The option (index into the listed options of g's decision) with the best mean reward for ``seat``
     over p.rollouts rollouts each (the first listed on ties); -1 if memory ran out. Rollout j of every
-    option starts from the same determinization and dice (common random numbers)."""
+    option starts from the same determinization and dice (common random numbers). ``note`` (or NULL)
+    gets the three options of best mean reward, with it (trace.pxi)."""
     cdef Game* work = <Game*>malloc(sizeof(Game))
     cdef double* total
     cdef double reward[MAXP]
@@ -231,6 +249,10 @@ cdef int flat_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
     for k in range(1, n):
         if total[k] > total[choice]:
             choice = k
+    if note != NULL:
+        note.kind, note.n, note.budget = NOTE_REWARD, 0, p.rollouts
+        for k in range(n):
+            note_top(note, k, total[k] / p.rollouts)
     free(total)
     free(work)
     return choice

@@ -23,3 +23,20 @@ ctypedef struct Search:
     int rollout                   # the rollout policy: an index into sim.kit.bots.ROLLOUTS (0 random, 1 heuristic)
     int depth                     # top-level decisions a rollout plays before it is evaluated; 0: to the end
     double c                      # mcts: the UCB exploration constant (rewards are in [0, 1])
+
+# A batch's decision traces (trace.pxi; docs/decision-trace.md): one byte string per game, appended game
+# after game into one growing buffer; starts[i] is where game i's begins (starts[count]: the end).
+ctypedef struct DecisionTrace:
+    unsigned char* data
+    size_t n                      # bytes written
+    size_t cap                    # bytes allocated
+    int failed                    # an allocation failed: the batch's traces are lost (the caller raises)
+
+# What a search saw at one decision, for the trace's note (search.pxi fills it when asked): the options
+# it rated highest, best first, with their share of the root's visits (mcts) or mean reward (flat).
+ctypedef struct SearchNote:
+    int kind                      # NOTE_VISITS (mcts) or NOTE_REWARD (flat), trace.pxi
+    int n                         # options noted, at most 3
+    int option[3]                 # their indexes among the listed options
+    double value[3]               # visit share or mean reward, in [0, 1]
+    int budget                    # the search's iterations (mcts) or rollouts per option (flat)

@@ -54,6 +54,7 @@ cdef void search_copy(Game* dst, const Game* src) noexcept nogil:
     memcpy(dst.opt_a, src.opt_a, sizeof(int) * src.n_opt)
     memcpy(dst.opt_b, src.opt_b, sizeof(int) * src.n_opt)
     memcpy(dst.opt_c, src.opt_c, sizeof(int) * src.n_opt)
+    dst.dtrace = NULL                 # a simulation's choices are not the game's
 
 
 cdef void sort_ids(int16_t* a, int n, int bound) noexcept nogil:
@@ -167,13 +168,17 @@ cdef void search_evaluate(Game* g, double* out) noexcept nogil:
 cdef int search_decide(Game* g, int seat) noexcept nogil:
     """An mcts or flat seat's ACTION decision (the options listed in g.opt_*)."""
     cdef Bot* b = &g.bots[seat]
+    cdef SearchNote note
+    cdef SearchNote* noted = &note if g.dtrace != NULL else NULL    # a traced game notes what it saw
     cdef int choice
     g.searches += 1
     if b.kind == BOT_MCTS:
-        choice = mcts_choose(g, seat, &b.s, &b.rng, &g.rollouts)
+        choice = mcts_choose(g, seat, &b.s, &b.rng, &g.rollouts, noted)
     else:
-        choice = flat_choose(g, seat, &b.s, &b.rng, &g.rollouts)
+        choice = flat_choose(g, seat, &b.s, &b.rng, &g.rollouts, noted)
     if choice < 0:                    # out of memory: the game is void (g.error), not played on silently
         g.error = 1
         return 0
+    if noted != NULL:
+        trace_note(g.dtrace, noted)   # before ask() writes the choice
     return choice

@@ -56,7 +56,7 @@ cdef bint finish_turn(Game* g) noexcept nogil:
     while g.seat != NOBODY:
         if g.decisions == g.stop_at:
             return True
-        if not SCRIPTED_DRAWS and g.bots[g.seat].kind == BOT_RANDOM:
+        if not SCRIPTED_DRAWS and g.bots[g.seat].kind == BOT_RANDOM and g.dtrace == NULL:
             r = random_action(g, g.seat)  # the random pick, with no option list (actions.pxi)
             if r == RA_TAKE:
                 take_option(g, 0)

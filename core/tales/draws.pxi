@@ -5,14 +5,20 @@
 # instead; nothing here checks for one.
 
 cdef inline int ask(Game* g, int seat, int kind) noexcept nogil:
-    """Every bot choice goes through here; a choice of one is not asked (and draws no random number)."""
+    """Every bot choice goes through here; a choice of one is not asked (and draws no random number).
+    A traced game (g.dtrace) writes the choice down (core/kit/trace.pxi)."""
+    cdef int k
     if g.n_opt <= 1:
         return 0
     if g.bots[seat].kind == BOT_RANDOM:
-        return below(g, g.n_opt)
-    if g.bots[seat].kind >= BOT_MCTS and searched(kind):
-        return search_decide(g, seat)     # search.pxi; its copies play by the rollout policy
-    return heuristic_decide(g, seat, kind)
+        k = below(g, g.n_opt)
+    elif g.bots[seat].kind >= BOT_MCTS and searched(kind):
+        k = search_decide(g, seat)        # search.pxi; its copies play by the rollout policy
+    else:
+        k = heuristic_decide(g, seat, kind)
+    if g.dtrace != NULL:
+        trace_index(g.dtrace, k)
+    return k
 
 
 # -- the graveyards ------------------------------------------------------------------------------------

@@ -7,11 +7,12 @@ a random bot's choice is an index into this list, so both engines must list them
 
 from __future__ import annotations
 
-from sim.paws.board import NO_CELL
+from sim.paws.board import NO_CELL, cell_name
 from sim.paws.invade import invadable, invade
 from sim.paws.items import (can_draw, card_names, draw_items, enforce_hand_limit, play_turn_card,
                             turn_card_options)
-from sim.paws.kinds import Action, Tile
+from sim.paws.kinds import Action, Decision, Effect, Tile
+from sim.paws.knockout import MONSTER
 from sim.paws.loot import loot, lootable
 from sim.paws.raid import raid, raid_targets
 from sim.paws.state import EXPLORER_KINDS, NOBODY, Game
@@ -89,3 +90,43 @@ def apply_action(g: Game, seat: int, act: tuple[int, int, int]) -> None:
         place_tile(g, seat, a, b)
     elif kind == Action.PLAY_ITEM:
         play_turn_card(g, seat, a, b)
+
+
+def option_words(g: Game, seat: int, kind, option) -> str:
+    """One option of a decision in the book's words (search notes and trace errors name options so): a turn
+    action ("raid Player 3", "move to the chest at A3", "play Grenade on B2"), a card by its name, a cell."""
+    if kind == Decision.ACTION:
+        act, a, b = option
+        if act == Action.END_TURN:
+            return "end turn"
+        if act == Action.MOVE:
+            return f"move to {g.at(a)}"
+        if act == Action.RAID:
+            return f"raid {g.seat_name(a)}"
+        if act == Action.BARRICADE:
+            return f"barricade {g.at(a)}"
+        if act == Action.PLACE_TILE:
+            return f"place a {Tile(EXPLORER_KINDS[a]).name.lower()} at {cell_name(b)}"
+        if act == Action.PLAY_ITEM:
+            card = g.cards.items[g.players[seat].items[a]]
+            if b == NOBODY:
+                return f"play {card.name}"
+            on = g.seat_name(b) if card.effect in (Effect.SNARE, Effect.POISON) else g.at(b)
+            return f"play {card.name} on {on}"
+        return Action(act).name.lower().replace("_", " ")
+    if kind == Decision.COMBAT_CARD:
+        i, dest = option
+        if i == NOBODY:
+            return "pass"
+        name = g.cards.items[g.players[seat].items[i]].name
+        return f"play {name}" + (f" to {g.at(dest)}" if dest != NOBODY else "")
+    if kind in (Decision.DEFENDER, Decision.KEEP_MONSTER):
+        return g.cards.monsters[option].name
+    if kind == Decision.DISCARD:
+        return f"discard {g.cards.items[option].name}"
+    if kind == Decision.TAKE_CARD:
+        what, card = option
+        return g.cards.monsters[card].name if what == MONSTER else g.cards.items[card].name
+    if kind == Decision.PLACE_FREE:
+        return f"a tile at {cell_name(option)}"
+    return str(option)

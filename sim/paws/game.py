@@ -79,11 +79,14 @@ def play_round(g: Game) -> None:
 
 
 def play_game(setup: PawsSetup, rules: PawsRules, master_seed: int, game_index: int,
-              cards: CardSet | None = None, log: list | None = None, stats: list | None = None) -> dict:
-    """Play one whole game and return its record; pass a list as ``log`` to collect the event log, and
-    as ``stats`` to collect the game's cards table rows."""
+              cards: CardSet | None = None, log: list | None = None, stats: list | None = None,
+              bots: list | None = None) -> dict:
+    """Play one whole game and return its record; pass a list as ``log`` to collect the event log, as
+    ``stats`` to collect the game's cards table rows, and ``bots`` to seat other bots than the setup's
+    (a decision trace's, sim/kit/trace.py)."""
     cards = cards or load_cards()
-    g = Game(setup, rules, cards, make_bots(setup.bots), Rng.for_game(master_seed, game_index), log)
+    bots = make_bots(setup.bots) if bots is None else bots
+    g = Game(setup, rules, cards, bots, Rng.for_game(master_seed, game_index), log)
     setup_game(g)
     while not g.over:
         play_round(g)

@@ -30,6 +30,7 @@ from sim.tales.battle import battle
 from sim.tales.bots import make_bots
 from sim.tales.cards import TalesCards, load_cards
 from sim.tales.equipment import equipment
+from sim.tales.kinds import Act, Decision
 from sim.tales.record import RECORD_COLUMNS
 from sim.tales.recruitment import line, recruitment
 from sim.tales.rules import TalesRules, TalesSetup
@@ -53,8 +54,9 @@ def play_round(g: Game) -> None:
 
 
 def new_game(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_seed: int, game_index: int,
-             log: list | None = None) -> Game:
-    return Game(setup, rules, cards, make_bots(setup.bots), Rng.for_game(master_seed, game_index), log)
+             log: list | None = None, bots: list | None = None) -> Game:
+    bots = make_bots(setup.bots) if bots is None else bots
+    return Game(setup, rules, cards, bots, Rng.for_game(master_seed, game_index), log)
 
 
 def run(g: Game) -> None:
@@ -68,9 +70,11 @@ def run(g: Game) -> None:
 
 
 def play_game(setup: TalesSetup, rules: TalesRules, master_seed: int, game_index: int,
-              cards: TalesCards | None = None, log: list | None = None, stats: list | None = None) -> dict:
-    """Play one whole game and return its record; ``log`` collects the event log, ``stats`` card rows."""
-    g = new_game(setup, rules, cards or load_cards(), master_seed, game_index, log)
+              cards: TalesCards | None = None, log: list | None = None, stats: list | None = None,
+              bots: list | None = None) -> dict:
+    """Play one whole game and return its record; ``log`` collects the event log, ``stats`` card rows;
+    ``bots`` seats other bots than the setup's (a decision trace's, sim/kit/trace.py)."""
+    g = new_game(setup, rules, cards or load_cards(), master_seed, game_index, log, bots)
     run(g)
     if stats is not None:
         stats.extend(card_rows(g, master_seed, game_index))
@@ -122,3 +126,36 @@ def card_rows(g: Game, master_seed: int, game_index: int) -> list[dict]:
                 rows.append({**base, "kind": "equipment", "card": g.cards.equipment[e].name, "tier": 0,
                              "champion": False, "survived": e in carried, "kills": st.gear_kills[e]})
     return rows
+
+
+def option_words(g: Game, seat: int, kind, option) -> str:
+    """One option of a decision in the book's words (search notes and trace errors name options so): a
+    creature ("Commander 2's Grey Wolf"), an equipment action ("equip their Grey Wolf with Short Sword"),
+    a card from the hand."""
+    hand = g.seats[seat].hand
+    if kind == Decision.CHAMPION:
+        return g.cards.creatures[option].name
+    if kind == Decision.RETURN:
+        return f"put back {g.cards.creatures[option].name}"
+    if kind == Decision.ATTACKER:
+        return f"attack with {g.name(option)}"
+    if kind == Decision.DEFENDER:
+        return f"defend with {g.name(option)}"
+    if kind == Decision.PROVOKE:
+        return f"provoke {g.name(option)}"
+    if kind == Decision.DISCARD:
+        return f"discard {g.cards.equipment[hand[option]].name}"
+    if kind == Decision.POTION:
+        return "no potion" if option == NOBODY else f"drink {g.cards.equipment[hand[option]].name}"
+    if kind == Decision.EQUIP:
+        act, a, b, c = option
+        if act == Act.PASS:
+            return "pass"
+        if act == Act.SWAP:
+            return "swap"
+        if act == Act.EQUIP:
+            whose = "their " + g.card((b, c)).name if b == seat else g.name((b, c))
+            return f"equip {whose} with {g.cards.equipment[hand[a]].name}"
+        whose = "their " + g.card((a, b)).name if a == seat else g.name((a, b))
+        return f"take {g.cards.equipment[g.seats[a].gear[b][c]].name} back from {whose}"
+    return str(option)

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from sim.bots import bot_specs
+from sim.kit import trace
 from sim.kit.bots import refuse_search_bots
 from sim.games import BenchPreset, CompareColumns, Game, Match
 from sim.params import RuleError
@@ -38,8 +39,8 @@ class Tales(Game):
                   "bots": "one bot spec per seat (random, heuristic, heuristic:aggression=3, "
                           "mcts:iterations=256, flat:rollouts=16), or one for all"}
     data_keys = {"creatures": "creature cards TOML (both peoples)", "equipment": "equipment deck TOML"}
-    schemas = {"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA}
-    column_docs = COLUMN_DOCS
+    schemas = {"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA, trace.TABLE: trace.SCHEMA}
+    column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS}
     bot_weights = HeuristicWeights
     search_bots = True                # core/tales/search.pxi: mcts and flat in the core
     per_seat_columns = ("people", "bots", "champion", "weighted_losses", "destroyed", "survivors", "champion_alive")
@@ -83,28 +84,34 @@ class Tales(Game):
         if engine == "core":
             from sim.tales.core_engine import play_batch_core     # the compiled core, loaded when first played
             return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
-                                   want_cards="cards" in match.tables)
-        refuse_search_bots(match.setup.bots, "{kind} is core-only; use engine = core")
+                                   want_cards="cards" in match.tables, want_trace=trace.TABLE in match.tables)
         from sim.tales.game import play_game                       # the reference engine, likewise
-        stats: list | None = [] if "cards" in match.tables else None
-        games = [play_game(match.setup, match.rules, seed, i, match.data, stats=stats)
-                 for i in range(start, start + count)]
-        out = {"games": to_table(games)}
-        if stats is not None:
-            out["cards"] = cards_table(stats)
-        return out
+        return self.reference_tables(match, seed, start, count, play_game, to_table, cards_table)
 
     def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
         from sim.tales.core_engine import play_batch_core
         counts: dict = {}
         return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
-                               want_cards="cards" in match.tables, counts=counts), counts
+                               want_cards="cards" in match.tables, want_trace=trace.TABLE in match.tables,
+                               counts=counts), counts
 
-    def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None) -> dict:
-        refuse_search_bots(match.setup.bots, "{kind} is core-only; the turn-by-turn log is the reference "
-                                             "engine's (use playtest run, engine = core)")
+    def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None,
+                    bots: list | None = None) -> dict:
+        if bots is None:
+            refuse_search_bots(match.setup.bots, "{kind} is core-only; the turn-by-turn log is the reference "
+                                                 "engine's replay of the core's decision trace (playtest play)")
         from sim.tales.game import play_game
-        return play_game(match.setup, match.rules, seed, game_index, match.data, log=log)
+        return play_game(match.setup, match.rules, seed, game_index, match.data, log=log, bots=bots)
+
+    def reference_bots(self, setup: TalesSetup) -> list:
+        return make_bots(setup.bots)
+
+    def bot_specs(self, setup: TalesSetup) -> list[str]:
+        return list(setup.bots)
+
+    def option_words(self, g, seat: int, kind, option) -> str:
+        from sim.tales.game import option_words
+        return option_words(g, seat, kind, option)
 
     def winner(self, record: Mapping[str, Any]) -> int:
         return record["winner_team"]
