@@ -26,6 +26,7 @@ from sim.events import EventLog, render, write_jsonl
 from sim.folder import FolderError, check_regular
 from sim.games import GAMES, EngineError, Match, check_engine
 from sim.kit import trace
+from sim.kit.bots import SEARCH_KINDS
 from sim.params import RuleError, parse_assignments
 from sim.progress import GamesBar
 
@@ -207,10 +208,13 @@ def replayed(m: Match, seed: int, game_index: int, log: EventLog, engine: str, s
             rec = engine_call(lambda: trace.replay(m, seed, game_index, blob, log))
         except trace.TraceError as e:
             fail(f"{where}: the {'stored ' if core is None else ''}decision trace does not replay: {e}")
-        searched = sum(1 for e in log.events if e["kind"] == "search")
-        note(f"the reference engine replayed the core's decision trace ({len(trace.decode(blob)):,} decisions"
-             + (f", {searched:,} of them by search with its reasons in the log" if searched else "")
-             + "); every decision agreed")
+        core_only = [f"{m.definition.seat_word} {s + 1} ({spec})" for s, spec in
+                     enumerate(m.definition.bot_specs(m.setup)) if spec.split(":")[0] in SEARCH_KINDS]
+        if core_only:
+            searched = sum(1 for e in log.events if e["kind"] == "search")
+            note(f"{', '.join(core_only)}: core-only; the log is the reference engine's replay of the core's "
+                 f"{len(trace.decode(blob)):,} decisions ({searched:,} searched, with what the search saw), "
+                 "every other seat's checked: all agreed")
     if stored is not None:
         differ = sorted(k for k in rec if k in stored and stored[k] != rec[k])
         if differ:

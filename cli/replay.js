@@ -27,6 +27,17 @@
   });
   slider.max = String(Math.max(0, events.length - 1));
   var at = -1;
+  var why = document.getElementById("why");
+
+  // what a search bot saw before the decision that event k belongs to (its "search" note: the event just
+  // before the decision's first event, which is at the note's depth or above), or ""
+  function reason(k) {
+    if (events[k].kind === "search") return events[k].text;
+    var a = k;
+    while (a > 0 && events[a].depth > 1) a--;
+    var n = events[a - 1];
+    return a > 0 && n.kind === "search" && n.actor === events[a].actor ? n.text : "";
+  }
 
   function go(k) {
     k = Math.max(0, Math.min(events.length - 1, k));
@@ -39,6 +50,8 @@
     where.textContent = "event " + (k + 1) + " of " + events.length + " \u00b7 round " + e.round +
       " \u00b7 turn " + e.turn + (e.actor ? " \u00b7 " + e.actor : "");
     document.getElementById("now-text").textContent = e.text;
+    why.textContent = reason(k);
+    why.hidden = why.textContent === "";
     document.body.dataset.seq = String(k);
     window.playtestDraw(svg, states[k], meta, e);
   }

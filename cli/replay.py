@@ -38,6 +38,9 @@ main { display: flex; gap: 12px; padding: 10px; align-items: flex-start; }
 #events li.kind-round, #events li.kind-setup, #events li.kind-game_over { font-weight: 700; }
 #events li.kind-turn { color: #1c4f8a; }
 #events li.kind-roll { color: #777; }
+#events li.kind-search { color: #6a3d9a; font-style: italic; }
+#why { margin: -4px 0 8px 0; padding: 3px 6px; font-size: 12px; color: #4b2a6e; background: #f1eaf7;
+       border-left: 3px solid #6a3d9a; }
 .keys { font-size: 11px; color: #666; }
 """
 
@@ -87,7 +90,8 @@ def build_page(definition: Game, events: list[dict], meta: dict, title: str, sub
 <div id="where"></div>
 <div class="keys">keys: Left/Right event, Shift+Left/Right or Up/Down turn, PageUp/PageDown round, Home/End</div>
 </div>
-<div id="right"><div id="now-text"></div><ol id="events"></ol></div>
+<div id="right"><div id="now-text"></div><div id="why" title="what the search bot saw before this decision" hidden>
+</div><ol id="events"></ol></div>
 </main>
 <script type="application/json" id="replay-data">{json_for_script(data)}</script>
 <script>{game_script(definition)}</script>

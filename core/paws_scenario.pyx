@@ -5,7 +5,8 @@ Only the tests import this module (tests/paws/core_scenario.py, tests/test_paws_
 service never does. It includes the same rule files as ``core.paws_engine`` but, in place of the
 production draws, ``core/paws/script.pxi``: die(), below() and ask() of the same names that take a
 rulebook scenario's scripted dice, picks and decisions while one is loaded. It holds the scenario bridge
-(``CoreScenario``) and the hook on continuable games (``PausedGame``).
+(``CoreScenario``), the hook on continuable games (``PausedGame``) and the kit's trace writer
+(``trace_bytes``).
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
@@ -500,3 +501,26 @@ cdef class CoreScenario:
         for name in rec.dtype.names:
             if type(getattr(game, name, None)) is int:
                 setattr(game, name, int(rec[name][0]))
+
+
+def trace_bytes(list choices):
+    """One game's trace as the kit's writer (core/kit/trace.pxi) writes it, for tests/test_decision_trace.py:
+    ``choices`` are option indexes or (index, (kind, budget, [(option, value), ...])) with a search note."""
+    cdef DecisionTrace t
+    cdef SearchNote note
+    memset(&t, 0, sizeof(DecisionTrace))
+    try:
+        trace_begin(&t)
+        for c in choices:
+            if isinstance(c, tuple):
+                k, (kind, budget, top) = c
+                note.kind, note.budget, note.n = kind, budget, len(top)
+                for i, (option, value) in enumerate(top):
+                    note.option[i], note.value[i] = option, value
+                trace_note(&t, &note)
+            else:
+                k = c
+            trace_index(&t, k)
+        return bytes(trace_array(&t))
+    finally:
+        free(t.data)

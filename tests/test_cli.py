@@ -258,3 +258,19 @@ def test_every_command_has_an_example_in_its_help_and_the_example_parses():
         assert words[:2] == ["playtest", name]
         ctx = group.commands[name].make_context(name, words[2:])      # a flag it does not have: UsageError
         assert ctx.params, name
+
+
+def test_run_writes_the_decision_traces_beside_the_games(tmp_path):
+    import pyarrow.parquet as pq
+    from sim.kit.trace import decode
+    out, traces = tmp_path / "g.parquet", tmp_path / "t.parquet"
+    res = runner.invoke(app, ["run", "paws", "--games", "30", "--players", "2", "--bots", "flat:rollouts=2:depth=3,random",
+                              "--out", str(out), "--trace", str(traces)])
+    assert res.exit_code == 0, res.output
+    games, t = pq.read_table(out), pq.read_table(traces)
+    assert t.column_names == ["seed", "game_index", "trace"] and t.num_rows == games.num_rows == 30
+    assert t["game_index"].to_pylist() == games["game_index"].to_pylist()
+    assert all(any(c.note for c in decode(b)) for b in t["trace"].to_pylist())
+    res = runner.invoke(app, ["run", "paws", "--games", "3", "--out", str(tmp_path / "x.parquet"),
+                              "--trace", str(tmp_path / "x.parquet")])
+    assert res.exit_code == 2 and "--trace" in res.stderr and "the same file as --out" in res.stderr

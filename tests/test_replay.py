@@ -249,3 +249,110 @@ def test_play_without_a_game_or_with_a_stray_cell_is_refused():
     assert res.exit_code == 2 and "missing the game" in res.stderr
     res = runner.invoke(app, ["play", "paws", "--cell", "c000"])
     assert res.exit_code == 2 and "--cell: only with --from" in res.stderr
+
+
+# -- games with core-only bots: the reference engine replays the core's decision trace ---------------------
+SEARCH_SPEC = {"name": "watch", "game": "paws", "rules": "v4", "seed": 3, "games_per_cell": 6, "batch_size": 3,
+               "setup": {"board": "beginner", "mode": "teams", "bots": "mcts:iterations=8:depth=6"},
+               "grid": {"round_limit": [0, 20]}}
+
+
+@pytest.fixture(scope="module")
+def search_sweeps(ray_local, tmp_path_factory):
+    """The same search-bot sweep twice: with its decisions table, and without (the replay re-plays the core)."""
+    from cluster.spec import parse_spec
+    from cluster.sweep import run_sweep
+    out = {}
+    for name, tables in (("traced", ["games", "decisions"]), ("plain", ["games"])):
+        out[name] = tmp_path_factory.mktemp("search") / name
+        run_sweep(parse_spec({**SEARCH_SPEC, "tables": tables}, source=f"{name}.toml"), out[name], workers=2,
+                  progress=False)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["traced", "plain"])
+def test_from_a_search_bot_sweep_replays_with_what_the_search_saw(search_sweeps, which, tmp_path):
+    page = tmp_path / "g.html"
+    res = runner.invoke(app, ["play", "--from", str(search_sweeps[which]), "--cell", "c001", "--game-index", "4",
+                              "--html", str(page)])
+    assert res.exit_code == 0, res.output
+    assert "the replayed record equals the stored row of sweep 'watch', cell c001, game 4" in res.stderr
+    assert "core-only; the log is the reference engine's replay" in res.stderr and "all agreed" in res.stderr
+    events = embedded(page.read_text())["events"]
+    notes = [e for e in events if e["kind"] == "search"]
+    assert notes and all(re.match(r"Player \d \(mcts\) weighs: .+ \d+%.* \(share of 8 simulations\)$", e["text"])
+                         for e in notes)
+
+
+@pytest.mark.slow
+def test_a_broken_stored_trace_is_refused_in_one_line(search_sweeps, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    folder = tmp_path / "broken"
+    shutil.copytree(search_sweeps["traced"], folder)
+    part = folder / "decisions" / "cell=c001" / "part-00001.parquet"
+    table = pq.read_table(part)
+    blobs = table["trace"].to_pylist()
+    blobs[1] = blobs[1][:len(blobs[1]) // 2]                       # game 4: the trace cut in half
+    pq.write_table(table.set_column(2, "trace", pa.array(blobs, pa.large_binary())), part)
+    res = runner.invoke(app, ["play", "--from", str(folder), "--cell", "c001", "--game-index", "4"])
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert re.match(r"error: sweep 'watch', cell c001, game 4: the stored decision trace does not replay: "
+                    r"(decision \d+ \(round \d+, Player \d, [a-z ]+\): the trace has only \d+ decisions; the game asks "
+                    r"for more|byte \d+: .+)$", lines[0]), lines[0]
+
+
+def test_play_replays_a_search_bot_game_with_its_reasons(tmp_path):
+    page, events_out = tmp_path / "game.html", tmp_path / "game.jsonl"
+    res = runner.invoke(app, ["play", "paws", "--bots", "mcts:iterations=64:depth=20,heuristic,heuristic,heuristic",
+                              "--seed", "7", "--html", str(page), "--events", str(events_out)])
+    assert res.exit_code == 0, res.output
+    assert re.search(r"^note: Player 1 \(mcts:iterations=64:depth=20\): core-only; the log is the reference engine's "
+                     r"replay of the core's [\d,]+ decisions \([\d,]+ searched, with what the search saw\), every "
+                     r"other seat's checked: all agreed$", res.stderr, re.M), res.stderr
+    assert re.search(r"^  Player 1 \(mcts\) weighs: .+ \(share of 64 simulations\)$", res.stdout, re.M)
+    written = [json.loads(x) for x in events_out.read_text().splitlines()]
+    assert embedded(page.read_text())["events"] == written
+    assert any(e["kind"] == "search" and e["actor"] == "Player 1" for e in written)
+    rec = json.loads(runner.invoke(app, ["play", "paws", "--bots", "mcts:iterations=64:depth=20,heuristic,heuristic,"
+                                         "heuristic", "--seed", "7", "--json"]).stdout)
+    from sim.kit.trace import core_game
+    m = registry.get("paws").resolve(None, {}, {"bots": "mcts:iterations=64:depth=20,heuristic,heuristic,heuristic"}, {})
+    assert rec == core_game(m, 7, 0)[0]                        # the record printed is the core's
+
+
+def test_play_replays_a_tales_search_game(tmp_path):
+    res = runner.invoke(app, ["play", "tales", "--bots", "flat:rollouts=4:depth=6,heuristic", "--seed", "2"])
+    assert res.exit_code == 0, res.output
+    assert re.search(r"^  Commander 1 \(flat\) weighs: .+ \d\.\d\d.* \(expected reward, 4 rollouts each\)$",
+                     res.stdout, re.M), res.stdout
+
+
+def test_the_page_shows_what_the_search_saw_beside_each_decision_in_chromium(tmp_path):
+    browser_path = chromium()
+    out = tmp_path / "search.html"
+    res = runner.invoke(app, ["play", "paws", "--bots", "mcts:iterations=32:depth=10,heuristic,heuristic,heuristic",
+                              "--seed", "7", "--html", str(out)])
+    assert res.exit_code == 0, res.output
+    events = embedded(out.read_text())["events"]
+    k = next(i for i, e in enumerate(events) if e["kind"] == "search")
+    pw, browser, page, errors = open_page(browser_path, out)
+    try:
+        assert page.is_hidden("#why")                                    # the setup line: no search before it
+        page.evaluate(f"window.playtestReplay.go({k + 1})")              # the decision the search took
+        assert page.is_visible("#why") and page.inner_text("#why") == events[k]["text"]
+        assert page.inner_text("#now-text") == events[k + 1]["text"]
+        assert page.is_visible(f'#events li.kind-search[data-seq="{events[k]["seq"]}"]')
+        turn = next(i for i in range(k + 1, len(events)) if events[i]["kind"] in ("turn", "round"))
+        page.evaluate(f"window.playtestReplay.go({turn})")
+        assert page.is_hidden("#why")                                    # a new turn: no reason carried over
+        shot = tmp_path / "search-replay.png"
+        page.evaluate(f"window.playtestReplay.go({k + 1})")
+        page.screenshot(path=str(shot))
+        print(f"screenshot: {shot}")
+        assert errors == []
+    finally:
+        browser.close()
+        pw.stop()

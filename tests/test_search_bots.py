@@ -149,10 +149,12 @@ def test_playtest_run_refuses_a_search_bot_on_the_reference_engine_in_one_line(t
     assert not out.exists()
 
 
-def test_playtest_play_refuses_a_search_bot_in_one_line():
+def test_playtest_play_refuses_a_search_bot_on_the_reference_engine_in_one_line():
+    """``play`` replays a search bot's game from the core's decision trace (tests/test_decision_trace.py);
+    the reference engine alone cannot play one."""
     from typer.testing import CliRunner
     from cli.main import app
-    res = CliRunner().invoke(app, ["play", "paws", "--bots", "mcts", "--seed", "3"])
+    res = CliRunner().invoke(app, ["play", "paws", "--bots", "mcts", "--seed", "3", "--engine", "reference"])
     assert res.exit_code == 2, res.output
     assert "mcts is core-only" in res.output and "unexpected" not in res.output
 

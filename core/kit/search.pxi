@@ -203,9 +203,8 @@ cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
             best_score = nodes[ch].reward
             choice = k
     if note != NULL:
-        for k in range(note.n):            # the choice first among options of as many visits
-            if note.option[k] == choice and k > 0 and note.value[k] == note.value[0]:
-                note.option[k], note.option[0] = note.option[0], choice
+        if choice >= 0:                    # first: it has the most visits (ties: the most reward)
+            note_first(note, choice, found)
         for k in range(note.n):
             note.value[k] = note.value[k] / visited if visited > 0 else 0
     free(work)
@@ -253,6 +252,7 @@ cdef int flat_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
         note.kind, note.n, note.budget = NOTE_REWARD, 0, p.rollouts
         for k in range(n):
             note_top(note, k, total[k] / p.rollouts)
+        note_first(note, choice, total[choice] / p.rollouts)
     free(total)
     free(work)
     return choice

@@ -98,6 +98,24 @@ cdef void note_top(SearchNote* note, int k, double value) noexcept nogil:
         note.n += 1
 
 
+cdef void note_first(SearchNote* note, int k, double value) noexcept nogil:
+    """Put option ``k`` (the search's choice) first in the note: out of its place if it is there, else in
+    front of the others (the third is dropped)."""
+    cdef int i, at = -1
+    for i in range(note.n):
+        if note.option[i] == k:
+            at = i
+    if at < 0:
+        at = note.n if note.n < 3 else 2
+        if note.n < 3:
+            note.n += 1
+    for i in range(at, 0, -1):
+        note.option[i] = note.option[i - 1]
+        note.value[i] = note.value[i - 1]
+    note.option[0] = k
+    note.value[0] = value
+
+
 cdef object trace_array(DecisionTrace* t):
     """The batch's traces end to end as a new numpy uint8 array; raises MemoryError if the buffer could
     not grow (the including module imports numpy as np, cimports memcpy and uintptr_t)."""

@@ -80,8 +80,11 @@
                               "data-hand": String(st.hand[s])});
       py += 18;
       el(row, "rect", {x: px, y: py - 11, width: 12, height: 12, fill: COLOURS[s]});
+      // a long bot spec (a search bot's parameters) is cut to fit the panel; the whole spec is the row's tooltip
+      var bot = meta.bots[s].length > 18 ? meta.bots[s].slice(0, 17) + "\u2026" : meta.bots[s];
+      el(row, "title", {}, meta.players[s] + ": " + meta.bots[s]);
       el(row, "text", {x: px + 18, y: py, "font-size": 12, "font-weight": "bold", "text-decoration": st.lives[s] > 0 ? "" : "line-through"},
-         meta.players[s] + " (" + meta.bots[s] + ")" + (st.protected[s] ? " \u00b7 protected" : ""));
+         meta.players[s] + " (" + bot + ")" + (st.protected[s] ? " \u00b7 protected" : ""));
       py += 15;
       el(row, "rect", {x: px + 18, y: py - 9, width: 100, height: 8, fill: "#eee", stroke: "#999"});
       el(row, "rect", {x: px + 18, y: py - 9, width: 100 * st.hp[s] / meta.max_hp, height: 8, fill: COLOURS[s]});
