@@ -7,7 +7,7 @@ batch loop. Use it through ``sim.tales.core_engine`` (which validates parameters
 dtype derived from ``sim.tales.record`` and builds the Arrow tables).
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint32_t, uint64_t, uintptr_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 

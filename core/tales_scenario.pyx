@@ -9,7 +9,7 @@ the decisions its bots', as in the engine: ``PausedGame``, the hook on continuab
 a batch that way. The engine (``core/tales_engine.pyx``) never looks for a script.
 """
 
-from libc.stdint cimport int8_t, int16_t, int64_t, uint32_t, uint64_t, uintptr_t
+from libc.stdint cimport int8_t, int16_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 

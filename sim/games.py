@@ -252,27 +252,6 @@ class Game(abc.ABC):
         """Games ``start .. start+count-1`` of ``match`` with ``engine``: every table of ``match.tables``,
         as the engine records them (:meth:`Match.play_batch` adds the card data columns)."""
 
-    def reference_tables(self, match: Match, seed: int, start: int, count: int, play_game, to_table,
-                         cards_table) -> dict[str, pa.Table]:
-        """The reference engine's tables of ``match.tables`` for games ``start .. start+count-1``: each game
-        played by ``play_game(setup, rules, seed, index, data, stats=, bots=)``, the records by ``to_table``,
-        the card rows by ``cards_table``, and each game's decision trace (sim/kit/trace.py)."""
-        from sim.kit import trace
-        from sim.kit.bots import refuse_search_bots
-        refuse_search_bots(self.bot_specs(match.setup), "{kind} is core-only; use engine = core")
-        stats: list | None = [] if "cards" in match.tables else None
-        games, traces = [], []
-        for i in range(start, start + count):
-            bots, choices = trace.recording(self.reference_bots(match.setup))
-            games.append(play_game(match.setup, match.rules, seed, i, match.data, stats=stats, bots=bots))
-            traces.append(trace.encode(choices))
-        out = {"games": to_table(games)}
-        if stats is not None:
-            out["cards"] = cards_table(stats)
-        if trace.TABLE in match.tables:
-            out[trace.TABLE] = trace.table(seed, start, traces)
-        return out
-
     def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
         """:meth:`play_games` on the core, with the core's counts of its work where it keeps them
         (``decisions``: top-level decisions, ``searches``: those a search bot took, ``rollouts``: their

@@ -27,7 +27,7 @@ cdef enum:
 cdef bint trace_room(DecisionTrace* t, size_t more) noexcept nogil:
     """Room for ``more`` bytes; False (and t.failed) when memory ran out."""
     cdef size_t cap
-    cdef unsigned char* grown
+    cdef uint8_t* grown
     if t.failed:
         return False
     if t.n + more <= t.cap:
@@ -35,7 +35,7 @@ cdef bint trace_room(DecisionTrace* t, size_t more) noexcept nogil:
     cap = t.cap * 2 if t.cap else 4096
     while cap < t.n + more:
         cap *= 2
-    grown = <unsigned char*>realloc(t.data, cap)
+    grown = <uint8_t*>realloc(t.data, cap)
     if grown == NULL:
         t.failed = 1
         return False
@@ -45,7 +45,7 @@ cdef bint trace_room(DecisionTrace* t, size_t more) noexcept nogil:
 
 cdef inline void trace_put(DecisionTrace* t, int b) noexcept nogil:
     if trace_room(t, 1):
-        t.data[t.n] = <unsigned char>b
+        t.data[t.n] = <uint8_t>b
         t.n += 1
 
 

@@ -1,6 +1,6 @@
 # C types shared by the engine cores (docs/engine-kit.md). The kit's functions are in the .pxi files
 # beside this one, which each engine module includes.
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint8_t, uint64_t
 
 # A set of up to 128 board cells: cell c is bit (c & 63) of w[c >> 6] (helpers in cells.pxi).
 ctypedef struct Cells:
@@ -27,7 +27,7 @@ ctypedef struct Search:
 # A batch's decision traces (trace.pxi; docs/decision-trace.md): one byte string per game, appended game
 # after game into one growing buffer; starts[i] is where game i's begins (starts[count]: the end).
 ctypedef struct DecisionTrace:
-    unsigned char* data
+    uint8_t* data
     size_t n                      # bytes written
     size_t cap                    # bytes allocated
     int failed                    # an allocation failed: the batch's traces are lost (the caller raises)

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pyarrow as pa
 
-from sim.kit.bots import SearchBot
+from sim.kit.bots import SearchBot, refuse_search_bots
 
 TRACE_VERSION = 1
 WIDE = 254                     # an index of 254 or more follows in two bytes, little-endian
@@ -299,3 +299,24 @@ def replay(match, seed: int, game_index: int, blob: bytes, log: list | None = No
     record = match.play_one(seed, game_index, log, bots=run.bots)
     run.finish()
     return record
+
+
+def reference_tables(definition, match, seed: int, start: int, count: int, play_game, to_table,
+                     cards_table) -> dict[str, pa.Table]:
+    """The reference engine's tables of ``match.tables`` for games ``start .. start+count-1``: each game played
+    by ``play_game(setup, rules, seed, index, data, stats=, bots=)``, the records by ``to_table``, the card
+    rows by ``cards_table``, and each game's decision trace (the reference engine's own, which equals the
+    core's)."""
+    refuse_search_bots(definition.bot_specs(match.setup), "{kind} is core-only; use engine = core")
+    stats: list | None = [] if "cards" in match.tables else None
+    games, traces = [], []
+    for i in range(start, start + count):
+        bots, choices = recording(definition.reference_bots(match.setup))
+        games.append(play_game(match.setup, match.rules, seed, i, match.data, stats=stats, bots=bots))
+        traces.append(encode(choices))
+    out = {"games": to_table(games)}
+    if stats is not None:
+        out["cards"] = cards_table(stats)
+    if TABLE in match.tables:
+        out[TABLE] = table(seed, start, traces)
+    return out

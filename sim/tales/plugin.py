@@ -86,7 +86,7 @@ class Tales(Game):
             return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
                                    want_cards="cards" in match.tables, want_trace=trace.TABLE in match.tables)
         from sim.tales.game import play_game                       # the reference engine, likewise
-        return self.reference_tables(match, seed, start, count, play_game, to_table, cards_table)
+        return trace.reference_tables(self, match, seed, start, count, play_game, to_table, cards_table)
 
     def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
         from sim.tales.core_engine import play_batch_core
