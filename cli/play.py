@@ -26,7 +26,7 @@ from sim.events import EventLog, render, write_jsonl
 from sim.folder import FolderError, check_regular
 from sim.games import GAMES, EngineError, Match, check_engine
 from sim.kit import trace
-from sim.kit.bots import SEARCH_KINDS
+from sim.kit.bots import CORE_ONLY
 from sim.params import RuleError, parse_assignments
 from sim.progress import GamesBar
 
@@ -209,7 +209,7 @@ def replayed(m: Match, seed: int, game_index: int, log: EventLog, engine: str, s
         except trace.TraceError as e:
             fail(f"{where}: the {'stored ' if core is None else ''}decision trace does not replay: {e}")
         core_only = [f"{m.definition.seat_word} {s + 1} ({spec})" for s, spec in
-                     enumerate(m.definition.bot_specs(m.setup)) if spec.split(":")[0] in SEARCH_KINDS]
+                     enumerate(m.definition.bot_specs(m.setup)) if spec.split(":")[0] in CORE_ONLY]
         if core_only:
             searched = sum(1 for e in log.events if e["kind"] == "search")
             note(f"{', '.join(core_only)}: core-only; the log is the reference engine's replay of the core's "

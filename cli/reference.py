@@ -16,7 +16,8 @@ from cli.common import FORMATS, fail, game_named, plain, render
 from cli.play import GameArg
 from sim.bots import BOT_KINDS
 from sim.kit.bots import SEARCH_FIELDS, SearchParams, preset_notes
-from sim.params import allowed, fields
+from sim.kit.learned import shipped_models
+from sim.params import RuleError, allowed, fields
 
 ListFormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or markdown")]
 
@@ -97,12 +98,17 @@ def bots(game: GameArg, fmt: ListFormatOpt = "table") -> None:
     rows += [("mcts", "", "", "", "information-set Monte Carlo tree search over the top-level decisions, core only "
               f"(docs/search-bots.md){later}"),
              ("flat", "", "", "", f"flat Monte Carlo: every option tried by rollouts, best mean wins, core only{later}")]
+    rows += [("learned", "", "", "a model" if g.features is not None else "",
+              "a fast policy learned from search (learned:model=NAME; docs/learned-bots.md), core only"
+              + ("" if g.features is not None else "; not in this game yet"))]
     assert [r[0] for r in rows] == list(BOT_KINDS)
     rows += [(f"heuristic:{f.name}", "weight", getattr(g.bot_weights(), f.name), allowed(f), f.metadata["help"])
              for f in fields(g.bot_weights)]
     if g.bot_presets_path is not None:
         rows += [(f"heuristic:preset={name}", "weights", "", "", about or "a named weight set")
                  for name, about in preset_notes(Path(g.bot_presets_path)).items()]
+    for name in shipped_models(g.models_dir):
+        rows.append((f"learned:model={name}", "model", "", "", model_note(g, name)))
     params = {f.name: f for f in fields(SearchParams)}
     for kind, names in SEARCH_FIELDS.items():
         for name in names:
@@ -110,11 +116,32 @@ def bots(game: GameArg, fmt: ListFormatOpt = "table") -> None:
                 rows.append((f"{kind}:preset", "search", "default", "a weight preset",
                              "the heuristic weights of its rollouts and of the decisions it does not search"))
                 continue
+            if name == "model":
+                rows.append((f"{kind}:model", "search", "none", "a learned model",
+                             "its rollouts, its prior and its evaluation at the depth cap by the model"))
+                continue
             f = params[name]
             shown = (f"a number from {f.metadata['min']} to {f.metadata['max']}" if name == "c" else allowed(f))
             rows.append((f"{kind}:{name}", "search", getattr(SearchParams(), name), shown, f.metadata["help"]))
     _show(f"{g.title}: bots (--bots, one spec per seat, comma separated)",
           ["bot", "kind", "default", "allowed", "meaning"], rows, fmt)
+
+
+def model_note(g, name: str) -> str:
+    """A shipped model in a line: its digest, how it was trained and its last ladder result."""
+    from sim.kit.learned import model_path, read_model
+    try:
+        m = read_model(model_path(g.models_dir, name), g.features)
+    except RuleError as e:
+        return f"cannot be read: {e}"
+    its = m.provenance.get("iterations") or [{}]
+    rung = its[-1].get("ladder", {})
+    trained = m.provenance.get("spec", {})
+    text = f"@{m.digest}: trained by {trained.get('search', '?')} self-play, {len(its)} iterations"
+    if rung:
+        text += (f"; against the heuristic {100 * rung['edge']:+.1f} points over the fair share "
+                 f"({100 * rung['edge_95'][0]:+.1f} to {100 * rung['edge_95'][1]:+.1f}, 95%, {rung['games']:,} games)")
+    return text
 
 
 def columns(game: GameArg, table: Annotated[str, typer.Option(help="the result table")] = "games",

@@ -14,9 +14,9 @@ from libc.time cimport CLOCKS_PER_SEC, clock, clock_t
 
 import numpy as np
 
-from libc.math cimport log, sqrt
+from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport Cells, DecisionTrace, RowBuffer, Search, SearchNote
+from core.kit.types cimport MAXFEAT, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote
 from core.paws_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_pick, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -31,6 +31,7 @@ include "kit/inputs.pxi"
 include "kit/state.pxi"
 include "kit/trace.pxi"
 include "kit/search.pxi"
+include "kit/learned.pxi"
 include "paws/draws.pxi"
 include "paws/common.pxi"
 include "paws/items.pxi"
@@ -45,6 +46,7 @@ include "paws/turn.pxi"
 include "paws/heuristic.pxi"
 include "paws/game.pxi"
 include "paws/search.pxi"
+include "paws/learned.pxi"
 include "paws/inputs.pxi"
 
 
@@ -53,11 +55,20 @@ STANDINGS_DTYPE = np.dtype([("vp", np.int8, (MAXP,))], align=True)
 # one row of the cards table (the CardRow struct): counts are the MC_* monster counters
 CARD_ROW_DTYPE = np.dtype([("game", np.int32), ("card", np.int16), ("plays", np.int16),
                            ("counts", np.int16, (N_MC,)), ("seat", np.int8), ("kind", np.int8)], align=True)
+# the learned bots' features (core/paws/learned.pxi; sim/paws/bots/features.py declares them) and the
+# training samples' rows (the OptionSample and SeatSample structs)
+FEATURES = {"policy": N_POLICY, "value": N_VALUE}
+OPTION_SAMPLE_DTYPE = np.dtype([("game", np.int32), ("decision", np.int32), ("share", np.float32),
+                                ("option", np.int16), ("seat", np.int8), ("chosen", np.int8),
+                                ("f", np.float32, (N_POLICY,))], align=True)
+SEAT_SAMPLE_DTYPE = np.dtype([("game", np.int32), ("decision", np.int32), ("seat", np.int32),
+                              ("f", np.float32, (N_VALUE,))], align=True)
 
 
 def play_batch(dict rules, bint explorer, bint teams, int players, list bots, list items, list monsters,
                list item_deck, list monster_deck, list nbrs, object record_dtype, uint64_t master_seed,
-               int64_t start, int64_t count, bint want_cards=False, bint want_trace=False):
+               int64_t start, int64_t count, bint want_cards=False, bint want_trace=False,
+               bint want_samples=False):
     """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
     ``record_dtype``, "vp_trace": each round's VP per seat (rows of MAXP), "void": the offset of the
     first void game (an option list overflowed), or -1, "decisions", "searches", "rollouts": the batch's
@@ -65,7 +76,8 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     of playing the games alone (not the setup before nor the arrays after), "cards": the cards table's
     rows (CARD_ROW_DTYPE) if ``want_cards``, and if ``want_trace`` "trace": every game's decision trace
     (core/kit/trace.pxi) end to end as uint8, with "trace_starts", where game i's begins (count + 1
-    offsets)} (see sim.paws.core_engine).
+    offsets), and if ``want_samples`` "option_samples" and "seat_samples": the search bots' decisions as
+    training samples (OPTION_SAMPLE_DTYPE, SEAT_SAMPLE_DTYPE)} (see sim.paws.core_engine).
 
     rules: {name: int} for every Rules field; bots: [(kind, {weight: int}[, {search parameter: value}])]
     per seat; items:
@@ -81,6 +93,7 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     cdef RowBuffer trace
     cdef RowBuffer cards
     cdef DecisionTrace dtrace
+    cdef Samples samples
     cdef int64_t[::1] starts
     cdef GameRecord* recs
     cdef int64_t k, first_void
@@ -89,6 +102,7 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     trace.data = NULL
     cards.data = NULL
     memset(&dtrace, 0, sizeof(DecisionTrace))
+    memset(&samples, 0, sizeof(Samples))
     card_table = None
     trace_starts = np.zeros(count + 1, np.int64)
     starts = trace_starts
@@ -106,12 +120,16 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
         records = new_records(record_dtype, count)
         recs = record_rows(records)
         rows_init(&trace, sizeof(Standings), 1 << 14)
+        if want_samples:
+            rows_init(&samples.options, sizeof(OptionSample), 1 << 12)
+            rows_init(&samples.seats, sizeof(SeatSample), 1 << 10)
         if want_cards:
             rows_init(&cards, sizeof(CardRow), 1 << 12)
         with nogil:
             t0 = clock()
             first_void = _run(g, recs, &trace, &cards if want_cards else NULL,
-                              &dtrace if want_trace else NULL, &starts[0], ideck, n_ideck, mdeck, n_mdeck,
+                              &dtrace if want_trace else NULL, &starts[0], &samples if want_samples else NULL,
+                              ideck, n_ideck, mdeck, n_mdeck,
                               master_seed, start, count, counts)
             t1 = clock()
         vp_trace = rows_array(&trace, STANDINGS_DTYPE)["vp"]
@@ -119,8 +137,13 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
             card_table = rows_array(&cards, CARD_ROW_DTYPE)
         if want_trace:
             trace_bytes = trace_array(&dtrace)
+        if want_samples:
+            option_samples = rows_array(&samples.options, OPTION_SAMPLE_DTYPE)
+            seat_samples = rows_array(&samples.seats, SEAT_SAMPLE_DTYPE)
     finally:
         free(dtrace.data)
+        rows_free(&samples.options)
+        rows_free(&samples.seats)
         rows_free(&trace)
         rows_free(&cards)
         free(g)
@@ -133,11 +156,14 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
         out["cards"] = card_table
     if want_trace:
         out["trace"], out["trace_starts"] = trace_bytes, trace_starts
+    if want_samples:
+        out["option_samples"], out["seat_samples"] = option_samples, seat_samples
     return out
 
 
 cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, RowBuffer* cards, DecisionTrace* dtrace,
-                  int64_t* starts, const int16_t* ideck, int n_ideck, const int16_t* mdeck, int n_mdeck,
+                  int64_t* starts, Samples* samples, const int16_t* ideck, int n_ideck, const int16_t* mdeck,
+                  int n_mdeck,
                   uint64_t master_seed, int64_t start, int64_t count, int64_t* counts) noexcept nogil:
     """Play the batch into ``recs``; the offset of the first void game, or -1. ``counts``: the batch's
     top-level decisions, those a search bot took, and their simulations. ``cards``: the cards table's
@@ -153,6 +179,9 @@ cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, RowBuffer* cards,
         g.searches = 0
         g.rollouts = 0
         g.dtrace = dtrace
+        g.samples = samples
+        if samples != NULL:
+            samples.game = <int>i
         if dtrace != NULL:
             starts[i] = <int64_t>dtrace.n
             trace_begin(dtrace)

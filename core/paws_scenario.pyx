@@ -15,9 +15,9 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from libc.math cimport log, sqrt
+from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport Cells, DecisionTrace, RowBuffer, Search, SearchNote
+from core.kit.types cimport MAXFEAT, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote
 from core.paws_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_pick, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -31,6 +31,7 @@ include "kit/inputs.pxi"
 include "kit/state.pxi"
 include "kit/trace.pxi"
 include "kit/search.pxi"
+include "kit/learned.pxi"
 include "paws/common.pxi"
 include "paws/items.pxi"
 include "paws/combat.pxi"
@@ -44,6 +45,7 @@ include "paws/turn.pxi"
 include "paws/heuristic.pxi"
 include "paws/game.pxi"
 include "paws/search.pxi"
+include "paws/learned.pxi"
 include "paws/inputs.pxi"
 
 
@@ -193,6 +195,24 @@ cdef class PausedGame:
         with nogil:
             choice = search_decide(self.g, seat)
         return choice
+
+    def learned_features(self):
+        """The learned bots' features at the paused decision (core/paws/learned.pxi): (one list per listed option
+        for the paused seat, one list per seat)."""
+        cdef double f[MAXFEAT]
+        cdef int k, i, s, seat
+        self.options()
+        seat = self.g.seat
+        learned_prepare(self.g, seat)
+        opts = []
+        for k in range(self.g.n_opt):
+            learned_option_features(self.g, seat, k, f)
+            opts.append([f[i] for i in range(N_POLICY)])
+        seats = []
+        for s in range(self.g.n):
+            learned_seat_features(self.g, s, f)
+            seats.append([f[i] for i in range(N_VALUE)])
+        return opts, seats
 
     def redeal(self, int observer, uint64_t seed):
         """Re-deal in place what ``observer`` cannot see (search_determinize, draws from a stream seeded

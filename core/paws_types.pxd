@@ -4,7 +4,7 @@
 # says which Python declaration each struct and enum follows, and tests/test_core_declarations.py holds
 # this file to them.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
-from core.kit.types cimport Cells, DecisionTrace, RowBuffer, Search
+from core.kit.types cimport Cells, DecisionTrace, Model, RowBuffer, Samples, Search
 from core.rng cimport pcg32_t
 
 cdef enum:
@@ -119,6 +119,7 @@ cdef enum:
     BOT_HEURISTIC = 1
     BOT_MCTS = 2                  # search bots (core/kit/search.pxi): the ACTION decisions by search,
     BOT_FLAT = 3                  # the others by the heuristic with the bot's weights
+    BOT_LEARNED = 4               # the learned bot (core/kit/learned.pxi): the ACTION decisions by its model
 
 ctypedef struct ItemSpec:
     int timing
@@ -200,6 +201,7 @@ ctypedef struct Bot:
     Weights w           # the heuristic's weights (a search bot's: its rollouts and its other decisions)
     Search s            # a search bot's parameters
     pcg32_t rng         # a search bot's own stream (search_stream: master seed, game index, seat)
+    Model model         # a learned bot's, or a search bot's with model= (n_policy 0: none)
 
 ctypedef struct Player:
     int hp
@@ -352,6 +354,8 @@ ctypedef struct Game:
     int64_t rollouts              # their simulations (mcts iterations, flat rollouts)
     DecisionTrace* dtrace         # where ask() records each choice (trace.pxi), or NULL: no trace;
                                   # a search's copies of the game never record
+    Samples* samples              # where a search bot's decisions are written as training samples, or NULL
+    int learned_best              # the heuristic's pick at the decision being scored (a learned feature)
     Look look                     # the heuristic's last look at the board
     int look_ok                   # look is still right (cleared by any action but a move)
     # one decision's options: (a, b, c) triples

@@ -13,9 +13,9 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from libc.math cimport log, sqrt
+from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport DecisionTrace, RowBuffer, Search, SearchNote
+from core.kit.types cimport MAXFEAT, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote
 from core.tales_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -30,6 +30,7 @@ include "kit/inputs.pxi"
 include "kit/state.pxi"
 include "kit/trace.pxi"
 include "kit/search.pxi"
+include "kit/learned.pxi"
 include "tales/common.pxi"
 include "tales/setup.pxi"
 include "tales/recruitment.pxi"
@@ -43,6 +44,7 @@ include "tales/heuristic.pxi"
 include "tales/game.pxi"
 include "tales/record.pxi"
 include "tales/search.pxi"
+include "tales/learned.pxi"
 
 
 cdef Rules _no_rules

@@ -4,7 +4,7 @@
 # the game record: sim.tales.core_engine.DECLARATIONS says which Python declaration each struct and enum
 # follows, and tests/test_core_declarations.py holds this file to them.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
-from core.kit.types cimport DecisionTrace, Search
+from core.kit.types cimport DecisionTrace, Model, Samples, Search
 from core.rng cimport pcg32_t
 
 cdef enum:
@@ -96,6 +96,7 @@ cdef enum:
     BOT_HEURISTIC = 1
     BOT_MCTS = 2                  # search bots (core/kit/search.pxi, core/tales/search.pxi): the top-level
     BOT_FLAT = 3                  # decisions by search, the Champion and potions by the heuristic
+    BOT_LEARNED = 4               # the learned bot: not in this core yet (sim.tales.plugin refuses it)
 
 ctypedef struct CreatureSpec:
     int people          # P_*
@@ -166,6 +167,7 @@ ctypedef struct Bot:
     Weights w           # the heuristic's weights (a search bot's: its rollouts and its other decisions)
     Search s            # a search bot's parameters
     pcg32_t rng         # a search bot's own stream (search_stream: master seed, game index, seat)
+    Model model         # a learned bot's, or a search bot's with model= (n_policy 0: none)
 
 # A creature on the field is (seat, slot).
 ctypedef struct Pos:
@@ -277,6 +279,8 @@ ctypedef struct Game:
     int64_t rollouts              # their simulations (mcts iterations, flat rollouts)
     DecisionTrace* dtrace         # where ask() records each choice (trace.pxi), or NULL: no trace;
                                   # a search's copies of the game never record
+    Samples* samples              # where a search bot's decisions are written as training samples, or NULL
+    int learned_best              # the heuristic's pick at the decision being scored (a learned feature)
     # one decision's options: (a, b, c, d); EQUIP: (act, a, b, c); ATTACKER etc.: (seat, slot);
     # CHAMPION, RETURN: creature id; DISCARD, POTION: hand position (-1: no potion)
     int n_opt

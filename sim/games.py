@@ -269,6 +269,14 @@ class Game(abc.ABC):
         """One game's record from the reference engine, its turn-by-turn log appended to ``log`` if given;
         ``bots``: one bot per seat in place of the setup's (a decision trace's replay)."""
 
+    features: ClassVar[Any] = None    # the learned bots' feature set (sim/kit/learned.py Features), or None: none yet
+    models_dir: ClassVar[Any] = None  # the folder of its shipped learned models (a Path), or None
+
+    def play_samples(self, match: Match, seed: int, start: int, count: int) -> dict:
+        """Games ``start .. start+count-1`` in the core, the search bots' decisions as training samples for the
+        learned bots (``options``, ``seats``, ``outcome``: see sim/paws/core_engine.py play_samples)."""
+        raise EngineError(f"{self.name} has no learned bot yet")
+
     @abc.abstractmethod
     def reference_bots(self, setup: Any) -> list:
         """The reference engine's bot for each seat of ``setup`` (a search bot's object only names it: the

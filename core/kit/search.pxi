@@ -90,6 +90,7 @@ cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
     cdef double reward[MAXP]
     cdef int it, k, n, node, ch, mover, plen, n_nodes, untried, n_untried, best, found, choice = -1
     cdef int64_t visited
+    cdef bint guided = g.bots[seat].model.n_policy > 0   # a search with a model (learned.pxi)
     cdef uint64_t key
     cdef double score, best_score, log_avail
     cdef bint live
@@ -124,8 +125,14 @@ cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
                 while ch != SEARCH_NO_NODE and (nodes[ch].key != key or nodes[ch].mover != mover):
                     ch = nodes[ch].next_sibling
                 if ch == SEARCH_NO_NODE:
-                    n_untried += 1         # pick one untried option uniformly (reservoir of one)
-                    if pcg32_below(rng, <uint32_t>n_untried) == 0:
+                    n_untried += 1
+                    if guided:             # the prior: the untried option the learned policy prefers
+                        if n_untried == 1:
+                            learned_prepare(work, mover)
+                        score = learned_score(work, &g.bots[seat].model, mover, k)
+                        if n_untried == 1 or score > best_score:
+                            untried, best_score = k, score
+                    elif pcg32_below(rng, <uint32_t>n_untried) == 0:   # else one uniformly (reservoir of one)
                         untried = k
                 elif nodes[ch].stamp != it:
                     nodes[ch].stamp = it
@@ -193,6 +200,8 @@ cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
         ch = nodes[0].first_child
         while ch != SEARCH_NO_NODE and (nodes[ch].key != key or nodes[ch].mover != seat):
             ch = nodes[ch].next_sibling
+        if note != NULL and note.shares != NULL:
+            note.shares[k] = nodes[ch].visits if ch != SEARCH_NO_NODE else 0
         if ch != SEARCH_NO_NODE:
             visited += nodes[ch].visits
             if note != NULL:
@@ -207,6 +216,9 @@ cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
             note_first(note, choice, found)
         for k in range(note.n):
             note.value[k] = note.value[k] / visited if visited > 0 else 0
+        if note.shares != NULL:
+            for k in range(n):
+                note.shares[k] = note.shares[k] / visited if visited > 0 else 0
     free(work)
     free(nodes)
     return choice if choice >= 0 else 0
@@ -252,6 +264,8 @@ cdef int flat_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
         note.kind, note.n, note.budget = NOTE_REWARD, 0, p.rollouts
         for k in range(n):
             note_top(note, k, total[k] / p.rollouts)
+            if note.shares != NULL:
+                note.shares[k] = total[k] / p.rollouts
         note_first(note, choice, total[choice] / p.rollouts)
     free(total)
     free(work)

@@ -40,3 +40,24 @@ ctypedef struct SearchNote:
     int option[3]                 # their indexes among the listed options
     double value[3]               # visit share or mean reward, in [0, 1]
     int budget                    # the search's iterations (mcts) or rollouts per option (flat)
+    double* shares                # NULL, or filled with every listed option's value (training samples)
+
+# A learned bot's model (learned.pxi; sim/kit/learned.py, docs/learned-bots.md): a linear policy that scores
+# each option of a decision from the game's declared option features, and a linear value head that rates
+# each seat's chance to win from its declared seat features (a softmax over the seats).
+cdef enum:
+    MAXFEAT = 64                  # features of an option, or of a seat
+
+ctypedef struct Model:
+    int n_policy                  # the game's option features (0: no model)
+    int n_value                   # the game's seat features
+    double policy[MAXFEAT]        # weights of the option features
+    double value[MAXFEAT]         # weights of the seat features
+
+# A batch's training samples for the learned bots (learned.pxi; cluster/train_bot.py): at every decision a
+# search bot takes, one row per option (its features and its share of the search) and one row per seat
+# (its features; the game's outcome is joined from the record). The row structs are each game's.
+ctypedef struct Samples:
+    RowBuffer options
+    RowBuffer seats
+    int game                      # the batch offset of the game being played

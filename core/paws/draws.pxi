@@ -12,7 +12,9 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
         return 0
     if g.bots[seat].kind == BOT_RANDOM:
         k = pcg32_pick(&g.rng, g.n_opt)
-    elif kind == D_ACTION and g.bots[seat].kind >= BOT_MCTS:
+    elif kind == D_ACTION and g.bots[seat].kind == BOT_LEARNED:
+        k = learned_decide(g, seat)       # learned.pxi: the model's policy
+    elif kind == D_ACTION and (g.bots[seat].kind == BOT_MCTS or g.bots[seat].kind == BOT_FLAT):
         k = search_decide(g, seat)        # search.pxi; its copies play by the rollout policy
     else:
         k = heuristic_decide(g, seat, kind)

@@ -114,7 +114,9 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
     if s == NULL:
         if g.bots[seat].kind == BOT_RANDOM:
             return pcg32_below(&g.rng, g.n_opt)
-        if kind == D_ACTION and g.bots[seat].kind >= BOT_MCTS:
+        if kind == D_ACTION and g.bots[seat].kind == BOT_LEARNED:
+            return learned_decide(g, seat)
+        if kind == D_ACTION and (g.bots[seat].kind == BOT_MCTS or g.bots[seat].kind == BOT_FLAT):
             return search_decide(g, seat)
         return heuristic_decide(g, seat, kind)
     e = script_next(s, S_ASK)

@@ -55,6 +55,7 @@ cdef void search_copy(Game* dst, const Game* src) noexcept nogil:
     memcpy(dst.opt_b, src.opt_b, sizeof(int) * src.n_opt)
     memcpy(dst.opt_c, src.opt_c, sizeof(int) * src.n_opt)
     dst.dtrace = NULL                 # a simulation's choices are not the game's
+    dst.samples = NULL
 
 
 cdef void sort_ids(int16_t* a, int n, int bound) noexcept nogil:
@@ -122,10 +123,15 @@ cdef void search_determinize(Game* g, int seat, pcg32_t* rng) noexcept nogil:
 
 
 cdef void search_rollout_bots(Game* g, int seat, int policy) noexcept nogil:
-    """Every seat plays by ``seat``'s rollout policy: random, or the heuristic with its weights."""
+    """Every seat plays by ``seat``'s rollout policy: its model's (a search with model=), else random, or
+    the heuristic with its weights."""
     cdef int s
     for s in range(g.n):
-        g.bots[s].kind = BOT_HEURISTIC if policy == 1 else BOT_RANDOM
+        if g.bots[seat].model.n_policy > 0:
+            g.bots[s].kind = BOT_LEARNED
+            g.bots[s].model = g.bots[seat].model
+        else:
+            g.bots[s].kind = BOT_HEURISTIC if policy == 1 else BOT_RANDOM
         g.bots[s].w = g.bots[seat].w
 
 
@@ -146,12 +152,16 @@ cdef void search_reward(Game* g, double* out) noexcept nogil:
 
 
 cdef void search_evaluate(Game* g, double* out) noexcept nogil:
-    """A game cut off by the depth cap: each seat's share of 1 + 4 * progress, where progress is its VP
-    (Teams: its team's) over the VP target, at most 1; a seat out of lives (Teams: a team) has 0. So
-    even standings give 1/n each, and the share grows with the progress to the target."""
+    """A game cut off by the depth cap: with a model (the rollouts are learned), its value head's chances
+    (learned.pxi); else each seat's share of 1 + 4 * progress, where progress is its VP (Teams: its
+    team's) over the VP target, at most 1; a seat out of lives (Teams: a team) has 0. So even standings
+    give 1/n each, and the share grows with the progress to the target."""
     cdef double x[MAXP]
     cdef double total = 0, progress
     cdef int s, alive
+    if g.bots[0].kind == BOT_LEARNED and g.bots[0].model.n_value > 0:
+        learned_values(g, &g.bots[0].model, out)
+        return
     for s in range(g.n):
         if g.teams:
             alive = g.players[s].lives > 0 or g.players[(s + 2) % 4].lives > 0
@@ -169,16 +179,27 @@ cdef int search_decide(Game* g, int seat) noexcept nogil:
     """An mcts or flat seat's ACTION decision (the options listed in g.opt_*)."""
     cdef Bot* b = &g.bots[seat]
     cdef SearchNote note
-    cdef SearchNote* noted = &note if g.dtrace != NULL else NULL    # a traced game notes what it saw
+    cdef SearchNote* noted = &note if g.dtrace != NULL or g.samples != NULL else NULL   # notes what it saw
+    cdef double* shares = NULL
     cdef int choice
+    if g.samples != NULL:             # training samples: every option's share of the visits
+        shares = <double*>malloc(sizeof(double) * g.n_opt)
+        if shares == NULL:
+            g.error = 1
+            return 0
+    note.shares = shares
     g.searches += 1
     if b.kind == BOT_MCTS:
         choice = mcts_choose(g, seat, &b.s, &b.rng, &g.rollouts, noted)
     else:
         choice = flat_choose(g, seat, &b.s, &b.rng, &g.rollouts, noted)
     if choice < 0:                    # out of memory: the game is void (g.error), not played on silently
+        free(shares)
         g.error = 1
         return 0
-    if noted != NULL:
+    if g.dtrace != NULL:
         trace_note(g.dtrace, noted)   # before ask() writes the choice
+    if g.samples != NULL:
+        learned_samples(g, seat, choice, shares)
+    free(shares)
     return choice

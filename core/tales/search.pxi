@@ -68,6 +68,7 @@ cdef void search_copy(Game* dst, const Game* src) noexcept nogil:
     memcpy(dst.opt_c, src.opt_c, sizeof(int) * src.n_opt)
     memcpy(dst.opt_d, src.opt_d, sizeof(int) * src.n_opt)
     dst.dtrace = NULL                 # a simulation's choices are not the game's
+    dst.samples = NULL
 
 
 cdef inline bint searched(int kind) noexcept nogil:

@@ -14,10 +14,12 @@ from typing import Iterable, Mapping
 
 from sim.files import load_toml_bounded
 from sim.games import EngineError
+from sim.kit.learned import resolve_model
 from sim.params import RuleError, as_dict, param, parse_assignments, with_overrides
 
-BOT_KINDS = ("random", "heuristic", "mcts", "flat")     # the cores' BOT_* values are the indexes
+BOT_KINDS = ("random", "heuristic", "mcts", "flat", "learned")   # the cores' BOT_* values are the indexes
 SEARCH_KINDS = ("mcts", "flat")
+CORE_ONLY = SEARCH_KINDS + ("learned",)      # bots only the cores play (a replay takes their choices from a trace)
 # a search bot's rollout policy; its index (the core's Search.rollout) is the policy's bot kind
 ROLLOUTS = ("random", "heuristic")
 assert ROLLOUTS == BOT_KINDS[:len(ROLLOUTS)]
@@ -35,24 +37,27 @@ class SearchParams:
     c: float = param(0.7, "mcts: the UCB exploration constant (rewards are in [0, 1])", min=0, max=100)
 
 
-# the spec fields each search bot takes (preset: the heuristic weights of its rollouts and other decisions)
-SEARCH_FIELDS = {"mcts": ("iterations", "rollout", "depth", "c", "preset"),
-                 "flat": ("rollouts", "rollout", "depth", "preset")}
+# the spec fields each search bot takes (preset: the heuristic weights of its rollouts and other decisions;
+# model: a learned model for its rollouts, its prior and its evaluation at the depth cap)
+SEARCH_FIELDS = {"mcts": ("iterations", "rollout", "depth", "c", "preset", "model"),
+                 "flat": ("rollouts", "rollout", "depth", "preset", "model")}
+SPEC_ONLY = ("preset", "model")      # fields of a spec that are not the core's Search struct
 
 
 class SearchBot:
     """A search bot: ``mcts`` (IS-MCTS) or ``flat`` (flat Monte Carlo), played by the engine cores only; ``w``
     is the heuristic's weights for its rollouts and for the decisions the search does not take."""
 
-    def __init__(self, kind: str, params: SearchParams, weights):
-        self.name, self.params, self.w = kind, params, weights
+    def __init__(self, kind: str, params: SearchParams, weights, model=None):
+        self.name, self.params, self.w, self.model = kind, params, weights, model
 
     @property
     def spec(self) -> str:
         """The bot's spec with every parameter it takes spelled out (weights other than a preset's are not
-        part of a search bot's spec)."""
-        fields = [f for f in SEARCH_FIELDS[self.name] if f != "preset"]
-        return ":".join([self.name] + [f"{f}={getattr(self.params, f)}" for f in fields])
+        part of a search bot's spec; a model by name and digest)."""
+        fields = [f for f in SEARCH_FIELDS[self.name] if f not in SPEC_ONLY]
+        model = [f"model={self.model.name}@{self.model.digest}"] if self.model is not None else []
+        return ":".join([self.name] + [f"{f}={getattr(self.params, f)}" for f in fields] + model)
 
     def core_params(self) -> dict:
         """The core's Search struct as a dict (the rollout policy as its index)."""
@@ -62,6 +67,23 @@ class SearchBot:
 
     def decide(self, g, seat: int, kind, options: list) -> int:
         raise EngineError(f"{self.name} is core-only; use engine = core")
+
+
+class LearnedBot:
+    """The learned bot: the model's policy takes every top-level decision (core only: core/kit/learned.pxi);
+    ``w`` is the heuristic's weights for the other decisions (and the heuristic's pick, one of its features)."""
+
+    name = "learned"
+
+    def __init__(self, model, weights):
+        self.model, self.w = model, weights
+
+    @property
+    def spec(self) -> str:
+        return f"learned:model={self.model.name}@{self.model.digest}"
+
+    def decide(self, g, seat: int, kind, options: list) -> int:
+        raise EngineError("learned is core-only; use engine = core")
 
 
 def _search_number(spec: str, name: str, value: str) -> float:
@@ -81,7 +103,7 @@ def refuse_search_bots(specs: Iterable[str], why: str) -> None:
     """Raise an EngineError naming the first search bot among ``specs`` (an engine that cannot play them)."""
     for spec in specs:
         kind = spec.strip().split(":")[0]
-        if kind in SEARCH_KINDS:
+        if kind in CORE_ONLY:
             raise EngineError(f"bot {spec!r}: {why.format(kind=kind)}")
 
 
@@ -124,11 +146,27 @@ def preset_notes(path: Path) -> dict[str, str]:
 @dataclass(frozen=True)
 class BotRoster:
     """A game's bots: the shared :class:`RandomBot`, and its heuristic bot with the frozen weights it takes
-    (``presets``: named weight sets, ``default`` first)."""
+    (``presets``: named weight sets, ``default`` first); ``features`` and ``models``: its learned bots'
+    feature set and the folder of its shipped models (sim/kit/learned.py), None where it has none."""
 
     heuristic: type
     weights: type
     presets: Mapping[str, object] = field(default_factory=dict)
+    features: object = None
+    models: Path | None = None
+
+    def canonical(self, spec: str) -> str:
+        """The spec as records keep it: a model named by name and digest (``model=paws-1@3fa2c1d09b1e``), so
+        results of two models are never pooled; every other spec as given."""
+        bot = self.parse(spec)
+        if getattr(bot, "model", None) is None:
+            return spec.strip()
+        kind, *assigned = spec.strip().split(":")
+        out = []
+        for a in assigned:
+            key, _, value = a.partition("=")
+            out.append(f"model={value.strip().partition('@')[0]}@{bot.model.digest}" if key.strip() == "model" else a)
+        return ":".join([kind] + out)
 
     def parse(self, spec: str):
         """The bot a spec names; an unknown kind or weight is refused with the valid ones."""
@@ -140,7 +178,14 @@ class BotRoster:
                 raise RuleError(f"bot {spec!r}: the random bot takes no weights")
             return RandomBot()
         values = parse_assignments(assigned, where=f"bot {spec!r}")
-        search = None
+        search = model = None
+        if kind == "learned" or "model" in values and kind in SEARCH_KINDS:
+            if self.features is None:
+                raise RuleError(f"bot {spec!r}: this game has no learned bot yet (no features are declared for it)")
+            if "model" not in values:
+                raise RuleError(f"bot {spec!r}: which model? learned:model=NAME (playtest bots {self.game_name} "
+                                "lists the shipped ones)")
+            model = resolve_model(self.models, self.features, values.pop("model"), spec)
         if kind in SEARCH_KINDS:
             allowed = SEARCH_FIELDS[kind]
             search = {k: values.pop(k) for k in list(values) if k != "preset"}
@@ -159,7 +204,13 @@ class BotRoster:
                 raise RuleError(f"bot {spec!r}: unknown weight preset {name!r}; valid presets: {', '.join(presets)}")
             start = presets[name]
         w = with_overrides(start, values, where=f"bot {spec!r}", what="weight")
-        return self.heuristic(w) if search is None else SearchBot(kind, search, w)
+        if kind == "learned":
+            return LearnedBot(model, w)
+        return self.heuristic(w) if search is None else SearchBot(kind, search, w, model)
+
+    @property
+    def game_name(self) -> str:
+        return getattr(self.features, "game", "GAME")
 
     def make(self, specs) -> list:
         """One bot per seat."""
@@ -179,7 +230,10 @@ class BotRoster:
             known("bot weight(s)", weights, weight_fields)
             if isinstance(bot, SearchBot):
                 known("search parameter(s)", bot.core_params(), search_fields)
-                out.append((BOT_KINDS.index(bot.name), weights, bot.core_params()))
+                out.append((BOT_KINDS.index(bot.name), weights, bot.core_params())
+                           + ((bot.model.core(),) if bot.model is not None else ()))
+            elif isinstance(bot, LearnedBot):
+                out.append((BOT_KINDS.index("learned"), weights, {}, bot.model.core()))
             else:
                 out.append((BOT_KINDS.index("heuristic"), weights))
         return out

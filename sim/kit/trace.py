@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pyarrow as pa
 
-from sim.kit.bots import SearchBot, refuse_search_bots
+from sim.kit.bots import LearnedBot, SearchBot, refuse_search_bots
 
 TRACE_VERSION = 1
 WIDE = 254                     # an index of 254 or more follows in two bytes, little-endian
@@ -201,7 +201,7 @@ class TraceReplay:
 
     def __init__(self, choices: Sequence[Choice], specs: Sequence[str], bots: Sequence, words: OptionWords):
         self.choices, self.words, self.at = list(choices), words, 0
-        self.bots = [ScriptedBot(self, spec) if isinstance(bot, SearchBot) else CheckedBot(self, bot, spec)
+        self.bots = [ScriptedBot(self, spec) if isinstance(bot, (SearchBot, LearnedBot)) else CheckedBot(self, bot, spec)
                      for spec, bot in zip(specs, bots)]
 
     def where(self, g, seat: int, kind) -> str:

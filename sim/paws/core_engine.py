@@ -160,3 +160,27 @@ def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_s
     if want_trace:
         tables[trace.TABLE] = trace.core_table(master_seed, start, out["trace"], out["trace_starts"])
     return tables
+
+
+def play_samples(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_seed: int, start: int,
+                 count: int) -> dict[str, np.ndarray]:
+    """Games ``start .. start+count-1`` in the core, their search bots' decisions as the learned bots' training
+    samples: {"options": a row per option of each searched decision (its features, its share of the search,
+    whether it was chosen), "seats": a row per seat at each such decision (its features), "outcome": per game
+    and seat, its share of the win (1 for the winner, each Teams winner 1/2, 1/n each when nobody won)}."""
+    from core.paws_engine import play_batch
+    try:
+        out = play_batch(**core_inputs(setup, rules, cards), master_seed=master_seed, start=start, count=count,
+                         want_samples=True)
+    except ValueError as e:
+        raise CoreError(f"the Paws in Peril core cannot play this: {e}") from None
+    if out["void"] >= 0:
+        raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
+    recs, n = out["records"], setup.players
+    outcome = np.full((count, n), 1.0 / n)
+    for i in range(count):
+        if setup.mode == "teams" and recs["winner_team"][i] >= 0:
+            outcome[i] = [0.5 if s % 2 == recs["winner_team"][i] else 0.0 for s in range(n)]
+        elif setup.mode != "teams" and recs["winner_seat"][i] >= 0:
+            outcome[i] = [1.0 if s == recs["winner_seat"][i] else 0.0 for s in range(n)]
+    return {"options": out["option_samples"], "seats": out["seat_samples"], "outcome": outcome}

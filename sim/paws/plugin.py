@@ -12,7 +12,8 @@ from sim.kit import trace
 from sim.kit.bots import refuse_search_bots
 from sim.games import BenchPreset, CompareColumns, Game, Match
 from sim.params import RuleError
-from sim.paws.bots import WEIGHT_PRESETS_PATH, make_bots
+from sim.paws.bots import MODELS_DIR, ROSTER, WEIGHT_PRESETS_PATH, make_bots
+from sim.paws.bots.features import FEATURES
 from sim.paws.bots.heuristic import HeuristicWeights
 from sim.paws.cards import CardSet, load_cards
 from sim.paws.record import CARD_SCHEMA, COLUMN_DOCS, SCHEMA, cards_table, to_table
@@ -76,13 +77,14 @@ class Paws(Game):
     skill_setups = tuple(BenchPreset(f"v4 {board} 4p", "v4", {}, {"board": board, "players": 4}) for board in BOARDS)
     bot_presets_path = WEIGHT_PRESETS_PATH
     core_module = "sim.paws.core_engine"
+    features = FEATURES                 # the learned bots' (sim/paws/bots/features.py)
+    models_dir = MODELS_DIR             # its shipped models (learned:model=NAME)
 
     def configure(self, rules: str | None, overrides: dict, setup: dict, data: dict,
                   where: str) -> tuple[PawsSetup, PawsRules, CardSet]:
         players = _players(setup.get("players", 4), where)
         s = PawsSetup(board=setup.get("board", "beginner"), mode=setup.get("mode", "ffa"), players=players,
-                      bots=bot_specs(setup.get("bots"), players))
-        make_bots(s.bots)
+                      bots=tuple(ROSTER.canonical(b) for b in bot_specs(setup.get("bots"), players)))
         return s, preset(rules or self.default_preset, overrides, where), load_cards(data.get("items"),
                                                                                     data.get("monsters"))
 
@@ -116,6 +118,10 @@ class Paws(Game):
                                                  "engine's replay of the core's decision trace (playtest play)")
         from sim.paws.game import play_game
         return play_game(match.setup, match.rules, seed, game_index, match.data, log=log, bots=bots)
+
+    def play_samples(self, match: Match, seed: int, start: int, count: int) -> dict:
+        from sim.paws.core_engine import play_samples
+        return play_samples(match.setup, match.rules, match.data, seed, start, count)
 
     def reference_bots(self, setup: PawsSetup) -> list:
         return make_bots(setup.bots)

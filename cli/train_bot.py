@@ -1,0 +1,85 @@
+"""``playtest train-bot``: train a game's learned bot by expert iteration on Ray (docs/learned-bots.md)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cli.common import MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, game_named, plain
+from cluster.train_bot import TrainSpec, check_spec, train
+from cluster.version import code_version
+from sim.games import EngineError
+from sim.params import RuleError
+
+
+def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned bot to train")],
+              name: Annotated[Optional[str], typer.Option(
+                  help="the model's name (learned:model=NAME; default GAME-learned)")] = None,
+              out: Annotated[Optional[Path], typer.Option(
+                  help="the model file to write (default NAME.json here)")] = None,
+              ship: Annotated[bool, typer.Option(
+                  "--ship", help="write it among the game's shipped models instead (learned:model=NAME)")] = False,
+              iterations: Annotated[int, typer.Option(help="expert iterations (self-play, fit, ladder)")] = 3,
+              games: Annotated[int, typer.Option(help="self-play games per iteration (split over the "
+                                                      "game's skill line-ups)")] = 200,
+              search: Annotated[str, typer.Option(help="the search that labels the positions (an mcts "
+                                                       "spec; later iterations add the last model)")]
+              = "mcts:iterations=64:depth=20",
+              eval_games: Annotated[int, typer.Option(help="ladder games per seat of each line-up against "
+                                                           "the heuristic, each iteration")] = 200,
+              batch: Annotated[int, typer.Option(help="self-play games per Ray task")] = 25,
+              seed: Annotated[int, typer.Option(help="master seed (self-play: + iteration; ladder: + 1000)")] = 1,
+              work: Annotated[Optional[Path], typer.Option(
+                  help="the run's work folder: samples and each iteration's model, to resume a stopped run "
+                       "(default OUT.work)")] = None,
+              workers: Annotated[Optional[int], typer.Option(help="Ray workers (default: every core)")] = None,
+              address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run on")] = None,
+              quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines")] = False) -> None:
+    """Train the learned bot: self-play with a search bot, fit a fast policy to what the search decided and a
+    value head to who won, guide the search with the model, repeat; a ladder against the heuristic after
+    each iteration. The same options and seed give the same model bytes."""
+    g = game_named(game)
+    check_range("--iterations", iterations, 1, 100)
+    check_range("--games", games, 1, 10_000_000)
+    check_range("--eval-games", eval_games, 2, 10_000_000)
+    check_range("--batch", batch, 1, 100_000)
+    check_range("--seed", seed, 0, MAX_SEED)
+    if workers is not None:
+        check_range("--workers", workers, 1, MAX_WORKERS)
+    name = name or f"{g.name}-learned"
+    if not re.fullmatch(r"[a-z][a-z0-9_.-]{0,63}", name):
+        fail(f"--name {name!r} is not allowed; expected lower-case letters, digits, '.', '-' or '_' (up to 64, "
+             "starting with a letter)")
+    if ship and out is not None:
+        fail("--ship writes among the game's shipped models; leave out --out")
+    if ship:
+        models = getattr(g, "models_dir", None)
+        if models is None:
+            fail(f"--ship: {g.name} ships no models")
+        out = Path(models) / f"{name}.json"
+    out = out or Path(f"{name}.json")
+    check_output_file("--out", out)
+    work = work or out.with_name(out.name + ".work")
+    spec = TrainSpec(game=g.name, name=name, search=search, iterations=iterations, games=games, batch=batch,
+                     eval_games=eval_games, seed=seed)
+    try:
+        check_spec(spec)
+        model = train(spec, out, work, workers=workers, address=address, code_version=code_version(),
+                      progress=None if quiet else lambda text: err.print(text, highlight=False, markup=False))
+    except (RuleError, EngineError, ValueError) as e:
+        fail(str(e))
+    last = model.provenance["iterations"][-1]
+    err.print(f"model written: {plain(out)} (learned:model={model.name}@{model.digest} with --ship, else "
+              f"learned:model={plain(out)})", highlight=False)
+    cal = last["value_calibration_on_this_iterations_games"]
+    typer.echo(f"{model.name}@{model.digest}: after {len(model.provenance['iterations'])} iterations, the learned bot "
+               f"against the heuristic scores {100 * last['ladder']['edge']:+.1f} points over the fair share "
+               f"({100 * last['ladder']['edge_95'][0]:+.1f} to {100 * last['ladder']['edge_95'][1]:+.1f}, 95%; "
+               f"{last['ladder']['games']:,} games, each seat in turn); value head Brier {cal.get('brier')}, "
+               f"calibration error {cal.get('ece')}. Bots, not people.")
+
+
+COMMANDS = {"train-bot": train_bot}

@@ -1,0 +1,345 @@
+"""Train a game's learned bot by expert iteration on Ray (``playtest train-bot``; docs/learned-bots.md).
+
+Each iteration:
+1. **self-play** (seed + k): the game's skill line-ups (``Game.skill_setups``) with the search bot in every
+   seat (from the second iteration on, the search guided by the last model: ``model=``, its rollouts,
+   prior and evaluation at the depth cap); the core writes every searched decision as training samples:
+   each option's features and its share of the search's visits, each seat's features, and the game's
+   outcome (one Ray task per batch of games);
+2. **fit**: the policy is a softmax over a decision's options of a linear score of their features, fitted
+   to the search's visit shares (cross-entropy, the AlphaZero policy target); the value head is a softmax
+   over the seats of a linear score of their features, fitted to the outcomes. Both by Newton's method
+   with an L2 penalty, from zero: deterministic, the same samples give the same weights;
+3. **ladder**: the new model's learned bot takes each seat of each skill line-up in turn against the
+   heuristic bot (``edges``, as ``playtest tune-bot`` measures), on games of their own seed (seed + 1000 + k),
+   with a 95% interval; and the value head's calibration on those games' positions (10 bins, Brier score,
+   expected calibration error).
+
+The samples of all iterations so far are fitted together. Everything a run produces goes into its work
+folder (``--work``): each iteration's samples and model, so a stopped run resumes where it stopped (a work
+folder of another spec is refused). The model file holds the weights and their provenance: the training
+spec, the seed, the code version, the feature set and each iteration's ladder and calibration.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from cluster.train import edges, mean_edge
+from sim.files import load_json_bounded, write_atomic
+from sim.games import GAMES, EngineError, Game
+from sim.kit.learned import Model, read_model, rounded
+from sim.params import RuleError
+
+Z95 = 1.959964
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainSpec:
+    """What decides a training run (and so its model's bytes)."""
+
+    game: str
+    name: str
+    search: str = "mcts:iterations=64:depth=20"
+    iterations: int = 3
+    games: int = 200                  # self-play games per iteration (split over the skill line-ups)
+    batch: int = 25                   # games per Ray task
+    eval_games: int = 200             # ladder games per seat of each line-up
+    seed: int = 1
+    l2: float = 1e-2
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps(dataclasses.asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def check_spec(spec: TrainSpec) -> Game:
+    """The game, after checking the spec's bots resolve (before Ray starts)."""
+    game = GAMES[spec.game]
+    if game.features is None:
+        raise RuleError(f"{spec.game} has no learned bot yet (no features are declared for it)")
+    kind = spec.search.split(":")[0]
+    if kind != "mcts":
+        raise RuleError(f"--search {spec.search!r}: the training search must be mcts (its visit shares are the "
+                        "policy's targets)")
+    if "model=" in spec.search:
+        raise RuleError(f"--search {spec.search!r}: leave out model=; each iteration guides the search with the "
+                        "last model")
+    for line_up in game.skill_setups:
+        game.resolve(line_up.rules, line_up.overrides, {**line_up.setup, "bots": spec.search},
+                     where=f"--search {spec.search!r}")
+    return game
+
+
+# -- self-play samples -----------------------------------------------------------------------------------
+def _samples(game_name: str, line_up: int, bots: str, model_json: str | None, seed: int, start: int,
+             count: int) -> dict[str, np.ndarray]:
+    """One Ray task: ``count`` games of skill line-up ``line_up`` as training samples (the model travels as
+    its JSON text and is written to a file of the worker's own, so it reaches workers on other machines)."""
+    import tempfile
+    game = GAMES[game_name]
+    lu = game.skill_setups[line_up]
+    with tempfile.TemporaryDirectory() as tmp:
+        if model_json is not None:
+            path = Path(tmp) / "model.json"
+            path.write_text(model_json)
+            bots = f"{bots}:model={path}"
+        match = game.resolve(lu.rules, lu.overrides, {**lu.setup, "bots": bots})
+        out = game.play_samples(match, seed, start, count)
+    out["options"]["game"] += start           # the batch offset -> the game index
+    out["seats"]["game"] += start
+    out["start"] = np.array([start])
+    return out
+
+
+def _merge(parts: list[dict]) -> dict[str, np.ndarray]:
+    """Samples of several tasks (of one line-up each) as one set; games renumbered to be unique."""
+    options, seats, outcome = [], [], []
+    base = 0
+    for p in parts:
+        o, s = p["options"].copy(), p["seats"].copy()
+        first = int(p["start"][0])
+        o["game"] += base - first
+        s["game"] += base - first
+        options.append(o)
+        seats.append(s)
+        outcome.append(p["outcome"])
+        base += len(p["outcome"])
+    return {"options": np.concatenate(options), "seats": np.concatenate(seats),
+            "outcome_games": np.concatenate(outcome) if outcome else np.zeros((0, 0))}
+
+
+# -- the fits ---------------------------------------------------------------------------------------------
+def _groups(keys: np.ndarray) -> np.ndarray:
+    """Start offsets of runs of equal keys (rows are written decision by decision)."""
+    change = np.flatnonzero(np.diff(keys)) + 1
+    return np.concatenate([[0], change])
+
+
+def softmax_fit(x: np.ndarray, starts: np.ndarray, target: np.ndarray, l2: float, prior: np.ndarray | None = None,
+                steps: int = 30) -> tuple[np.ndarray, float]:
+    """Weights w of a softmax over each group of rows (groups start at ``starts``) of the scores x @ w, fitted
+    to ``target`` (each group's sums to 1) by Newton's method from ``prior`` (default 0) with a penalty
+    l2 * |w - prior|^2 / 2 per group; and the mean cross-entropy per group."""
+    n, k = x.shape
+    w0 = np.zeros(k) if prior is None else np.asarray(prior, dtype=np.float64)
+    w = w0.copy()
+    ends = np.concatenate([starts[1:], [n]])
+    sizes = ends - starts
+    group = np.repeat(np.arange(len(starts)), sizes)
+    lam = l2 * len(starts)
+
+    def probabilities(w: np.ndarray) -> np.ndarray:
+        z = x @ w
+        z = z - np.maximum.reduceat(z, starts)[group]
+        e = np.exp(z)
+        return e / np.add.reduceat(e, starts)[group]
+
+    def loss(w: np.ndarray) -> float:
+        p = probabilities(w)
+        return float(-(target * np.log(np.maximum(p, 1e-300))).sum() + lam * ((w - w0) @ (w - w0)) / 2)
+
+    current = loss(w)
+    for _ in range(steps):
+        p = probabilities(w)
+        grad = x.T @ (p - target) + lam * (w - w0)
+        xp = np.add.reduceat(x * p[:, None], starts)          # per group: sum of p_i x_i
+        hess = (x * p[:, None]).T @ x - xp.T @ xp + lam * np.eye(k)
+        step = np.linalg.solve(hess, grad)
+        t = 1.0
+        while t > 1e-6:
+            trial = w - t * step
+            new = loss(trial)
+            if new <= current:
+                break
+            t /= 2
+        if new > current:                          # no step lowers the loss: at the optimum (to rounding)
+            break
+        done = current - new < 1e-10 * max(1.0, abs(current))
+        w, current = trial, new
+        if done:
+            break
+    return w, (current - lam * ((w - w0) @ (w - w0)) / 2) / len(starts)
+
+
+def fit_model(game: Game, spec: TrainSpec, samples: dict, provenance: dict) -> Model:
+    """The policy and the value head fitted to the samples."""
+    o, s = samples["options"], samples["seats"]
+    policy, policy_loss = softmax_fit(o["f"].astype(np.float64), _groups(o["game"] * 100_000 + o["decision"]),
+                                      o["share"].astype(np.float64), spec.l2, np.array(game.features.prior("policy")))
+    seats = s["seat"].astype(np.int64)
+    target = samples["outcome_games"][s["game"], seats] if len(s) else np.zeros(0)
+    # each decision's seats sum to 1 (a Teams winner's two seats hold 1/2 each)
+    value, value_loss = softmax_fit(s["f"].astype(np.float64), _groups(s["game"] * 100_000 + s["decision"]),
+                                    target.astype(np.float64), spec.l2, np.array(game.features.prior("value")))
+    prov = {**provenance, "policy_loss": round(policy_loss, 6), "value_loss": round(value_loss, 6)}
+    return Model(game.name, spec.name, game.features.id, tuple(rounded(v) for v in policy),
+                 tuple(rounded(v) for v in value), prov)
+
+
+def value_predictions(model: Model, samples: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(predicted chance, outcome) for every seat row of the samples, by the model's value head (Teams: a
+    seat's chance is its team's, its outcome whether its team won)."""
+    s = samples["seats"]
+    if not len(s):
+        return np.zeros(0), np.zeros(0)
+    starts = _groups(s["game"] * 100_000 + s["decision"])
+    z = s["f"].astype(np.float64) @ np.array(model.value)
+    group = np.repeat(np.arange(len(starts)), np.diff(np.concatenate([starts, [len(s)]])))
+    z = z - np.maximum.reduceat(z, starts)[group]
+    e = np.exp(z)
+    p = e / np.add.reduceat(e, starts)[group]
+    outcome = samples["outcome_games"][s["game"], s["seat"].astype(np.int64)]
+    return p, outcome
+
+
+def calibration(p: np.ndarray, y: np.ndarray, bins: int = 10) -> dict:
+    """Brier score, expected calibration error and the reliability table (10 equal-width bins)."""
+    if not len(p):
+        return {"positions": 0}
+    which = np.minimum((p * bins).astype(int), bins - 1)
+    table, ece = [], 0.0
+    for b in range(bins):
+        m = which == b
+        if m.any():
+            gap = abs(float(p[m].mean()) - float(y[m].mean()))
+            ece += m.mean() * gap
+            table.append({"bin": f"{b / bins:.1f}-{(b + 1) / bins:.1f}", "positions": int(m.sum()),
+                          "predicted": round(float(p[m].mean()), 4), "observed": round(float(y[m].mean()), 4)})
+    return {"positions": int(len(p)), "brier": round(float(((p - y) ** 2).mean()), 5), "ece": round(float(ece), 5),
+            "bins": table}
+
+
+def ladder(game_name: str, model_json: str, seed: int, games: int) -> dict:
+    """The learned bot against the heuristic, each seat of each skill line-up in turn: its edge over the fair
+    share (1 a win, the fair share a draw), with a 95% interval (one Ray task; the model travels as text)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "model.json"
+        path.write_text(model_json)
+        per = edges(game_name, f"learned:model={path}", "heuristic", seed, games)
+    values = np.concatenate(list(per.values()))
+    m = mean_edge(per)
+    half = Z95 * float(values.std(ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else float("inf")
+    return {"vs": "heuristic", "games": int(len(values)), "edge": round(m, 4),
+            "edge_95": [round(m - half, 4), round(m + half, 4)]}
+
+
+# -- the run ----------------------------------------------------------------------------------------------
+def _work_check(work: Path, spec: TrainSpec) -> None:
+    marker = work / "train-spec.json"
+    if marker.exists():
+        old = load_json_bounded(marker, "training spec", RuleError)
+        if old.get("digest") != spec.digest():
+            raise RuleError(f"--work {work}: holds a run of another spec ({old.get('spec')}); give another folder "
+                            "or the same options")
+    else:
+        work.mkdir(parents=True, exist_ok=True)
+        write_atomic(marker, json.dumps({"digest": spec.digest(), "spec": dataclasses.asdict(spec)}, indent=1))
+
+
+def _save_samples(path: Path, samples: dict) -> None:
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, options=samples["options"], seats=samples["seats"], outcome_games=samples["outcome_games"])
+    os.replace(tmp, path)
+
+
+def _load_samples(path: Path) -> dict:
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in ("options", "seats", "outcome_games")}
+
+
+def _pool(sets: list[dict]) -> dict:
+    """Several iterations' samples as one set (games renumbered)."""
+    options, seats, outcome = [], [], []
+    base = 0
+    for s in sets:
+        o, t = s["options"].copy(), s["seats"].copy()
+        o["game"] += base
+        t["game"] += base
+        options.append(o)
+        seats.append(t)
+        outcome.append(s["outcome_games"])
+        base += len(s["outcome_games"])
+    width = max(x.shape[1] for x in outcome)
+    return {"options": np.concatenate(options), "seats": np.concatenate(seats),
+            "outcome_games": np.concatenate([np.pad(x, ((0, 0), (0, width - x.shape[1])), constant_values=0)
+                                             for x in outcome])}
+
+
+def train(spec: TrainSpec, out: Path, work: Path, workers: int | None = None, address: str | None = None,
+          progress: Callable[[str], None] | None = None, code_version: str = "") -> Model:
+    """Run (or resume) the training; write the model to ``out`` and return it."""
+    from cluster.sweep import _start_ray
+    game = check_spec(spec)
+    _work_check(work, spec)
+    say = progress or (lambda text: None)
+    started, slots, guard = _start_ray(workers, address)
+    import ray
+    task = ray.remote(num_cpus=1)(_samples)
+    judge = ray.remote(num_cpus=1)(ladder)
+    try:
+        sets: list[dict] = []
+        model: Model | None = None
+        history: list[dict] = []
+        line_ups = len(game.skill_setups)
+        for k in range(spec.iterations):
+            sample_file = work / f"samples-{k}.npz"
+            model_file = work / f"model-{k}.json"
+            if sample_file.exists() and model_file.exists():
+                sets.append(_load_samples(sample_file))
+                model = read_model(model_file, game.features)
+                history = list(model.provenance.get("iterations", []))
+                say(f"iteration {k + 1}/{spec.iterations}: resumed from {work}")
+                continue
+            seed = (spec.seed + k) % (1 << 63)
+            per_line_up = max(1, spec.games // line_ups)
+            model_json = model.to_json() if model is not None else None
+            refs = [task.remote(spec.game, lu, spec.search, model_json, seed, lo, min(spec.batch, per_line_up - lo))
+                    for lu in range(line_ups) for lo in range(0, per_line_up, spec.batch)]
+            samples = _merge(ray.get(refs))
+            sets.append(samples)
+            pooled = _pool(sets)
+            fresh = fit_model(game, spec, pooled, {})
+            rung = ray.get(judge.remote(game.name, fresh.to_json(), (spec.seed + 1000 + k) % (1 << 63),
+                                        spec.eval_games))
+            p, y = value_predictions(fresh, samples)
+            before = calibration(*value_predictions(model, samples)) if model is not None else None
+            row = {"iteration": k + 1, "self_play_games": int(len(samples["outcome_games"])),
+                   "searched_decisions": int(len(np.unique(samples["options"]["game"] * 100_000
+                                                           + samples["options"]["decision"]))),
+                   "guided_by_model": model is not None, "policy_loss": fresh.provenance["policy_loss"],
+                   "value_loss": fresh.provenance["value_loss"], "ladder": rung,
+                   "value_calibration_on_this_iterations_games": calibration(p, y),
+                   # the last model's value head on these games, which it was not fitted on
+                   "previous_value_calibration_on_fresh_games": before}
+            history = history + [row]
+            model = dataclasses.replace(fresh, provenance=_provenance(spec, game, code_version, history))
+            write_atomic(model_file, model.to_json())
+            _save_samples(sample_file, samples)
+            say(f"iteration {k + 1}/{spec.iterations}: {row['self_play_games']} self-play games, "
+                f"{row['searched_decisions']:,} searched decisions; learned vs heuristic edge {rung['edge']:+.3f} "
+                f"[{rung['edge_95'][0]:+.3f}, {rung['edge_95'][1]:+.3f}] over the fair share "
+                f"({rung['games']:,} games)")
+    finally:
+        if started:
+            ray.shutdown()
+        if guard is not None:
+            guard.close()
+    if model is None:
+        raise EngineError("no iteration ran")
+    write_atomic(out, model.to_json())
+    return model
+
+
+def _provenance(spec: TrainSpec, game: Game, code_version: str, history: list[dict]) -> dict:
+    return {"trained_by": "playtest train-bot", "spec": dataclasses.asdict(spec), "seed": spec.seed,
+            "code_version": code_version, "features": game.features.id,
+            "skill_setups": [lu.label for lu in game.skill_setups], "iterations": history}

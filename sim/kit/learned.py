@@ -1,0 +1,163 @@
+"""Learned bots: their features, declared once per game, and their model files (docs/learned-bots.md).
+
+A learned bot scores each option of a top-level decision with a linear policy over the option's features
+and takes the best (core/kit/learned.pxi); its value head rates each seat's chance to win from the seat's
+features. The features are declared here per game, in the rulebook's words, like rule parameters; the core
+computes them in the same order (core/<game>/learned.pxi) and the declarations test holds the two together.
+
+A model is a JSON file: the game, the feature set it was trained on (name, version and a digest of the
+feature names), the weights, and its provenance (the training spec, seed, code version, each iteration's
+ladder). Its digest covers what decides play (game, feature set, weights), so a bot spec names a model by
+name and digest (``learned:model=paws-1@3fa2c1d09b1e``): records of two models never pool, and a model file
+that changed under a name is refused. Every input is untrusted: a file too big, not JSON, of another game
+or feature version, or with a weight that is not a finite number is refused in one line naming the file
+and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sim.files import load_json_bounded
+from sim.params import RuleError
+
+MODEL_FORMAT = "playtest-model"
+MODEL_VERSION = 1
+MAX_MODEL_BYTES = 1 << 20
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+DIGEST_CHARS = 12
+
+
+@dataclass(frozen=True)
+class Features:
+    """A game's feature set: the option features its policy scores and the seat features its value head
+    rates, each (name, meaning), in the core's order."""
+
+    game: str
+    version: int
+    policy: tuple[tuple[str, str], ...]
+    value: tuple[tuple[str, str], ...]
+    # where a fit starts and what its penalty pulls toward, by feature name (the others 0): the heuristic's
+    # pick for the policy, say, so a model trained on little data plays like the heuristic
+    prior_policy: tuple[tuple[str, float], ...] = ()
+    prior_value: tuple[tuple[str, float], ...] = ()
+
+    def prior(self, head: str) -> list[float]:
+        names = [n for n, _ in (self.policy if head == "policy" else self.value)]
+        given = dict(self.prior_policy if head == "policy" else self.prior_value)
+        return [float(given.get(n, 0.0)) for n in names]
+
+    @property
+    def id(self) -> str:
+        """``paws-features-1@<digest of the names>``: a model fits a core only if this matches."""
+        names = json.dumps([self.game, self.version, [n for n, _ in self.policy], [n for n, _ in self.value]])
+        return f"{self.game}-features-{self.version}@{hashlib.sha256(names.encode()).hexdigest()[:8]}"
+
+
+@dataclass(frozen=True)
+class Model:
+    """A learned model: weights of the option features (policy) and of the seat features (value)."""
+
+    game: str
+    name: str
+    features: str
+    policy: tuple[float, ...]
+    value: tuple[float, ...]
+    provenance: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def digest(self) -> str:
+        """What decides play: game, feature set and weights (not the provenance)."""
+        blob = json.dumps({"game": self.game, "features": self.features, "policy": list(self.policy),
+                           "value": list(self.value)}, sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:DIGEST_CHARS]
+
+    def core(self) -> tuple[list[float], list[float]]:
+        return list(self.policy), list(self.value)
+
+    def to_json(self) -> str:
+        return json.dumps({"format": MODEL_FORMAT, "version": MODEL_VERSION, "game": self.game, "name": self.name,
+                           "features": self.features, "digest": self.digest, "policy": list(self.policy),
+                           "value": list(self.value), "provenance": self.provenance}, indent=1, sort_keys=True) + "\n"
+
+
+def rounded(x: float) -> float:
+    """A weight as a model file keeps it (9 significant digits: the same bytes from the same fit)."""
+    return float(f"{x:.9g}")
+
+
+def _weights(raw: Any, n: int, where: str) -> tuple[float, ...]:
+    if not isinstance(raw, list) or len(raw) != n:
+        raise RuleError(f"{where}: expected a list of {n} numbers")
+    out = []
+    for k, x in enumerate(raw):
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or abs(x) > 1e6:
+            raise RuleError(f"{where}[{k}] = {x!r}: expected a finite number from -1e6 to 1e6")
+        out.append(float(x))
+    return tuple(out)
+
+
+def read_model(path: str | Path, features: Features) -> Model:
+    """The model in ``path``, checked against the game's feature set; a RuleError naming the file and field."""
+    raw = load_json_bounded(path, "model file", RuleError, limit=MAX_MODEL_BYTES)
+    where = str(path)
+    if not isinstance(raw, dict) or raw.get("format") != MODEL_FORMAT:
+        raise RuleError(f"{where}: not a playtest model (format must be {MODEL_FORMAT!r})")
+    if raw.get("version") != MODEL_VERSION:
+        raise RuleError(f"{where}: version = {raw.get('version')!r}; this playtest reads version {MODEL_VERSION}")
+    if raw.get("game") != features.game:
+        raise RuleError(f"{where}: a model of {raw.get('game')!r}, not of {features.game!r}")
+    if raw.get("features") != features.id:
+        raise RuleError(f"{where}: features = {raw.get('features')!r}; {features.game} has {features.id} (retrain "
+                        f"the model: playtest train-bot {features.game})")
+    name = raw.get("name")
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise RuleError(f"{where}: name = {name!r}; expected letters, digits, '_', '.', '-' (at most 64)")
+    prov = raw.get("provenance", {})
+    if not isinstance(prov, dict):
+        raise RuleError(f"{where}: provenance must be a table")
+    model = Model(features.game, name, features.id, _weights(raw.get("policy"), len(features.policy), f"{where}: policy"),
+                  _weights(raw.get("value"), len(features.value), f"{where}: value"), prov)
+    if raw.get("digest") != model.digest:
+        raise RuleError(f"{where}: digest = {raw.get('digest')!r}, but its weights digest to {model.digest} "
+                        "(the file was changed by hand or is damaged)")
+    return model
+
+
+def model_path(models_dir: Path | None, ref: str) -> Path:
+    """A model named by a spec: a shipped model's name (``<game package>/bots/models/NAME.json``) or a path
+    to a ``.json`` file."""
+    if ref.endswith(".json") or "/" in ref:
+        return Path(ref)
+    if not NAME.fullmatch(ref):
+        raise RuleError(f"model {ref!r}: expected a shipped model's name or a path to a .json file")
+    if models_dir is None:
+        raise RuleError(f"model {ref!r}: this game ships no models")
+    return models_dir / f"{ref}.json"
+
+
+def shipped_models(models_dir: Path | None) -> list[str]:
+    return sorted(p.stem for p in models_dir.glob("*.json")) if models_dir and models_dir.is_dir() else []
+
+
+def resolve_model(models_dir: Path | None, features: Features | None, value: str, spec: str) -> Model:
+    """``model=NAME`` or ``model=NAME@DIGEST`` of a bot spec: the model, whose digest must be the one named."""
+    if features is None:
+        raise RuleError(f"bot {spec!r}: this game has no learned bot yet (no features are declared for it)")
+    ref, _, pinned = value.partition("@")
+    path = model_path(models_dir, ref)
+    if not path.exists():
+        known = shipped_models(models_dir)
+        raise RuleError(f"bot {spec!r}: no model {ref!r} ({path} does not exist); shipped models: "
+                        f"{', '.join(known) or 'none'}")
+    model = read_model(path, features)
+    if pinned and pinned != model.digest:
+        raise RuleError(f"bot {spec!r}: the spec pins model digest {pinned}, but {path} is {model.digest} (another "
+                        "model: results of two models are never pooled)")
+    return model

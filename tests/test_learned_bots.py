@@ -1,0 +1,215 @@
+"""Learned bots (sim/kit/learned.py, core/kit/learned.pxi, core/paws/learned.pxi; docs/learned-bots.md).
+
+Held here: the features the core computes are the ones declared (counts and order's version); a model
+that puts all its weight on "the heuristic's pick" plays exactly the heuristic's games (so the policy, the
+features and the pick line up); a learned-bot game replays alone from (seed, game index), and turn by turn
+in the reference engine from its decision trace; the bot sees only what its seat can see (re-dealing the
+hidden cards changes no feature and no decision); records keep their invariants over thousands of games;
+a model's digest is pinned in the spec and the record; a model file that is cut, of another game or
+feature version, changed by hand or holding a non-number is refused in one line (exit 2 from the CLI);
+the softmax fit recovers known weights; training twice gives the same model bytes; a game without features
+refuses learned bots.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from cluster.train_bot import softmax_fit
+from sim import games as registry
+from sim.events import EventLog
+from sim.kit import trace
+from sim.kit.bots import BOT_KINDS
+from sim.kit.learned import Model, read_model
+from sim.params import RuleError
+from sim.paws.bots import parse_bot
+from sim.paws.bots.features import FEATURES
+from sim.paws.rules import PawsSetup, preset
+from tests.test_paws_invariants import check_record
+
+runner = CliRunner()
+N_POLICY, N_VALUE = len(FEATURES.policy), len(FEATURES.value)
+
+
+def write_model(path: Path, policy: dict | None = None, value: dict | None = None, name: str = "test") -> Path:
+    names_p = [n for n, _ in FEATURES.policy]
+    names_v = [n for n, _ in FEATURES.value]
+    pw = [0.0] * N_POLICY
+    vw = [0.0] * N_VALUE
+    for k, v in (policy or {}).items():
+        pw[names_p.index(k)] = v
+    for k, v in (value or {}).items():
+        vw[names_v.index(k)] = v
+    m = Model("paws", name, FEATURES.id, tuple(pw), tuple(vw), {"made_by": "tests/test_learned_bots.py"})
+    path.write_text(m.to_json())
+    return path
+
+
+@pytest.fixture(scope="module")
+def imitate(tmp_path_factory) -> Path:
+    """A model that takes the heuristic's pick (and reads VP progress as the chance to win)."""
+    return write_model(tmp_path_factory.mktemp("models") / "imitate.json", {"heuristic_pick": 5.0}, {"progress": 3.0})
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory) -> Path:
+    """A model with opinions of its own: it likes buying, raiding and ending turns early."""
+    return write_model(tmp_path_factory.mktemp("models") / "mixed.json",
+                       {"heuristic_score": 2.0, "buy": 0.8, "raid": 1.5, "end_turn_ap": 1.0, "move_worth": 1.0},
+                       {"progress": 2.0, "lives": 1.0})
+
+
+def test_the_core_computes_the_declared_features():
+    from core.paws_engine import FEATURES as CORE
+    assert CORE == {"policy": N_POLICY, "value": N_VALUE}
+    assert BOT_KINDS.index("learned") == 4
+    assert len({n for n, _ in FEATURES.policy}) == N_POLICY and len({n for n, _ in FEATURES.value}) == N_VALUE
+    assert FEATURES.id.startswith("paws-features-1@")
+
+
+def test_a_model_of_the_heuristics_pick_plays_the_heuristics_games(imitate):
+    g = registry.get("paws")
+    for setup in ({}, {"board": "explorer", "players": 2}, {"mode": "teams"}):
+        ours = g.resolve(None, {}, {**setup, "bots": f"learned:model={imitate}"}, {}).play_batch(4, 0, 200)["games"]
+        theirs = g.resolve(None, {}, {**setup, "bots": "heuristic"}, {}).play_batch(4, 0, 200)["games"]
+        assert ours.drop(["bots"]).equals(theirs.drop(["bots"]))
+
+
+def test_the_spec_and_the_record_pin_the_models_digest(imitate, tmp_path):
+    model = read_model(imitate, FEATURES)
+    m = registry.get("paws").resolve(None, {}, {"bots": f"learned:model={imitate},heuristic,heuristic,heuristic"}, {})
+    assert m.setup.bots[0] == f"learned:model={imitate}@{model.digest}"
+    assert m.play_batch(1, 0, 3)["games"]["bots"][0].as_py()[0] == m.setup.bots[0]
+    other = write_model(tmp_path / "other.json", {"heuristic_pick": 4.0})
+    m2 = registry.get("paws").resolve(None, {}, {"bots": f"learned:model={other}"}, {})
+    assert m2.digest != m.digest
+    with pytest.raises(RuleError, match=r"the spec pins model digest 000000000000, but .* is [0-9a-f]{12} \(another "
+                                        r"model: results of two models are never pooled\)$"):
+        parse_bot(f"learned:model={imitate}@000000000000")
+
+
+def test_a_learned_bot_game_replays_alone_and_through_its_trace(mixed):
+    m = registry.get("paws").resolve(None, {}, {"bots": f"learned:model={mixed},heuristic,random,heuristic"}, {})
+    batch = m.play_batch(9, 0, 40)["games"].to_pylist()
+    for i in (0, 17, 39):
+        assert m.play_batch(9, i, 1)["games"].to_pylist()[0] == batch[i]
+        record, blob = trace.core_game(m, 9, i)
+        log = EventLog()
+        replayed = trace.replay(m, 9, i, blob, log)
+        assert {k: replayed[k] for k in record} == record
+    assert batch != registry.get("paws").resolve(None, {}, {"bots": "heuristic,heuristic,random,heuristic"},
+                                                 {}).play_batch(9, 0, 40)["games"].to_pylist()
+
+
+def test_learned_bot_games_keep_the_record_invariants(mixed):
+    for setup in ({"players": 4}, {"board": "explorer", "players": 3}, {"mode": "teams"}):
+        m = registry.get("paws").resolve(None, {}, {**setup, "bots": f"learned:model={mixed}"}, {})
+        for rec in m.play_batch(2, 0, 1000)["games"].to_pylist():
+            check_record(rec, m.setup)
+
+
+def test_re_dealing_what_the_seat_cannot_see_changes_no_feature_and_no_decision(mixed):
+    from core.paws_scenario import PausedGame
+    from sim.paws.cards import load_cards
+    from sim.paws.core_engine import core_inputs
+    setup = PawsSetup(bots=(f"learned:model={mixed}", "heuristic", "heuristic", "heuristic"))
+    inputs = core_inputs(setup, preset("v4"), load_cards())
+    checked = changed = 0
+    for index in range(30):
+        for stop in range(3, 150, 11):
+            pg = PausedGame(inputs, 5, index, stop)
+            if not pg.paused:
+                break
+            if pg.seat != 0 or len(pg.options()) < 3:
+                continue
+            before, features = pg.hidden(0), pg.learned_features()
+            for redeal in (1, 2):
+                other = pg.copy()
+                other.redeal(0, redeal)
+                changed += other.hidden(0) != before
+                assert other.options() == pg.options()
+                assert other.learned_features() == features
+            checked += 1
+    assert checked >= 20 and changed >= 10
+
+
+def test_a_search_with_a_model_plays_other_games_than_without(mixed):
+    g = registry.get("paws")
+    a = g.resolve(None, {}, {"bots": f"mcts:iterations=8:depth=4:model={mixed},heuristic,heuristic,heuristic"}, {})
+    b = g.resolve(None, {}, {"bots": "mcts:iterations=8:depth=4,heuristic,heuristic,heuristic"}, {})
+    ga, gb = a.play_batch(3, 0, 12)["games"], b.play_batch(3, 0, 12)["games"]
+    assert ga.drop(["bots"]).to_pylist() != gb.drop(["bots"]).to_pylist()
+    assert a.play_batch(3, 5, 1)["games"].to_pylist()[0] == ga.to_pylist()[5]      # replays alone
+    assert a.setup.bots[0].startswith(f"mcts:iterations=8:depth=4:model={mixed}@")
+
+
+# -- bad model files ----------------------------------------------------------------------------------------
+def _good(tmp_path: Path) -> dict:
+    return json.loads(write_model(tmp_path / "good.json", {"heuristic_pick": 1.0}).read_text())
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: "{" + json.dumps(d)[:40], r": not valid JSON"),
+    (lambda d: {**d, "game": "tales"}, r": a model of 'tales', not of 'paws'$"),
+    (lambda d: {**d, "features": "paws-features-0@00000000"}, r": features = 'paws-features-0@00000000'; paws has "
+                                                               r"paws-features-1@[0-9a-f]{8} \(retrain the model"),
+    (lambda d: {**d, "policy": d["policy"][:-1]}, r": policy: expected a list of 38 numbers$"),
+    (lambda d: {**d, "value": d["value"][:3] + ["x"] + d["value"][4:]}, r": value\[3\] = 'x': expected a finite number"),
+    (lambda d: {**d, "policy": [2.0] + d["policy"][1:]}, r": digest = '[0-9a-f]{12}', but its weights digest to "),
+    (lambda d: {**d, "format": "other"}, r": not a playtest model"),
+    (lambda d: {**d, "version": 9}, r": version = 9; this playtest reads version 1$"),
+])
+def test_a_bad_model_file_is_refused_in_one_line(tmp_path, change, message):
+    import re
+    changed = change(_good(tmp_path))
+    bad = tmp_path / "bad.json"
+    bad.write_text(changed if isinstance(changed, str) else json.dumps(changed))
+    with pytest.raises(RuleError, match=message):
+        read_model(bad, FEATURES)
+    res = runner.invoke(app, ["play", "paws", "--bots", f"learned:model={bad}", "--seed", "1"])
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert res.exit_code == 2 and len(lines) == 1 and re.search(message, lines[0]), res.output
+    assert "Traceback" not in res.output
+
+
+def test_missing_models_and_games_without_features_are_refused():
+    with pytest.raises(RuleError, match=r"no model 'nope' .* shipped models: "):
+        parse_bot("learned:model=nope")
+    with pytest.raises(RuleError, match=r"which model\? learned:model=NAME"):
+        parse_bot("learned")
+    with pytest.raises(RuleError, match=r"this game has no learned bot yet"):
+        registry.get("tales").resolve(None, {}, {"bots": "learned:model=x"}, {})
+
+
+# -- training ---------------------------------------------------------------------------------------------
+def test_the_softmax_fit_recovers_known_weights():
+    rng = np.random.default_rng(3)
+    k, groups, size = 5, 3000, 6
+    w_true = np.array([1.5, -2.0, 0.5, 0.0, 3.0])
+    x = rng.normal(size=(groups * size, k))
+    z = (x @ w_true).reshape(groups, size)
+    p = np.exp(z - z.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    w, loss = softmax_fit(x, np.arange(0, groups * size, size), p.ravel(), l2=1e-6)
+    assert np.allclose(w, w_true, atol=1e-3)
+    assert loss == pytest.approx(float(-(p * np.log(p)).sum(1).mean()), rel=1e-4)
+
+
+@pytest.mark.slow
+def test_training_twice_gives_the_same_model_bytes(tmp_path, ray_local):
+    from cluster.train_bot import TrainSpec, train
+    spec = TrainSpec(game="paws", name="tiny", search="mcts:iterations=6:depth=4", iterations=2, games=8, batch=4,
+                     eval_games=4, seed=5)
+    a = train(spec, tmp_path / "a.json", tmp_path / "a.work")
+    b = train(spec, tmp_path / "b.json", tmp_path / "b.work")
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    assert a.digest == b.digest and len(a.provenance["iterations"]) == 2
+    assert a.provenance["iterations"][1]["guided_by_model"] is True
+    resumed = train(spec, tmp_path / "c.json", tmp_path / "a.work")          # from the work folder: no new games
+    assert resumed.digest == a.digest
