@@ -206,6 +206,7 @@ cdef int search_decide(Game* g, int seat) noexcept nogil:
     cdef SearchNote note
     cdef SearchNote* noted = &note if g.dtrace != NULL else NULL    # a traced game notes what it saw
     cdef int choice
+    note.shares = NULL                # (training samples: no learned bot in this game yet)
     g.searches += 1
     if b.kind == BOT_MCTS:
         choice = mcts_choose(g, seat, &b.s, &b.rng, &g.rollouts, noted)
