@@ -81,7 +81,7 @@ def test_heuristic_specs_set_exactly_the_weights_named(game, data):
 def test_bot_spec_errors_name_the_valid_choices():
     parse = paws_bots.parse_bot
     with pytest.raises(RuleError, match=r"^bot 'greedy': unknown bot 'greedy'; valid bots: random, heuristic, mcts, "
-                                        r"flat$"):
+                                        r"flat, learned$"):
         parse("greedy")
     with pytest.raises(RuleError, match=r"^bot 'random:seed=3': the random bot takes no weights$"):
         parse("random:seed=3")

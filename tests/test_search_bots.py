@@ -52,7 +52,7 @@ def valid_value(name: str) -> st.SearchStrategy:
 @given(data=st.data())
 def test_valid_search_specs_round_trip(data):
     kind = data.draw(st.sampled_from(SEARCH_KINDS))
-    names = data.draw(st.lists(st.sampled_from([n for n in SEARCH_FIELDS[kind] if n != "preset"]), unique=True))
+    names = data.draw(st.lists(st.sampled_from([n for n in SEARCH_FIELDS[kind] if n not in ("preset", "model")]), unique=True))
     values = {n: data.draw(valid_value(n)) for n in names}
     spec = ":".join([kind, *(f"{n}={v}" for n, v in values.items())])
     bot = parse_bot(spec)
@@ -94,8 +94,9 @@ def test_any_search_spec_is_a_search_bot_or_one_clear_error(spec):
 
 @pytest.mark.parametrize("spec, message", [
     ("mcts:rollouts=4", r"^bot 'mcts:rollouts=4': unknown mcts parameter 'rollouts'; valid mcts parameters: "
-                        r"iterations, rollout, depth, c, preset$"),
-    ("flat:iterations=4", r"unknown flat parameter 'iterations'; valid flat parameters: rollouts, rollout, depth, preset$"),
+                        r"iterations, rollout, depth, c, preset, model$"),
+    ("flat:iterations=4", r"unknown flat parameter 'iterations'; valid flat parameters: rollouts, rollout, depth, preset, "
+                          r"model$"),
     ("mcts:iterations=0", r"^bot 'mcts:iterations=0': iterations = '0' is not allowed; expected an integer from 1 to"),
     ("mcts:rollout=greedy", r"rollout = 'greedy' is not allowed; expected one of random, heuristic$"),
     ("mcts:c=-1", r"^bot 'mcts:c=-1': c = '-1' is not allowed; expected a number from 0 to 100$"),
