@@ -72,8 +72,8 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     except (RuleError, EngineError, ValueError) as e:
         fail(str(e))
     last = model.provenance["iterations"][-1]
-    err.print(f"model written: {plain(out)} (learned:model={model.name}@{model.digest} with --ship, else "
-              f"learned:model={plain(out)})", highlight=False)
+    err.print(f"model written: {plain(out)}; play it with --bots learned:model="
+              f"{model.name if ship else plain(out)}", highlight=False)
     cal = last["value_calibration_on_this_iterations_games"]
     typer.echo(f"{model.name}@{model.digest}: after {len(model.provenance['iterations'])} iterations, the learned bot "
                f"against the heuristic scores {100 * last['ladder']['edge']:+.1f} points over the fair share "

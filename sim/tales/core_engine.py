@@ -10,7 +10,7 @@ import pyarrow as pa
 from sim.bots import BOT_KINDS
 from sim.games import EngineError
 from sim.kit import trace
-from sim.params import as_dict, fields
+from sim.params import fields
 from sim.record_schema import core_columns, record_table
 from sim.tales.bots import ROSTER
 from sim.tales.bots.heuristic import HeuristicWeights
