@@ -277,14 +277,16 @@ class Game(abc.ABC):
         learned bots (``options``, ``seats``, ``outcome``: see sim/paws/core_engine.py play_samples)."""
         raise EngineError(f"{self.name} has no learned bot yet")
 
-    @abc.abstractmethod
-    def reference_bots(self, setup: Any) -> list:
-        """The reference engine's bot for each seat of ``setup`` (a search bot's object only names it: the
-        reference engine cannot play it; a trace's replay does, sim/kit/trace.py)."""
+    bot_roster: ClassVar[Any] = None  # the game's bots (sim.kit.bots.BotRoster): its heuristic, weights, models
 
-    @abc.abstractmethod
+    def reference_bots(self, setup: Any) -> list:
+        """The reference engine's bot for each seat of ``setup`` (a core-only bot's object only names it: the
+        reference engine cannot play it; a trace's replay does, sim/kit/trace.py)."""
+        return self.bot_roster.make(self.bot_specs(setup))
+
     def bot_specs(self, setup: Any) -> list[str]:
-        """Each seat's bot spec, as the setup gives it."""
+        """Each seat's bot spec, as the setup gives it (its ``bots``)."""
+        return list(setup.bots)
 
     @abc.abstractmethod
     def option_words(self, g: Any, seat: int, kind: Any, option: Any) -> str:

@@ -12,7 +12,7 @@ from sim.kit import trace
 from sim.kit.bots import refuse_search_bots
 from sim.games import BenchPreset, CompareColumns, Game, Match
 from sim.params import RuleError
-from sim.paws.bots import MODELS_DIR, ROSTER, WEIGHT_PRESETS_PATH, make_bots
+from sim.paws.bots import MODELS_DIR, ROSTER, WEIGHT_PRESETS_PATH
 from sim.paws.bots.features import FEATURES
 from sim.paws.bots.heuristic import HeuristicWeights
 from sim.paws.cards import CardSet, load_cards
@@ -51,6 +51,7 @@ class Paws(Game):
     schemas = {"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA, trace.TABLE: trace.SCHEMA}
     column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS}
     bot_weights = HeuristicWeights
+    bot_roster = ROSTER
     search_bots = True                # core/paws/search.pxi: mcts and flat in the core
     per_seat_columns = ("bots", "vp", "buildings", "lives_left", "knockouts", "knockouts_dealt", "vp_trace")
     # §13: a VP target or the last player with lives left wins; the round_limit rule ends a game with its
@@ -122,12 +123,6 @@ class Paws(Game):
     def play_samples(self, match: Match, seed: int, start: int, count: int) -> dict:
         from sim.paws.core_engine import play_samples
         return play_samples(match.setup, match.rules, match.data, seed, start, count)
-
-    def reference_bots(self, setup: PawsSetup) -> list:
-        return make_bots(setup.bots)
-
-    def bot_specs(self, setup: PawsSetup) -> list[str]:
-        return list(setup.bots)
 
     def option_words(self, g, seat: int, kind, option) -> str:
         from sim.paws.actions import option_words

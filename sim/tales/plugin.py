@@ -18,7 +18,7 @@ from sim.kit.bots import refuse_search_bots
 from sim.games import BenchPreset, CompareColumns, Game, Match
 from sim.params import RuleError
 from sim.record_schema import with_data_columns
-from sim.tales.bots import WEIGHT_PRESETS_PATH, make_bots
+from sim.tales.bots import ROSTER, WEIGHT_PRESETS_PATH, make_bots
 from sim.tales.bots.heuristic import HeuristicWeights
 from sim.tales.cards import CardDataError, TalesCards, load_cards
 from sim.tales.kinds import People
@@ -42,6 +42,7 @@ class Tales(Game):
     schemas = {"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA, trace.TABLE: trace.SCHEMA}
     column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS}
     bot_weights = HeuristicWeights
+    bot_roster = ROSTER
     search_bots = True                # core/tales/search.pxi: mcts and flat in the core
     per_seat_columns = ("people", "bots", "champion", "weighted_losses", "destroyed", "survivors", "champion_alive")
     # Victory and Defeat: a destroyed Champion, fewer weighted losses or (Survive!) the last side standing
@@ -102,12 +103,6 @@ class Tales(Game):
                                                  "engine's replay of the core's decision trace (playtest play)")
         from sim.tales.game import play_game
         return play_game(match.setup, match.rules, seed, game_index, match.data, log=log, bots=bots)
-
-    def reference_bots(self, setup: TalesSetup) -> list:
-        return make_bots(setup.bots)
-
-    def bot_specs(self, setup: TalesSetup) -> list[str]:
-        return list(setup.bots)
 
     def option_words(self, g, seat: int, kind, option) -> str:
         from sim.tales.game import option_words
