@@ -82,18 +82,28 @@ LIMITS = {"seats": MAXSEATS, "army_size": MAXARMY, "hands": MAXHANDS, "creatures
           "creatures": MAXCRE, "equipment_cards": MAXEQ, "equipment_copies": MAXEQDECK}
 CARD_ROW_DTYPE = np.dtype([("game", np.int32), ("card", np.int16), ("kills", np.int16), ("seat", np.int8),
                            ("kind", np.int8), ("champion", np.int8), ("survived", np.int8)])
+# the learned bots' features (core/tales/learned.pxi; sim/tales/bots/features.py declares them) and the
+# training samples' rows (the OptionSample and SeatSample structs)
+FEATURES = {"policy": N_POLICY, "value": N_VALUE}
+OPTION_SAMPLE_DTYPE = np.dtype([("game", np.int32), ("decision", np.int32), ("share", np.float32),
+                                ("option", np.int16), ("seat", np.int8), ("chosen", np.int8),
+                                ("f", np.float32, (N_POLICY,))], align=True)
+SEAT_SAMPLE_DTYPE = np.dtype([("game", np.int32), ("decision", np.int32), ("seat", np.int32),
+                              ("f", np.float32, (N_VALUE,))], align=True)
 
 
 def play_batch(dict rules, int players, list people, list bots, list creatures, list equipment, list champions,
                list people_decks, list equipment_deck, object record_dtype, bint want_cards, uint64_t master_seed,
-               int64_t start, int64_t count, bint want_trace=False):
+               int64_t start, int64_t count, bint want_trace=False, bint want_samples=False):
     """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
     ``record_dtype``, "rng_state": the generator's state after each game (tests compare draws), "void":
     the offset of the first void game (an option list overflowed) or -1, "decisions", "searches",
     "rollouts": the batch's top-level decisions, those a search bot took and their simulations, and
     "cards": the card table's rows (CARD_ROW_DTYPE) if ``want_cards``, and if ``want_trace`` "trace":
     every game's decision trace (core/kit/trace.pxi) end to end as uint8, with "trace_starts", where
-    game i's begins (count + 1 offsets)} (see sim.tales.core_engine).
+    game i's begins (count + 1 offsets), and if ``want_samples`` "option_samples" and "seat_samples": the
+    search bots' decisions as training samples (OPTION_SAMPLE_DTYPE, SEAT_SAMPLE_DTYPE)} (see
+    sim.tales.core_engine).
 
     rules: {name: int} for every Rules field; people: P_* per seat; bots: [(kind, {weight: int}[, {search
     parameter: value}])] per seat; creatures: [(people, damage, life, people_chance, tier, ability, ability_chance, ability_amount,
@@ -106,6 +116,7 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
     cdef EquipSpec* espec = <EquipSpec*>malloc(sizeof(EquipSpec) * max(1, len(equipment)))
     cdef RowBuffer rows
     cdef DecisionTrace dtrace
+    cdef Samples samples
     cdef int64_t[::1] starts
     cdef GameRecord* recs
     cdef uint64_t[::1] rng_states
@@ -116,6 +127,7 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
         raise MemoryError()
     rows.data = NULL
     memset(&dtrace, 0, sizeof(DecisionTrace))
+    memset(&samples, 0, sizeof(Samples))
     out = {}
     trace_starts = np.zeros(count + 1, np.int64)
     starts = trace_starts
@@ -128,17 +140,26 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
         rng_states = out["rng_state"]
         if want_cards:
             rows_init(&rows, sizeof(CardRow), 1 << 12)
+        if want_samples:
+            rows_init(&samples.options, sizeof(OptionSample), 1 << 12)
+            rows_init(&samples.seats, sizeof(SeatSample), 1 << 10)
         with nogil:
             first_void = _run(g, recs, &rng_states[0] if count else NULL, &rows if want_cards else NULL,
-                              &dtrace if want_trace else NULL, &starts[0], master_seed, start, count, counts)
+                              &dtrace if want_trace else NULL, &starts[0], &samples if want_samples else NULL,
+                              master_seed, start, count, counts)
         out["void"] = first_void
         out["decisions"], out["searches"], out["rollouts"] = counts[0], counts[1], counts[2]
         if want_cards:
             out["cards"] = rows_array(&rows, CARD_ROW_DTYPE)
         if want_trace:
             out["trace"], out["trace_starts"] = trace_array(&dtrace), trace_starts
+        if want_samples:
+            out["option_samples"] = rows_array(&samples.options, OPTION_SAMPLE_DTYPE)
+            out["seat_samples"] = rows_array(&samples.seats, SEAT_SAMPLE_DTYPE)
     finally:
         free(dtrace.data)
+        rows_free(&samples.options)
+        rows_free(&samples.seats)
         rows_free(&rows)
         free(g)
         free(cspec)
@@ -179,18 +200,7 @@ cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int 
         g.seats[s].people = people[s]
         g.team_seats[s % 2][g.n_team_seats[s % 2]] = s
         g.n_team_seats[s % 2] += 1
-        kind, weights, *search = bots[s]      # (kind, weights) or (kind, weights, search parameters)
-        g.bots[s].kind = kind
-        if weights:
-            refuse_unknown("bot weight(s)", weights, WEIGHT_FIELDS)
-            g.bots[s].w = weights
-        if kind >= BOT_MCTS:
-            if not search:
-                raise ValueError("a search bot needs its search parameters")
-            refuse_unknown("search parameter(s)", search[0], SEARCH_FIELDS)
-            g.bots[s].s = search[0]
-            if g.bots[s].s.iterations < 1 or g.bots[s].s.rollouts < 1 or g.bots[s].s.depth < 0:
-                raise ValueError(f"search parameters out of range: {search[0]}")
+        configure_bot(&g.bots[s], bots[s], WEIGHT_FIELDS, SEARCH_FIELDS, N_POLICY, N_VALUE)
     for k, spec in enumerate(creatures):
         (cspec[k].people, cspec[k].damage, cspec[k].life, cspec[k].people_chance, cspec[k].tier, cspec[k].ability,
          cspec[k].ability_chance, cspec[k].ability_amount, cspec[k].points) = spec
@@ -200,7 +210,7 @@ cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int 
 
 
 cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* rows, DecisionTrace* dtrace,
-                  int64_t* starts, uint64_t master_seed, int64_t start, int64_t count,
+                  int64_t* starts, Samples* samples, uint64_t master_seed, int64_t start, int64_t count,
                   int64_t* counts) noexcept nogil:
     """Play the batch into ``recs`` (and the card rows if ``rows``); the offset of the first void game,
     or -1. ``counts``: the batch's top-level decisions, those a search bot took, and their simulations.
@@ -215,6 +225,9 @@ cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* ro
         g.searches = 0
         g.rollouts = 0
         g.dtrace = dtrace
+        g.samples = samples
+        if samples != NULL:
+            samples.game = <int>i
         if dtrace != NULL:
             starts[i] = <int64_t>dtrace.n
             trace_begin(dtrace)

@@ -67,7 +67,11 @@ def mixed(tmp_path_factory) -> Path:
 
 def test_the_core_computes_the_declared_features():
     from core.paws_engine import FEATURES as CORE
+    from core.tales_engine import FEATURES as TALES_CORE
+    from sim.tales.bots.features import FEATURES as TALES
     assert CORE == {"policy": N_POLICY, "value": N_VALUE}
+    assert TALES_CORE == {"policy": len(TALES.policy), "value": len(TALES.value)}
+    assert registry.get("tales").features is TALES and registry.get("paws").features is FEATURES
     assert BOT_KINDS.index("learned") == 4
     assert len({n for n, _ in FEATURES.policy}) == N_POLICY and len({n for n, _ in FEATURES.value}) == N_VALUE
     assert FEATURES.id.startswith("paws-features-1@")
@@ -178,13 +182,18 @@ def test_a_bad_model_file_is_refused_in_one_line(tmp_path, change, message):
     assert "Traceback" not in res.output
 
 
-def test_missing_models_and_games_without_features_are_refused():
+def test_missing_models_and_games_without_features_are_refused(imitate):
+    from sim.kit.bots import BotRoster
+    from sim.paws.bots.heuristic import HeuristicBot, HeuristicWeights
     with pytest.raises(RuleError, match=r"no model 'nope' .* shipped models: "):
         parse_bot("learned:model=nope")
     with pytest.raises(RuleError, match=r"which model\? learned:model=NAME"):
         parse_bot("learned")
+    with pytest.raises(RuleError, match=r"a model of 'paws', not of 'tales'$"):
+        registry.get("tales").resolve(None, {}, {"bots": f"learned:model={imitate}"}, {})
+    bare = BotRoster(HeuristicBot, HeuristicWeights)                 # a game that declares no features
     with pytest.raises(RuleError, match=r"this game has no learned bot yet"):
-        registry.get("tales").resolve(None, {}, {"bots": "learned:model=x"}, {})
+        bare.parse(f"learned:model={imitate}")
 
 
 # -- training ---------------------------------------------------------------------------------------------
@@ -213,3 +222,68 @@ def test_training_twice_gives_the_same_model_bytes(tmp_path, ray_local):
     assert a.provenance["iterations"][1]["guided_by_model"] is True
     resumed = train(spec, tmp_path / "c.json", tmp_path / "a.work")          # from the work folder: no new games
     assert resumed.digest == a.digest
+
+
+# -- Tales are Real ----------------------------------------------------------------------------------------
+def tales_model(path: Path, policy: dict, value: dict | None = None) -> Path:
+    from sim.tales.bots.features import FEATURES as TALES
+    names_p, names_v = [n for n, _ in TALES.policy], [n for n, _ in TALES.value]
+    pw, vw = [0.0] * len(names_p), [0.0] * len(names_v)
+    for k, v in policy.items():
+        pw[names_p.index(k)] = v
+    for k, v in (value or {}).items():
+        vw[names_v.index(k)] = v
+    path.write_text(Model("tales", path.stem, TALES.id, tuple(pw), tuple(vw), {}).to_json())
+    return path
+
+
+def test_tales_a_model_of_the_heuristics_pick_plays_the_heuristics_games(tmp_path):
+    model = tales_model(tmp_path / "imitate.json", {"heuristic_pick": 5.0})
+    g = registry.get("tales")
+    for mode in ("standard", "2v2"):
+        ours = g.resolve(None, {}, {"mode": mode, "bots": f"learned:model={model}"}, {}).play_batch(4, 0, 300)["games"]
+        theirs = g.resolve(None, {}, {"mode": mode, "bots": "heuristic"}, {}).play_batch(4, 0, 300)["games"]
+        assert ours.drop(["bots"]).equals(theirs.drop(["bots"]))
+
+
+def test_tales_learned_games_replay_through_their_trace_and_see_no_hidden_card(tmp_path):
+    from core.tales_scenario import PausedGame
+    from sim.tales.core_engine import core_inputs
+    model = tales_model(tmp_path / "mixed.json", {"heuristic_score": 1.0, "destroys": 1.5, "destroyed": -1.0,
+                                                  "swap": 0.5, "champion": -0.5}, {"other_losses": 2.0})
+    g = registry.get("tales")
+    for mode in ("standard", "2v2"):
+        m = g.resolve(None, {}, {"mode": mode, "bots": f"learned:model={model},heuristic" + (",random,heuristic"
+                                                                                              if mode == "2v2" else "")}, {})
+        for i in (0, 7):
+            record, blob = trace.core_game(m, 6, i)
+            replayed = trace.replay(m, 6, i, blob)
+            assert {k: replayed[k] for k in record} == record
+        inputs = core_inputs(m.setup, m.rules, m.data)
+        checked = 0
+        for index in range(20):
+            for stop in range(0, 300, 9):
+                pg = PausedGame(inputs, 8, index, stop)
+                if not pg.paused:
+                    break
+                if pg.seat != 0 or len(pg.options()) < 3:
+                    continue
+                features = pg.learned_features()
+                for redeal in (1, 2):
+                    other = pg.copy()
+                    other.redeal(0, redeal)
+                    assert other.options() == pg.options() and other.learned_features() == features
+                other = pg.copy()
+                other.reverse_hidden(0)
+                assert other.learned_features() == features
+                checked += 1
+        assert checked >= 20
+
+
+def test_tales_learned_bot_games_keep_their_invariants(tmp_path):
+    from tests.tales.test_invariants import check_record as tales_check
+    model = tales_model(tmp_path / "m.json", {"heuristic_score": 1.0, "creature_attack": 1.0, "take_off": -1.0})
+    for mode in ("standard", "2v2"):
+        m = registry.get("tales").resolve(None, {}, {"mode": mode, "bots": f"learned:model={model}"}, {})
+        for rec in m.play_batch(3, 0, 1000)["games"].to_pylist():
+            tales_check(rec, m.rules, m.setup.seats)

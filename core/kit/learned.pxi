@@ -81,3 +81,4 @@ cdef load_model(Model* m, object model, int n_policy, int n_value):
         m.policy[i] = policy[i]
     for i in range(n_value):
         m.value[i] = value[i]
+

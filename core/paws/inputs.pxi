@@ -35,24 +35,7 @@ cdef _configure(Game* g, ItemSpec* ispec, MonsterSpec* mspec, dict rules, bint e
         for d in range(6):
             g.nbrs[c][d] = nbrs[c][d]
     for s in range(players):
-        # (kind, weights), (kind, weights, search parameters) or (kind, weights, search parameters, model):
-        # a model is (option feature weights, seat feature weights), for a learned bot or a search with model=
-        kind, weights, *more = bots[s]
-        g.bots[s].kind = kind
-        if weights:
-            refuse_unknown("bot weight(s)", weights, WEIGHT_FIELDS)
-            g.bots[s].w = weights
-        if kind == BOT_MCTS or kind == BOT_FLAT:
-            if not more or not more[0]:
-                raise ValueError("a search bot needs its search parameters")
-            refuse_unknown("search parameter(s)", more[0], SEARCH_FIELDS)
-            g.bots[s].s = more[0]
-            if g.bots[s].s.iterations < 1 or g.bots[s].s.rollouts < 1 or g.bots[s].s.depth < 0:
-                raise ValueError(f"search parameters out of range: {more[0]}")
-        if len(more) > 1 and more[1] is not None:
-            load_model(&g.bots[s].model, more[1], N_POLICY, N_VALUE)
-        if kind == BOT_LEARNED and g.bots[s].model.n_policy == 0:
-            raise ValueError("a learned bot needs its model")
+        configure_bot(&g.bots[s], bots[s], WEIGHT_FIELDS, SEARCH_FIELDS, N_POLICY, N_VALUE)
     for k, spec in enumerate(items):
         ispec[k].timing, ispec[k].effect, ispec[k].amount, ispec[k].turns = spec
     for k, spec in enumerate(monsters):

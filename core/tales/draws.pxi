@@ -12,7 +12,9 @@ cdef inline int ask(Game* g, int seat, int kind) noexcept nogil:
         return 0
     if g.bots[seat].kind == BOT_RANDOM:
         k = below(g, g.n_opt)
-    elif g.bots[seat].kind >= BOT_MCTS and searched(kind):
+    elif g.bots[seat].kind == BOT_LEARNED and searched(kind):
+        k = learned_decide(g, seat)       # learned.pxi: the model's policy
+    elif (g.bots[seat].kind == BOT_MCTS or g.bots[seat].kind == BOT_FLAT) and searched(kind):
         k = search_decide(g, seat)        # search.pxi; its copies play by the rollout policy
     else:
         k = heuristic_decide(g, seat, kind)

@@ -114,7 +114,9 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
     if not script_loaded:       # as core/tales/draws.pxi
         if g.bots[seat].kind == BOT_RANDOM:
             return below(g, g.n_opt)
-        if g.bots[seat].kind >= BOT_MCTS and searched(kind):
+        if g.bots[seat].kind == BOT_LEARNED and searched(kind):
+            return learned_decide(g, seat)
+        if (g.bots[seat].kind == BOT_MCTS or g.bots[seat].kind == BOT_FLAT) and searched(kind):
             return search_decide(g, seat)
         return heuristic_decide(g, seat, kind)
     e = script_next(S_ASK)

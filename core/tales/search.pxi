@@ -169,8 +169,15 @@ cdef void search_determinize(Game* g, int seat, pcg32_t* rng) noexcept nogil:
 
 
 cdef void search_rollout_bots(Game* g, int seat, int policy) noexcept nogil:
-    """Every seat plays by ``seat``'s rollout policy: random, or the heuristic with its weights."""
+    """Every seat plays by ``seat``'s rollout policy: its model's (a search with model=), else random, or
+    the heuristic with its weights."""
     cdef int s
+    if g.bots[seat].model.n_policy > 0:
+        for s in range(g.n):
+            g.bots[s].kind = BOT_LEARNED
+            g.bots[s].model = g.bots[seat].model
+            g.bots[s].w = g.bots[seat].w
+        return
     for s in range(g.n):
         g.bots[s].kind = BOT_HEURISTIC if policy == 1 else BOT_RANDOM
         g.bots[s].w = g.bots[seat].w
@@ -191,9 +198,12 @@ cdef void search_evaluate(Game* g, double* out) noexcept nogil:
     """A game cut off by the depth cap: each team's share of the two teams' standing, where a team's
     standing is 1 + its creatures on the field + the other team's weighted losses (the fewest losses
     win after the last round; Survive! ends when a side has no creature left). Even standings give 1/2
-    each; each seat gets its team's share."""
+    each; each seat gets its team's share. With a model (the rollouts are learned): its value head."""
     cdef double x[2]
     cdef int t, s
+    if g.bots[0].kind == BOT_LEARNED and g.bots[0].model.n_value > 0:
+        learned_values(g, &g.bots[0].model, out)   # a search with a model: its value head (learned.pxi)
+        return
     for t in range(2):
         x[t] = 1.0 + on_field(g, t) + team_losses(g, 1 - t)
     for s in range(g.n):
@@ -204,17 +214,27 @@ cdef int search_decide(Game* g, int seat) noexcept nogil:
     """An mcts or flat seat's top-level decision (the options listed in g.opt_*)."""
     cdef Bot* b = &g.bots[seat]
     cdef SearchNote note
-    cdef SearchNote* noted = &note if g.dtrace != NULL else NULL    # a traced game notes what it saw
+    cdef SearchNote* noted = &note if g.dtrace != NULL or g.samples != NULL else NULL   # notes what it saw
+    cdef double* shares = NULL
     cdef int choice
-    note.shares = NULL                # (training samples: no learned bot in this game yet)
+    if g.samples != NULL:             # training samples: every option's share of the visits
+        shares = <double*>malloc(sizeof(double) * g.n_opt)
+        if shares == NULL:
+            g.error = 1
+            return 0
+    note.shares = shares
     g.searches += 1
     if b.kind == BOT_MCTS:
         choice = mcts_choose(g, seat, &b.s, &b.rng, &g.rollouts, noted)
     else:
         choice = flat_choose(g, seat, &b.s, &b.rng, &g.rollouts, noted)
     if choice < 0:                    # out of memory: the game is void (g.error), not played on silently
+        free(shares)
         g.error = 1
         return 0
-    if noted != NULL:
+    if g.dtrace != NULL:
         trace_note(g.dtrace, noted)   # before ask() writes the choice
+    if g.samples != NULL:
+        learned_samples(g, seat, choice, shares)
+    free(shares)
     return choice

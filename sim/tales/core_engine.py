@@ -185,3 +185,25 @@ def play_batch_core(setup: TalesSetup, rules: TalesRules, cards: TalesCards, mas
     if want_trace:
         tables[trace.TABLE] = trace.core_table(master_seed, start, out["trace"], out["trace_starts"])
     return tables
+
+
+def play_samples(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_seed: int, start: int,
+                 count: int) -> dict[str, np.ndarray]:
+    """Games ``start .. start+count-1`` in the core, their search bots' decisions as the learned bots' training
+    samples (as sim.paws.core_engine.play_samples): each winning team's commanders share the win, a draw is
+    1/n for each commander."""
+    from core.tales_engine import play_batch
+    try:
+        out = play_batch(**core_inputs(setup, rules, cards), want_cards=False, master_seed=master_seed, start=start,
+                         count=count, want_samples=True)
+    except ValueError as e:
+        raise CoreError(f"the Tales are Real core cannot play this: {e}") from None
+    if out["void"] >= 0:
+        raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
+    n, winner = setup.seats, out["records"]["winner_team"]
+    outcome = np.full((count, n), 1.0 / n)
+    team = np.arange(n) % 2
+    for i in range(count):
+        if winner[i] >= 0:
+            outcome[i] = (team == winner[i]) / (team == winner[i]).sum()
+    return {"options": out["option_samples"], "seats": out["seat_samples"], "outcome": outcome}

@@ -18,7 +18,8 @@ from sim.kit.bots import refuse_search_bots
 from sim.games import BenchPreset, CompareColumns, Game, Match
 from sim.params import RuleError
 from sim.record_schema import with_data_columns
-from sim.tales.bots import ROSTER, WEIGHT_PRESETS_PATH, make_bots
+from sim.tales.bots import MODELS_DIR, ROSTER, WEIGHT_PRESETS_PATH
+from sim.tales.bots.features import FEATURES
 from sim.tales.bots.heuristic import HeuristicWeights
 from sim.tales.cards import CardDataError, TalesCards, load_cards
 from sim.tales.kinds import People
@@ -43,6 +44,8 @@ class Tales(Game):
     column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS}
     bot_weights = HeuristicWeights
     bot_roster = ROSTER
+    features = FEATURES                 # the learned bots' (sim/tales/bots/features.py)
+    models_dir = MODELS_DIR             # its shipped models (learned:model=NAME)
     search_bots = True                # core/tales/search.pxi: mcts and flat in the core
     per_seat_columns = ("people", "bots", "champion", "weighted_losses", "destroyed", "survivors", "champion_alive")
     # Victory and Defeat: a destroyed Champion, fewer weighted losses or (Survive!) the last side standing
@@ -67,8 +70,7 @@ class Tales(Game):
             raise RuleError(f"{where}: mode {mode!r} is not allowed; expected one of {', '.join(MODES)}")
         seats = 4 if "2v2" in mode else 2
         s = TalesSetup(mode=mode, people=people_of(setup.get("people"), seats, where=f"{where}: people"),
-                       bots=bot_specs(setup.get("bots"), seats))
-        make_bots(s.bots)
+                       bots=tuple(ROSTER.canonical(b) for b in bot_specs(setup.get("bots"), seats)))
         r = preset(rules or mode, overrides, where)
         cards = load_cards(data.get("creatures"), data.get("equipment"))
         for people in {People[p.upper()] for p in s.people}:
@@ -103,6 +105,10 @@ class Tales(Game):
                                                  "engine's replay of the core's decision trace (playtest play)")
         from sim.tales.game import play_game
         return play_game(match.setup, match.rules, seed, game_index, match.data, log=log, bots=bots)
+
+    def play_samples(self, match: Match, seed: int, start: int, count: int) -> dict:
+        from sim.tales.core_engine import play_samples
+        return play_samples(match.setup, match.rules, match.data, seed, start, count)
 
     def option_words(self, g, seat: int, kind, option) -> str:
         from sim.tales.game import option_words

@@ -1,0 +1,59 @@
+"""Tales are Real's features for the learned bots, in the rulebook's words (docs/learned-bots.md).
+
+The core computes them in this order (core/tales/learned.pxi); tests/test_learned_bots.py holds the counts
+together. Only what the deciding commander can see: the field (every creature, its gear, damage, potions),
+its own hand, hand sizes, losses, and a Champion only once the armies are set up and the Champions
+revealed. Changing a feature's meaning or order is a new VERSION: models of the old one are refused.
+"""
+
+from __future__ import annotations
+
+from sim.kit.learned import Features
+
+VERSION = 1
+
+# one list per option of a top-level decision: recruitment (return a creature under the deck), equipment
+# (an action, or a card to discard in a swap), battle (the attacker, the defender, the creature provoked)
+POLICY = (
+    ("return", "Recruitment: the option returns this creature under the deck"),
+    ("equip_phase", "Equipment: the option is an equipment action"),
+    ("discard", "Equipment, a swap: the option discards this card"),
+    ("attacker", "Battle: the option sends this creature into attack mode"),
+    ("defender", "Battle: the option makes this creature the defender"),
+    ("provoke", "Battle: the option provokes this creature of the other side"),
+    ("heuristic_score", "the heuristic bot's score of the option, over 20"),
+    ("heuristic_pick", "1 if it is the option the heuristic bot would take"),
+    ("pass", "Equipment: pass (done equipping)"),
+    ("swap", "Equipment: swap hand cards for a new one"),
+    ("equip", "Equipment: equip a creature with a hand card"),
+    ("take_off", "Equipment: take a card back off a creature"),
+    ("equip_value", "Equipment: the card's worth to the heuristic, over 10"),
+    ("equip_champion", "Equipment: the creature equipped is its commander's Champion (once revealed)"),
+    ("creature_attack", "Battle: the creature's attack with gear and potions, over 10"),
+    ("creature_life", "Battle: the creature's life left, over 10"),
+    ("destroys", "Battle: the creature destroys its foe (attacker: some ready foe) in one strike"),
+    ("destroyed", "Battle: a foe (defender: the attacker) destroys the creature in one strike"),
+    ("champion", "Battle: the creature is its commander's Champion"),
+    ("tier", "Battle: the creature's tier, over 3"),
+    ("return_value", "Recruitment: the creature's worth to the heuristic, over 20"),
+    ("discard_usable", "Swap: some creature of the team could carry the card"),
+    ("discard_value", "Swap: the card's worth to the heuristic, over 10"),
+    ("losses_lead", "the other team's weighted losses minus your team's, over 10"),
+    ("round", "the round over the last round"),
+)
+
+# one list per commander, for the value head's chance that its team wins
+VALUE = (
+    ("on_field", "its creatures on the field, over the army size"),
+    ("losses", "its team's weighted losses, over 10"),
+    ("other_losses", "the other team's weighted losses, over 10"),
+    ("attack", "the attack of its creatures on the field, over 20"),
+    ("life", "the life left of its creatures on the field, over 40"),
+    ("hand", "equipment cards in hand, over 5"),
+    ("round", "the round over the last round"),
+    ("champion_on_field", "its Champion is on the field (once revealed)"),
+    ("champion_damage", "its Champion's damage over its life (once revealed)"),
+)
+
+FEATURES = Features("tales", VERSION, POLICY, VALUE, prior_policy=(("heuristic_pick", 3.0),),
+                    prior_value=(("other_losses", 3.0), ("losses", -3.0)))
