@@ -287,3 +287,30 @@ def test_tales_learned_bot_games_keep_their_invariants(tmp_path):
         m = registry.get("tales").resolve(None, {}, {"mode": mode, "bots": f"learned:model={model}"}, {})
         for rec in m.play_batch(3, 0, 1000)["games"].to_pylist():
             tales_check(rec, m.rules, m.setup.seats)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--search", "flat:rollouts=4"], r"--search 'flat:rollouts=4': the training search must be mcts"),
+    (["--search", "mcts:iterations=4:model=paws-1"], r"leave out model=; each iteration guides the search"),
+    (["--search", "mcts:iterations=0"], r"iterations = '0' is not allowed"),
+    (["--name", "Bad Name"], r"--name 'Bad Name' is not allowed; expected lower-case letters"),
+    (["--ship", "--out", "x.json"], r"--ship writes among the game's shipped models; leave out --out"),
+    (["--iterations", "0"], r"--iterations"),
+])
+def test_train_bot_refuses_bad_input_in_one_line_before_any_game(tmp_path, monkeypatch, args, message):
+    import re
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["train-bot", "paws", *args])
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert res.exit_code == 2 and len(lines) == 1 and re.search(message, lines[0]), res.output
+    assert not list(tmp_path.iterdir())                     # nothing written
+
+
+def test_train_bot_refuses_a_work_folder_of_another_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "train-spec.json").write_text(json.dumps({"digest": "0" * 16, "spec": {"seed": 9}}))
+    res = runner.invoke(app, ["train-bot", "paws", "--work", str(work), "--games", "4"])
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert res.exit_code == 2 and len(lines) == 1 and "holds a run of another spec" in lines[0], res.output
