@@ -213,8 +213,9 @@ def replayed(m: Match, seed: int, game_index: int, log: EventLog, engine: str, s
         if core_only:
             searched = sum(1 for e in log.events if e["kind"] == "search")
             note(f"{', '.join(core_only)}: core-only; the log is the reference engine's replay of the core's "
-                 f"{len(trace.decode(blob)):,} decisions ({searched:,} searched, with what the search saw), "
-                 "every other seat's checked: all agreed")
+                 f"{len(trace.decode(blob)):,} decisions"
+                 + (f" ({searched:,} searched, with what the search saw)" if searched else "")
+                 + ", every other seat's checked: all agreed")
     if stored is not None:
         differ = sorted(k for k in rec if k in stored and stored[k] != rec[k])
         if differ:
