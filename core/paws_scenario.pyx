@@ -197,22 +197,10 @@ cdef class PausedGame:
         return choice
 
     def learned_features(self):
-        """The learned bots' features at the paused decision (core/paws/learned.pxi): (one list per listed option
-        for the paused seat, one list per seat)."""
-        cdef double f[MAXFEAT]
-        cdef int k, i, s, seat
+        """The learned bots' features at the paused decision (learned.pxi): (one list per listed option for
+        the paused seat, one list per seat)."""
         self.options()
-        seat = self.g.seat
-        learned_prepare(self.g, seat)
-        opts = []
-        for k in range(self.g.n_opt):
-            learned_option_features(self.g, seat, k, f)
-            opts.append([f[i] for i in range(N_POLICY)])
-        seats = []
-        for s in range(self.g.n):
-            learned_seat_features(self.g, s, f)
-            seats.append([f[i] for i in range(N_VALUE)])
-        return opts, seats
+        return learned_features_at(self.g, N_POLICY, N_VALUE)
 
     def redeal(self, int observer, uint64_t seed):
         """Re-deal in place what ``observer`` cannot see (search_determinize, draws from a stream seeded

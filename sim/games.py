@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import abc
 import hashlib
+import importlib
 import json
 import os
 import sys
@@ -263,11 +264,18 @@ class Game(abc.ABC):
         engine's inputs and capacities are checked (a core refuses a rule parameter its struct lacks)."""
         self.play_games(match, 0, 0, 0, engine)
 
-    @abc.abstractmethod
+    reference_module: ClassVar[str]         # the reference engine's module: play_game(...) and option_words(...)
+
     def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None,
                     bots: list | None = None) -> dict:
         """One game's record from the reference engine, its turn-by-turn log appended to ``log`` if given;
         ``bots``: one bot per seat in place of the setup's (a decision trace's replay)."""
+        if bots is None:
+            self.bot_roster.refuse_core_only(self.bot_specs(match.setup), "{kind} is core-only; the turn-by-turn "
+                                             "log is the reference engine's replay of the core's decision trace "
+                                             "(playtest play)")
+        engine = importlib.import_module(self.reference_module)      # loaded when first played
+        return engine.play_game(match.setup, match.rules, seed, game_index, match.data, log=log, bots=bots)
 
     features: ClassVar[Any] = None    # the learned bots' feature set (sim/kit/learned.py Features), or None: none yet
     models_dir: ClassVar[Any] = None  # the folder of its shipped learned models (a Path), or None
@@ -275,9 +283,12 @@ class Game(abc.ABC):
     def play_samples(self, match: Match, seed: int, start: int, count: int) -> dict:
         """Games ``start .. start+count-1`` in the core, the search bots' decisions as training samples for the
         learned bots (``options``, ``seats``, ``outcome``: see sim/paws/core_engine.py play_samples)."""
-        raise EngineError(f"{self.name} has no learned bot yet")
+        if self.features is None:
+            raise EngineError(f"{self.name} has no learned bot yet")
+        core = importlib.import_module(self.core_module)
+        return core.play_samples(match.setup, match.rules, match.data, seed, start, count)
 
-    bot_roster: ClassVar[Any] = None  # the game's bots (sim.kit.bots.BotRoster): its heuristic, weights, models
+    bot_roster: ClassVar[Any]         # the game's bots (sim.kit.bots.BotRoster): its heuristic, weights, models
 
     def reference_bots(self, setup: Any) -> list:
         """The reference engine's bot for each seat of ``setup`` (a core-only bot's object only names it: the
@@ -288,9 +299,9 @@ class Game(abc.ABC):
         """Each seat's bot spec, as the setup gives it (its ``bots``)."""
         return list(setup.bots)
 
-    @abc.abstractmethod
     def option_words(self, g: Any, seat: int, kind: Any, option: Any) -> str:
         """One option of a decision in the rulebook's words (a search note in the log names options so)."""
+        return importlib.import_module(self.reference_module).option_words(g, seat, kind, option)
 
     @abc.abstractmethod
     def winner(self, record: Mapping[str, Any]) -> int:

@@ -82,3 +82,19 @@ cdef load_model(Model* m, object model, int n_policy, int n_value):
     for i in range(n_value):
         m.value[i] = value[i]
 
+
+cdef object learned_features_at(Game* g, int n_policy, int n_value):
+    """The features at g's pending decision, for the test-only modules' PausedGame: (one list per listed
+    option for the deciding seat, one list per seat); the options must be listed."""
+    cdef double f[MAXFEAT]
+    cdef int k, i, s, seat = g.seat
+    learned_prepare(g, seat)
+    opts = []
+    for k in range(g.n_opt):
+        learned_option_features(g, seat, k, f)
+        opts.append([f[i] for i in range(n_policy)])
+    seats = []
+    for s in range(search_seats(g)):
+        learned_seat_features(g, s, f)
+        seats.append([f[i] for i in range(n_value)])
+    return opts, seats

@@ -155,6 +155,11 @@ class BotRoster:
     features: object = None
     models: Path | None = None
 
+    @staticmethod
+    def refuse_core_only(specs: Iterable[str], why: str) -> None:
+        """An EngineError naming the first core-only bot among ``specs`` (for an engine that cannot play it)."""
+        refuse_search_bots(specs, why)
+
     def canonical(self, spec: str) -> str:
         """The spec as records keep it: a model named by name and digest (``model=paws-1@3fa2c1d09b1e``), so
         results of two models are never pooled; every other spec as given."""

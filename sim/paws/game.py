@@ -6,6 +6,7 @@ record. The random stream of game ``game_index`` depends only on (master seed, g
 
 from __future__ import annotations
 
+from sim.paws.actions import option_words  # noqa: F401  (the game's option_words: Game.option_words)
 from sim.paws.bots import make_bots
 from sim.paws.cards import CardSet, load_cards
 from sim.paws.items import gain_items

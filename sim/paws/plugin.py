@@ -9,7 +9,6 @@ import pyarrow as pa
 
 from sim.bots import bot_specs
 from sim.kit import trace
-from sim.kit.bots import refuse_search_bots
 from sim.games import BenchPreset, CompareColumns, Game, Match
 from sim.params import RuleError
 from sim.paws.bots import MODELS_DIR, ROSTER, WEIGHT_PRESETS_PATH
@@ -52,6 +51,7 @@ class Paws(Game):
     column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS}
     bot_weights = HeuristicWeights
     bot_roster = ROSTER
+    reference_module = "sim.paws.game"
     search_bots = True                # core/paws/search.pxi: mcts and flat in the core
     per_seat_columns = ("bots", "vp", "buildings", "lives_left", "knockouts", "knockouts_dealt", "vp_trace")
     # §13: a VP target or the last player with lives left wins; the round_limit rule ends a game with its
@@ -111,22 +111,6 @@ class Paws(Game):
     @staticmethod
     def _tables(out) -> dict[str, pa.Table]:
         return out if isinstance(out, dict) else {"games": out}
-
-    def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None,
-                    bots: list | None = None) -> dict:
-        if bots is None:
-            refuse_search_bots(match.setup.bots, "{kind} is core-only; the turn-by-turn log is the reference "
-                                                 "engine's replay of the core's decision trace (playtest play)")
-        from sim.paws.game import play_game
-        return play_game(match.setup, match.rules, seed, game_index, match.data, log=log, bots=bots)
-
-    def play_samples(self, match: Match, seed: int, start: int, count: int) -> dict:
-        from sim.paws.core_engine import play_samples
-        return play_samples(match.setup, match.rules, match.data, seed, start, count)
-
-    def option_words(self, g, seat: int, kind, option) -> str:
-        from sim.paws.actions import option_words
-        return option_words(g, seat, kind, option)
 
     def winner(self, record: Mapping[str, Any]) -> int:
         return record["winner_team"] if record["mode"] == "teams" else record["winner_seat"]

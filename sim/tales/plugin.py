@@ -14,7 +14,6 @@ import pyarrow as pa
 
 from sim.bots import bot_specs
 from sim.kit import trace
-from sim.kit.bots import refuse_search_bots
 from sim.games import BenchPreset, CompareColumns, Game, Match
 from sim.params import RuleError
 from sim.record_schema import with_data_columns
@@ -44,6 +43,7 @@ class Tales(Game):
     column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS}
     bot_weights = HeuristicWeights
     bot_roster = ROSTER
+    reference_module = "sim.tales.game"
     features = FEATURES                 # the learned bots' (sim/tales/bots/features.py)
     models_dir = MODELS_DIR             # its shipped models (learned:model=NAME)
     search_bots = True                # core/tales/search.pxi: mcts and flat in the core
@@ -97,22 +97,6 @@ class Tales(Game):
         return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
                                want_cards="cards" in match.tables, want_trace=trace.TABLE in match.tables,
                                counts=counts), counts
-
-    def play_logged(self, match: Match, seed: int, game_index: int, log: list[str] | None,
-                    bots: list | None = None) -> dict:
-        if bots is None:
-            refuse_search_bots(match.setup.bots, "{kind} is core-only; the turn-by-turn log is the reference "
-                                                 "engine's replay of the core's decision trace (playtest play)")
-        from sim.tales.game import play_game
-        return play_game(match.setup, match.rules, seed, game_index, match.data, log=log, bots=bots)
-
-    def play_samples(self, match: Match, seed: int, start: int, count: int) -> dict:
-        from sim.tales.core_engine import play_samples
-        return play_samples(match.setup, match.rules, match.data, seed, start, count)
-
-    def option_words(self, g, seat: int, kind, option) -> str:
-        from sim.tales.game import option_words
-        return option_words(g, seat, kind, option)
 
     def winner(self, record: Mapping[str, Any]) -> int:
         return record["winner_team"]
