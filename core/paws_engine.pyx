@@ -173,18 +173,7 @@ cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, RowBuffer* cards,
     cdef int s
     counts[0] = counts[1] = counts[2] = 0
     for i in range(count):
-        pcg32_for_game(&g.rng, master_seed, <uint64_t>(start + i))
-        for s in range(g.n):
-            search_stream(&g.bots[s].rng, master_seed, <uint64_t>(start + i), s)
-        g.searches = 0
-        g.rollouts = 0
-        g.dtrace = dtrace
-        g.samples = samples
-        if samples != NULL:
-            samples.game = <int>i
-        if dtrace != NULL:
-            starts[i] = <int64_t>dtrace.n
-            trace_begin(dtrace)
+        begin_batch_game(g, master_seed, start + i, i, dtrace, starts, samples)
         setup_game(g, mdeck, n_mdeck, ideck, n_ideck)
         play_from(g, trace)
         counts[0] += g.decisions

@@ -270,3 +270,23 @@ cdef int flat_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
     free(total)
     free(work)
     return choice
+
+
+cdef void begin_batch_game(Game* g, uint64_t master_seed, int64_t index, int64_t offset, DecisionTrace* dtrace,
+                           int64_t* starts, Samples* samples) noexcept nogil:
+    """Before game ``index`` (the batch's game ``offset``) is set up: the game's generator and each search
+    bot's stream from (master seed, game index), the counters of its searches, and where its decision trace
+    (trace.pxi) and training samples (learned.pxi) go, if asked for."""
+    cdef int s
+    pcg32_for_game(&g.rng, master_seed, <uint64_t>index)
+    for s in range(search_seats(g)):
+        search_stream(&g.bots[s].rng, master_seed, <uint64_t>index, s)
+    g.searches = 0
+    g.rollouts = 0
+    g.dtrace = dtrace
+    g.samples = samples
+    if samples != NULL:
+        samples.game = <int>offset
+    if dtrace != NULL:
+        starts[offset] = <int64_t>dtrace.n
+        trace_begin(dtrace)
