@@ -99,8 +99,9 @@ def _search_number(spec: str, name: str, value: str) -> float:
     return x
 
 
-def refuse_search_bots(specs: Iterable[str], why: str) -> None:
-    """Raise an EngineError naming the first search bot among ``specs`` (an engine that cannot play them)."""
+def refuse_core_only(specs: Iterable[str], why: str) -> None:
+    """Raise an EngineError naming the first core-only bot (a search or learned bot) among ``specs``, for an
+    engine that cannot play them."""
     for spec in specs:
         kind = spec.strip().split(":")[0]
         if kind in CORE_ONLY:
@@ -155,10 +156,7 @@ class BotRoster:
     features: object = None
     models: Path | None = None
 
-    @staticmethod
-    def refuse_core_only(specs: Iterable[str], why: str) -> None:
-        """An EngineError naming the first core-only bot among ``specs`` (for an engine that cannot play it)."""
-        refuse_search_bots(specs, why)
+    refuse_core_only = staticmethod(refuse_core_only)     # for callers that hold a game's roster (sim.games)
 
     def canonical(self, spec: str) -> str:
         """The spec as records keep it: a model named by name and digest (``model=paws-1@3fa2c1d09b1e``), so

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pyarrow as pa
 
-from sim.kit.bots import LearnedBot, SearchBot, refuse_search_bots
+from sim.kit.bots import LearnedBot, SearchBot, refuse_core_only
 
 TRACE_VERSION = 1
 WIDE = 254                     # an index of 254 or more follows in two bytes, little-endian
@@ -307,7 +307,7 @@ def reference_tables(definition, match, seed: int, start: int, count: int, play_
     by ``play_game(setup, rules, seed, index, data, stats=, bots=)``, the records by ``to_table``, the card
     rows by ``cards_table``, and each game's decision trace (the reference engine's own, which equals the
     core's)."""
-    refuse_search_bots(definition.bot_specs(match.setup), "{kind} is core-only; use engine = core")
+    refuse_core_only(definition.bot_specs(match.setup), "{kind} is core-only; use engine = core")
     stats: list | None = [] if "cards" in match.tables else None
     games, traces = [], []
     for i in range(start, start + count):
