@@ -9,12 +9,21 @@ pipe on its stdin. It records the driver's children that appear while Ray starts
 from then on, their descendants. When the pipe closes - the driver ended Ray, or died: the kernel closes
 a dead process's pipes at once - it kills every recorded process still alive (its start time checked, so
 a reused pid is never hit), their children, and any worker of the recorded raylets (``RAY_RAYLET_PID``),
-then exits. Run as ``python -I reaper.py DRIVER_PID``.
+then exits. Run as ``python -I reaper.py DRIVER_PID TOKEN``.
+
+A Ctrl-C at a terminal reaches Ray's processes too (they share the driver's process group): a raylet can die
+a moment after it forked its agents, before any scan saw them as its children, and they are then the init
+process's. So the driver sets ``PLAYTEST_RAY_GUARD=TOKEN`` in its environment while ``ray.init`` starts Ray
+(:meth:`RayGuard.marked`): every process Ray starts inherits it, and the watchdog also records any process
+started after it whose environment holds the token, whoever its parent is now. (An agent hides its
+environment once it renames itself, a second or more after it starts: by then a scan has recorded it.)
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import select
 import signal
 import subprocess
@@ -26,6 +35,7 @@ SCAN_START_S = 0.1      # while Ray starts (its processes appear)
 SCAN_WARM_S = 0.25      # for WARM_FOR_S after that (agents and the first workers)
 WARM_FOR_S = 10.0
 SCAN_STEADY_S = 5.0     # then: workers started later are found by RAY_RAYLET_PID at the end
+MARK = "PLAYTEST_RAY_GUARD"
 
 
 def _stat(pid: int) -> tuple[int, int] | None:
@@ -51,18 +61,26 @@ def _processes() -> dict[int, tuple[int, int]]:
     return out
 
 
-def _raylet_pid_env(pid: int) -> int | None:
+def _environ(pid: int) -> list[bytes]:
     try:
-        env = Path(f"/proc/{pid}/environ").read_bytes()
+        return Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     except OSError:
-        return None
-    for item in env.split(b"\0"):
+        return []
+
+
+def _raylet_pid_env(pid: int) -> int | None:
+    for item in _environ(pid):
         if item.startswith(b"RAY_RAYLET_PID="):
             try:
                 return int(item.split(b"=", 1)[1])
             except ValueError:
                 return None
     return None
+
+
+def _marked(pid: int, mark: bytes | None) -> bool:
+    """The process was started by the Ray this watchdog guards (its environment holds the driver's token)."""
+    return mark is not None and mark in _environ(pid)
 
 
 def _comm(pid: int) -> str:
@@ -72,11 +90,21 @@ def _comm(pid: int) -> str:
         return ""
 
 
-def _record(driver: int, me: int, tracked: dict[int, int], roots_open: bool) -> None:
-    """Add the driver's children started since this watchdog (while ``roots_open``) and every descendant of a
-    tracked process."""
+def _record(driver: int, me: int, tracked: dict[int, int], roots_open: bool, mark: bytes | None = None,
+            seen: set[tuple[int, int]] | None = None) -> None:
+    """Add the driver's children started since this watchdog (while ``roots_open``), every process started since
+    then that holds ``mark`` in its environment, and every descendant of a tracked process. ``seen``: the
+    (pid, start) of processes whose environment was read already (read once each)."""
     procs = _processes()
     born = procs.get(me, (0, 0))[1]
+    if mark is not None:
+        for pid, (_, start) in procs.items():
+            if pid in (me, driver) or pid in tracked or start < born or (seen is not None and (pid, start) in seen):
+                continue
+            if seen is not None:
+                seen.add((pid, start))
+            if _marked(pid, mark):
+                tracked[pid] = start
     changed = True
     while changed:
         changed = False
@@ -89,9 +117,9 @@ def _record(driver: int, me: int, tracked: dict[int, int], roots_open: bool) -> 
                 changed = True
 
 
-def _kill_all(tracked: dict[int, int], me: int) -> list[int]:
-    """SIGKILL every tracked process still alive, their children and the recorded raylets' workers; repeated
-    until none is left (a process forked meanwhile included), at most ~3 s."""
+def _kill_all(tracked: dict[int, int], me: int, driver: int = -1, mark: bytes | None = None) -> list[int]:
+    """SIGKILL every tracked process still alive, their children, the recorded raylets' workers and any process
+    holding ``mark``; repeated until none is left (a process forked meanwhile included), at most ~3 s."""
     raylets = {pid for pid in tracked if _comm(pid) == "raylet"}
     killed: list[int] = []
     deadline = time.monotonic() + 3.0
@@ -106,11 +134,12 @@ def _kill_all(tracked: dict[int, int], me: int) -> list[int]:
                     targets.add(pid)
                     tracked[pid] = start
                     grow = True
-        if raylets:
-            for pid in procs:
-                if pid not in targets and pid != me and _raylet_pid_env(pid) in raylets:
-                    targets.add(pid)
-                    tracked[pid] = procs[pid][1]
+        for pid in procs:
+            if pid in targets or pid in (me, driver):
+                continue
+            if (raylets and _raylet_pid_env(pid) in raylets) or _marked(pid, mark):
+                targets.add(pid)
+                tracked[pid] = procs[pid][1]
         if not targets:
             break
         for pid in targets:
@@ -125,6 +154,7 @@ def _kill_all(tracked: dict[int, int], me: int) -> list[int]:
 
 def main(argv: list[str]) -> int:
     driver = int(argv[1])
+    mark = f"{MARK}={argv[2]}".encode() if len(argv) > 2 else None
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)          # only the pipe closing ends this process
     me = os.getpid()
@@ -133,8 +163,9 @@ def main(argv: list[str]) -> int:
     sys.stdout.flush()
     fd = sys.stdin.fileno()
     roots_open, warm_until, buf = True, None, b""
+    seen: set[tuple[int, int]] = set()
     while True:
-        _record(driver, me, tracked, roots_open)
+        _record(driver, me, tracked, roots_open, mark, seen)
         now = time.monotonic()
         wait = SCAN_START_S if roots_open else SCAN_WARM_S if now < warm_until else SCAN_STEADY_S
         ready, _, _ = select.select([fd], [], [], wait)
@@ -145,9 +176,9 @@ def main(argv: list[str]) -> int:
             break
         buf += data
         if roots_open and b"ready\n" in buf:         # Ray has started: no more roots, only their descendants
-            _record(driver, me, tracked, True)
+            _record(driver, me, tracked, True, mark, seen)
             roots_open, warm_until = False, time.monotonic() + WARM_FOR_S
-    _kill_all(tracked, me)
+    _kill_all(tracked, me, driver, mark)
     return 0
 
 
@@ -155,20 +186,38 @@ class RayGuard:
     """The driver's end of the watchdog: :meth:`start` before ``ray.init``, :meth:`ready` after it,
     :meth:`close` after ``ray.shutdown`` (then waits until the watchdog has ended any process left over)."""
 
-    def __init__(self, proc: subprocess.Popen | None):
-        self.proc = proc
+    def __init__(self, proc: subprocess.Popen | None, token: str = ""):
+        self.proc, self.token = proc, token
 
     @classmethod
     def start(cls) -> "RayGuard":
         if not sys.platform.startswith("linux") or not Path("/proc/self/stat").exists():
             return cls(None)
-        proc = subprocess.Popen([sys.executable, "-I", str(Path(__file__).resolve()), str(os.getpid())],
+        token = secrets.token_hex(8)
+        proc = subprocess.Popen([sys.executable, "-I", str(Path(__file__).resolve()), str(os.getpid()), token],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 start_new_session=True, close_fds=True)
         ready, _, _ = select.select([proc.stdout], [], [], 10.0)    # it watches before Ray starts anything
         if ready:
             proc.stdout.readline()
-        return cls(proc)
+        return cls(proc, token)
+
+    @contextlib.contextmanager
+    def marked(self):
+        """While Ray starts: every process it starts inherits the token (the driver's own environment is
+        restored afterwards, so no later child of the driver carries it)."""
+        if self.proc is None:
+            yield
+            return
+        before = os.environ.get(MARK)
+        os.environ[MARK] = self.token
+        try:
+            yield
+        finally:
+            if before is None:
+                os.environ.pop(MARK, None)
+            else:
+                os.environ[MARK] = before
 
     def ready(self) -> None:
         """Ray has started: the processes recorded so far are its roots."""

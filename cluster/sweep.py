@@ -249,7 +249,7 @@ def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int, Ray
     guard = RayGuard.start()     # before Ray starts anything: whatever it starts ends with this process
     try:
         # "local": a new Ray of our own, never a cluster that `ray start` left running on this machine
-        with _keep_handlers():
+        with _keep_handlers(), guard.marked():
             ray.init(address="local", _node_ip_address="127.0.0.1", num_cpus=workers, include_dashboard=False,
                      logging_level="ERROR", log_to_driver=True, object_store_memory=OBJECT_STORE_BYTES)
     except BaseException:        # Ctrl-C or a failure during the start: no agent or worker is left behind
