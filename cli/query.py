@@ -8,7 +8,7 @@ import typer
 
 from cli.common import FORMATS, fail, note, render, warn
 from queries import library, ratings
-from queries.variants import answer_per_variant
+from queries.variants import answer_per_variant, skill_lines
 
 ResultsOpt = Annotated[Optional[list[str]], typer.Option(
     "--results", "--data", help="a sweep's results DIR, a Parquet file or a glob (repeatable); "
@@ -85,6 +85,12 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
     sentence = summary(columns, rows) if summary and fmt == "table" and not variants.split else None
     if sentence:
         typer.echo(sentence)
+    if fmt == "table":
+        lines = skill_lines(columns, rows, q.columns, variants.split)
+        if lines:
+            typer.echo("Bots are not people: does the answer hold under the other bots?")
+            for line in lines:
+                typer.echo(f"  {line}")
 
 
 def _answer(name, paths, results, param, where, pool, by):

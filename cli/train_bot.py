@@ -31,6 +31,13 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
               eval_games: Annotated[int, typer.Option(help="ladder games per seat of each line-up against "
                                                            "the heuristic, each iteration")] = 200,
               batch: Annotated[int, typer.Option(help="self-play games per Ray task")] = 25,
+              improve: Annotated[int, typer.Option(help="policy improvement generations after the last "
+                                                        "iteration (the cross-entropy method against the "
+                                                        "heuristic; 0: none)")] = 20,
+              population: Annotated[int, typer.Option(help="policy improvement: weight vectors per "
+                                                           "generation")] = 16,
+              improve_games: Annotated[int, typer.Option(help="policy improvement: games per seat of each "
+                                                              "line-up per weight vector")] = 100,
               seed: Annotated[int, typer.Option(help="master seed (self-play: + iteration; ladder: + 1000)")] = 1,
               work: Annotated[Optional[Path], typer.Option(
                   help="the run's work folder: samples and each iteration's model, to resume a stopped run "
@@ -46,6 +53,9 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     check_range("--games", games, 1, 10_000_000)
     check_range("--eval-games", eval_games, 2, 10_000_000)
     check_range("--batch", batch, 1, 100_000)
+    check_range("--improve", improve, 0, 1000)
+    check_range("--population", population, 4, 1000)
+    check_range("--improve-games", improve_games, 2, 10_000_000)
     check_range("--seed", seed, 0, MAX_SEED)
     if workers is not None:
         check_range("--workers", workers, 1, MAX_WORKERS)
@@ -64,7 +74,8 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     check_output_file("--out", out)
     work = work or out.with_name(out.name + ".work")
     spec = TrainSpec(game=g.name, name=name, search=search, iterations=iterations, games=games, batch=batch,
-                     eval_games=eval_games, seed=seed)
+                     eval_games=eval_games, seed=seed, improve=improve, population=population,
+                     improve_games=improve_games)
     try:
         check_spec(spec)
         model = train(spec, out, work, workers=workers, address=address, code_version=code_version(),
@@ -72,13 +83,16 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     except (RuleError, EngineError, ValueError) as e:
         fail(str(e))
     last = model.provenance["iterations"][-1]
+    rung = model.provenance.get("improvement", last)["ladder"]
+    stage = (f"{len(model.provenance['iterations'])} iterations and {improve} generations of policy improvement"
+             if "improvement" in model.provenance else f"{len(model.provenance['iterations'])} iterations")
     err.print(f"model written: {plain(out)}; play it with --bots learned:model="
               f"{model.name if ship else plain(out)}", highlight=False)
     cal = last["value_calibration_on_this_iterations_games"]
-    typer.echo(f"{model.name}@{model.digest}: after {len(model.provenance['iterations'])} iterations, the learned bot "
-               f"against the heuristic scores {100 * last['ladder']['edge']:+.1f} points over the fair share "
-               f"({100 * last['ladder']['edge_95'][0]:+.1f} to {100 * last['ladder']['edge_95'][1]:+.1f}, 95%; "
-               f"{last['ladder']['games']:,} games, each seat in turn); value head Brier {cal.get('brier')}, "
+    typer.echo(f"{model.name}@{model.digest}: after {stage}, the learned bot against the heuristic scores "
+               f"{100 * rung['edge']:+.1f} points over the fair share ({100 * rung['edge_95'][0]:+.1f} to "
+               f"{100 * rung['edge_95'][1]:+.1f}, 95%; {rung['games']:,} games, each seat in turn); value head "
+               f"Brier {cal.get('brier')}, "
                f"calibration error {cal.get('ece')}. Bots, not people.")
 
 

@@ -167,3 +167,71 @@ def answer_per_variant(con, query: Query, values: dict[str, Any], results: Seque
         columns = cols or columns
         out += [tuple(combo) + tuple(r) for r in rows]
     return [*v.split, *columns], out, v
+
+
+# -- does the answer hold under other bots? ------------------------------------------------------------------
+def estimates(columns: Sequence[str]) -> list[tuple[str, int, int, int]]:
+    """The estimates an answer gives with their intervals: a column followed by its ``..._low`` and
+    ``..._high`` columns (``first_share, ci95_low, ci95_high``; ``advantage, advantage_low, advantage_high``),
+    as (name, value, low, high) indices."""
+    out = []
+    for i in range(len(columns) - 2):
+        if columns[i + 1].endswith("_low") and columns[i + 2].endswith("_high") \
+                and not columns[i].endswith(("_low", "_high")):
+            out.append((columns[i], i, i + 1, i + 2))
+    return out
+
+
+def skill_lines(columns: Sequence[str], rows: Sequence[tuple], query_columns: Sequence[str], split: Sequence[str],
+                by: str = "bots") -> list[str]:
+    """Where an answer is split by bots: for each setting (the other split columns and the query's own
+    grouping columns), whether each estimate holds across the bots (their 95% intervals overlap) or changes
+    with them (some two do not overlap), in plain words. Empty when the answer is not split by bots or no
+    setting has two bots."""
+    if by not in split or by not in columns:
+        return []
+    found = estimates(columns)
+    if not found:
+        return []
+    keys = [c for c in split if c != by and c in columns]
+    keys += [c.rstrip("?") for c in query_columns if (c.endswith("?") or c == "game") and c.rstrip("?") in columns
+             and c.rstrip("?") not in keys]
+    b = columns.index(by)
+    groups: dict[tuple, list[tuple]] = {}
+    for r in rows:
+        groups.setdefault(tuple(_key(r[columns.index(k)]) for k in keys), []).append(r)
+    varying = [k for k in keys if k != "game" and len({_key(r[columns.index(k)]) for r in rows}) > 1]
+    lines = []
+    for key, members in groups.items():
+        bots = [_lineup(r[b]) for r in members]
+        if len(members) < 2 or len(set(bots)) != len(bots):      # one row per bot line-up, or no verdict
+            continue
+        where = ", ".join(f"{k}={_show(members[0][columns.index(k)])}" for k in varying) or "these results"
+        held, moved = [], []
+        for name, v, lo, hi in found:
+            rated = [(r, r[lo], r[hi]) for r in members if r[lo] is not None and r[hi] is not None]
+            if len(rated) < 2:
+                continue
+            apart = max(x[1] for x in rated) > min(x[2] for x in rated)
+            if not apart:
+                held.append(name)
+                continue
+            shown = "; ".join(f"{_lineup(r[b])} {_num(r[v])} [{_num(l)}, {_num(h)}]" for r, l, h in rated)
+            moved.append(f"{name}: {shown}")
+        for m in moved:
+            lines.append(f"{where}: changes with the bot (95% intervals apart): {m}")
+        if held:
+            lines.append(f"{where}: holds across these bots (95% intervals overlap): {', '.join(held)}")
+    return lines
+
+
+def _lineup(v: Any) -> str:
+    """A bots value as a line-up: one name for every seat, or the seats' names in order."""
+    if isinstance(v, (list, tuple)):
+        names = [str(x) for x in v]
+        return f"{names[0]} (every seat)" if names and len(set(names)) == 1 else ",".join(names)
+    return str(v)
+
+
+def _num(x: Any) -> str:
+    return f"{x:.4g}" if isinstance(x, float) else _show(x)

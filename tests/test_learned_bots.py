@@ -214,14 +214,39 @@ def test_the_softmax_fit_recovers_known_weights():
 def test_training_twice_gives_the_same_model_bytes(tmp_path, ray_local):
     from cluster.train_bot import TrainSpec, train
     spec = TrainSpec(game="paws", name="tiny", search="mcts:iterations=6:depth=4", iterations=2, games=8, batch=4,
-                     eval_games=4, seed=5)
+                     eval_games=4, seed=5, improve=2, population=4, improve_games=3)
     a = train(spec, tmp_path / "a.json", tmp_path / "a.work")
     b = train(spec, tmp_path / "b.json", tmp_path / "b.work")
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
     assert a.digest == b.digest and len(a.provenance["iterations"]) == 2
     assert a.provenance["iterations"][1]["guided_by_model"] is True
+    rows = a.provenance["improvement"]["rows"]
+    assert [r["generation"] for r in rows] == [1, 2] and a.provenance["improvement"]["ladder"]["games"] == 2 * 4 * 4
+    fitted = read_model(tmp_path / "a.work" / "model-1.json", registry.get("paws").features)
+    assert fitted.value == a.value and fitted.policy != a.policy      # the improvement moves the policy only
     resumed = train(spec, tmp_path / "c.json", tmp_path / "a.work")          # from the work folder: no new games
     assert resumed.digest == a.digest
+
+
+def test_policy_improvement_moves_toward_what_scores_and_keeps_the_best_quarter():
+    """The cross-entropy step on a known score (minus the distance to a target): the mean moves toward the
+    target generation by generation, the first candidate is the mean itself, the spread keeps its floor."""
+    from cluster.train_bot import TrainSpec, _improvement_step
+    spec = TrainSpec(game="paws", name="t", population=40, improve_sigma=0.5, seed=3)
+    target = np.array([1.0, -2.0, 0.5])
+    seen = []
+
+    def scores_of(cands, seed):
+        seen.append((seed, np.array(cands[0])))
+        return [-float(np.abs(c - target).sum()) for c in cands]
+    mean, sigma = np.zeros(3), np.full(3, 0.5)
+    start = float(np.abs(mean - target).sum())
+    for g in range(12):
+        before = mean
+        mean, sigma, row = _improvement_step(spec, g, mean, sigma, scores_of)
+        assert np.array_equal(seen[-1][1], before) and seen[-1][0] == spec.seed + 2000 + g
+        assert row["best_edge"] >= row["median_edge"] and (sigma >= 0.1 - 1e-12).all()
+    assert float(np.abs(mean - target).sum()) < start / 4
 
 
 # -- Tales are Real ----------------------------------------------------------------------------------------

@@ -175,3 +175,47 @@ def test_two_folders_of_one_configuration_are_answered_per_folder(tmp_path):
                               "--pool", "results"])
     assert res.exit_code == 0 and [r["games"] for r in json.loads(res.stdout)] == [240]
     assert "pooled on purpose over results (2 values" in res.stderr
+
+
+# -- --by bots: does the answer hold under the other bots? ---------------------------------------------------
+def test_skill_lines_say_which_estimates_hold_and_which_change_with_the_bot():
+    from queries.variants import estimates, skill_lines
+    cols = ["bots", "board", "games", "first_share", "ci95_low", "ci95_high", "advantage", "advantage_low",
+            "advantage_high"]
+    assert [e[0] for e in estimates(cols)] == ["first_share", "advantage"]
+    rows = [("heuristic", "explorer", 100, 0.56, 0.55, 0.57, 0.06, 0.05, 0.07),
+            ("learned", "explorer", 100, 0.47, 0.45, 0.49, -0.03, -0.05, -0.01),
+            ("heuristic", "beginner", 100, 0.26, 0.25, 0.27, 0.01, 0.00, 0.02),
+            ("learned", "beginner", 100, 0.255, 0.24, 0.265, 0.005, -0.01, 0.015)]
+    lines = skill_lines(cols, rows, ["game", "board?", "games", "first_share"], ["bots"])
+    assert lines == [
+        "board=explorer: changes with the bot (95% intervals apart): first_share: heuristic 0.56 [0.55, 0.57]; "
+        "learned 0.47 [0.45, 0.49]",
+        "board=explorer: changes with the bot (95% intervals apart): advantage: heuristic 0.06 [0.05, 0.07]; "
+        "learned -0.03 [-0.05, -0.01]",
+        "board=beginner: holds across these bots (95% intervals overlap): first_share, advantage"]
+    assert skill_lines(cols, rows, ["board?"], ["board"]) == []          # not split by bots: nothing to say
+    twice = rows + [("learned", "beginner", 50, 0.2, 0.1, 0.3, 0.0, -0.1, 0.1)]
+    assert len(skill_lines(cols, twice, ["board?"], ["bots"])) == 2      # beginner: two rows of one bot, no verdict
+
+
+def test_query_by_bots_says_where_the_answer_changes_with_the_bot(tmp_path):
+    root = write_cells(tmp_path / "r", "paws", {
+        "c000": dict(rules="v4", setup={"players": 2, "board": "explorer", "bots": "random"}),
+        "c001": dict(rules="v4", setup={"players": 2, "board": "explorer", "bots": "heuristic"})}, games=2000,
+        batch=1000)
+    res = runner.invoke(app, ["query", "first_player_advantage", "--results", str(root), "--by", "bots"])
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "Bots are not people: does the answer hold under the other bots?" in out
+    verdicts = [x.strip() for x in out.splitlines() if "with the bot" in x or "holds across" in x]
+    assert verdicts and all(v.startswith("these results: ") for v in verdicts), out
+    # the numbers in each verdict line are the table's own: re-derive them from the JSON answer
+    rows, _ = ask("first_player_advantage", root, "--by", "bots")
+    by_bot = {f"{r['bots'][0]} (every seat)": r for r in rows}
+    apart = max(r["ci95_low"] for r in rows) > min(r["ci95_high"] for r in rows)
+    line = next((v for v in verdicts if "first_share:" in v), None)
+    if apart:
+        assert line is not None and all(f"{b} {by_bot[b]['first_share']:.4g}" in line for b in by_bot)
+    else:
+        assert line is None and any("first_share" in v and "holds" in v for v in verdicts)
