@@ -371,6 +371,14 @@ def bench(out: Annotated[Path, typer.Option(help="where to write the results (.j
                              "games/s, decisions/s and rollouts/s on one core (repeatable: "
                              "--bots heuristic --bots mcts:iterations=64)")] = None,
           bot_games: Annotated[int, typer.Option(help="games per bot level (with --bots)")] = 20,
+          strength: Annotated[bool, typer.Option(
+              "--strength", help="with --bots: also each level's strength against the heuristic in every other "
+                                 "seat, each seat of the game's skill line-ups in turn, with a 95% interval")] = False,
+          strength_games: Annotated[int, typer.Option(
+              help="with --strength: the most games a seat (fewer for a slow bot: see --strength-seconds)")] = 2000,
+          strength_seconds: Annotated[float, typer.Option(
+              help="with --strength: about how long each level may play, from its measured speed (at least 10 "
+                   "games a seat)")] = 60.0,
           core_speed: Annotated[bool, typer.Option(
               "--core-speed", help="instead of the presets: the core's speed on the game's profiled preset "
                                    "(heuristic games/s and turns/s, random-bot turns/s, search bots' rollouts/s: "
@@ -391,6 +399,11 @@ def bench(out: Annotated[Path, typer.Option(help="where to write the results (.j
     check_range("--random-games", random_games, 1, MAX_GAMES)
     if baseline is not None and not core_speed:
         fail("--baseline: only with --core-speed")
+    check_range("--strength-games", strength_games, 10, MAX_GAMES)
+    if not (1.0 <= strength_seconds <= 86_400.0):
+        fail(f"--strength-seconds {strength_seconds!r} is not allowed; expected 1 to 86400")
+    if strength and not bots:
+        fail("--strength: only with --bots (the levels whose strength to measure)")
     if core_speed and out == Path("bench/bench.json"):
         out = Path("bench/core-speed.json")
     check_output_file("--out", out)
@@ -401,12 +414,25 @@ def bench(out: Annotated[Path, typer.Option(help="where to write the results (.j
                            game=game, console=err)
             return
         if bots:
-            run_bot_bench(out=out, specs=bots, games=bot_games, seed=seed, game=game, console=err)
+            run_bot_bench(out=out, specs=bots, games=bot_games, seed=seed, game=game, console=err,
+                          strength=_strength_of(seed, strength_games, strength_seconds) if strength else None)
             return
         run_bench(out=out, games=games, reference_games=reference_games, seed=seed, game=game, profile=profile,
                   console=err)
     except (RuleError, EngineError, BenchError) as e:
         fail(str(e))
+
+
+def _strength_of(seed: int, most: int, seconds: float):
+    """bench --strength's measure: a level's strength, with as many games a seat as its speed allows."""
+    def measure(game: str, spec: str, games_per_s: float) -> dict:
+        from cluster.strength import strength
+        from sim.games import GAMES
+        seats = sum(len(GAMES[game].resolve(lu.rules, lu.overrides, lu.setup).setup.bots)
+                    for lu in GAMES[game].skill_setups)
+        per_seat = int(min(most, max(10, games_per_s * seconds / seats)))
+        return strength(game, spec, seed, per_seat)
+    return measure
 
 
 COMMANDS = {"play": play, "run": run, "bench": bench}

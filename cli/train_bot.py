@@ -32,10 +32,10 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
                                                            "the heuristic, each iteration")] = 200,
               batch: Annotated[int, typer.Option(help="self-play games per Ray task")] = 25,
               improve: Annotated[int, typer.Option(help="policy improvement generations after the last "
-                                                        "iteration (the cross-entropy method against the "
-                                                        "heuristic; 0: none)")] = 20,
-              population: Annotated[int, typer.Option(help="policy improvement: weight vectors per "
-                                                           "generation")] = 16,
+                                                        "iteration (an evolution strategy against the "
+                                                        "heuristic; 0: none)")] = 30,
+              population: Annotated[int, typer.Option(help="policy improvement: weight vectors tried per "
+                                                           "generation (pairs either side of the mean)")] = 24,
               improve_games: Annotated[int, typer.Option(help="policy improvement: games per seat of each "
                                                               "line-up per weight vector")] = 100,
               seed: Annotated[int, typer.Option(help="master seed (self-play: + iteration; ladder: + 1000)")] = 1,

@@ -15,15 +15,15 @@ Each iteration:
    with a 95% interval; and the value head's calibration on those games' positions (10 bins, Brier score,
    expected calibration error).
 
-After the last iteration, **policy improvement** (``improve`` generations; 0 skips it): the cross-entropy
-method (Rubinstein 1999; Szita & Lőrincz 2006 for game policies) searches the policy weights directly for
-the win share the ladder measures. Each generation draws ``population`` weight vectors around the current
-mean (the fitted policy at first), plays each against the heuristic in every seat of every line-up on
-common random numbers (``improve_games`` games per seat, seed + 2000 + generation), and moves the mean to
-the best quarter; the spread shrinks to theirs, with a floor of a fifth of the first. Imitation alone gives
-a policy that plays like the heuristic where the search's visit shares are thin; this stage keeps what the
-fit learned and the value head, and pushes the policy to where it wins. The improved model's ladder is
-measured on games of a seed of its own (seed + 3000).
+After the last iteration, **policy improvement** (``improve`` generations; 0 skips it): an evolution
+strategy (Salimans et al. 2017: antithetic pairs, a step along the estimated slope) searches the policy
+weights directly for the win share the ladder measures. Each generation tries ``population`` weight
+vectors, pairs on either side of the current mean (the fitted policy at first), each against the heuristic
+in every seat of every line-up on common random numbers (``improve_games`` games per seat, seed + 2000 +
+generation); the pairs' differences estimate which way the score rises, and the mean steps that way.
+Imitation alone gives a policy that plays like the heuristic where the search's visit shares are thin;
+this stage keeps what the fit learned and the value head, and pushes the policy to where it wins. The
+improved model's ladder is measured on games of a seed of its own (seed + 3000).
 
 The samples of all iterations so far are fitted together. Everything a run produces goes into its work
 folder (``--work``): each iteration's samples and model, so a stopped run resumes where it stopped (a work
@@ -36,7 +36,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
 import os
 from pathlib import Path
 from typing import Callable
@@ -48,8 +47,6 @@ from sim.files import load_json_bounded, write_atomic
 from sim.games import GAMES, EngineError, Game
 from sim.kit.learned import Model, read_model, rounded
 from sim.params import RuleError
-
-Z95 = 1.959964
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,12 +62,23 @@ class TrainSpec:
     eval_games: int = 200             # ladder games per seat of each line-up
     seed: int = 1
     l2: float = 1e-2
-    improve: int = 20                 # policy improvement generations after the last iteration (0: none)
-    population: int = 16              # weight vectors per generation (the first is the current mean)
+    improve: int = 30                 # policy improvement generations after the last iteration (0: none)
+    population: int = 24              # weight vectors per generation beside the mean (antithetic pairs)
     improve_games: int = 100          # games per seat of each line-up per weight vector
-    improve_sigma: float = 0.2        # the first generation's spread around the fitted weights
+    improve_sigma: float = 0.25       # the spread of the weights tried around the mean
+
+    IMPROVE_FIELDS = ("improve", "population", "improve_games", "improve_sigma")
+
+    def iteration_fields(self) -> dict:
+        """What decides the expert iterations' samples and models (not the policy improvement after them)."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if k not in self.IMPROVE_FIELDS}
 
     def digest(self) -> str:
+        """Of the expert iterations: a work folder holds one run's iterations, whatever improvement follows."""
+        return hashlib.sha256(json.dumps(self.iteration_fields(), sort_keys=True).encode()).hexdigest()[:16]
+
+    def improve_digest(self) -> str:
+        """Of the whole run: each improvement of the same iterations keeps its own generations."""
         return hashlib.sha256(json.dumps(dataclasses.asdict(self), sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -229,17 +237,14 @@ def ladder(game_name: str, model_json: str, seed: int, games: int) -> dict:
     """The learned bot against the heuristic, each seat of each skill line-up in turn: its edge over the fair
     share (1 a win, the fair share a draw), with a 95% interval (one Ray task; the model travels as text)."""
     import tempfile
+    from cluster.strength import edge_summary
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "model.json"
         path.write_text(model_json)
-        per = edges(game_name, f"learned:model={path}", "heuristic", seed, games)
-    values = np.concatenate(list(per.values()))
-    m = mean_edge(per)
-    half = Z95 * float(values.std(ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else float("inf")
-    return {"vs": "heuristic", "games": int(len(values)), "edge": round(m, 4),
-            "edge_95": [round(m - half, 4), round(m + half, 4)]}
+        return {"vs": "heuristic", **edge_summary(edges(game_name, f"learned:model={path}", "heuristic", seed, games))}
 
 
+# -- policy improvement -----------------------------------------------------------------------------------
 def candidate_edge(game_name: str, model_json: str, seed: int, games: int) -> float:
     """One Ray task: a candidate policy's mean edge over the fair share against the heuristic (every seat of
     every line-up, ``games`` each; the same games for every candidate of a generation)."""
@@ -252,20 +257,26 @@ def candidate_edge(game_name: str, model_json: str, seed: int, games: int) -> fl
 
 def _improvement_step(spec: TrainSpec, generation: int, mean: np.ndarray, sigma: np.ndarray,
                       scores_of: Callable[[list[np.ndarray], int], list[float]]) -> tuple[np.ndarray, np.ndarray, dict]:
-    """One generation of the cross-entropy method: candidates drawn around ``mean`` (the first is ``mean``
-    itself), scored by ``scores_of`` on one seed; the new mean and spread from the best quarter."""
+    """One generation of the evolution strategy: ``population // 2`` directions drawn at random, the weights
+    moved both ways along each (antithetic pairs) and scored on one seed with ``mean`` itself first; the
+    pairs' score differences estimate the slope, and the mean takes a step of half the spread along it
+    (each weight's step scaled so their root mean square is half the spread). The spread then shrinks by
+    3%, never below 0.4 of the first."""
     rng = np.random.default_rng([spec.seed, 31, generation])
-    candidates = [mean] + [np.array([rounded(v) for v in mean + sigma * rng.standard_normal(len(mean))])
-                           for _ in range(spec.population - 1)]
+    pairs = max(1, spec.population // 2)
+    eps = rng.standard_normal((pairs, len(mean)))
+    candidates = ([mean] + [np.array([rounded(v) for v in mean + sigma * e]) for e in eps]
+                  + [np.array([rounded(v) for v in mean - sigma * e]) for e in eps])
     seed = (spec.seed + 2000 + generation) % (1 << 63)
     scores = np.array(scores_of(candidates, seed))
-    order = np.argsort(-scores, kind="stable")
-    elite = np.array([candidates[i] for i in order[:max(2, spec.population // 4)]])
-    floor = spec.improve_sigma / 5
-    new_mean = np.array([rounded(v) for v in elite.mean(axis=0)])
-    new_sigma = np.array([rounded(v) for v in np.maximum(elite.std(axis=0), floor)])
+    diff = scores[1:1 + pairs] - scores[1 + pairs:]
+    slope = (diff[:, None] * eps).sum(axis=0) / (2 * pairs)
+    size = float(np.sqrt((slope ** 2).mean()))
+    step = 0.5 * sigma * slope / size if size > 0 else np.zeros(len(mean))
+    new_mean = np.array([rounded(v) for v in mean + step])
+    new_sigma = np.array([rounded(v) for v in np.maximum(sigma * 0.97, 0.4 * spec.improve_sigma)])
     row = {"generation": generation + 1, "mean_weights_edge": round(float(scores[0]), 4),
-           "best_edge": round(float(scores[order[0]]), 4), "median_edge": round(float(np.median(scores)), 4),
+           "best_edge": round(float(scores.max()), 4), "median_edge": round(float(np.median(scores)), 4),
            "spread": round(float(new_sigma.mean()), 4)}
     return new_mean, new_sigma, row
 
@@ -277,7 +288,7 @@ def improve_policy(spec: TrainSpec, game: Game, model: Model, work: Path, scores
     sigma = np.full(len(mean), spec.improve_sigma)
     rows: list[dict] = []
     for g in range(spec.improve):
-        state = work / f"improve-{g}.json"
+        state = work / f"improve-{spec.improve_digest()[:8]}-{g}.json"
         if state.exists():
             saved = load_json_bounded(state, "policy improvement state", RuleError)
             mean, sigma, rows = np.array(saved["mean"]), np.array(saved["sigma"]), saved["rows"]
@@ -286,7 +297,8 @@ def improve_policy(spec: TrainSpec, game: Game, model: Model, work: Path, scores
         rows = rows + [row]
         write_atomic(state, json.dumps({"mean": list(mean), "sigma": list(sigma), "rows": rows}))
         say(f"policy improvement {g + 1}/{spec.improve}: the mean weights score {row['mean_weights_edge']:+.3f} over "
-            f"the fair share against the heuristic, the best of {spec.population} {row['best_edge']:+.3f}")
+            f"the fair share against the heuristic, the best of the {2 * max(1, spec.population // 2) + 1} tried "
+            f"{row['best_edge']:+.3f}")
     return dataclasses.replace(model, policy=tuple(rounded(v) for v in mean)), rows
 
 
@@ -300,7 +312,7 @@ def _work_check(work: Path, spec: TrainSpec) -> None:
                             "or the same options")
     else:
         work.mkdir(parents=True, exist_ok=True)
-        write_atomic(marker, json.dumps({"digest": spec.digest(), "spec": dataclasses.asdict(spec)}, indent=1))
+        write_atomic(marker, json.dumps({"digest": spec.digest(), "spec": spec.iteration_fields()}, indent=1))
 
 
 def _save_samples(path: Path, samples: dict) -> None:
@@ -397,7 +409,8 @@ def train(spec: TrainSpec, out: Path, work: Path, workers: int | None = None, ad
             rung = ray.get(judge.remote(game.name, improved.to_json(), (spec.seed + 3000) % (1 << 63),
                                         spec.eval_games))
             prov = {**model.provenance, "improvement": {
-                "method": "cross-entropy method on the policy weights, against the heuristic, every seat in turn",
+                "method": "evolution strategy (antithetic pairs) on the policy weights, against the heuristic, "
+                          "every seat in turn", "spread": spec.improve_sigma,
                 "generations": spec.improve, "population": spec.population, "games_per_seat": spec.improve_games,
                 "rows": rows, "ladder": rung}}
             model = dataclasses.replace(improved, provenance=prov)

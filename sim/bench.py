@@ -83,11 +83,24 @@ def bot_markdown(report: dict) -> str:
     for r in report["bot_levels"]:
         lines.append(f"| {r['bots']} | {r['games']} | {r['games_per_s']:,.1f} | "
                      f"{r.get('decisions_per_s', '')} | {r.get('rollouts_per_s', '')} |")
+    if report.get("strength"):
+        first = report["strength"][0]
+        lines += ["", f"Strength: each bot against {first['vs']}, on {', '.join(first['line_ups'])} (the edge is "
+                  "the score over the fair share: 1 a win, the fair share a draw; 95% intervals).", "",
+                  "| bots | games | edge | win share |", "|---|---:|---|---|"]
+        for r in report["strength"]:
+            share = (f"{r['win_share']:.3f} [{r['win_share_95'][0]:.3f}, {r['win_share_95'][1]:.3f}] (fair "
+                     f"{r['fair_share']:g})" if "win_share" in r else "")
+            lines.append(f"| {r['bot']} | {r['games']:,} | {r['edge']:+.3f} [{r['edge_95'][0]:+.3f}, "
+                         f"{r['edge_95'][1]:+.3f}] | {share} |")
     return "\n".join(lines) + "\n"
 
 
-def run_bot_bench(out: Path, specs: list[str], games: int, seed: int, game: str | None, console) -> dict:
-    """Measure each bot level on the game's profiled preset; write JSON and Markdown, print the table."""
+def run_bot_bench(out: Path, specs: list[str], games: int, seed: int, game: str | None, console,
+                  strength=None) -> dict:
+    """Measure each bot level on the game's profiled preset; write JSON and Markdown, print the table.
+    ``strength(game, spec, games_per_s)``, when given, measures each level's strength too (a dict per level,
+    in the report's ``strength``: the caller's, since it plays the game's skill line-ups)."""
     target = profiled(game)
     g, label, rules, overrides, setup = target
     report = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "code_version": code_version(), "seed": seed,
@@ -99,6 +112,11 @@ def run_bot_bench(out: Path, specs: list[str], games: int, seed: int, game: str 
     for spec in specs:
         console.print(f"bench: {spec} ...", highlight=False)
         report["bot_levels"].append(measure_bots(g, rules, overrides, setup, spec, seed, games))
+    if strength is not None:
+        report["strength"] = []
+        for level in report["bot_levels"]:
+            console.print(f"bench: {level['bots']}, strength ...", highlight=False)
+            report["strength"].append(strength(g, level["bots"], level["games_per_s"]))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")

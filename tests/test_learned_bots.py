@@ -223,29 +223,36 @@ def test_training_twice_gives_the_same_model_bytes(tmp_path, ray_local):
     rows = a.provenance["improvement"]["rows"]
     assert [r["generation"] for r in rows] == [1, 2] and a.provenance["improvement"]["ladder"]["games"] == 2 * 4 * 4
     fitted = read_model(tmp_path / "a.work" / "model-1.json", registry.get("paws").features)
-    assert fitted.value == a.value and fitted.policy != a.policy      # the improvement moves the policy only
+    assert fitted.value == a.value                          # the improvement moves the policy only
     resumed = train(spec, tmp_path / "c.json", tmp_path / "a.work")          # from the work folder: no new games
     assert resumed.digest == a.digest
+    import dataclasses
+    other = train(dataclasses.replace(spec, improve=1), tmp_path / "d.json", tmp_path / "a.work")  # the same iterations
+    assert other.provenance["iterations"] == a.provenance["iterations"]
+    assert [r["generation"] for r in other.provenance["improvement"]["rows"]] == [1]
 
 
-def test_policy_improvement_moves_toward_what_scores_and_keeps_the_best_quarter():
-    """The cross-entropy step on a known score (minus the distance to a target): the mean moves toward the
-    target generation by generation, the first candidate is the mean itself, the spread keeps its floor."""
+def test_policy_improvement_climbs_a_known_score():
+    """The evolution strategy's step on a known score (minus the distance to a target): the mean moves toward
+    the target, the first candidate is the mean itself and the others come in pairs either side of it, all
+    on the generation's seed; the spread shrinks to its floor."""
     from cluster.train_bot import TrainSpec, _improvement_step
-    spec = TrainSpec(game="paws", name="t", population=40, improve_sigma=0.5, seed=3)
+    spec = TrainSpec(game="paws", name="t", population=20, improve_sigma=0.5, seed=3)
     target = np.array([1.0, -2.0, 0.5])
     seen = []
 
     def scores_of(cands, seed):
-        seen.append((seed, np.array(cands[0])))
+        seen.append((seed, [np.array(c) for c in cands]))
         return [-float(np.abs(c - target).sum()) for c in cands]
     mean, sigma = np.zeros(3), np.full(3, 0.5)
     start = float(np.abs(mean - target).sum())
-    for g in range(12):
+    for g in range(16):
         before = mean
         mean, sigma, row = _improvement_step(spec, g, mean, sigma, scores_of)
-        assert np.array_equal(seen[-1][1], before) and seen[-1][0] == spec.seed + 2000 + g
-        assert row["best_edge"] >= row["median_edge"] and (sigma >= 0.1 - 1e-12).all()
+        seed, cands = seen[-1]
+        assert seed == spec.seed + 2000 + g and len(cands) == 21 and np.array_equal(cands[0], before)
+        assert np.allclose(cands[1] - before, before - cands[11], atol=1e-6)      # antithetic pairs
+        assert row["best_edge"] >= row["median_edge"] and (sigma >= 0.2 - 1e-12).all()
     assert float(np.abs(mean - target).sum()) < start / 4
 
 
@@ -339,3 +346,33 @@ def test_train_bot_refuses_a_work_folder_of_another_run(tmp_path, monkeypatch):
     res = runner.invoke(app, ["train-bot", "paws", "--work", str(work), "--games", "4"])
     lines = [x for x in res.stderr.splitlines() if x.strip()]
     assert res.exit_code == 2 and len(lines) == 1 and "holds a run of another spec" in lines[0], res.output
+
+
+# -- bench --strength ----------------------------------------------------------------------------------
+def test_bench_strength_measures_each_level_against_the_heuristic_in_every_seat(tmp_path):
+    """The strength of a level is its edge over the fair share against the heuristic, every seat of every skill
+    line-up in turn: the heuristic against itself scores exactly the fair share (each game counted from every
+    seat), the random bot far below; the numbers are those of cluster.strength on the same seed."""
+    from cluster.strength import strength
+    out = tmp_path / "s.json"
+    res = runner.invoke(app, ["bench", "--game", "tales", "--bots", "heuristic", "--bots", "random", "--bot-games",
+                              "50", "--strength", "--strength-games", "40", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(out.read_text())["strength"]
+    assert [r["bot"] for r in rows] == ["heuristic", "random"] and all(r["games"] == 2 * 2 * 40 for r in rows)
+    assert rows[0]["edge"] == 0 and rows[0]["win_share"] == 0.5 and rows[1]["win_share_95"][1] < 0.5
+    assert rows[1] == strength("tales", "random", 1, 40)
+    assert "| random | 160 | " in out.with_suffix(".md").read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--strength"], r"--strength: only with --bots"),
+    (["--bots", "heuristic", "--strength", "--strength-seconds", "0"], r"--strength-seconds 0.0 is not allowed"),
+    (["--bots", "heuristic", "--strength", "--strength-games", "5"], r"--strength-games"),
+])
+def test_bench_strength_refuses_bad_options_in_one_line(tmp_path, args, message):
+    import re
+    res = runner.invoke(app, ["bench", "--game", "tales", *args, "--out", str(tmp_path / "x.json")])
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert res.exit_code == 2 and len(lines) == 1 and re.search(message, lines[0]), res.output
+    assert not (tmp_path / "x.json").exists()
