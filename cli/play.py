@@ -371,6 +371,9 @@ def bench(out: Annotated[Path, typer.Option(help="where to write the results (.j
                              "games/s, decisions/s and rollouts/s on one core (repeatable: "
                              "--bots heuristic --bots mcts:iterations=64)")] = None,
           bot_games: Annotated[int, typer.Option(help="games per bot level (with --bots)")] = 20,
+          bot_seconds: Annotated[Optional[float], typer.Option(
+              help="with --bots: fewer than --bot-games for a level whose two warm-up games say they would take "
+                   "longer than this many seconds")] = None,
           strength: Annotated[bool, typer.Option(
               "--strength", help="with --bots: also each level's strength against the heuristic in every other "
                                  "seat, each seat of the game's skill line-ups in turn, with a 95% interval")] = False,
@@ -400,6 +403,8 @@ def bench(out: Annotated[Path, typer.Option(help="where to write the results (.j
     if baseline is not None and not core_speed:
         fail("--baseline: only with --core-speed")
     check_range("--strength-games", strength_games, 10, MAX_GAMES)
+    if bot_seconds is not None and not (0.1 <= bot_seconds <= 86_400.0):
+        fail(f"--bot-seconds {bot_seconds!r} is not allowed; expected 0.1 to 86400")
     if not (1.0 <= strength_seconds <= 86_400.0):
         fail(f"--strength-seconds {strength_seconds!r} is not allowed; expected 1 to 86400")
     if strength and not bots:
@@ -415,7 +420,8 @@ def bench(out: Annotated[Path, typer.Option(help="where to write the results (.j
             return
         if bots:
             run_bot_bench(out=out, specs=bots, games=bot_games, seed=seed, game=game, console=err,
-                          strength=_strength_of(seed, strength_games, strength_seconds) if strength else None)
+                          strength=_strength_of(seed, strength_games, strength_seconds) if strength else None,
+                          seconds=bot_seconds)
             return
         run_bench(out=out, games=games, reference_games=reference_games, seed=seed, game=game, profile=profile,
                   console=err)

@@ -135,9 +135,12 @@ def model_note(g, name: str) -> str:
     except RuleError as e:
         return f"cannot be read: {e}"
     its = m.provenance.get("iterations") or [{}]
-    rung = its[-1].get("ladder", {})
+    improved = m.provenance.get("improvement") or {}
+    rung = improved.get("ladder") or its[-1].get("ladder", {})
     trained = m.provenance.get("spec", {})
     text = f"@{m.digest}: trained by {trained.get('search', '?')} self-play, {len(its)} iterations"
+    if improved:
+        text += f", then {improved.get('generations', '?')} generations of policy improvement"
     if rung:
         text += (f"; against the heuristic {100 * rung['edge']:+.1f} points over the fair share "
                  f"({100 * rung['edge_95'][0]:+.1f} to {100 * rung['edge_95'][1]:+.1f}, 95%, {rung['games']:,} games)")

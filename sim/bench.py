@@ -59,12 +59,18 @@ def measure(game: str, rules, overrides: dict, setup: dict, seed: int, games: in
             "identical": bool(same)}
 
 
-def measure_bots(game: str, rules, overrides: dict, setup: dict, spec: str, seed: int, games: int) -> dict:
+def measure_bots(game: str, rules, overrides: dict, setup: dict, spec: str, seed: int, games: int,
+                 seconds: float | None = None) -> dict:
     """One bot level on one core: ``spec`` in every seat of a preset, games/s and, where the core counts
-    them, top-level decisions/s and search simulations (rollouts)/s."""
+    them, top-level decisions/s and search simulations (rollouts)/s. ``seconds``: fewer than ``games`` where
+    the warm-up games say more would take longer (at least 2)."""
     g = get(game)
     m = g.resolve(rules, overrides, {**setup, "bots": spec})
+    t0 = time.perf_counter()
     g.play_counted(m, seed, games, min(2, games))       # warm up on other games
+    if seconds is not None:
+        per_game = (time.perf_counter() - t0) / min(2, games)
+        games = max(min(2, games), min(games, int(seconds / per_game) if per_game > 0 else games))
     t0 = time.perf_counter()
     _, counts = g.play_counted(m, seed, 0, games)
     wall = time.perf_counter() - t0
@@ -97,7 +103,7 @@ def bot_markdown(report: dict) -> str:
 
 
 def run_bot_bench(out: Path, specs: list[str], games: int, seed: int, game: str | None, console,
-                  strength=None) -> dict:
+                  strength=None, seconds: float | None = None) -> dict:
     """Measure each bot level on the game's profiled preset; write JSON and Markdown, print the table.
     ``strength(game, spec, games_per_s)``, when given, measures each level's strength too (a dict per level,
     in the report's ``strength``: the caller's, since it plays the game's skill line-ups)."""
@@ -111,7 +117,7 @@ def run_bot_bench(out: Path, specs: list[str], games: int, seed: int, game: str 
         get(g).resolve(rules, overrides, {**setup, "bots": spec}).check_engine("core")
     for spec in specs:
         console.print(f"bench: {spec} ...", highlight=False)
-        report["bot_levels"].append(measure_bots(g, rules, overrides, setup, spec, seed, games))
+        report["bot_levels"].append(measure_bots(g, rules, overrides, setup, spec, seed, games, seconds))
     if strength is not None:
         report["strength"] = []
         for level in report["bot_levels"]:

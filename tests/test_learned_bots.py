@@ -376,3 +376,15 @@ def test_bench_strength_refuses_bad_options_in_one_line(tmp_path, args, message)
     lines = [x for x in res.stderr.splitlines() if x.strip()]
     assert res.exit_code == 2 and len(lines) == 1 and re.search(message, lines[0]), res.output
     assert not (tmp_path / "x.json").exists()
+
+
+def test_bench_bot_seconds_plays_fewer_games_of_a_slow_level(tmp_path):
+    out = tmp_path / "s.json"
+    res = runner.invoke(app, ["bench", "--game", "tales", "--bots", "mcts:iterations=64:depth=10", "--bot-games",
+                              "100000", "--bot-seconds", "0.5", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    level = json.loads(out.read_text())["bot_levels"][0]
+    assert 2 <= level["games"] < 100000 and level["games_per_s"] > 0
+    res = runner.invoke(app, ["bench", "--game", "tales", "--bots", "heuristic", "--bot-seconds", "0", "--out",
+                              str(out)])
+    assert res.exit_code == 2 and "--bot-seconds 0.0 is not allowed" in res.stderr
