@@ -87,9 +87,10 @@ def _shared_setup(g: Game, rules, overrides, setup, seats: Optional[int]) -> tup
     return setup, have
 
 
-def _check_field(g: Game, rules, overrides, setup, bots: list[str], seats: int) -> None:
+def _check_field(g: Game, rules, overrides, setup, bots: list[str], seats: int) -> list[str]:
     """Enough bots for the seats, not too many line-ups for one sweep, and every bot spec valid for the game
-    (its own validation: any kind it accepts)."""
+    (its own validation: any kind it accepts); the field as the records name it (a learned model's digest
+    pinned: ``learned:model=paws-2@55a1f45255b4``)."""
     if len(bots) < seats:
         fail(f"--bots: {len(bots)} bots for {seats} seats; a ladder of {seats} seats needs at least {seats} "
              "different bots")
@@ -97,12 +98,18 @@ def _check_field(g: Game, rules, overrides, setup, bots: list[str], seats: int) 
     if count > MAX_CELLS:
         fail(f"--bots: {len(bots)} bots at {seats} seats make {count:,} line-ups; one ladder plays at most "
              f"{MAX_CELLS:,} (fewer bots, or fewer seats)")
+    named = []
     for b in bots:
         try:
-            g.resolve(rules, overrides, {**setup, "bots": b}, where="--bots")
+            m = g.resolve(rules, overrides, {**setup, "bots": b}, where="--bots")
         except (RuleError, ValueError) as e:
             msg = str(e)
             fail(msg if msg.startswith("--bots") else f"--bots: {msg}")
+        canonical = str(g.setup_values(m.setup)["bots"][0])
+        if canonical in named:
+            fail(f"--bots: {b!r} is {canonical!r}, listed already; every bot of a ladder is a different bot")
+        named.append(canonical)
+    return named
 
 
 def _toml(value: Any) -> str:
@@ -286,7 +293,7 @@ def ladder(game: Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAM
     except SweepError as e:
         fail(str(e))
     shared, seats = _shared_setup(g, rules, overrides, given_setup, players)
-    _check_field(g, rules, overrides, shared, field, seats)
+    field = _check_field(g, rules, overrides, shared, field, seats)
     line = lineups(field, seats)
     spec_path = out / SPEC_NAME
     stored = _stored_spec(spec_path) if resume else None

@@ -305,3 +305,21 @@ def test_the_ladder_leads_with_the_head_to_head_when_one_rating_per_bot_does_not
                               out.index("ladder: paws"))
     assert (verdict < matrix < table) is (not fits) and (table < verdict < matrix) is fits
     assert ("does NOT describe these games" in out) is (not fits) and "would win" in out
+
+
+@pytest.mark.slow
+def test_a_ladder_of_a_learned_bot_names_its_model_by_digest(ray_local, tmp_path):
+    """The records name a learned bot with its model's digest: the ladder rates it under that name (and a
+    second spelling of the same model is the same bot, refused as listed twice)."""
+    from sim.kit.learned import read_model, model_path
+    from sim.games import get
+    g = get("tales")
+    digest = read_model(model_path(g.models_dir, "tales-1"), g.features).digest
+    res = runner.invoke(app, ["ladder", "tales", "--bots", "random,learned:model=tales-1", "--games", "20",
+                              "--out", str(tmp_path / "l"), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "l" / REPORT_NAME).read_text())
+    assert report["bots"] == ["random", f"learned:model=tales-1@{digest}"] and report["games"] == 40
+    res = runner.invoke(app, ["ladder", "tales", "--bots", f"learned:model=tales-1,learned:model=tales-1@{digest}",
+                              "--out", str(tmp_path / "m")])
+    assert res.exit_code == 2 and "listed already" in res.stderr and not (tmp_path / "m").exists()
