@@ -193,9 +193,9 @@ def skill_lines(columns: Sequence[str], rows: Sequence[tuple], query_columns: Se
     found = estimates(columns)
     if not found:
         return []
+    known = _variant_names()
     keys = [c for c in split if c != by and c in columns]
-    keys += [c.rstrip("?") for c in query_columns if (c.endswith("?") or c == "game") and c.rstrip("?") in columns
-             and c.rstrip("?") not in keys]
+    keys += [c for c in columns if c != by and c not in keys and (c in known or f"{c}?" in query_columns)]
     b = columns.index(by)
     groups: dict[tuple, list[tuple]] = {}
     for r in rows:
@@ -223,6 +223,18 @@ def skill_lines(columns: Sequence[str], rows: Sequence[tuple], query_columns: Se
         if held:
             lines.append(f"{where}: holds across these bots (95% intervals overlap): {', '.join(held)}")
     return lines
+
+
+def _variant_names() -> set[str]:
+    """Every column that can name a variant of some game: its setup keys and rule parameters, the rule set,
+    the card files."""
+    names = {"game", "ruleset", "data_name", "data_digest"}
+    for name in GAMES.names():
+        g = GAMES[name]
+        names |= set(g.setup_keys)
+        if g.rule_presets:
+            names |= {f.name for f in fields(next(iter(g.rule_presets.values())))}
+    return names
 
 
 def _lineup(v: Any) -> str:
