@@ -23,7 +23,7 @@ from sim import output
 from sim.bench import BenchError, run_bench, run_bot_bench, run_core_speed
 from sim import games as registry
 from sim.events import EventLog, render, write_jsonl
-from sim.folder import FolderError, check_regular
+from sim.folder import part_problem
 from sim.games import GAMES, EngineError, Match, check_engine
 from sim.kit import trace
 from sim.kit.bots import CORE_ONLY
@@ -232,16 +232,17 @@ def replayed(m: Match, seed: int, game_index: int, log: EventLog, engine: str, s
     return rec
 
 
-def stored_trace(folder: Path, cell: str, game_index: int, batch: int) -> bytes | None:
+def stored_trace(folder: Path, manifest: dict, cell: str, game_index: int, batch: int) -> bytes | None:
     """The decision trace a sweep stored for one game (its ``decisions`` table), or None; a part that is
-    not a regular file in the folder, or unreadable, is one line and exit 2."""
+    not the file the sweep wrote (a regular file in the folder with the manifest's size and SHA-256), or
+    unreadable, is one line and exit 2."""
     part = part_path(folder, trace.TABLE, cell, batch)
     try:
-        check_regular(part, folder, "part file")
+        problem = part_problem(folder, manifest, trace.TABLE, cell, batch)
+        if problem:
+            fail(f"--from {folder}: {problem}; the stored decision trace is not the one the sweep wrote")
         rows = pq.read_table(part, columns=["game_index", "trace"],
                              filters=[("game_index", "=", game_index)]).to_pylist()
-    except FolderError as e:
-        fail(f"--from {folder}: {e}")
     except (OSError, ValueError, pa.ArrowException) as e:
         fail(f"{part}: cannot read the stored decision trace ({str(e).splitlines()[0][:120]})")
     if len(rows) != 1:
@@ -278,13 +279,10 @@ def sweep_game(folder: Path, cell: Optional[str], game_index: int,
     match = spec.cells[ids.index(cell)].match
     part = part_path(folder, "games", cell, game_index // spec.batch_size)
     stored = None
-    try:
-        check_regular(part, folder, "part file")
-        readable = True
-    except FolderError as e:
-        readable = False
-        if os.path.lexists(part):
-            warn(f"{e}; replaying without the check")
+    problem = part_problem(folder, manifest, "games", cell, game_index // spec.batch_size)
+    readable = problem is None
+    if problem and os.path.lexists(part):
+        warn(f"--from {folder}: {problem}; replaying without the check")
     if readable:
         try:
             table = pq.read_table(part, filters=[("game_index", "=", game_index)])
@@ -294,7 +292,7 @@ def sweep_game(folder: Path, cell: Optional[str], game_index: int,
             warn(f"{part}: cannot read the stored row ({str(e).splitlines()[0][:120]}); replaying without the check")
     if stored is None:
         warn(f"no stored row for {cell} game {game_index} ({part} is missing or lacks it); the replay is not checked")
-    blob = (stored_trace(folder, cell, game_index, game_index // spec.batch_size)
+    blob = (stored_trace(folder, manifest, cell, game_index, game_index // spec.batch_size)
             if trace.TABLE in spec.tables else None)
     return match, spec.seed, stored, f"sweep {spec.name!r}, cell {cell}, game {game_index}", blob, spec.engine
 

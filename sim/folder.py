@@ -386,6 +386,40 @@ class Hashes:
         self.changed = False
 
 
+def _check_part_file(hashes: "Hashes", root: str | Path, rel: str, want: dict) -> tuple[os.stat_result | None,
+                                                                                        str | None]:
+    """(its stat, what is wrong or None) of one part file: a regular file inside the folder with the size and
+    the SHA-256 the manifest records for it (``want``)."""
+    path = Path(root) / rel
+    try:
+        st = check_regular(path, root, "part file")
+    except FolderError as e:
+        return None, str(e).split(": ", 1)[-1]
+    if "bytes" in want and want["bytes"] != st.st_size:
+        return st, f"{st.st_size:,} bytes; the manifest records {want['bytes']:,}"
+    if want.get("sha256"):
+        try:
+            got = hashes.sha256(rel, str(path), st)
+        except OSError as e:
+            return st, f"cannot read it ({e.strerror or e})"
+        if got != want["sha256"]:
+            return st, "its bytes differ from what the sweep wrote (the manifest's SHA-256)"
+    return st, None
+
+
+def part_problem(root: str | Path, m: dict[str, Any], table: str, cell: str, batch: int) -> str | None:
+    """What is wrong with one done part's file of ``table`` (as :func:`part_files` checks every one), or None;
+    a part the manifest does not list as done is a problem too."""
+    entry = next((p for c, b, p in done_parts(m) if c == cell and b == batch), None)
+    rel = part_rel(table, cell, batch)
+    if entry is None:
+        return f"{rel}: the manifest lists no finished part {batch} of cell {cell}"
+    hashes = Hashes.open(root)
+    _, problem = _check_part_file(hashes, root, rel, (entry.get("files") or {}).get(table) or {})
+    hashes.save()
+    return f"{rel}: {problem}" if problem else None
+
+
 def part_files(root: str | Path, manifest: Manifest, tables: list[str] | None = None) -> tuple[dict[str, list[str]],
                                                                                                 list[tuple[str, str]]]:
     """({table: [absolute path of each done part's file]}, [(relative path, what is wrong)]) for a local sweep
@@ -404,28 +438,14 @@ def part_files(root: str | Path, manifest: Manifest, tables: list[str] | None = 
         sizes = {}
         for t in named:
             rel = part_rel(t, cell, batch)
-            path = base / rel
-            try:
-                st = check_regular(path, root, "part file")
-            except FolderError as e:
-                bad.append((rel, str(e).split(": ", 1)[-1]))
+            st, problem = _check_part_file(hashes, root, rel, recorded.get(t) or {})
+            if st is not None:
+                sizes[t] = st.st_size
+            if problem is not None:
+                bad.append((rel, problem))
                 continue
-            sizes[t] = st.st_size
-            want = recorded.get(t) or {}
-            if "bytes" in want and want["bytes"] != st.st_size:
-                bad.append((rel, f"{st.st_size:,} bytes; the manifest records {want['bytes']:,}"))
-                continue
-            if want.get("sha256"):
-                try:
-                    got = hashes.sha256(rel, str(path), st)
-                except OSError as e:
-                    bad.append((rel, f"cannot read it ({e.strerror or e})"))
-                    continue
-                if got != want["sha256"]:
-                    bad.append((rel, "its bytes differ from what the sweep wrote (the manifest's SHA-256)"))
-                    continue
             if t in files:
-                files[t].append(os.path.abspath(path))
+                files[t].append(os.path.abspath(base / rel))
         if not recorded and len(sizes) == len(named) and p.get("bytes", 0) > 0 and sum(sizes.values()) != p["bytes"]:
             bad += [(part_rel(t, cell, batch), "its size differs from the manifest's") for t in named]
     hashes.save()

@@ -286,7 +286,11 @@ def test_from_a_search_bot_sweep_replays_with_what_the_search_saw(search_sweeps,
 
 
 @pytest.mark.slow
-def test_a_broken_stored_trace_is_refused_in_one_line(search_sweeps, tmp_path):
+@pytest.mark.parametrize("manifest_too", [False, True])
+def test_a_broken_stored_trace_is_refused_in_one_line(search_sweeps, tmp_path, manifest_too):
+    """A decision trace cut in half: refused for its bytes (the manifest's SHA-256), or, where the forger also
+    wrote the new size and SHA-256 into the manifest, by the replay itself; one line either way."""
+    import hashlib
     import pyarrow as pa
     import pyarrow.parquet as pq
     folder = tmp_path / "broken"
@@ -296,12 +300,39 @@ def test_a_broken_stored_trace_is_refused_in_one_line(search_sweeps, tmp_path):
     blobs = table["trace"].to_pylist()
     blobs[1] = blobs[1][:len(blobs[1]) // 2]                       # game 4: the trace cut in half
     pq.write_table(table.set_column(2, "trace", pa.array(blobs, pa.large_binary())), part)
+    if manifest_too:
+        path = folder / "manifest.json"
+        m = json.loads(path.read_text())
+        entry = next(c for c in m["cells"] if c["id"] == "c001")["parts"][1]["files"]["decisions"]
+        entry.update(bytes=part.stat().st_size, sha256=hashlib.sha256(part.read_bytes()).hexdigest())
+        path.write_text(json.dumps(m))
     res = runner.invoke(app, ["play", "--from", str(folder), "--cell", "c001", "--game-index", "4"])
-    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    lines = [x for x in res.stderr.splitlines() if x.strip() and not x.startswith("warning: ")]
     assert res.exit_code == 2 and len(lines) == 1, res.output
+    if not manifest_too:
+        assert re.fullmatch(rf"error: --from {re.escape(str(folder))}: decisions/cell=c001/part-00001\.parquet: "
+                            r"([\d,]+ bytes; the manifest records [\d,]+|its bytes differ from what the sweep wrote "
+                            r"\(the manifest's SHA-256\)); the stored decision trace is not the one the sweep wrote",
+                            lines[0]), lines[0]
+        return
     assert re.match(r"error: sweep 'watch', cell c001, game 4: the stored decision trace does not replay: "
                     r"(decision \d+ \(round \d+, Player \d, [a-z ]+\): the trace has only \d+ decisions; the game asks "
                     r"for more|byte \d+: .+)$", lines[0]), lines[0]
+
+
+@pytest.mark.slow
+def test_a_stored_games_part_that_is_not_the_sweeps_is_not_trusted(sweep, tmp_path):
+    """A games part rewritten after the sweep (same rows, other bytes): the replay goes on, says the stored row
+    is not checked, and names the part."""
+    import pyarrow.parquet as pq
+    folder = tmp_path / "copy"
+    shutil.copytree(sweep, folder)
+    part = folder / "games" / "cell=c001" / "part-00001.parquet"
+    pq.write_table(pq.read_table(part), part, compression="gzip")
+    res = runner.invoke(app, ["play", "--from", str(folder), "--cell", "c001", "--game-index", "7"])
+    assert res.exit_code == 0, res.output
+    assert "games/cell=c001/part-00001.parquet: " in res.stderr and "replaying without the check" in res.stderr
+    assert "the replayed record equals the stored row" not in res.stderr
 
 
 def test_play_replays_a_search_bot_game_with_its_reasons(tmp_path):
