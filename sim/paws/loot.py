@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sim.paws import knockout, winning
-from sim.paws.combat import NO_KNOCKOUT, fight
+from sim.paws.combat import fight
 from sim.paws.items import card_names, draw_items, enforce_hand_limit
 from sim.paws.kinds import Buff, Tile
 from sim.paws.record import MONSTER_COUNTERS
