@@ -404,6 +404,8 @@ def train(spec: TrainSpec, out: Path, work: Path, workers: int | None = None, ad
                 f"{row['searched_decisions']:,} searched decisions; learned vs heuristic edge {rung['edge']:+.3f} "
                 f"[{rung['edge_95'][0]:+.3f}, {rung['edge_95'][1]:+.3f}] over the fair share "
                 f"({rung['games']:,} games)")
+        if model is not None:     # this run's spec and code version (resumed iterations hold their own run's)
+            model = dataclasses.replace(model, provenance=_provenance(spec, game, code_version, history))
         if spec.improve and model is not None:
             improved, rows = improve_policy(spec, game, model, work, scores_of, say)
             rung = ray.get(judge.remote(game.name, improved.to_json(), (spec.seed + 3000) % (1 << 63),
