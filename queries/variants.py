@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from queries.library import Query, QueryError, _ident, answer, execute
 from sim.games import GAMES
@@ -61,14 +61,8 @@ def _key(v: Any) -> str:
 def variant_columns(con, results: Sequence[str | Path] = ()) -> list[str]:
     """The columns of ``games`` that name a variant, in the record's order."""
     present = [r[0] for r in execute(con, "DESCRIBE games", where="results", results=results)[1]]
-    names = {"game", "ruleset", "data_name", "data_digest"}
     games = {g for (g,) in execute(con, "SELECT DISTINCT game FROM games", where="results", results=results)[1]}
-    for name in GAMES.names():
-        if name in games:
-            g = GAMES[name]
-            names |= set(g.setup_keys)
-            if g.rule_presets:
-                names |= {f.name for f in fields(next(iter(g.rule_presets.values())))}
+    names = variant_names(games)
     out = [c for c in present if c in names]
     if "data_name" in out and "data_digest" in out:     # split by the files' names first: easier to read
         out.remove("data_name")
@@ -193,7 +187,7 @@ def skill_lines(columns: Sequence[str], rows: Sequence[tuple], query_columns: Se
     found = estimates(columns)
     if not found:
         return []
-    known = _variant_names()
+    known = variant_names()
     keys = [c for c in split if c != by and c in columns]
     keys += [c for c in columns if c != by and c not in keys and (c in known or f"{c}?" in query_columns)]
     b = columns.index(by)
@@ -225,11 +219,14 @@ def skill_lines(columns: Sequence[str], rows: Sequence[tuple], query_columns: Se
     return lines
 
 
-def _variant_names() -> set[str]:
-    """Every column that can name a variant of some game: its setup keys and rule parameters, the rule set,
-    the card files."""
+def variant_names(games: Iterable[str] | None = None) -> set[str]:
+    """Every column that can name a variant of these games (default: every game): their setup keys and rule
+    parameters, the rule set, the card files."""
     names = {"game", "ruleset", "data_name", "data_digest"}
+    wanted = set(GAMES.names() if games is None else games)
     for name in GAMES.names():
+        if name not in wanted:
+            continue
         g = GAMES[name]
         names |= set(g.setup_keys)
         if g.rule_presets:
