@@ -38,6 +38,9 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
                                                            "generation (pairs either side of the mean)")] = 24,
               improve_games: Annotated[int, typer.Option(help="policy improvement: games per seat of each "
                                                               "line-up per weight vector")] = 100,
+              improve_spread: Annotated[float, typer.Option(help="policy improvement: the spread (standard "
+                                                                 "deviation) of the weights tried around the "
+                                                                 "mean, at first")] = 0.25,
               seed: Annotated[int, typer.Option(help="master seed (self-play: + iteration; ladder: + 1000)")] = 1,
               work: Annotated[Optional[Path], typer.Option(
                   help="the run's work folder: samples and each iteration's model, to resume a stopped run "
@@ -56,6 +59,8 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     check_range("--improve", improve, 0, 1000)
     check_range("--population", population, 4, 1000)
     check_range("--improve-games", improve_games, 2, 10_000_000)
+    if not (0.001 <= improve_spread <= 100.0):
+        fail(f"--improve-spread {improve_spread!r} is not allowed; expected a number from 0.001 to 100")
     check_range("--seed", seed, 0, MAX_SEED)
     if workers is not None:
         check_range("--workers", workers, 1, MAX_WORKERS)
@@ -75,7 +80,7 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     work = work or out.with_name(out.name + ".work")
     spec = TrainSpec(game=g.name, name=name, search=search, iterations=iterations, games=games, batch=batch,
                      eval_games=eval_games, seed=seed, improve=improve, population=population,
-                     improve_games=improve_games)
+                     improve_games=improve_games, improve_sigma=improve_spread)
     try:
         check_spec(spec)
         model = train(spec, out, work, workers=workers, address=address, code_version=code_version(),

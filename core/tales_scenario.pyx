@@ -444,6 +444,23 @@ cdef class PausedGame:
             choice = search_decide(self.g, seat)
         return choice, (self.g.bots[seat].rng.state, self.g.bots[seat].rng.inc)
 
+    @property
+    def attacker(self):
+        """(seat, slot) of the creature in attack mode at a paused defender or provoke decision."""
+        if not (self.paused and (self.g.asking == D_DEFENDER or self.g.asking == D_PROVOKE)):
+            raise ValueError("the game is not paused at a defender or provoke decision")
+        return self.g.attacker.seat, self.g.attacker.slot
+
+    def reseed(self, uint64_t seed):
+        """Seed the game's own generator (the dice and draws from here on) from ``seed``."""
+        pcg32_seed(&self.g.rng, seed, 11)
+
+    def creature_at(self, int seat, int slot):
+        """The creature id in ``seat``'s army slot ``slot`` (-1: empty)."""
+        if not (0 <= seat < self.g.n and 0 <= slot < self.g.army):
+            raise ValueError(f"seat {seat}, slot {slot}")
+        return -1 if self.g.seats[seat].slot[slot] == EMPTY else self.g.seats[seat].slot[slot]
+
     def learned_features(self):
         """The learned bots' features at the paused decision (learned.pxi): (one list per listed option for
         the paused seat, one list per seat)."""

@@ -288,7 +288,7 @@ def test_the_ladder_leads_with_the_head_to_head_when_one_rating_per_bot_does_not
     """One rating per bot is an average: when the Bradley-Terry fit check fails (a field where some bot does
     better against one opponent than its rating says), the printout says so first and shows the matrix first."""
     from cli.ladder import _print
-    from queries import ratings
+    from queries import intransitive, ratings
     scores = np.array([[0, 700, 300], [300, 0, 700], [700, 300, 0]], dtype=float) if not fits else \
         np.array([[0, 400, 300], [600, 0, 420], [700, 580, 0]], dtype=float)
     bots = ["random", "a", "b"]
@@ -298,13 +298,18 @@ def test_the_ladder_leads_with_the_head_to_head_when_one_rating_per_bot_does_not
     assert check["fits"] is fits
     report = {"game": "paws", "games": 3000, "seats": 2, "bots": bots, "anchor": "random",
               "ratings": ratings.ratings(bots, meetings, 0), "win_matrix": ratings.win_matrix(bots, meetings),
-              "fit": {**check, "says": ratings.fit_line(check)}}
+              "fit": {**check, "says": ratings.fit_line(check)},
+              "intransitivity": intransitive.analyse(bots, meetings, replicates=20)}
     _print(report)
     out = capsys.readouterr().out
     verdict, matrix, table = (out.index("Bradley-Terry fit"), out.index("win share of the row bot"),
                               out.index("ladder: paws"))
     assert (verdict < matrix < table) is (not fits) and (table < verdict < matrix) is fits
     assert ("does NOT describe these games" in out) is (not fits) and "would win" in out
+    # the rock-paper-scissors field is a cycle whose three bots share the equilibrium; the ladder is not
+    assert ("not a ladder: random beats a beats b beats random" in out) is (not fits)
+    assert ("which bots matter" in out and (("random 0.33" in out) is (not fits))
+            and ("b 1.00" in out) is fits), out
 
 
 @pytest.mark.slow
@@ -314,12 +319,12 @@ def test_a_ladder_of_a_learned_bot_names_its_model_by_digest(ray_local, tmp_path
     from sim.kit.learned import read_model, model_path
     from sim.games import get
     g = get("tales")
-    digest = read_model(model_path(g.models_dir, "tales-1"), g.features).digest
-    res = runner.invoke(app, ["ladder", "tales", "--bots", "random,learned:model=tales-1", "--games", "20",
+    digest = read_model(model_path(g.models_dir, "tales-2"), g.features).digest
+    res = runner.invoke(app, ["ladder", "tales", "--bots", "random,learned:model=tales-2", "--games", "20",
                               "--out", str(tmp_path / "l"), "--no-progress"])
     assert res.exit_code == 0, res.output
     report = json.loads((tmp_path / "l" / REPORT_NAME).read_text())
-    assert report["bots"] == ["random", f"learned:model=tales-1@{digest}"] and report["games"] == 40
-    res = runner.invoke(app, ["ladder", "tales", "--bots", f"learned:model=tales-1,learned:model=tales-1@{digest}",
+    assert report["bots"] == ["random", f"learned:model=tales-2@{digest}"] and report["games"] == 40
+    res = runner.invoke(app, ["ladder", "tales", "--bots", f"learned:model=tales-2,learned:model=tales-2@{digest}",
                               "--out", str(tmp_path / "m")])
     assert res.exit_code == 2 and "listed already" in res.stderr and not (tmp_path / "m").exists()

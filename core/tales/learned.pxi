@@ -5,8 +5,168 @@
 # hand, hand sizes, losses; a Champion only once the armies are set up and the Champions revealed.
 
 cdef enum:
-    N_POLICY = 25                 # option features (sim/tales/bots/features.py POLICY)
-    N_VALUE = 9                   # seat features (VALUE)
+    N_OPTION_COMMON = 19          # option features before the battle blocks (sim/tales/bots/features.py POLICY)
+    N_BATTLE = 11                 # one block each for the attacker, defender and provoke decisions
+    N_POLICY = N_OPTION_COMMON + 3 * N_BATTLE
+    N_VALUE = 11                  # seat features (VALUE)
+
+
+# -- the fight, foreseen: each creature's chances from the book's dice (3. Battle, steps 1-3), no die rolled
+ctypedef struct Fighter:
+    int attack                    # damage it inflicts (gear, Strength potion)
+    int armor                     # the equipment step of damage reduction (gear armor, Armor potion)
+    int life                      # life left
+    int armor_amount              # its Armor ability's reduction
+    double armor_chance           # the chance its Armor ability works (when there is damage)
+    double shadow_chance          # the Schatten's Shadow Form: the chance to halve the damage
+    double first                  # the chance it strikes first (ranged weapon, potion, First Strike)
+    double block                  # the chance a hit on it is warded off (shields in turn, then Evade)
+    double death_blow             # the chance its strike is a Death Blow
+
+
+cdef inline double roll(int chance) noexcept nogil:
+    """The chance a die succeeds on ``chance`` or higher (0: no roll, sure)."""
+    if chance <= 0:
+        return 1.0
+    return min(1.0, max(0.0, (7 - chance) / 6.0))
+
+
+cdef inline void fighter_add(Game* g, Fighter* f, int equipment_id, double* unblocked, bint* sure_first) noexcept nogil:
+    cdef const EquipSpec* e = &g.eq[equipment_id]
+    f.attack += e.damage
+    f.armor += e.armor
+    f.life += e.life
+    if e.kind == K_SHIELD:
+        unblocked[0] *= 1.0 - roll(e.block)
+    if e.kind == K_RANGED:
+        sure_first[0] = 1
+
+
+cdef void fighter_of(Game* g, Pos p, int skip, int extra, Fighter* f) noexcept nogil:
+    """The creature at ``p`` as a fighter; without its gear card at position ``skip`` and with the card
+    ``extra`` carried as well (-1: neither)."""
+    cdef Seat* st = &g.seats[p.seat]
+    cdef const CreatureSpec* c = card(g, p)
+    cdef double unblocked = 1.0
+    cdef bint sure_first = has_potion(g, p, E_FIRST_STRIKE)
+    cdef int i
+    f.attack, f.armor, f.life = c.damage, 0, c.life - st.damage[p.slot]
+    for i in range(st.n_gear[p.slot]):
+        if i != skip:
+            fighter_add(g, f, st.gear[p.slot][i], &unblocked, &sure_first)
+    if extra >= 0:
+        fighter_add(g, f, extra, &unblocked, &sure_first)
+    f.attack += potion_bonus(g, p, E_STRENGTH)
+    f.armor += potion_bonus(g, p, E_ARMOR)
+    f.life = max(1, f.life)
+    f.first = 1.0 if sure_first else (roll(c.ability_chance) if c.ability == AB_FIRST_STRIKE else 0.0)
+    f.block = 1.0 - unblocked * (1.0 - (roll(c.ability_chance) if c.ability == AB_EVADE else 0.0))
+    f.death_blow = roll(c.ability_chance) if c.ability == AB_DEATH_BLOW else 0.0
+    f.armor_chance = roll(c.ability_chance) if c.ability == AB_ARMOR else 0.0
+    f.armor_amount = c.ability_amount if c.ability == AB_ARMOR else 0
+    f.shadow_chance = roll(c.people_chance) if c.people == P_SCHATTEN else 0.0
+
+
+cdef double kill_chance(const Fighter* by, const Fighter* t) noexcept nogil:
+    """The chance one strike of ``by`` destroys ``t``: it lands, then a Death Blow, or the damage after
+    the equipment, Armor and Shadow Form steps reaches its life left (Area Damage not counted)."""
+    cdef int d0 = max(0, by.attack - t.armor), d1, d2, a, h
+    cdef double pa, ph, lethal = 0
+    for a in range(2):
+        pa = t.armor_chance if a else 1.0 - t.armor_chance
+        d1 = max(0, d0 - t.armor_amount) if a and d0 > 0 else d0
+        for h in range(2):
+            ph = t.shadow_chance if h else 1.0 - t.shadow_chance
+            d2 = d1 // 2 if h and d1 > 0 else d1
+            if d2 >= t.life:
+                lethal += pa * ph
+    return (1.0 - t.block) * (by.death_blow + (1.0 - by.death_blow) * lethal)
+
+
+cdef void foresee(const Fighter* att, const Fighter* dfn, double* att_falls, double* dfn_falls) noexcept nogil:
+    """The chances each side of a fight is destroyed (First Strike: the one who strikes first alone
+    strikes, and the other strikes back only if it still stands; both or neither: they strike together)."""
+    cdef double ka = kill_chance(att, dfn), kd = kill_chance(dfn, att)
+    cdef double both = att.first * dfn.first + (1 - att.first) * (1 - dfn.first)
+    cdef double att_only = att.first * (1 - dfn.first), dfn_only = (1 - att.first) * dfn.first
+    dfn_falls[0] = (both + att_only) * ka + dfn_only * (1 - kd) * ka
+    att_falls[0] = (both + dfn_only) * kd + att_only * (1 - ka) * kd
+
+
+cdef void exchange(Game* g, int seat, Pos att, Pos dfn, double* out) noexcept nogil:
+    """The fight of ``att`` against ``dfn`` foreseen from ``seat``'s team: out[0] its expected weighted loss,
+    out[1] the other team's, out[2] the chance its Champion falls, out[3] the other's (Champions once
+    revealed)."""
+    cdef Fighter fa, fd
+    cdef double pa, pd, mine, theirs
+    cdef Pos me = att, foe = dfn
+    cdef bint shown = champions_shown(g)
+    fighter_of(g, att, -1, -1, &fa)
+    fighter_of(g, dfn, -1, -1, &fd)
+    foresee(&fa, &fd, &pa, &pd)
+    mine, theirs = pa, pd
+    if att.seat % 2 != seat % 2:
+        me, foe, mine, theirs = dfn, att, pd, pa
+    out[0] = loss_weight(g, g.seats[me.seat].slot[me.slot]) * mine
+    out[1] = loss_weight(g, g.seats[foe.seat].slot[foe.slot]) * theirs
+    out[2] = mine if shown and is_champion(g, me) else 0.0
+    out[3] = theirs if shown and is_champion(g, foe) else 0.0
+
+
+cdef inline double exchange_worth(const double* x) noexcept nogil:
+    """A fight's worth to the deciding team: the other team's weighted loss less its own, a Champion 10."""
+    return x[1] - x[0] + 10.0 * (x[3] - x[2])
+
+
+cdef void attack_outlook(Game* g, int seat, Pos p, double* out) noexcept nogil:
+    """out[0:4] as exchange() for ``p`` sent into attack mode against the defender the other team would
+    best choose (a Provoke that works: the target ``seat`` would best choose), out[4] the mean worth over
+    the other team's ready creatures."""
+    cdef Pos foes[MAXTEAMSEATS * MAXARMY]
+    cdef double x[4]
+    cdef double worst[4]
+    cdef double best[4]
+    cdef double w, lo = 1e300, hi = -1e300, total = 0, prov = 0
+    cdef int nf = ready_list(g, 1 - seat % 2, foes), i
+    for i in range(5):
+        out[i] = 0
+    if nf == 0:
+        return
+    for i in range(nf):
+        exchange(g, seat, p, foes[i], x)
+        w = exchange_worth(x)
+        total += w
+        if w < lo:
+            lo, worst[0], worst[1], worst[2], worst[3] = w, x[0], x[1], x[2], x[3]
+        if w > hi:
+            hi, best[0], best[1], best[2], best[3] = w, x[0], x[1], x[2], x[3]
+    if card(g, p).ability == AB_PROVOKE:
+        prov = roll(card(g, p).ability_chance)
+    for i in range(4):
+        out[i] = (1 - prov) * worst[i] + prov * best[i]
+    out[4] = total / nf
+
+
+cdef void gear_outlook(Game* g, Pos p, int skip, int extra, double* kills_gain, double* safety_gain) noexcept nogil:
+    """Equipment: how the creature at ``p`` fares against every creature of the other team on the field
+    with its gear changed (without gear position ``skip``, with card ``extra``) against as it is: the
+    change in its mean chance to destroy one in one strike, and in the mean chance one does not destroy it."""
+    cdef Fighter now, then, foe
+    cdef int i, t, k, n = 0, team = 1 - p.seat % 2
+    fighter_of(g, p, -1, -1, &now)
+    fighter_of(g, p, skip, extra, &then)
+    kills_gain[0] = safety_gain[0] = 0
+    for i in range(g.n_team_seats[team]):
+        t = g.team_seats[team][i]
+        for k in range(g.army):
+            if g.seats[t].slot[k] != EMPTY:
+                fighter_of(g, pos(t, k), -1, -1, &foe)
+                kills_gain[0] += kill_chance(&then, &foe) - kill_chance(&now, &foe)
+                safety_gain[0] += kill_chance(&foe, &now) - kill_chance(&foe, &then)
+                n += 1
+    if n:
+        kills_gain[0] /= n
+        safety_gain[0] /= n
 
 
 cdef inline int learned_teams(Game* g) noexcept nogil:
@@ -46,15 +206,16 @@ cdef int heuristic_option_score(Game* g, int s, int kind, int i) noexcept nogil:
 
 
 cdef void learned_option_features(Game* g, int seat, int k, double* f) noexcept nogil:
-    cdef int kind = g.asking, i, nf, act, h
+    cdef int kind = g.asking, i, nf, act, h, b
     cdef Weights* w = &g.bots[seat].w
-    cdef Pos p, foes[MAXTEAMSEATS * MAXARMY]
-    cdef double last = last_round(g)
+    cdef Pos p
+    cdef Pos foes[MAXTEAMSEATS * MAXARMY]
+    cdef double x[5]
     for i in range(N_POLICY):
         f[i] = 0
     if kind == D_RETURN:
         f[0] = 1
-        f[20] = creature_value(g, g.opt_a[k], w) / 20.0
+        f[16] = creature_value(g, g.opt_a[k], w) / 20.0
     elif kind == D_EQUIP:
         f[1] = 1
         act = g.opt_a[k]
@@ -62,47 +223,59 @@ cdef void learned_option_features(Game* g, int seat, int k, double* f) noexcept 
         if act == ACT_EQUIP:
             f[12] = gear_value(g, g.seats[seat].hand[g.opt_b[k]], w) / 10.0
             f[13] = champions_shown(g) and g.seats[g.opt_c[k]].slot[g.opt_d[k]] == g.seats[g.opt_c[k]].champion
+            gear_outlook(g, pos(g.opt_c[k], g.opt_d[k]), -1, g.seats[seat].hand[g.opt_b[k]], &f[14], &f[15])
+        elif act == ACT_UNEQUIP:
+            gear_outlook(g, pos(g.opt_b[k], g.opt_c[k]), g.opt_d[k], -1, &f[14], &f[15])
     elif kind == D_DISCARD:
         f[2] = 1
         h = g.seats[seat].hand[g.opt_a[k]]
-        f[21] = usable(g, seat, h)
-        f[22] = gear_value(g, h, w) / 10.0
+        f[17] = usable(g, seat, h)
+        f[18] = gear_value(g, h, w) / 10.0
     else:
         f[3 + kind - D_ATTACKER] = 1              # 3-5: attacker, defender, provoke
+        b = N_OPTION_COMMON + N_BATTLE * (kind - D_ATTACKER)     # this decision's block of battle features
         p = pos(g.opt_a[k], g.opt_b[k])
-        f[14] = attack(g, p) / 10.0
-        f[15] = life_left(g, p) / 10.0
-        f[19] = card(g, p).tier / 3.0
+        f[b] = attack(g, p) / 10.0
+        f[b + 1] = life_left(g, p) / 10.0
+        f[b + 4] = champions_shown(g) and is_champion(g, p)
+        f[b + 5] = card(g, p).tier / 3.0
         if kind == D_ATTACKER:
             nf = ready_list(g, 1 - seat % 2, foes)
             for i in range(nf):
                 if kills(g, p, foes[i]):
-                    f[16] = 1
+                    f[b + 2] = 1
                 if kills(g, foes[i], p):
-                    f[17] = 1
-            f[18] = champions_shown(g) and is_champion(g, p)
-        elif kind == D_DEFENDER:
-            f[16] = kills(g, p, g.attacker)
-            f[17] = kills(g, g.attacker, p)
-            f[18] = champions_shown(g) and is_champion(g, p)
+                    f[b + 3] = 1
+            attack_outlook(g, seat, p, x)
         else:
-            f[16] = kills(g, g.attacker, p)       # provoke: the attacker destroys the one it provokes
-            f[17] = kills(g, p, g.attacker)
+            if kind == D_DEFENDER:
+                f[b + 2] = kills(g, p, g.attacker)
+                f[b + 3] = kills(g, g.attacker, p)
+            else:                                 # provoke: the creature provoked is the other team's
+                f[b + 2] = kills(g, g.attacker, p)
+                f[b + 3] = kills(g, p, g.attacker)
+            exchange(g, seat, g.attacker, p, x)
+            x[4] = exchange_worth(x)
+        f[b + 6] = x[0] / 3.0
+        f[b + 7] = x[1] / 3.0
+        f[b + 8] = x[2]
+        f[b + 9] = x[3]
+        f[b + 10] = x[4] / 10.0
     f[6] = heuristic_option_score(g, seat, kind, k) / 20.0
     f[7] = k == g.learned_best
-    f[23] = (team_losses(g, 1 - seat % 2) - team_losses(g, seat % 2)) / 10.0
-    f[24] = g.round / last if last > 0 else 0
 
 
 cdef void learned_seat_features(Game* g, int seat, double* f) noexcept nogil:
     cdef Seat* st = &g.seats[seat]
-    cdef int k, team = seat % 2, on = 0
+    cdef int k, i, t, j, team = seat % 2, on = 0, ready = 0
     cdef double atk = 0, life = 0, last = last_round(g)
+    cdef Fighter champ, foe
     for k in range(N_VALUE):
         f[k] = 0
     for k in range(g.army):
         if st.slot[k] != EMPTY:
             on += 1
+            ready += not st.exhausted[k]
             atk += attack(g, pos(seat, k))
             life += life_left(g, pos(seat, k))
     f[0] = <double>on / g.army if g.army > 0 else 0
@@ -112,11 +285,19 @@ cdef void learned_seat_features(Game* g, int seat, double* f) noexcept nogil:
     f[4] = life / 40.0
     f[5] = st.n_hand / 5.0
     f[6] = g.round / last if last > 0 else 0
+    f[9] = <double>ready / g.army if g.army > 0 else 0
     if champions_shown(g):
         for k in range(g.army):
             if st.slot[k] != EMPTY and st.slot[k] == st.champion:
                 f[7] = 1                          # its Champion is on the field
                 f[8] = <double>st.damage[k] / card(g, pos(seat, k)).life if card(g, pos(seat, k)).life > 0 else 0
+                fighter_of(g, pos(seat, k), -1, -1, &champ)
+                for i in range(g.n_team_seats[1 - team]):
+                    t = g.team_seats[1 - team][i]
+                    for j in range(g.army):
+                        if g.seats[t].slot[j] != EMPTY:
+                            fighter_of(g, pos(t, j), -1, -1, &foe)
+                            f[10] = max(f[10], kill_chance(&foe, &champ))
 
 
 # the training samples' rows (OPTION_SAMPLE_DTYPE and SEAT_SAMPLE_DTYPE in core/tales_engine.pyx mirror them)

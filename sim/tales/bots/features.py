@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from sim.kit.learned import Features
 
-VERSION = 1
+VERSION = 2
 
 # one list per option of a top-level decision: recruitment (return a creature under the deck), equipment
 # (an action, or a card to discard in a swap), battle (the attacker, the defender, the creature provoked)
-POLICY = (
+COMMON = (
     ("return", "Recruitment: the option returns this creature under the deck"),
     ("equip_phase", "Equipment: the option is an equipment action"),
     ("discard", "Equipment, a swap: the option discards this card"),
@@ -29,18 +29,36 @@ POLICY = (
     ("take_off", "Equipment: take a card back off a creature"),
     ("equip_value", "Equipment: the card's worth to the heuristic, over 10"),
     ("equip_champion", "Equipment: the creature equipped is its commander's Champion (once revealed)"),
-    ("creature_attack", "Battle: the creature's attack with gear and potions, over 10"),
-    ("creature_life", "Battle: the creature's life left, over 10"),
-    ("destroys", "Battle: the creature destroys its foe (attacker: some ready foe) in one strike"),
-    ("destroyed", "Battle: a foe (defender: the attacker) destroys the creature in one strike"),
-    ("champion", "Battle: the creature is its commander's Champion"),
-    ("tier", "Battle: the creature's tier, over 3"),
+    ("gear_kills", "Equipment, equip or take off: the change in the creature's mean chance to destroy an "
+                   "enemy creature on the field in one strike"),
+    ("gear_safety", "Equipment, equip or take off: the change in the mean chance an enemy creature on the "
+                    "field does not destroy it in one strike"),
     ("return_value", "Recruitment: the creature's worth to the heuristic, over 20"),
     ("discard_usable", "Swap: some creature of the team could carry the card"),
     ("discard_value", "Swap: the card's worth to the heuristic, over 10"),
-    ("losses_lead", "the other team's weighted losses minus your team's, over 10"),
-    ("round", "the round over the last round"),
 )
+
+# the battle features, one block for each of the three battle decisions (each weighs them its own way).
+# The fight an option leads to is foreseen from the dice of 3. Battle, no die rolled: the attacker's
+# against the defender the other team would best choose (a Provoke that works: the target you would).
+BATTLE = (
+    ("attack", "the creature's attack with gear and potions, over 10"),
+    ("life", "the creature's life left, over 10"),
+    ("destroys", "in one strike it destroys its foe (attacker: some ready foe; provoke: the attacker "
+                 "destroys it)"),
+    ("destroyed", "in one strike its foe destroys it (attacker: some ready foe; provoke: it destroys the "
+                  "attacker)"),
+    ("champion", "the creature is a Champion (once revealed; provoke: the other team's)"),
+    ("tier", "the creature's tier, over 3"),
+    ("my_loss", "your team's expected weighted losses in the fight the option leads to, over 3"),
+    ("their_loss", "the other team's expected weighted losses in that fight, over 3"),
+    ("my_champion_falls", "the chance your Champion is destroyed in that fight (once revealed)"),
+    ("their_champion_falls", "the chance the other team's Champion is destroyed in it (once revealed)"),
+    ("fight_worth", "the other team's losses less yours, a Champion 10, over 10 (attacker: the mean over "
+                    "the other team's ready creatures)"),
+)
+POLICY = COMMON + tuple((f"{decision}_{name}", f"Battle, {decision} decision: {meaning}")
+                        for decision in ("attacker", "defender", "provoke") for name, meaning in BATTLE)
 
 # one list per commander, for the value head's chance that its team wins
 VALUE = (
@@ -53,6 +71,9 @@ VALUE = (
     ("round", "the round over the last round"),
     ("champion_on_field", "its Champion is on the field (once revealed)"),
     ("champion_damage", "its Champion's damage over its life (once revealed)"),
+    ("ready", "its creatures on the field not exhausted, over the army size"),
+    ("champion_exposed", "the highest chance an enemy creature on the field destroys its Champion in one "
+                         "strike (once revealed)"),
 )
 
 FEATURES = Features("tales", VERSION, POLICY, VALUE, prior_policy=(("heuristic_pick", 3.0),),
