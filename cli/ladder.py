@@ -25,7 +25,7 @@ from cli.common import MAX_SEED, check_range, err, fail, fit_table, game_named, 
 from cli.sweep import play_spec
 from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_CELLS, MAX_GAMES_PER_CELL, SpecError, parse_spec
 from cluster.sweep import LOCK, SweepError, check_out_dir, interrupts, workers_error
-from queries import library, ratings
+from queries import intransitive, library, ratings
 from sim.files import parse_toml, read_text_bounded, write_atomic
 from sim.games import GAMES, EngineError, Game
 from sim.params import RuleError, parse_assignments
@@ -179,6 +179,7 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
             con.close()
         rated = ratings.ratings(bots, meetings, anchor, games=played, outcomes=outcomes)
         fit = ratings.fit_check(ratings.score_table(bots, meetings))
+        field = intransitive.analyse(bots, meetings)
     except (library.QueryError, library.ResultsError, ratings.RatingError) as e:
         fail(f"{out}: {e}")
     return {
@@ -189,6 +190,7 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
         "ratings": rated,
         "win_matrix": ratings.win_matrix(bots, meetings),
         "fit": {**fit, "says": ratings.fit_line(fit)},
+        "intransitivity": field,
         "method": {
             "ratings": "Bradley-Terry by maximum likelihood over every meeting (two bots on opposing seats of a "
                        "game; a game nobody won counts half a win each), on the Elo scale (400 log10 odds) "
@@ -201,6 +203,11 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
                           "meetings are not independent), relative to the anchor"),
             "win_matrix": "the row bot's win share against the column bot over both seat orders (wins / "
                           "games; draws are the games nobody won), Wilson 95% interval",
+            "intransitivity": "a cycle: bots each beating the next, the last the first, each with a Wilson 95% "
+                              "interval above a half of the games one of the two won; the equilibrium: the Nash "
+                              "equilibrium of the symmetric zero-sum game of score shares less one half (linear "
+                              "programming; the mean of the equilibria that favour each bot), with 95% intervals "
+                              f"from a parametric bootstrap of the matrix ({intransitive.BOOTSTRAP} replicates)",
             "pairwise": "heads-up: one meeting per game" if seats == 2 else
                         "the winner's seats beat every opposing seat; two seats that both lost are no meeting; "
                         "nobody won: every two opposing seats drew",
@@ -229,6 +236,8 @@ def _print(report: dict) -> None:
     if fits:
         typer.echo(report["fit"]["says"])
         _print_matrix(report)
+    for line in report["intransitivity"]["says"]:
+        typer.echo(line)
 
 
 def _print_matrix(report: dict) -> None:

@@ -305,8 +305,10 @@ def _ladder(con, source: str) -> dict:
         fit = ratings.fit_check(ratings.score_table(bots, meetings))
     except ratings.RatingError as e:
         return {"note": str(e)}
+    from queries import intransitive
     return {"ratings": rated, "anchor": anchor, "fit": fit, "lines": ratings.rating_lines(rated, anchor),
-            "fit_line": ratings.fit_line(fit), "matrix": ratings.win_matrix(bots, meetings), "bots": bots}
+            "fit_line": ratings.fit_line(fit), "matrix": ratings.win_matrix(bots, meetings), "bots": bots,
+            "field": intransitive.analyse(bots, meetings)}
 
 
 TUNE_BYTES = 64 * 2**20
@@ -993,6 +995,10 @@ def _ladder_section(ladder: dict) -> str:
               "orders, Wilson 95% interval.</p>" + html_table(["bot"] + bots, cells))
     fit = f"<p class='{'note' if ladder['fit']['fits'] else 'warn'}'>{esc(ladder['fit_line'])}</p>"
     lines = "<ul>" + "".join(f"<li>{esc(x)}</li>" for x in ladder["lines"]) + "</ul>"
+    field = ladder["field"]
+    fit += ("<h3>Which bots matter</h3><ul id='field'>"
+            + "".join(f"<li class='{'warn' if i == 0 and field['cycle'] else 'note'}'>{esc(x)}</li>"
+                      for i, x in enumerate(field["says"])) + "</ul>")
     body = (fit + matrix + "<h3>Ratings (an average)</h3>" + ratings_table + lines) if not ladder["fit"]["fits"] \
         else (lines + ratings_table + fit + matrix)
     return ("<section id='ladder'><h2>Ratings</h2><p class='note'>Bradley-Terry ratings on the Elo scale from "

@@ -382,6 +382,8 @@ def test_a_ladders_page_leads_with_its_ratings_fit_and_head_to_head_in_a_browser
     t = found["text"]
     assert "heuristic is rated" in t and "Elo above random" in t and "it would win" in t
     assert "Head to head" in t and ("Bradley-Terry fit" in t or "head-to-head results themselves" in t)
+    # two bots make no cycle; the heuristic beats random, so the equilibrium is the heuristic alone
+    assert "Which bots matter" in t and "no cycle" in t and "heuristic 1.00" in t and "random gets no weight" in t
 
 
 def test_a_tunes_page_leads_with_the_best_candidate_and_the_ones_tied_with_it(tmp_path):
