@@ -159,9 +159,10 @@ def tune_heuristic(game_name: str, *, trials: int, games: int, seed: int, field:
     game = GAMES[game_name]
     seatings(game, "heuristic", field)           # the field is a valid bot of the game: refused before Ray
     weights_cls = game.bot_weights
-    default = as_dict(weights_cls())
+    # the numeric weights (restricted play's forbid is a choice, not a weight to tune)
     space = {f.name: optuna.distributions.IntDistribution(f.metadata["min"], f.metadata["max"])
-             for f in fields(weights_cls)}
+             for f in fields(weights_cls) if not f.metadata["choices"]}
+    default = {k: v for k, v in as_dict(weights_cls()).items() if k in space}
     started, slots, guard = _start_ray(workers, address)
     import ray
 

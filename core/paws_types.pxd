@@ -19,6 +19,7 @@ cdef enum:
     NO_CELL = -1
     FAR = 255
     UNKNOWN = -1000000            # a cached value not worked out yet
+    FORBIDDEN = -1000000          # restricted play: a forbidden action's score (sim.paws.bots.heuristic)
 
 # how a combat roll draws its dice (sim.paws.rules.DICE_STREAMS)
 cdef enum:
@@ -195,6 +196,7 @@ ctypedef struct Weights:
     int mansion_min_hp
     int escape_hp
     int step_cost
+    int forbid          # restricted play: the Action value never taken (0: none)
 
 ctypedef struct Bot:
     int kind            # BOT_*

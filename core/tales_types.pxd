@@ -21,6 +21,8 @@ cdef enum:
     MAXOPT = 4096       # options of one decision (equipment: hand x target seats x slots + take-offs)
     EMPTY = -1
     NOBODY = -1
+    FORBIDDEN = -1000000          # restricted play: a forbidden option's score (sim.tales.bots.heuristic)
+    FORBID_POTION = 4             # restricted play: no potion (sim.tales.bots.heuristic.FORBID)
 
 # People
 cdef enum:
@@ -161,6 +163,7 @@ ctypedef struct Weights:
     int champion_guard
     int swap_min_useless
     int potion_eagerness
+    int forbid          # restricted play: the Act value never taken, FORBID_POTION: no potion (0: none)
 
 ctypedef struct Bot:
     int kind            # BOT_*

@@ -30,7 +30,8 @@ ROSTERS = {"paws": paws_bots.ROSTER, "tales": tales_bots.ROSTER}
 def weight_text(roster: BotRoster) -> st.SearchStrategy[str]:
     """``name=value`` items: real weight names or not, values in range, out of range or not numbers."""
     names = st.sampled_from([f.name for f in fields(roster.weights)]) | st.text(max_size=8)
-    values = st.integers(-5, 40).map(str) | st.text(max_size=6)
+    choices = [c for f in fields(roster.weights) for c in (f.metadata["choices"] or ())]
+    values = st.integers(-5, 40).map(str) | st.text(max_size=6) | st.sampled_from(choices)
     return st.builds(lambda n, v, eq: f"{n}={v}" if eq else f"{n}{v}", names, values,
                      st.sampled_from([True, True, True, False]))
 
@@ -61,8 +62,11 @@ def test_any_bot_spec_is_a_bot_or_one_clear_error(game, data):
         assert type(bot) is SearchBot and bot.name == kind
     else:
         assert kind == "heuristic" and type(bot) is roster.heuristic
-        for f in fields(bot.w):   # every accepted weight is within its declared range
-            assert f.metadata["min"] <= getattr(bot.w, f.name) <= f.metadata["max"]
+        for f in fields(bot.w):   # every accepted weight is within its declared range or one of its choices
+            if f.metadata["choices"]:
+                assert getattr(bot.w, f.name) in f.metadata["choices"]
+            else:
+                assert f.metadata["min"] <= getattr(bot.w, f.name) <= f.metadata["max"]
 
 
 @pytest.mark.parametrize("game", sorted(ROSTERS))
@@ -72,7 +76,8 @@ def test_heuristic_specs_set_exactly_the_weights_named(game, data):
     roster = ROSTERS[game]
     chosen = data.draw(st.dictionaries(st.sampled_from(fields(roster.weights)),
                                        st.integers(0, 10), max_size=4))
-    values = {f.name: max(f.metadata["min"], min(f.metadata["max"], v)) for f, v in chosen.items()}
+    values = {f.name: (f.metadata["choices"][v % len(f.metadata["choices"])] if f.metadata["choices"]
+                       else max(f.metadata["min"], min(f.metadata["max"], v))) for f, v in chosen.items()}
     spec = ":".join(["heuristic", *(f"{k}={v}" for k, v in values.items())])
     bot = roster.parse(spec)
     assert bot.w == dataclasses.replace(roster.weights(), **values)

@@ -212,6 +212,8 @@ cdef int card_score(Game* g, Weights* w, Look* lk, int seat, int hand_index, int
 cdef int action_score(Game* g, Weights* w, Look* lk, int seat, int i) noexcept nogil:
     cdef Player* p = &g.players[seat]
     cdef int kind = g.opt_a[i], a = g.opt_b[i], b = g.opt_c[i], v, diff
+    if kind == w.forbid and kind != A_END_TURN:     # restricted play: below every other action
+        return FORBIDDEN
     if kind == A_MOVE:  # the commonest
         return move_score(g, w, lk, a)
     if kind == A_END_TURN:
@@ -319,7 +321,7 @@ cdef int heuristic_action(Game* g, int seat) noexcept nogil:
         if i == 0 or s > best_score:
             best, best_score = i, s
         i = 1 + n_moves if i == 0 else i + 1
-    if n_moves > 0:
+    if n_moves > 0 and w.forbid != A_MOVE:     # restricted play without moves: End turn beats them all
         bound = (lk.level_value[0] if lk.n_levels else 0) - w.step_cost
         if bound < -1:
             bound = -1

@@ -51,6 +51,8 @@ cdef int equip_score(Game* g, int s, Weights* w, int act, int a, int b, int c) n
     cdef int h, useless
     if act == ACT_PASS:
         return 0
+    if act == w.forbid:                     # restricted play: below every other action
+        return FORBIDDEN
     if act == ACT_UNEQUIP:
         return -1
     if act == ACT_SWAP:
@@ -149,6 +151,8 @@ cdef int potion_score(Game* g, Weights* w, int s, int hand_index) noexcept nogil
     cdef int good, taken
     if hand_index < 0:
         return 0
+    if w.forbid == FORBID_POTION:           # restricted play: never a potion
+        return FORBIDDEN
     if w.potion_eagerness == 0:
         return -1
     if g.fight_att.seat == s:

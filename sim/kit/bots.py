@@ -15,7 +15,7 @@ from typing import Iterable, Mapping
 from sim.files import load_toml_bounded
 from sim.games import EngineError
 from sim.kit.learned import resolve_model
-from sim.params import RuleError, as_dict, param, parse_assignments, with_overrides
+from sim.params import RuleError, as_dict, fields, param, parse_assignments, with_overrides
 
 BOT_KINDS = ("random", "heuristic", "mcts", "flat", "learned")   # the cores' BOT_* values are the indexes
 SEARCH_KINDS = ("mcts", "flat")
@@ -207,6 +207,9 @@ class BotRoster:
                 raise RuleError(f"bot {spec!r}: unknown weight preset {name!r}; valid presets: {', '.join(presets)}")
             start = presets[name]
         w = with_overrides(start, values, where=f"bot {spec!r}", what="weight")
+        if kind != "heuristic" and getattr(w, "forbid", "none") != "none":
+            raise RuleError(f"bot {spec!r}: forbid is restricted play of the heuristic bot; "
+                            f"use heuristic:forbid={w.forbid}")
         if kind == "learned":
             return LearnedBot(model, w)
         return self.heuristic(w) if search is None else SearchBot(kind, search, w, model)
@@ -229,7 +232,9 @@ class BotRoster:
             if isinstance(bot, RandomBot):
                 out.append((BOT_KINDS.index("random"), {}))
                 continue
-            weights = as_dict(bot.w)
+            # a number as it is, a choice (forbid) as the index of its value
+            weights = {f.name: (f.metadata["choices"].index(getattr(bot.w, f.name)) if f.metadata["choices"]
+                                else getattr(bot.w, f.name)) for f in fields(bot.w)}
             known("bot weight(s)", weights, weight_fields)
             if isinstance(bot, SearchBot):
                 known("search parameter(s)", bot.core_params(), search_fields)

@@ -13,7 +13,7 @@ from sim.kit import trace
 from sim.params import fields
 from sim.paws.board import FAR, NO_CELL, geometry
 from sim.paws.bots import ROSTER
-from sim.paws.bots.heuristic import HeuristicWeights
+from sim.paws.bots.heuristic import FORBIDDEN, HeuristicWeights
 from sim.paws.cards import CardSet, ItemCard, MonsterCard
 from sim.paws.kinds import Action, Buff, Decision, Effect, Tile, Timing
 from sim.paws.record import (CARD_KINDS, CARD_SCHEMA, END_REASONS, MAX_SEATS, MONSTER_COUNTERS, RECORD_COLUMNS,
@@ -53,7 +53,7 @@ DECLARATIONS = {
     "enums": {"T_": Tile, "TIMING_": Timing, "E_": Effect, "B_": Buff, "A_": Action, "D_": Decision,
               "F_": FIGHT_KINDS, "R_": END_REASONS, "BOT_": BOT_KINDS, "MC_": MONSTER_COUNTERS,
               "DS_": DICE_STREAMS},
-    "constants": {"MAXP": MAX_SEATS, "NOBODY": NOBODY, "NO_CELL": NO_CELL, "FAR": FAR,
+    "constants": {"MAXP": MAX_SEATS, "NOBODY": NOBODY, "NO_CELL": NO_CELL, "FAR": FAR, "FORBIDDEN": FORBIDDEN,
                   "N_MC": len(MONSTER_COUNTERS)},
     "record_dtype": RECORD_DTYPE,
 }

@@ -13,7 +13,7 @@ from sim.kit import trace
 from sim.params import fields
 from sim.record_schema import core_columns, record_table
 from sim.tales.bots import ROSTER
-from sim.tales.bots.heuristic import HeuristicWeights
+from sim.tales.bots.heuristic import FORBID_POTION, FORBIDDEN, HeuristicWeights
 from sim.tales.cards import Creature, Equipment, TalesCards
 from sim.tales.kinds import END_REASONS, Ability, Act, Decision, Effect, Hand, Kind, People
 from sim.tales.record import CARD_SCHEMA, MAX_SEATS, RECORD_COLUMNS, RECORD_DTYPE, SCHEMA
@@ -56,7 +56,8 @@ DECLARATIONS = {
     "enums": {"P_": People, "AB_": Ability, "K_": Kind, "H_": Hand, "E_": Effect, "D_": Decision, "ACT_": Act,
               "R_": END_REASONS, "BOT_": BOT_KINDS, "POTION_LASTS_": _choices("potion_lasts"),
               "SURVIVE_END_": _choices("survive_end")},
-    "constants": {"MAXSEATS": MAX_SEATS, "EMPTY": EMPTY, "NOBODY": NOBODY},
+    "constants": {"MAXSEATS": MAX_SEATS, "EMPTY": EMPTY, "NOBODY": NOBODY, "FORBIDDEN": FORBIDDEN,
+                  "FORBID_POTION": FORBID_POTION},
     "record_dtype": RECORD_DTYPE,
 }
 

@@ -17,6 +17,13 @@ from sim.paws.loot import barred, monsters_needed
 from sim.paws.state import NOBODY, Game
 
 
+# restricted play (docs/restricted-play.md): the action kinds a heuristic bot can be forbidden, each at the
+# index of its Action value (End turn, 0, is never forbidden: "none" takes its place)
+FORBID = ("none", "move", "loot", "buy", "raid", "invade", "barricade", "place_tile", "play_item")
+assert all(FORBID[a.value] == a.name.lower() for a in Action if a != Action.END_TURN)
+FORBIDDEN = -1_000_000       # the score of a forbidden action: below every other
+
+
 @dataclass(frozen=True)
 class HeuristicWeights:
     """Tunable weights of the heuristic bot."""
@@ -28,6 +35,8 @@ class HeuristicWeights:
     mansion_min_hp: int = param(9, "loot a mansion only with at least this HP", min=0, max=30)
     escape_hp: int = param(2, "in a fight, run (Escape Rope, Smoke Bomb) at or below this HP", min=0, max=30)
     step_cost: int = param(8, "how much a target's worth drops per step away", min=1, max=50)
+    forbid: str = param("none", "restricted play: a kind of turn action (§3) the bot never takes while it has "
+                        "another (End turn always stays); none: every action", choices=FORBID, option=True)
 
 
 EFFECT_VALUE = {Effect.HEAL: (2, 1), Effect.FIGHT_BONUS: (3, 2), Effect.ROLL_BONUS: (2, 1), Effect.ESCAPE: (5, 0),
@@ -135,6 +144,8 @@ class HeuristicBot:
     def action_score(self, g: Game, seat: int, act, values: list[int]) -> int:
         kind, a, b = act
         w, p = self.w, g.players[seat]
+        if kind != Action.END_TURN and FORBID[kind] == w.forbid:
+            return FORBIDDEN
         if kind == Action.END_TURN:  # staying put is worth what resting here is worth
             return values[p.pos] if g.tile[p.pos] == Tile.DESERT else 0
         if kind == Action.MOVE:

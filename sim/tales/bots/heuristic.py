@@ -17,6 +17,14 @@ from sim.tales.kinds import Ability, Act, Decision, Effect, Kind
 from sim.tales.state import EMPTY, Game
 
 
+# restricted play (docs/restricted-play.md): what a heuristic bot can be forbidden; the equipment actions at
+# the index of their Act value (Pass, 0, is never forbidden: "none" takes its place), then potions
+FORBID = ("none", "swap", "equip", "take_off", "potion")
+assert all(FORBID[a.value] == ("take_off" if a == Act.UNEQUIP else a.name.lower()) for a in Act if a != Act.PASS)
+FORBID_POTION = FORBID.index("potion")
+FORBIDDEN = -1_000_000       # the score of a forbidden option: below every other
+
+
 @dataclass(frozen=True)
 class HeuristicWeights:
     """Tunable weights of the heuristic bot."""
@@ -30,6 +38,9 @@ class HeuristicWeights:
     swap_min_useless: int = param(3, "swap only with at least this many hand cards no creature can carry",
                                   min=0, max=20)
     potion_eagerness: int = param(1, "0: never use potions; higher: use them more readily", min=0, max=10)
+    forbid: str = param("none", "restricted play: an option the bot never takes while it has another (2. "
+                        "Equipment: swap, equip, take_off; 3. Battle: potion); none: every option",
+                        choices=FORBID, option=True)
 
 
 def creature_value(g: Game, creature_id: int, w: HeuristicWeights) -> int:
@@ -105,6 +116,8 @@ class HeuristicBot:
         kind, a, b, c = act
         if kind == Act.PASS:
             return 0
+        if FORBID[kind] == self.w.forbid:
+            return FORBIDDEN
         if kind == Act.UNEQUIP:
             return -1
         hand = g.seats[seat].hand
@@ -157,6 +170,8 @@ class HeuristicBot:
         if hand_index < 0:
             return 0
         w = self.w
+        if w.forbid == "potion":
+            return FORBIDDEN
         if w.potion_eagerness == 0:
             return -1
         att, dfn = g.fight
