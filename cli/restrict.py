@@ -27,6 +27,8 @@ def restrict(game: Annotated[str, typer.Argument(help="the game")],
              margin: Annotated[float, typer.Option(
                  help="a cost within +- this is no cost (the option is called useless)")] = MARGIN,
              out: Annotated[Optional[Path], typer.Option(help="write the result as JSON here")] = None,
+             html: Annotated[Optional[Path], typer.Option(
+                 help="write a self-contained page here: the verdicts, a plot of the costs, the table")] = None,
              workers: Annotated[Optional[int], typer.Option(help="Ray workers (default: every core)")] = None,
              address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run on")] = None,
              quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines")] = False) -> None:
@@ -41,8 +43,9 @@ def restrict(game: Annotated[str, typer.Argument(help="the game")],
         if not (math.isfinite(value) and 0.0 <= value <= 1.0):
             fail(f"{flag} {value!r} is not allowed; expected a share from 0 to 1")
     options = tuple(dict.fromkeys(o.strip() for o in forbid.split(","))) if forbid else forbiddable(g.name)
-    if out is not None:
-        check_output_file("--out", out)
+    for flag, path in (("--out", out), ("--html", html)):
+        if path is not None:
+            check_output_file(flag, path)
     try:
         check(g.name, bot, options)
     except RuleError as e:
@@ -64,6 +67,10 @@ def restrict(game: Annotated[str, typer.Argument(help="the game")],
         typer.echo(line)
     if out is not None:
         out.write_text(json.dumps(result, indent=1) + "\n")
+    if html is not None:
+        from queries.restrict_page import restrict_page
+        html.write_text(restrict_page(result, sentences(result)))
+        err.print(f"page: {html}", highlight=False, markup=False)
 
 
 COMMANDS = {"restrict": restrict}

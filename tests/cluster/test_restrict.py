@@ -118,10 +118,16 @@ def test_verdicts_at_their_borders(cost, low, high, want):
     assert restrict.verdict(cost, low, high) == want
 
 
-def test_the_command_runs_end_to_end_and_writes_its_answer(tmp_path, ray_local):
-    out = tmp_path / "r.json"
-    res = runner.invoke(app, ["restrict", "tales", "--forbid", "take_off,equip", "--games", "50", "--out", str(out)])
+def test_the_command_runs_end_to_end_and_writes_its_answer_and_page(tmp_path, ray_local):
+    from tests.test_report import open_page
+    out, page = tmp_path / "r.json", tmp_path / "r.html"
+    res = runner.invoke(app, ["restrict", "tales", "--forbid", "take_off,equip", "--games", "50", "--out", str(out),
+                              "--html", str(page)])
     assert res.exit_code == 0, res.output
+    found = open_page(page, tmp_path / "r.png")
+    assert not found["errors"] and found["sections"] == ["answer", "table"]
+    assert found["images"] == found["decoded"] == 1 and found["rendered"] == "1"
+    assert "forbid equip: dominant" in found["text"] and "Bots, not people" in found["text"]
     result = json.loads(out.read_text())
     by = {r["option"]: r for r in result["options"]}
     assert set(by) == {"take_off", "equip"} and by["take_off"]["verdict"] == "useless"
