@@ -280,6 +280,13 @@ class Game(abc.ABC):
     features: ClassVar[Any] = None    # the learned bots' feature set (sim/kit/learned.py Features), or None: none yet
     models_dir: ClassVar[Any] = None  # the folder of its shipped learned models (a Path), or None
 
+    def paused_game(self, match: Match) -> tuple | None:
+        """For measures that replay a game decision by decision (kingmaking): (``new(seed, game_index,
+        stop_at)``, the core's paused game of the match; ``winner(record)``, the winning seat or team of a
+        paused game's record, -1 for none; ``kind(option)``, an option of a decision in the rulebook's
+        words), or None when the game's core offers no paused games."""
+        return None
+
     def play_samples(self, match: Match, seed: int, start: int, count: int) -> dict:
         """Games ``start .. start+count-1`` in the core, the search bots' decisions as training samples for the
         learned bots (``options``, ``seats``, ``outcome``: see sim/paws/core_engine.py play_samples)."""

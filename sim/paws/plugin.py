@@ -15,6 +15,7 @@ from sim.paws.bots import MODELS_DIR, ROSTER, WEIGHT_PRESETS_PATH
 from sim.paws.bots.features import FEATURES
 from sim.paws.bots.heuristic import HeuristicWeights
 from sim.paws.cards import CardSet, load_cards
+from sim.paws.kinds import Action
 from sim.paws.record import CARD_SCHEMA, COLUMN_DOCS, SCHEMA, cards_table, to_table
 from sim.paws.rules import BOARDS, MODES, PRESETS, PawsRules, PawsSetup, preset
 from sim.record_schema import with_data_columns
@@ -30,6 +31,12 @@ def _players(value: Any, where: str) -> int:
     if n not in (2, 3, 4):      # checked before anything is sized by it (one bot spec per seat)
         raise RuleError(f"{where}: players = {value!r} is not allowed; expected 2, 3 or 4") from None
     return n
+
+
+# the turn actions (§3) as the rulebook says them, for measures that name a decision
+ACTION_WORDS = {Action.END_TURN: "end the turn", Action.MOVE: "move", Action.LOOT: "loot", Action.BUY: "buy",
+                Action.RAID: "raid", Action.INVADE: "invade", Action.BARRICADE: "barricade",
+                Action.PLACE_TILE: "place a tile", Action.PLAY_ITEM: "play an item card"}
 
 
 class Paws(Game):
@@ -114,6 +121,15 @@ class Paws(Game):
 
     def winner(self, record: Mapping[str, Any]) -> int:
         return record["winner_team"] if record["mode"] == "teams" else record["winner_seat"]
+
+    def paused_game(self, match: Match) -> tuple:
+        from core.paws_scenario import PausedGame                # the core's paused games (one memcpy a copy)
+        from sim.paws.core_engine import core_inputs
+        inputs = core_inputs(match.setup, match.rules, match.data)
+        teams = match.setup.mode == "teams"
+        return (lambda seed, index, stop_at: PausedGame(inputs, seed, index, stop_at),
+                lambda rec: rec["winner_team"] if teams else rec["winner_seat"],
+                lambda option: ACTION_WORDS[Action(option[0])])
 
     def result_line(self, record: Mapping[str, Any]) -> str:
         return f"{super().result_line(record)}, VP {record['vp']}"

@@ -1,0 +1,86 @@
+"""``playtest kingmaker``: can a player who can no longer win decide who does? (docs/kingmaking.md)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cli.common import MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, game_named
+from cluster.kingmaker import THRESHOLD, check, kingmaking, sentences
+from sim.games import EngineError
+from sim.kit.learned import resolve_model
+from sim.params import RuleError, parse_assignments
+
+
+def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more sides)")],
+              bots: Annotated[str, typer.Option(help="the bots, one spec for every seat or one per seat, "
+                                                     "separated by commas")] = "heuristic",
+              players: Annotated[int, typer.Option(help="seats (3 or more)")] = 4,
+              rules: Annotated[Optional[str], typer.Option(help="rule set preset (default: the game's)")] = None,
+              set_: Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value "
+                                                                              "(repeatable)")] = None,
+              setup: Annotated[Optional[list[str]], typer.Option(help="a setup value name=value, e.g. "
+                                                                      "board=explorer (repeatable)")] = None,
+              games: Annotated[int, typer.Option(help="games to replay decision by decision")] = 1000,
+              seed: Annotated[int, typer.Option(help="master seed")] = 1,
+              threshold: Annotated[float, typer.Option(
+                  help="a seat is out once the oracle rates its chance to win under this")] = THRESHOLD,
+              oracle: Annotated[Optional[str], typer.Option(
+                  help="the learned model whose value head rates the seats (a shipped name or a file; default: "
+                       "the game's newest shipped model)")] = None,
+              out: Annotated[Optional[Path], typer.Option(help="write the answer as JSON here")] = None,
+              workers: Annotated[Optional[int], typer.Option(help="Ray workers (default: every core)")] = None,
+              address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run on")] = None,
+              quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines")] = False) -> None:
+    """Replay games decision by decision; once the oracle says a seat can no longer win, try each of its
+    options to the end on the same random stream, and count the games where its choice decides which other
+    seat wins (Wilson 95% intervals)."""
+    g = game_named(game)
+    check_range("--games", games, 1, 10_000_000)
+    check_range("--seed", seed, 0, MAX_SEED)
+    check_range("--players", players, 1, 64)
+    if workers is not None:
+        check_range("--workers", workers, 1, MAX_WORKERS)
+    if not (math.isfinite(threshold) and 0.0 < threshold < 1.0):
+        fail(f"--threshold {threshold!r} is not allowed; expected a chance between 0 and 1")
+    if out is not None:
+        check_output_file("--out", out)
+    try:
+        overrides = parse_assignments(set_ or [], where="--set")
+        shape = parse_assignments(setup or [], where="--setup")
+        if "bots" in shape:
+            raise RuleError("--setup bots=...: give the bots with --bots")
+        given = {**shape, "bots": [b.strip() for b in bots.split(",")]}
+        if "players" in g.setup_keys:
+            given["players"] = players
+        match = g.resolve(rules, overrides, given, where="kingmaker")
+        names = sorted(p.stem for p in (g.models_dir.glob("*.json") if g.models_dir else []))
+        if oracle is None and not names:
+            raise RuleError(f"{g.name} ships no learned model to rate the seats' chances; give --oracle FILE")
+        model = resolve_model(g.models_dir, g.features, oracle or names[-1], "--oracle") if g.features else None
+        check(match, model)
+    except (RuleError, EngineError) as e:
+        fail(str(e))
+    if not quiet:
+        err.print(f"kingmaking: {games:,} games of {g.name} replayed decision by decision; each decision of a seat "
+                  f"that is out tried with every option to the end (oracle {model.name}@{model.digest})",
+                  highlight=False)
+    try:
+        result = kingmaking(g.name, rules, overrides, {k: v for k, v in given.items()}, seed, games, threshold,
+                            model, workers, address)
+    except (RuleError, EngineError) as e:
+        fail(str(e))
+    typer.echo(f"kingmaking in {g.name} ({', '.join(f'{k} {v}' for k, v in shape.items()) or 'default setup'}, "
+               f"{match.setup.players if hasattr(match.setup, 'players') else ''} players; bots: "
+               f"{', '.join(result['bots'])}; bots, not people):")
+    for line in sentences(result):
+        typer.echo(f"- {line}")
+    if out is not None:
+        out.write_text(json.dumps(result, indent=1) + "\n")
+
+
+COMMANDS = {"kingmaker": kingmaker}
