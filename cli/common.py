@@ -152,3 +152,28 @@ def local_out(out: str, who: str, beside: str) -> Path:
              "writes to s3://)")
     return Path(out)
 
+
+
+def replay_setup(g, bots: str, players: int, rules, set_, setup, oracle, where: str) -> tuple:
+    """The match and the oracle of a measure that replays games decision by decision (kingmaker, tension):
+    (overrides, the --setup values, the full setup, the match, the oracle model); a bad value exits 2 in one line.
+    The oracle is ``--oracle`` (a shipped name or a file) or the game's newest shipped model."""
+    from sim.games import EngineError
+    from sim.kit.learned import resolve_model
+    from sim.params import RuleError, parse_assignments
+    try:
+        overrides = parse_assignments(set_ or [], where="--set")
+        shape = parse_assignments(setup or [], where="--setup")
+        if "bots" in shape:
+            raise RuleError("--setup bots=...: give the bots with --bots")
+        given = {**shape, "bots": [b.strip() for b in bots.split(",")]}
+        if "players" in g.setup_keys and "players" not in shape:
+            given["players"] = players
+        match = g.resolve(rules, overrides, given, where=where)
+        names = sorted(p.stem for p in (g.models_dir.glob("*.json") if g.models_dir else []))
+        if g.features is None or (oracle is None and not names):
+            raise RuleError(f"{g.name} ships no learned model to rate the seats' chances; give --oracle FILE")
+        model = resolve_model(g.models_dir, g.features, oracle or names[-1], "--oracle")
+    except (RuleError, EngineError, ValueError) as e:
+        fail(str(e))
+    return overrides, shape, given, match, model

@@ -9,11 +9,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, game_named
+from cli.common import MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, game_named, replay_setup
 from cluster.kingmaker import THRESHOLD, check, kingmaking, sentences
 from sim.games import EngineError
-from sim.kit.learned import resolve_model
-from sim.params import RuleError, parse_assignments
+from sim.params import RuleError
 
 
 def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more sides)")],
@@ -49,21 +48,10 @@ def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more side
         fail(f"--threshold {threshold!r} is not allowed; expected a chance between 0 and 1")
     if out is not None:
         check_output_file("--out", out)
+    overrides, shape, given, match, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "kingmaker")
     try:
-        overrides = parse_assignments(set_ or [], where="--set")
-        shape = parse_assignments(setup or [], where="--setup")
-        if "bots" in shape:
-            raise RuleError("--setup bots=...: give the bots with --bots")
-        given = {**shape, "bots": [b.strip() for b in bots.split(",")]}
-        if "players" in g.setup_keys:
-            given["players"] = players
-        match = g.resolve(rules, overrides, given, where="kingmaker")
-        names = sorted(p.stem for p in (g.models_dir.glob("*.json") if g.models_dir else []))
-        if oracle is None and not names:
-            raise RuleError(f"{g.name} ships no learned model to rate the seats' chances; give --oracle FILE")
-        model = resolve_model(g.models_dir, g.features, oracle or names[-1], "--oracle") if g.features else None
         check(match, model)
-    except (RuleError, EngineError) as e:
+    except RuleError as e:
         fail(str(e))
     if not quiet:
         err.print(f"kingmaking: {games:,} games of {g.name} replayed decision by decision; each decision of a seat "

@@ -20,6 +20,7 @@ from typing import Callable
 import numpy as np
 
 from sim.games import GAMES, Match
+from sim.kit.learned import seat_chances
 from sim.params import RuleError
 from sim.sequential import wilson_interval
 
@@ -27,24 +28,14 @@ THRESHOLD = 0.05
 BATCH = 50
 
 
-def sides_of(match: Match) -> int:
-    """How many sides a game of the match is played between (seats, or teams)."""
-    import duckdb
-    con = duckdb.connect()
-    con.register("games", match.play_batch(0, 0, 1)["games"])
-    # the game class's own SQL expression (code, not user text)
-    n = con.execute(f"SELECT {match.definition.compare_columns.units} FROM games").fetchone()[0]
-    con.close()
-    return int(n)
-
-
 def check(match: Match, oracle) -> None:
     """Refuse (RuleError) a match kingmaking cannot apply to, before any game."""
     game = match.definition
-    if game.paused_game(match) is None:
+    paused = game.paused_game(match)
+    if paused is None:
         raise RuleError(f"{game.name}: kingmaking replays paused games of the engine core, which this game's "
                         "core does not offer")
-    n = sides_of(match)
+    n = paused.sides
     if n < 3:
         raise RuleError(f"{game.name} as set up is played between {n} sides: kingmaking needs 3 or more (a "
                         "player who cannot win can then decide which of the others does)")
@@ -52,33 +43,27 @@ def check(match: Match, oracle) -> None:
         raise RuleError(f"{game.name} has no learned model to rate the seats' chances (--oracle NAME)")
 
 
-def _chances(seats: list[list[float]], value: np.ndarray) -> np.ndarray:
-    z = np.asarray(seats, dtype=float) @ value
-    e = np.exp(z - z.max())
-    return e / e.sum()
-
-
 def kingmaker_batch(game_name: str, rules: str | None, overrides: dict, setup: dict, seed: int, start: int,
                     count: int, threshold: float, value: list[float]) -> dict:
     """One Ray task: games start..start+count-1, their counts (see :func:`summary`)."""
     game = GAMES[game_name]
     match = game.resolve(rules, overrides, setup)
-    paused, winner_of, option_kind = game.paused_game(match)
+    games = game.paused_game(match)
     v = np.asarray(value, dtype=float)
     out = {"games": 0, "out_games": 0, "king_games": 0, "out_decisions": 0, "king_decisions": 0,
            "playouts": 0, "self_rescues": 0, "kinds": {}}
     for index in range(start, start + count):
-        pg = paused(seed, index, 0)
+        pg = games.new(seed, index, 0)
         final = pg.copy()
         final.play_on(-1)
         out["games"] += 1
-        actual = winner_of(final.record())
+        actual = games.winner(final.record())
         gone: set[int] = set()
         king = False
         while pg.paused:
             seat = pg.seat
             _, seats = pg.learned_features()
-            p = _chances(seats, v)
+            p = seat_chances(seats, v)
             gone |= {s for s in range(len(p)) if p[s] < threshold}
             if seat in gone:
                 options = pg.options()
@@ -87,17 +72,18 @@ def kingmaker_batch(game_name: str, rules: str | None, overrides: dict, setup: d
                     c = pg.copy()
                     c.take(k)
                     c.play_on(-1)
-                    winners.append(winner_of(c.record()))
+                    winners.append(games.winner(c.record()))
                 out["playouts"] += len(options)
                 out["out_decisions"] += 1
-                out["self_rescues"] += sum(w == seat for w in winners)
-                others = {w for w in winners if w != seat}
+                mine = games.side_of(seat)
+                out["self_rescues"] += sum(w == mine for w in winners)
+                others = {w for w in winners if w != mine}
                 if len(others) > 1:
                     out["king_decisions"] += 1
                     king = True
                     for k, w in enumerate(winners):         # the options that hand the win to another
-                        if w != seat and w != actual:
-                            kind = option_kind(options[k])
+                        if w != mine and w != actual:
+                            kind = games.kind(pg, options[k])
                             out["kinds"][kind] = out["kinds"].get(kind, 0) + 1
             pg.play_on(pg.decisions + 1)
         out["out_games"] += bool(gone)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from importlib import metadata
 from pathlib import Path
-from typing import Any, ClassVar, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, ClassVar, Iterator, Mapping, NamedTuple
 
 import pyarrow as pa
 
@@ -138,6 +138,19 @@ class BenchPreset(NamedTuple):
     rules: str | None
     overrides: dict
     setup: dict
+
+
+@dataclass(frozen=True)
+class PausedGames:
+    """A match's games, paused at each top-level decision in the engine core (its scenario module's
+    PausedGame: ``paused``, ``seat``, ``decisions``, ``options()``, ``take(k)``, ``copy()``, ``play_on(stop_at)``,
+    ``record()``, ``learned_features()``)."""
+
+    new: Callable[[int, int, int], Any]     # (master seed, game index, stop at decision) -> a paused game
+    winner: Callable[[Mapping[str, Any]], int]   # a paused game's record -> the winning side, -1 for none
+    kind: Callable[[Any, Any], str]         # (paused game, one of its options) -> the option in the book's words
+    side_of: Callable[[int], int]           # seat -> its side (its team, or itself)
+    sides: int
 
 
 class Game(abc.ABC):
@@ -280,11 +293,9 @@ class Game(abc.ABC):
     features: ClassVar[Any] = None    # the learned bots' feature set (sim/kit/learned.py Features), or None: none yet
     models_dir: ClassVar[Any] = None  # the folder of its shipped learned models (a Path), or None
 
-    def paused_game(self, match: Match) -> tuple | None:
-        """For measures that replay a game decision by decision (kingmaking): (``new(seed, game_index,
-        stop_at)``, the core's paused game of the match; ``winner(record)``, the winning seat or team of a
-        paused game's record, -1 for none; ``kind(option)``, an option of a decision in the rulebook's
-        words), or None when the game's core offers no paused games."""
+    def paused_game(self, match: Match) -> "PausedGames | None":
+        """For measures that replay a game decision by decision (kingmaking, tension): the core's paused games
+        of the match (:class:`PausedGames`), or None when the game's core offers none."""
         return None
 
     def play_samples(self, match: Match, seed: int, start: int, count: int) -> dict:

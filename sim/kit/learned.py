@@ -87,6 +87,15 @@ class Model:
                            "value": list(self.value), "provenance": self.provenance}, indent=1, sort_keys=True) + "\n"
 
 
+def seat_chances(seat_features, value) -> "np.ndarray":
+    """Each seat's chance to win by a value head (``value``: its weights) from the seats' features (one list
+    per seat): a softmax of their scores, as core/kit/learned.pxi ``learned_values`` (without the team sum)."""
+    import numpy as np
+    z = np.asarray(seat_features, dtype=float) @ np.asarray(value, dtype=float)
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
 def rounded(x: float) -> float:
     """A weight as a model file keeps it (9 significant digits: the same bytes from the same fit)."""
     return float(f"{x:.9g}")

@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from sim.bots import bot_specs
 from sim.kit import trace
-from sim.games import BenchPreset, CompareColumns, Game, Match
+from sim.games import BenchPreset, CompareColumns, Game, Match, PausedGames
 from sim.params import RuleError
 from sim.paws.bots import MODELS_DIR, ROSTER, WEIGHT_PRESETS_PATH
 from sim.paws.bots.features import FEATURES
@@ -122,14 +122,16 @@ class Paws(Game):
     def winner(self, record: Mapping[str, Any]) -> int:
         return record["winner_team"] if record["mode"] == "teams" else record["winner_seat"]
 
-    def paused_game(self, match: Match) -> tuple:
+    def paused_game(self, match: Match) -> PausedGames:
         from core.paws_scenario import PausedGame                # the core's paused games (one memcpy a copy)
         from sim.paws.core_engine import core_inputs
         inputs = core_inputs(match.setup, match.rules, match.data)
         teams = match.setup.mode == "teams"
-        return (lambda seed, index, stop_at: PausedGame(inputs, seed, index, stop_at),
-                lambda rec: rec["winner_team"] if teams else rec["winner_seat"],
-                lambda option: ACTION_WORDS[Action(option[0])])
+        return PausedGames(new=lambda seed, index, stop_at: PausedGame(inputs, seed, index, stop_at),
+                           winner=lambda rec: rec["winner_team"] if teams else rec["winner_seat"],
+                           kind=lambda pg, option: ACTION_WORDS[Action(option[0])],
+                           side_of=(lambda seat: seat % 2) if teams else (lambda seat: seat),
+                           sides=2 if teams else match.setup.players)
 
     def result_line(self, record: Mapping[str, Any]) -> str:
         return f"{super().result_line(record)}, VP {record['vp']}"

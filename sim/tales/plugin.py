@@ -14,16 +14,29 @@ import pyarrow as pa
 
 from sim.bots import bot_specs
 from sim.kit import trace
-from sim.games import BenchPreset, CompareColumns, Game, Match
+from sim.games import BenchPreset, CompareColumns, Game, Match, PausedGames
 from sim.params import RuleError
 from sim.record_schema import with_data_columns
 from sim.tales.bots import MODELS_DIR, ROSTER, WEIGHT_PRESETS_PATH
 from sim.tales.bots.features import FEATURES
 from sim.tales.bots.heuristic import HeuristicWeights
 from sim.tales.cards import CardDataError, TalesCards, load_cards
-from sim.tales.kinds import People
+from sim.tales.kinds import Act, Decision, People
 from sim.tales.record import CARD_SCHEMA, COLUMN_DOCS, SCHEMA, cards_table, to_table
 from sim.tales.rules import MODES, PEOPLES, PRESETS, TalesRules, TalesSetup, people_of, preset
+
+
+# a top-level decision's options as the rulebook says them, for measures that name a decision
+EQUIP_WORDS = {Act.PASS: "end the equipping", Act.SWAP: "exchange three cards for one", Act.EQUIP: "equip a creature",
+               Act.UNEQUIP: "take a card back into the hand"}
+DECISION_WORDS = {Decision.RETURN: "put a creature back under the deck", Decision.DISCARD: "discard a card",
+                  Decision.ATTACKER: "send a creature into attack mode", Decision.DEFENDER: "defend with a creature",
+                  Decision.PROVOKE: "provoke a creature"}
+
+
+def option_words(pg, option) -> str:
+    kind = Decision(pg.asking)
+    return EQUIP_WORDS[Act(option[0])] if kind == Decision.EQUIP else DECISION_WORDS[kind]
 
 
 class Tales(Game):
@@ -100,3 +113,11 @@ class Tales(Game):
 
     def winner(self, record: Mapping[str, Any]) -> int:
         return record["winner_team"]
+
+    def paused_game(self, match: Match) -> PausedGames:
+        from core.tales_scenario import PausedGame                # the core's paused games (one memcpy a copy)
+        from sim.tales.core_engine import core_inputs
+        inputs = core_inputs(match.setup, match.rules, match.data)
+        return PausedGames(new=lambda seed, index, stop_at: PausedGame(inputs, seed, index, stop_at),
+                           winner=lambda rec: rec["winner_team"], kind=option_words, side_of=lambda seat: seat % 2,
+                           sides=2)

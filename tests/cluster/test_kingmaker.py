@@ -31,7 +31,8 @@ def test_a_single_games_counts_are_the_ones_worked_by_hand():
     """For each of 12 games: replay it, find every decision of a seat the value head put under 0.05 (from
     then on), play each option to the end on a copy, and count as the batch does."""
     match = PAWS.resolve(None, {}, SETUP)
-    new, winner_of, _ = PAWS.paused_game(match)
+    games = PAWS.paused_game(match)
+    new, winner_of = games.new, games.winner
     kings = outs = 0
     for index in range(12):
         got = km.kingmaker_batch("paws", None, {}, SETUP, 3, index, 1, 0.05, VALUE)
