@@ -9,7 +9,8 @@ its seats'). From the eventual winner's curve:
 - **comeback**: the winner was once under half its fair share (1 / sides / 2);
 - **leader changes**: how often the side the oracle rates highest changes;
 - **decisive point**: where in the game (share of its decisions) the winner's chance rises above
-  ``decided`` (0.9) for good; a game is **decided early** when that is in its first half.
+  ``decided`` (0.9) for good; a game is **decided early** when that is in its first half;
+- **lead for good**: where in the game the eventual winner becomes the side rated highest for good.
 
 Means with t 95% intervals, shares with Wilson 95% intervals; games nobody won are counted apart. The
 curve of the winner's chance and of the others' against progress through the game (20 steps), median and
@@ -64,9 +65,11 @@ def game_measures(curve: np.ndarray, winner: int, sides: int, decided: float = D
     # the first decision from which the winner stays above ``decided`` to the end (none: the end)
     tail = np.flatnonzero(~above)
     first = 0 if not len(tail) else int(tail[-1]) + 1
+    behind = np.flatnonzero(leaders != winner)
+    leads = 0 if not len(behind) else int(behind[-1]) + 1
     return {"lowest": float(w.min()), "comeback": bool(w.min() < 0.5 / sides),
             "leader_changes": int((leaders[1:] != leaders[:-1]).sum()),
-            "decisive": first / len(w), "decided_early": first / len(w) < 0.5}
+            "decisive": first / len(w), "decided_early": first / len(w) < 0.5, "leads_from": leads / len(w)}
 
 
 def progress_rows(curve: np.ndarray, winner: int, steps: int = STEPS) -> tuple[np.ndarray, np.ndarray]:
@@ -132,6 +135,7 @@ def summarise(parts: list[dict], decided: float = DECIDED) -> dict:
             "leader_changes": _mean([m["leader_changes"] for m in ms]),
             "decisive_point": _mean([m["decisive"] for m in ms]),
             "decided_early": _share([m["decided_early"] for m in ms]),
+            "winner_leads_from": _mean([m["leads_from"] for m in ms]),
             "curve": {"progress": [k / STEPS for k in range(STEPS + 1)], "winner_quartiles": q(wc),
                       "others_quartiles": q(oc)}}
 
@@ -184,5 +188,7 @@ def sentences(r: dict) -> list[str]:
             f"the eventual winner's lowest chance: {mean(r['lowest_chance_of_winner'])} on average; it came back from "
             f"under half its fair share in {share(r['comebacks'])} of the won games",
             f"the side the oracle rates highest changed {mean(r['leader_changes'])} times a game",
+            f"the eventual winner was rated highest for good from {mean(r['winner_leads_from'], 100, '%', 1)} of the "
+            "way through the game",
             f"the winner was sure (above {r['decided_at']:g} to the end) from {mean(r['decisive_point'], 100, '%', 1)} of "
             f"the way through; decided in the first half: {share(r['decided_early'])} of the won games"]

@@ -44,6 +44,13 @@ SEARCH_FIELDS = {"mcts": ("iterations", "rollout", "depth", "c", "preset", "mode
 SPEC_ONLY = ("preset", "model")      # fields of a spec that are not the core's Search struct
 
 
+def core_weights(w) -> dict:
+    """A heuristic's weights as an engine core takes them: a number as it is, a choice (forbid) as the index of
+    its value."""
+    return {f.name: (f.metadata["choices"].index(getattr(w, f.name)) if f.metadata["choices"] else getattr(w, f.name))
+            for f in fields(w)}
+
+
 class SearchBot:
     """A search bot: ``mcts`` (IS-MCTS) or ``flat`` (flat Monte Carlo), played by the engine cores only; ``w``
     is the heuristic's weights for its rollouts and for the decisions the search does not take."""
@@ -232,9 +239,7 @@ class BotRoster:
             if isinstance(bot, RandomBot):
                 out.append((BOT_KINDS.index("random"), {}))
                 continue
-            # a number as it is, a choice (forbid) as the index of its value
-            weights = {f.name: (f.metadata["choices"].index(getattr(bot.w, f.name)) if f.metadata["choices"]
-                                else getattr(bot.w, f.name)) for f in fields(bot.w)}
+            weights = core_weights(bot.w)
             known("bot weight(s)", weights, weight_fields)
             if isinstance(bot, SearchBot):
                 known("search parameter(s)", bot.core_params(), search_fields)

@@ -29,12 +29,13 @@ def test_game_measures_on_curves_worked_by_hand():
     m = tn.game_measures(curve, 0, 2)
     # the winner (side 0) fell to 0.2 (under half its fair share, 0.25); the leader went 0 (tie: argmax 0), 0,
     # 1, 1, 0, 0: two changes; above 0.9 from decision 4 of 6 to the end
-    assert m == {"lowest": 0.2, "comeback": True, "leader_changes": 2, "decisive": 4 / 6, "decided_early": False}
+    assert m == {"lowest": 0.2, "comeback": True, "leader_changes": 2, "decisive": 4 / 6, "decided_early": False,
+                 "leads_from": 4 / 6}
     early = np.array([[0.5, 0.5], [0.95, 0.05], [0.96, 0.04], [0.97, 0.03], [0.99, 0.01]])
     assert tn.game_measures(early, 0, 2) == {"lowest": 0.5, "comeback": False, "leader_changes": 0,
-                                             "decisive": 0.2, "decided_early": True}
+                                             "decisive": 0.2, "decided_early": True, "leads_from": 0.0}
     never = np.array([[0.3, 0.3, 0.4], [0.5, 0.2, 0.3]])
-    assert tn.game_measures(never, 0, 3)["decisive"] == 1.0
+    assert tn.game_measures(never, 0, 3)["decisive"] == 1.0 and tn.game_measures(never, 0, 3)["leads_from"] == 0.5
     assert tn.game_measures(never, -1, 3) is None and tn.game_measures(np.zeros((0, 2)), 0, 2) is None
 
 

@@ -18,7 +18,7 @@ import types
 
 from tales_scenario import Ask, Pick, ScriptError
 
-from sim.params import as_dict
+from sim.kit.bots import core_weights
 from sim.tales import battle, equipment, game, recruitment, setup, victory
 from sim.tales.bots.heuristic import HeuristicBot
 from sim.tales.core_engine import core_inputs
@@ -150,7 +150,7 @@ class CoreHeuristicBot(HeuristicBot):
     """The heuristic bot of the core (core/tales/heuristic.pxi) with this bot's weights."""
 
     def decide(self, g, seat: int, kind, options: list) -> int:
-        return run(g, "decide", seat, int(kind), [core_option(kind, o) for o in options], as_dict(self.w))
+        return run(g, "decide", seat, int(kind), [core_option(kind, o) for o in options], core_weights(self.w))
 
 
 TWINS = {
