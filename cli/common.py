@@ -154,13 +154,24 @@ def local_out(out: str, who: str, beside: str) -> Path:
 
 
 
-def replay_setup(g, bots: str, players: int, rules, set_, setup, oracle, where: str) -> tuple:
+def replay_setup(g, bots: str, players: int, rules, set_, setup, oracle, where: str, *, games: int, seed: int,
+                 workers: int | None, outputs: dict, check) -> tuple:
     """The match and the oracle of a measure that replays games decision by decision (kingmaker, tension):
-    (overrides, the --setup values, the full setup, the match, the oracle model); a bad value exits 2 in one line.
-    The oracle is ``--oracle`` (a shipped name or a file) or the game's newest shipped model."""
+    (overrides, the --setup values, the full setup, the match, the oracle model), after the common checks
+    (``--games``, ``--seed``, ``--players``, ``--workers``, every output file in ``outputs``: {flag: path})
+    and the measure's own ``check(match, oracle)``; a bad value exits 2 in one line. The oracle is
+    ``--oracle`` (a shipped name or a file) or the game's newest shipped model."""
     from sim.games import EngineError
     from sim.kit.learned import resolve_model
     from sim.params import RuleError, parse_assignments
+    check_range("--games", games, 1, 10_000_000)
+    check_range("--seed", seed, 0, MAX_SEED)
+    check_range("--players", players, 1, 64)
+    if workers is not None:
+        check_range("--workers", workers, 1, MAX_WORKERS)
+    for flag, path in outputs.items():
+        if path is not None:
+            check_output_file(flag, path)
     try:
         overrides = parse_assignments(set_ or [], where="--set")
         shape = parse_assignments(setup or [], where="--setup")
@@ -174,6 +185,7 @@ def replay_setup(g, bots: str, players: int, rules, set_, setup, oracle, where: 
         if g.features is None or (oracle is None and not names):
             raise RuleError(f"{g.name} ships no learned model to rate the seats' chances; give --oracle FILE")
         model = resolve_model(g.models_dir, g.features, oracle or names[-1], "--oracle")
+        check(match, model)
     except (RuleError, EngineError, ValueError) as e:
         fail(str(e))
     return overrides, shape, given, match, model

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, game_named, replay_setup
+from cli.common import err, fail, game_named, replay_setup
 from cluster.kingmaker import THRESHOLD, check, kingmaking, sentences
 from sim.games import EngineError
 from sim.params import RuleError
@@ -39,20 +39,11 @@ def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more side
     options to the end on the same random stream, and count the games where its choice decides which other
     seat wins (Wilson 95% intervals)."""
     g = game_named(game)
-    check_range("--games", games, 1, 10_000_000)
-    check_range("--seed", seed, 0, MAX_SEED)
-    check_range("--players", players, 1, 64)
-    if workers is not None:
-        check_range("--workers", workers, 1, MAX_WORKERS)
     if not (math.isfinite(threshold) and 0.0 < threshold < 1.0):
         fail(f"--threshold {threshold!r} is not allowed; expected a chance between 0 and 1")
-    if out is not None:
-        check_output_file("--out", out)
-    overrides, shape, given, match, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "kingmaker")
-    try:
-        check(match, model)
-    except RuleError as e:
-        fail(str(e))
+    overrides, shape, given, match, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "kingmaker",
+                                                         games=games, seed=seed, workers=workers,
+                                                         outputs={"--out": out}, check=check)
     if not quiet:
         err.print(f"kingmaking: {games:,} games of {g.name} replayed decision by decision; each decision of a seat "
                   f"that is out tried with every option to the end (oracle {model.name}@{model.digest})",

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, game_named, replay_setup
+from cli.common import err, fail, game_named, replay_setup
 from cluster.tension import DECIDED, check, sentences, tension
 from sim.games import EngineError
 from sim.params import RuleError
@@ -42,21 +42,12 @@ def tension_command(
     value head, and say how tense the games are: the winner's lowest chance, comebacks, leader changes and
     where the game was decided, with 95% intervals."""
     g = game_named(game)
-    check_range("--games", games, 1, 10_000_000)
-    check_range("--seed", seed, 0, MAX_SEED)
-    check_range("--players", players, 1, 64)
-    if workers is not None:
-        check_range("--workers", workers, 1, MAX_WORKERS)
     if not (math.isfinite(decided) and 0.5 <= decided < 1.0):
         fail(f"--decided {decided!r} is not allowed; expected a chance from 0.5 to below 1")
-    for flag, path in (("--out", out), ("--trace", trace), ("--html", html)):
-        if path is not None:
-            check_output_file(flag, path)
-    overrides, shape, given, match, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "tension")
-    try:
-        check(match, model)
-    except RuleError as e:
-        fail(str(e))
+    overrides, shape, given, match, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "tension",
+                                                         games=games, seed=seed, workers=workers,
+                                                         outputs={"--out": out, "--trace": trace, "--html": html},
+                                                         check=check)
     if not quiet:
         err.print(f"tension: {games:,} games of {g.name} replayed decision by decision, every side rated before "
                   f"each decision (oracle {model.name}@{model.digest})", highlight=False)

@@ -316,6 +316,19 @@ def test_tales_learned_games_replay_through_their_trace_and_see_no_hidden_card(t
         assert checked >= 20
 
 
+def tales_decisions(overrides: dict, mode: str, seed: int, games: int, kinds: tuple):
+    """Each top-level decision of these kinds in games 0..games-1 of Tales (heuristic bots), as the core's paused
+    game at it (read it or copy it; the generator steps it on after)."""
+    m = registry.get("tales").resolve(None, overrides, {"mode": mode, "bots": "heuristic"}, {})
+    new = m.definition.paused_game(m).new
+    for index in range(games):
+        pg = new(seed, index, 0)
+        while pg.paused:
+            if pg.asking in kinds:
+                yield pg
+            pg.play_on(pg.decisions + 1)
+
+
 def test_tales_the_foreseen_fight_is_the_engines_fight():
     """The battle features foresee each fight from the book's dice (3. Battle: First Strike, shields, Evade,
     Death Blow, the equipment, Armor and Shadow Form steps) without rolling one. At every defender and
@@ -325,70 +338,50 @@ def test_tales_the_foreseen_fight_is_the_engines_fight():
     are set against 400 fights the engine plays from the same state with fresh dice. Potions are off
     (``potions_per_fight = 0``: a commander's potion choice is not foreseen). Each chance must lie within 5
     standard errors of the frequency (about 1 in 1.7 million by chance per comparison, 2,500 comparisons)."""
-    from core.tales_scenario import PausedGame
     from sim.tales.bots.features import FEATURES as TALES
-    from sim.tales.core_engine import core_inputs
     from sim.tales.kinds import Decision
     names = [n for n, _ in TALES.policy]
     fights = 400
     compared = uncertain = 0
     for mode in ("standard", "2v2"):
-        m = registry.get("tales").resolve(None, {"potions_per_fight": 0, "loss_elite": 1},
-                                          {"mode": mode, "bots": "heuristic"}, {})
-        inputs = core_inputs(m.setup, m.rules, m.data)
-        for index in range(8):
-            for stop in range(120):
-                pg = PausedGame(inputs, 5, index, stop)
-                if not pg.paused:
-                    break
-                if pg.asking not in (Decision.DEFENDER, Decision.PROVOKE):
-                    continue
-                features, _ = pg.learned_features()
-                block = "defender" if pg.asking == Decision.DEFENDER else "provoke"
-                mine, theirs = names.index(f"{block}_my_loss"), names.index(f"{block}_their_loss")
-                for k, (seat, slot, _, _) in enumerate(pg.options()):
-                    me, foe = ((seat, slot), pg.attacker) if pg.asking == Decision.DEFENDER else (pg.attacker, (seat, slot))
-                    fell = np.zeros(2)
-                    for r in range(fights):
-                        fight = pg.copy()
-                        fight.reseed(1000 * r + 17)
-                        fight.take(k)
-                        fell += [fight.creature_at(*me) == -1, fight.creature_at(*foe) == -1]
-                    foreseen = np.array([3 * features[k][mine], 3 * features[k][theirs]])
-                    se = np.sqrt(np.clip(foreseen * (1 - foreseen), 0, None) / fights)
-                    assert np.all(np.abs(fell / fights - foreseen) <= 5 * se + 1e-9), (mode, index, stop, k, foreseen,
-                                                                                      fell / fights)
-                    compared += 2
-                    uncertain += int(((foreseen > 0.02) & (foreseen < 0.98)).sum())
+        for pg in tales_decisions({"potions_per_fight": 0, "loss_elite": 1}, mode, 5, 8,
+                                  (Decision.DEFENDER, Decision.PROVOKE)):
+            features, _ = pg.learned_features()
+            block = "defender" if pg.asking == Decision.DEFENDER else "provoke"
+            mine, theirs = names.index(f"{block}_my_loss"), names.index(f"{block}_their_loss")
+            for k, (seat, slot, _, _) in enumerate(pg.options()):
+                me, foe = ((seat, slot), pg.attacker) if pg.asking == Decision.DEFENDER else (pg.attacker, (seat, slot))
+                fell = np.zeros(2)
+                for r in range(fights):
+                    fight = pg.copy()
+                    fight.reseed(1000 * r + 17)
+                    fight.take(k)
+                    fell += [fight.creature_at(*me) == -1, fight.creature_at(*foe) == -1]
+                foreseen = np.array([3 * features[k][mine], 3 * features[k][theirs]])
+                se = np.sqrt(np.clip(foreseen * (1 - foreseen), 0, None) / fights)
+                assert np.all(np.abs(fell / fights - foreseen) <= 5 * se + 1e-9), (mode, pg.decisions, k, foreseen,
+                                                                                  fell / fights)
+                compared += 2
+                uncertain += int(((foreseen > 0.02) & (foreseen < 0.98)).sum())
     assert compared >= 2000 and uncertain >= 300, (compared, uncertain)
 
 
 def test_tales_equipping_a_card_never_lowers_its_outlook_and_taking_one_off_never_raises_it():
     """``gear_kills`` and ``gear_safety`` of every equip option are at least 0 (no card weakens its
     carrier), of every take-off option at most 0; and some options move them."""
-    from core.tales_scenario import PausedGame
     from sim.tales.bots.features import FEATURES as TALES
-    from sim.tales.core_engine import core_inputs
     from sim.tales.kinds import Decision
     names = [n for n, _ in TALES.policy]
     cols = [names.index("gear_kills"), names.index("gear_safety")]
     kinds = {names.index("equip"): 1, names.index("take_off"): -1}
     moved = 0
     for mode in ("standard", "2v2"):
-        m = registry.get("tales").resolve(None, {}, {"mode": mode, "bots": "heuristic"}, {})
-        inputs = core_inputs(m.setup, m.rules, m.data)
-        for index in range(10):
-            for stop in range(120):
-                pg = PausedGame(inputs, 9, index, stop)
-                if not pg.paused:
-                    break
-                if pg.asking != Decision.EQUIP:
-                    continue
-                for f in pg.learned_features()[0]:
-                    for col, sign in kinds.items():
-                        if f[col] == 1:
-                            assert all(sign * f[c] >= -1e-12 for c in cols), f
-                            moved += any(abs(f[c]) > 1e-9 for c in cols)
+        for pg in tales_decisions({}, mode, 9, 10, (Decision.EQUIP,)):
+            for f in pg.learned_features()[0]:
+                for col, sign in kinds.items():
+                    if f[col] == 1:
+                        assert all(sign * f[c] >= -1e-12 for c in cols), f
+                        moved += any(abs(f[c]) > 1e-9 for c in cols)
     assert moved >= 50
 
 

@@ -87,7 +87,7 @@ class Model:
                            "value": list(self.value), "provenance": self.provenance}, indent=1, sort_keys=True) + "\n"
 
 
-def seat_chances(seat_features, value) -> "np.ndarray":
+def seat_chances(seat_features, value):
     """Each seat's chance to win by a value head (``value``: its weights) from the seats' features (one list
     per seat): a softmax of their scores, as core/kit/learned.pxi ``learned_values`` (without the team sum)."""
     import numpy as np
