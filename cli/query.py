@@ -8,6 +8,8 @@ import typer
 
 from cli.common import FORMATS, fail, note, render, warn
 from queries import library, ratings
+from cluster.skill import expand, level_order
+from cluster.spec import SpecError
 from queries.variants import answer_per_variant, skill_lines
 
 ResultsOpt = Annotated[Optional[list[str]], typer.Option(
@@ -86,7 +88,8 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
     if sentence:
         typer.echo(sentence)
     if fmt == "table":
-        lines = skill_lines(columns, rows, q.columns, variants.split)
+        lines = skill_lines(columns, rows, q.columns, variants.split, levels=level_order([*(paths or []),
+                                                                                          *(results or [])]))
         if lines:
             typer.echo("Bots are not people: does the answer hold under the other bots?")
             for line in lines:
@@ -98,7 +101,7 @@ def _answer(name, paths, results, param, where, pool, by):
     try:
         q = library.load(name)
         values = library.bind(q, _params(param))
-        results = [*(paths or []), *(results or [])]
+        results = expand([*(paths or []), *(results or [])])       # a skill folder: every level's folder
         if not results:
             fail(f"query {q.name}: give --results DIR (a sweep's results, a Parquet file or a glob)")
         con = library.connect(results, where)
@@ -117,7 +120,7 @@ def _answer(name, paths, results, param, where, pool, by):
             warn(line)
         for line in variants.notes():
             note(line)
-    except (library.QueryError, library.ResultsError) as e:
+    except (library.QueryError, library.ResultsError, SpecError) as e:
         fail(str(e))
     except KeyboardInterrupt as e:        # Ctrl-C: in a statement (library.Interrupted says which) or between
         fail(str(e) or f"query {name}: interrupted (Ctrl-C)", code=130)

@@ -48,10 +48,24 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
           progress: Annotated[bool, typer.Option(help="show a live progress bar")] = True,
           ray: Annotated[bool, typer.Option("--ray", help="start the embedded Ray at once (default: the driver "
                                                           "plays at once and starts Ray only for a sweep long "
-                                                          "enough to pay for it; docs/sweeps.md)")] = False) -> None:
+                                                          "enough to pay for it; docs/sweeps.md)")] = False,
+          skill: Annotated[Optional[str], typer.Option(
+              help="play the spec at each of these bot levels (specs separated by commas, weakest first), each "
+                   "in every seat, into --out/skill-1, skill-2, ... (docs/skill.md)")] = None,
+          skill_seconds: Annotated[float, typer.Option(
+              help="with --skill: the most seconds of play a level may take; a slow bot plays fewer games a cell "
+                   "(at least 100)")] = 600.0,
+          skill_games: Annotated[Optional[str], typer.Option(
+              help="with --skill: each level's games per cell, separated by commas (instead of the budget)")]
+          = None) -> None:
     """Play every cell of a sweep spec on Ray; every game becomes a Parquet row under --out."""
     if (bad := workers_error(workers, address)) is not None:
         fail(bad)
+    if skill is not None or skill_games is not None:
+        if skill is None:
+            fail("--skill-games: only with --skill")
+        return _skill_sweep(spec, out, skill, skill_seconds, skill_games, workers=workers, address=address,
+                            resume=resume, progress=progress, ray=ray)
     try:
         s = load_spec(spec)
         if is_uri(out):            # object storage: opened and checked (bucket, endpoint, lock) before any game
@@ -68,6 +82,69 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
               driver_plays=not ray)
     for line in report_summary(str(out)):      # games, first player's share per cell, end reasons; the page
         Console(stderr=True).print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def _skill_sweep(spec: Path, out: str, skill: str, seconds: float, games_text: Optional[str], *, workers, address,
+                 resume: bool, progress: bool, ray: bool) -> None:
+    """``--skill``: the spec once per level, each into its own folder, with the plan in OUT/skill.json."""
+    import math
+    import os
+    from cluster import skill as sk
+    from sim.files import load_toml_bounded
+    from cluster.spec import MAX_SPEC_BYTES
+    err = Console(stderr=True)
+    if is_uri(out):
+        fail("--skill writes one folder per level and their plan: give a local --out")
+    if not (math.isfinite(seconds) and 1.0 <= seconds <= 30 * 86_400.0):
+        fail(f"--skill-seconds {seconds!r} is not allowed; expected 1 to 2592000")
+    out_dir = Path(out)
+    levels = [x.strip() for x in skill.split(",")]
+    try:
+        raw = load_toml_bounded(spec, "spec file", SpecError, MAX_SPEC_BYTES)
+        sk.check_raw(raw, str(spec), levels)
+        base = load_spec(spec)
+        if base.stop is not None:
+            raise SpecError(f"{spec}: a [stop] spec cannot take --skill")
+        plan = sk.read_plan(out_dir) if resume else None
+        if games_text is not None:
+            try:
+                games = [int(x) for x in games_text.split(",")]
+            except ValueError:
+                raise SpecError(f"--skill-games {games_text!r}: expected whole numbers separated by commas") from None
+            if len(games) != len(levels) or not all(1 <= n <= base.games_per_cell for n in games):
+                raise SpecError(f"--skill-games {games_text!r}: one number per level ({len(levels)}), each from 1 "
+                                f"to the spec's games_per_cell ({base.games_per_cell:,})")
+        elif plan is not None:
+            games = plan["games_per_cell"]
+        else:
+            games = None
+        if plan is not None and plan["levels"] != levels:
+            raise SpecError(f"{out_dir / sk.PLAN}: the run in {out_dir} has the levels {','.join(plan['levels'])}; give "
+                            "the same --skill to resume it, or choose another --out")
+        if not resume and out_dir.exists() and any(out_dir.iterdir()):
+            raise SweepError(f"{out_dir}: not empty; pass --resume to finish the skill sweep in it, or choose a new "
+                             "or empty --out")
+        specs = sk.level_specs(raw, str(spec), spec.parent, levels, [base.games_per_cell] * len(levels))
+        if games is None:
+            games = sk.budgets(specs, seconds, workers or os.cpu_count() or 1)
+        specs = sk.level_specs(raw, str(spec), spec.parent, levels, games)
+        for k in range(len(levels)):
+            check_out_dir(sk.folder(out_dir, k))
+    except (SpecError, SweepError) as e:
+        fail(str(e))
+    for k, (lv, n) in enumerate(zip(levels, games)):
+        cut = "" if n >= base.games_per_cell else f" (fewer than the spec's {base.games_per_cell:,}: its cost)"
+        err.print(f"skill level {k + 1}: {lv} in every seat, {n:,} games a cell{cut} -> {sk.folder(out_dir, k)}",
+                  highlight=False, markup=False)
+    sk.write_plan(out_dir, str(spec), levels, games, [s.digest for s in specs])
+    for k, s in enumerate(specs):
+        again = (f"playtest sweep {spec} --out {out} --skill {skill} --skill-games {','.join(map(str, games))}"
+                 + (f" --address {address}" if address else ""))
+        level_out = sk.folder(out_dir, k)
+        play_spec(s, level_out, workers=workers, address=address, resume=resume and (level_out / NAME).exists(),
+                  progress=progress, again=again, driver_plays=not ray)
+    err.print(f"ask any question of every level at once: playtest query NAME --results {out} (split by bots, never "
+              "pooled, with whether the answer holds under stronger play)", highlight=False, markup=False)
 
 
 def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optional[str], resume: bool,

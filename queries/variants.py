@@ -13,6 +13,7 @@ never pasted into SQL.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -177,7 +178,7 @@ def estimates(columns: Sequence[str]) -> list[tuple[str, int, int, int]]:
 
 
 def skill_lines(columns: Sequence[str], rows: Sequence[tuple], query_columns: Sequence[str], split: Sequence[str],
-                by: str = "bots") -> list[str]:
+                by: str = "bots", levels: Sequence[str] | None = None) -> list[str]:
     """Where an answer is split by bots: for each setting (the other split columns and the query's own
     grouping columns), whether each estimate holds across the bots (their 95% intervals overlap) or changes
     with them (some two do not overlap), in plain words. Empty when the answer is not split by bots or no
@@ -216,7 +217,52 @@ def skill_lines(columns: Sequence[str], rows: Sequence[tuple], query_columns: Se
             lines.append(f"{where}: changes with the bot (95% intervals apart): {m}")
         if held:
             lines.append(f"{where}: holds across these bots (95% intervals overlap): {', '.join(held)}")
+        if levels:
+            lines += _top_two(where, members, b, found, levels)
     return lines
+
+
+def _plain_spec(spec: str) -> str:
+    """A recorded bot spec without its model digests (``model=paws-2@55a1f45255b4`` -> ``model=paws-2``)."""
+    return re.sub(r"(model=[^:@]+)@[0-9a-f]{12}", r"\1", spec)
+
+
+def _level_of(v: Any, levels: Sequence[str]) -> int | None:
+    """The skill level (its index) a bots value plays at: the same level in every seat, else None."""
+    names = {_plain_spec(str(x)) for x in (v if isinstance(v, (list, tuple)) else [v])}
+    return levels.index(names.pop()) if len(names) == 1 and next(iter(names)) in levels else None
+
+
+def _top_two(where: str, members: Sequence[tuple], b: int, found, levels: Sequence[str]) -> list[str]:
+    """Does the answer hold under stronger play? The two strongest levels present (``levels``: weakest first)
+    agree when every estimate's 95% intervals overlap; else how each moved."""
+    at = {}
+    for r in members:
+        k = _level_of(r[b], levels)
+        if k is not None:
+            at[k] = r
+    if len(at) < 2:
+        return []
+    lo, hi = sorted(at)[-2:]
+    a, z = at[lo], at[hi]
+    moved, kept = [], []
+    for name, v, low, high in found:
+        if None in (a[low], a[high], z[low], z[high]):
+            continue
+        if a[high] < z[low] or z[high] < a[low]:
+            moved.append(f"{name} {_num(a[v])} [{_num(a[low])}, {_num(a[high])}] -> {_num(z[v])} [{_num(z[low])}, "
+                         f"{_num(z[high])}]")
+        else:
+            kept.append(name)
+    pair = f"{levels[lo]} and {levels[hi]}"
+    out = []
+    if kept:
+        out.append(f"{where}: holds under stronger play (the two strongest levels, {pair}, agree within 95%): "
+                   f"{', '.join(kept)}")
+    if moved:
+        out.append(f"{where}: moves with skill from {levels[lo]} to {levels[hi]} (95% intervals apart): "
+                   f"{'; '.join(moved)}")
+    return out
 
 
 def variant_names(games: Iterable[str] | None = None) -> set[str]:
