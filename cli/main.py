@@ -17,7 +17,7 @@ try:                                # typer >= 0.20 carries its own click
 except ImportError:                 # pragma: no cover - older typer uses click itself
     from click import exceptions as clickx
 
-from cli import compare, kingmaker, ladder, play, query, reference, regress, report, restrict, sweep, tension, train_bot, tune, tune_bot
+from cli import card_worth, compare, kingmaker, ladder, play, query, reference, regress, report, restrict, sweep, tension, train_bot, tune, tune_bot
 from cli.common import BUG_EXIT, err, one_line, plain
 
 
@@ -109,9 +109,10 @@ EXAMPLES = {
     "restrict": "playtest restrict paws --games 2000 --out restrict-paws.json",
     "kingmaker": "playtest kingmaker paws --players 4 --games 1000 --out kingmaker.json",
     "tension": "playtest tension tales --games 2000 --html tension.html",
+    "card-worth": "playtest card-worth tales --deck equipment --games 2000 --out worth.json",
 }
 
-for _area in (play, reference, sweep, ladder, query, report, regress, compare, tune, tune_bot, train_bot, restrict, kingmaker, tension):
+for _area in (play, reference, sweep, ladder, query, report, regress, compare, tune, tune_bot, train_bot, restrict, kingmaker, tension, card_worth):
     for _name, _command in _area.COMMANDS.items():
         app.command(name=_name, epilog=f"Example: {EXAMPLES[_name]}" if _name in EXAMPLES else None)(_command)
 
