@@ -78,7 +78,7 @@ def card_worth_command(
         fail(str(e))
     rows = []
     for c in sorted(result["cards"], key=lambda c: -(c["blank"] or {}).get("effect", -9)):
-        b, u, d = (c[k] if c[k] and c[k].get("se") else {} for k in ("blank", "up", "down"))
+        b, u, d = (c[k] if c[k] and c[k].get("se") is not None else {} for k in ("blank", "up", "down"))
         rows.append([c["card"], c["deck"], f"{c['field']} {c['value']}", c["verdict"], _pts(b.get("effect")),
                      f"{_pts(b['family_ci95'][0])} to {_pts(b['family_ci95'][1])}" if b else "", _pts(u.get("effect")),
                      _pts(d.get("effect")), f"{c['used_in']:,}"])

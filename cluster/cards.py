@@ -155,14 +155,14 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 def summarise(rows: list[dict]) -> list[dict]:
     """Each card's worth (real less blank), up and down with 95% and family (Bonferroni) intervals, the
     worth's Holm-adjusted p-value, and the verdict against the median worth."""
-    measured = [r for r in rows if r["blank"] and r["blank"]["se"]]
+    measured = [r for r in rows if r["blank"] and r["blank"]["se"] is not None]
     family = NormalDist().inv_cdf(1 - 0.025 / max(1, len(measured)))
     for r in rows:
         for how in ("blank", "up", "down"):
             x = r[how]
-            if x and x["se"]:
+            if x and x["se"] is not None:       # se 0: every paired game came out the same (the number changes nothing)
                 sign = -1.0 if how == "blank" else 1.0         # worth = real less blank
-                m = sign * x["diff"]
+                m = sign * x["diff"] + 0.0
                 x.update(effect=m, ci95=[m - Z95 * x["se"], m + Z95 * x["se"]],
                          family_ci95=[m - family * x["se"], m + family * x["se"]],
                          p=2 * (1 - NormalDist().cdf(abs(m) / x["se"])) if x["se"] > 0 else (0.0 if m else 1.0))
@@ -172,8 +172,10 @@ def summarise(rows: list[dict]) -> list[dict]:
     median = float(np.median([r["blank"]["effect"] for r in measured])) if measured else 0.0
     for r in rows:
         b = r["blank"]
-        if not (b and b.get("se")):
+        if not (b and b.get("se") is not None):
             r["verdict"] = "not measured" if r["used_in"] else "never used"
+        elif b["se"] == 0 and b["diff"] == 0:
+            r["verdict"] = "number changes nothing"      # every paired game the same: the rules do not read it
         elif b["family_ci95"][0] > median:
             r["verdict"] = "too strong"
         elif b["family_ci95"][1] < median:
@@ -221,7 +223,7 @@ def games_to_play(n_cards: int, games: int) -> int:
 def sentences(r: dict) -> list[str]:
     def pts(x: float) -> str:
         return f"{round(100 * x, 1) + 0.0:+.1f}"
-    rows = [c for c in r["cards"] if c["blank"] and c["blank"].get("se")]
+    rows = [c for c in r["cards"] if c["blank"] and c["blank"].get("se") is not None]
     out = [f"median worth of a card to its holder: {pts(rows[0]['median_worth']) if rows else 'n/a'} points of "
            "win share (the holder's score in the real games less with the card blank)"]
     for c in sorted(rows, key=lambda c: -c["blank"]["effect"]):
@@ -233,4 +235,7 @@ def sentences(r: dict) -> list[str]:
     never = [c["card"] for c in r["cards"] if c["verdict"] == "never used"]
     if never:
         out.append(f"never used by these bots: {', '.join(never)}")
+    idle = [c["card"] for c in r["cards"] if c["verdict"] == "number changes nothing"]
+    if idle:
+        out.append(f"whose number changes no game (blank, the same games): {', '.join(idle)}")
     return out

@@ -100,3 +100,16 @@ def test_bad_input_is_one_line_and_exit_2_before_any_game(args, message):
     res = runner.invoke(app, ["card-worth", *args])
     lines = [x for x in res.stderr.splitlines() if x.strip()]
     assert res.exit_code == 2 and len(lines) == 1 and re.search(message, lines[0]), res.output
+
+
+def test_the_verdicts_against_the_median_card():
+    def row(name, diff, se, used=50):
+        return {"card": name, "deck": "items", "field": "amount", "value": 2, "used_in": used, "holders": used,
+                "blank": None if se is None else {"games": used, "diff": diff, "se": se}, "up": None, "down": None}
+    rows = cw.summarise([row("strong", -0.30, 0.02), row("mid1", -0.05, 0.02), row("mid2", -0.06, 0.02),
+                         row("weak", 0.20, 0.02), row("idle", 0.0, 0.0), row("unused", 0, None, used=0)])
+    verdict = {r["card"]: r["verdict"] for r in rows}
+    # worth = real less blank: strong 0.30, mid 0.05-0.06, weak -0.20, idle 0; median of the five measured 0.05
+    assert verdict == {"strong": "too strong", "mid1": "in line", "mid2": "in line", "weak": "too weak",
+                       "idle": "number changes nothing", "unused": "never used"}
+    assert rows[0]["median_worth"] == pytest.approx(0.05)
