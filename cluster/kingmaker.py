@@ -6,8 +6,9 @@ each seat's chance to win from what every player can see), rates every seat; a s
 ``threshold`` is **out** from then on. At every later decision of an out seat, each of its options is taken in
 turn on a copy of the game and the copy played to the end by the same bots on the same random stream (common
 random numbers: what differs is the choice and what follows from it, the later dice included). The decision
-**makes a king** when two of its options end with different winners among the other seats; an option that
-makes the out seat itself win is counted apart (the oracle was wrong about it).
+**makes a king** when two of its options end differently for the other seats (different winners among
+them, or a winner and none); an option that makes the out seat itself win is counted apart (the oracle was
+wrong about it).
 
 Per game: whether a seat went out before the end, whether any out-seat decision made a king. Shares with
 Wilson 95% intervals; the kinds of option that changed the winner, in the rulebook's words.
@@ -147,7 +148,7 @@ def kingmaking(game_name: str, rules: str | None, overrides: dict, setup: dict, 
             "method": (f"a seat is out once the oracle ({oracle.name}@{oracle.digest}, value head) rates its chance "
                        f"under {threshold:g}; every option of each later decision of an out seat is taken on a copy "
                        "and the copy played to the end on the same random stream; a decision makes a king when "
-                       "two of its options end with different winners among the other seats; Wilson 95%"),
+                       "two of its options end differently for the other seats (another winner, or none); Wilson 95%"),
             "note": "bots, not people: how these bots would let a losing seat decide the winner"}
 
 
