@@ -8,7 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, fit_table, game_named
+from cli.common import (MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, fit_table, game_named,
+                        measure_match)
 from cluster.cards import DECKS, card_worth, cards_of, games_to_play, sentences
 from sim.games import EngineError
 from sim.params import RuleError, parse_assignments
@@ -53,15 +54,8 @@ def card_worth_command(
         fail(f"--deck {deck!r} is not allowed; expected one of {', '.join(decks)}")
     names = [c.strip() for c in cards.split(",")] if cards else None
     try:
-        shape = parse_assignments(setup or [], where="--setup")
-        if "bots" in shape:
-            raise RuleError("--setup bots=...: give the bots with --bots")
-        given = {**shape, "bots": [b.strip() for b in bots.split(",")]}
-        if "players" in g.setup_keys and "players" not in shape:
-            given["players"] = players
-        overrides = parse_assignments(set_ or [], where="--set")
+        overrides, _, given, match = measure_match(g, bots, players, rules, set_, setup, data, "card-worth")
         files = {k: str(v) for k, v in parse_assignments(data or [], where="--data").items()}
-        match = g.resolve(rules, overrides, given, files, where="card-worth")
         todo = [n for _, n in cards_of(match, [deck] if deck else None) if not names or n in names]
         if names and set(names) - set(todo):
             raise RuleError(f"--cards: {', '.join(sorted(set(names) - set(todo)))}: no such card with a number to "

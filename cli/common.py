@@ -154,6 +154,23 @@ def local_out(out: str, who: str, beside: str) -> Path:
 
 
 
+def measure_match(g, bots: str, players: int, rules, set_, setup, data, where: str) -> tuple:
+    """The match a measure plays (kingmaker, tension, card-worth) from its options: ``--bots`` (one spec for every
+    seat or one per seat), ``--players`` (where the game has a player count), ``--rules``, ``--set``, ``--setup``
+    and ``--data`` (card files KEY=FILE): (overrides, the --setup values, the full setup, the match). Raises
+    RuleError (or the game's data error) for the caller to refuse in one line."""
+    from sim.params import RuleError, parse_assignments
+    overrides = parse_assignments(set_ or [], where="--set")
+    shape = parse_assignments(setup or [], where="--setup")
+    if "bots" in shape:
+        raise RuleError("--setup bots=...: give the bots with --bots")
+    given = {**shape, "bots": [b.strip() for b in bots.split(",")]}
+    if "players" in g.setup_keys and "players" not in shape:
+        given["players"] = players
+    files = {k: str(v) for k, v in parse_assignments(data or [], where="--data").items()}
+    return overrides, shape, given, g.resolve(rules, overrides, given, files or None, where=where)
+
+
 def replay_setup(g, bots: str, players: int, rules, set_, setup, oracle, where: str, *, games: int, seed: int,
                  workers: int | None, outputs: dict, check) -> tuple:
     """The match and the oracle of a measure that replays games decision by decision (kingmaker, tension):
@@ -163,7 +180,7 @@ def replay_setup(g, bots: str, players: int, rules, set_, setup, oracle, where: 
     ``--oracle`` (a shipped name or a file) or the game's newest shipped model."""
     from sim.games import EngineError
     from sim.kit.learned import resolve_model
-    from sim.params import RuleError, parse_assignments
+    from sim.params import RuleError
     check_range("--games", games, 1, 10_000_000)
     check_range("--seed", seed, 0, MAX_SEED)
     check_range("--players", players, 1, 64)
@@ -173,14 +190,7 @@ def replay_setup(g, bots: str, players: int, rules, set_, setup, oracle, where: 
         if path is not None:
             check_output_file(flag, path)
     try:
-        overrides = parse_assignments(set_ or [], where="--set")
-        shape = parse_assignments(setup or [], where="--setup")
-        if "bots" in shape:
-            raise RuleError("--setup bots=...: give the bots with --bots")
-        given = {**shape, "bots": [b.strip() for b in bots.split(",")]}
-        if "players" in g.setup_keys and "players" not in shape:
-            given["players"] = players
-        match = g.resolve(rules, overrides, given, where=where)
+        overrides, shape, given, match = measure_match(g, bots, players, rules, set_, setup, None, where)
         names = sorted(p.stem for p in (g.models_dir.glob("*.json") if g.models_dir else []))
         if g.features is None or (oracle is None and not names):
             raise RuleError(f"{g.name} ships no learned model to rate the seats' chances; give --oracle FILE")
