@@ -10,13 +10,14 @@ import typer
 
 from cli.common import (MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, fit_table, game_named,
                         measure_match)
+from cluster.restrict import points
 from cluster.cards import DECKS, card_worth, cards_of, games_to_play, sentences
 from sim.games import EngineError
 from sim.params import RuleError, parse_assignments
 
 
 def _pts(x) -> str:
-    return "" if x is None else f"{round(100 * x, 1) + 0.0:+.1f}"
+    return "" if x is None else points(x)
 
 
 def card_worth_command(

@@ -29,6 +29,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from cluster.restrict import points
 from sim.games import GAMES, Match
 from sim.params import RuleError
 
@@ -189,7 +190,7 @@ def summarise(rows: list[dict]) -> list[dict]:
 def card_worth(game_name: str, rules: str | None, overrides: dict, setup: dict, seed: int, games: int,
                decks: Sequence[str] | None = None, names: Sequence[str] | None = None,
                workers: int | None = None, address: str | None = None, data: dict | None = None) -> dict:
-    from cluster.sweep import _start_ray
+    from cluster.sweep import ray_session
     match = GAMES[game_name].resolve(rules, overrides, setup, data)
     todo = [(d, n) for d, n in cards_of(match, decks) if not names or n in names]
     if names:
@@ -197,16 +198,9 @@ def card_worth(game_name: str, rules: str | None, overrides: dict, setup: dict, 
         if missing:
             raise RuleError(f"--cards: {', '.join(missing)}: no such card with a number to change in "
                             f"{game_name}'s {' and '.join(decks or DECKS[game_name])}")
-    started, _, guard = _start_ray(workers, address)
-    import ray
-    task = ray.remote(num_cpus=1)(card_task)
-    try:
+    with ray_session(workers, address) as ray:
+        task = ray.remote(num_cpus=1)(card_task)
         rows = ray.get([task.remote(game_name, rules, overrides, setup, seed, games, d, n, data) for d, n in todo])
-    finally:
-        if started:
-            ray.shutdown()
-        if guard is not None:
-            guard.close()
     bots = [str(b) for b in GAMES[game_name].setup_values(match.setup)["bots"]]
     return {"game": game_name, "rules": rules, "overrides": overrides, "setup": setup, "data": data or {},
             "data_digest": match.data_digest, "bots": bots, "seed": seed, "games": games, "cards": summarise(rows),
@@ -221,8 +215,7 @@ def games_to_play(n_cards: int, games: int) -> int:
 
 
 def sentences(r: dict) -> list[str]:
-    def pts(x: float) -> str:
-        return f"{round(100 * x, 1) + 0.0:+.1f}"
+    pts = points
     rows = [c for c in r["cards"] if c["blank"] and c["blank"].get("se") is not None]
     out = [f"median worth of a card to its holder: {pts(rows[0]['median_worth']) if rows else 'n/a'} points of "
            "win share (the holder's score in the real games less with the card blank)"]

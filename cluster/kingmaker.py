@@ -104,30 +104,29 @@ def merge(parts: list[dict]) -> dict:
     return total
 
 
-def _share(k: int, n: int) -> dict:
+def share(k: int, n: int) -> dict:
+    """k of n as a share with its Wilson 95% interval (None where n is 0)."""
     low, high = wilson_interval(n, k) if n else (None, None)
     return {"count": k, "of": n, "share": k / n if n else None, "ci95": [low, high]}
 
 
 def summary(counts: dict, threshold: float) -> dict:
     return {"threshold": threshold, **counts,
-            "kingmaker_games": _share(counts["king_games"], counts["games"]),
-            "kingmaker_games_among_out": _share(counts["king_games"], counts["out_games"]),
-            "games_with_a_seat_out": _share(counts["out_games"], counts["games"]),
-            "kingmaker_decisions": _share(counts["king_decisions"], counts["out_decisions"])}
+            "kingmaker_games": share(counts["king_games"], counts["games"]),
+            "kingmaker_games_among_out": share(counts["king_games"], counts["out_games"]),
+            "games_with_a_seat_out": share(counts["out_games"], counts["games"]),
+            "kingmaker_decisions": share(counts["king_decisions"], counts["out_decisions"])}
 
 
 def kingmaking(game_name: str, rules: str | None, overrides: dict, setup: dict, seed: int, games: int,
                threshold: float, oracle, workers: int | None = None, address: str | None = None,
                progress: Callable[[int, int], None] | None = None) -> dict:
     """Every game's counts on Ray (one task a batch of ``BATCH`` games), merged, with intervals."""
-    from cluster.sweep import _start_ray
+    from cluster.sweep import ray_session
     match = GAMES[game_name].resolve(rules, overrides, setup)
     check(match, oracle)
-    started, _, guard = _start_ray(workers, address)
-    import ray
-    task = ray.remote(num_cpus=1)(kingmaker_batch)
-    try:
+    with ray_session(workers, address) as ray:
+        task = ray.remote(num_cpus=1)(kingmaker_batch)
         refs = [task.remote(game_name, rules, overrides, setup, seed, lo, min(BATCH, games - lo), threshold,
                             list(oracle.value)) for lo in range(0, games, BATCH)]
         parts, pending = [], list(refs)
@@ -136,11 +135,6 @@ def kingmaking(game_name: str, rules: str | None, overrides: dict, setup: dict, 
             parts.append(ray.get(done[0]))
             if progress:
                 progress(sum(p["games"] for p in parts), games)
-    finally:
-        if started:
-            ray.shutdown()
-        if guard is not None:
-            guard.close()
     result = summary(merge(parts), threshold)
     bots = [str(b) for b in GAMES[game_name].setup_values(match.setup)["bots"]]
     return {"game": game_name, "rules": rules, "overrides": overrides, "setup": setup, "bots": bots, "seed": seed,

@@ -96,12 +96,10 @@ def restricted_play(game_name: str, base: str, options: Sequence[str], seed: int
                     threshold: float = THRESHOLD, margin: float = MARGIN, workers: int | None = None,
                     address: str | None = None, progress: Callable[[str], None] | None = None) -> dict:
     """Every option's cost with its verdict (one Ray task an option; inputs checked before Ray starts)."""
-    from cluster.sweep import _start_ray
+    from cluster.sweep import ray_session
     check(game_name, base, options)
-    started, _, guard = _start_ray(workers, address)
-    import ray
-    task = ray.remote(num_cpus=1)(option_row)
-    try:
+    with ray_session(workers, address) as ray:
+        task = ray.remote(num_cpus=1)(option_row)
         refs = {o: task.remote(game_name, base, o, seed, games) for o in options}
         out = []
         for o, ref in refs.items():
@@ -111,11 +109,6 @@ def restricted_play(game_name: str, base: str, options: Sequence[str], seed: int
             out.append(row)
             if progress:
                 progress(f"forbid={o}: cost {points(row['cost'])} points ({points(low)} to {points(high)})")
-    finally:
-        if started:
-            ray.shutdown()
-        if guard is not None:
-            guard.close()
     return {"game": game_name, "bot": base, "seed": seed, "games_per_seat": games,
             "line_ups": [lu.label for lu in GAMES[game_name].skill_setups], "threshold": threshold, "margin": margin,
             "options": out,

@@ -223,6 +223,21 @@ def _check_reachable(address: str) -> None:
                               "(ray start --head) and the port open?") from None
 
 
+@contextlib.contextmanager
+def ray_session(workers: int | None, address: str | None):
+    """Ray for a command's own tasks (restrict, kingmaker, tension, card-worth): ``_start_ray``, then the
+    ``ray`` module; an embedded Ray (and its guard) is ended after, a caller's runtime left running."""
+    started, _, guard = _start_ray(workers, address)
+    import ray
+    try:
+        yield ray
+    finally:
+        if started:
+            ray.shutdown()
+        if guard is not None:
+            guard.close()
+
+
 def _start_ray(workers: int | None, address: str | None) -> tuple[bool, int, RayGuard | None]:
     """Start embedded Ray or join one; returns (we started it, tasks to keep running at once, the guard that
     ends the embedded Ray's processes with the driver)."""

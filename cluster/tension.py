@@ -22,10 +22,10 @@ from __future__ import annotations
 import math
 import numpy as np
 
+from cluster.kingmaker import share
 from sim.games import GAMES
 from sim.kit.learned import seat_chances
 from sim.params import RuleError
-from sim.sequential import wilson_interval
 
 DECIDED = 0.9
 BATCH = 100
@@ -116,9 +116,7 @@ def _mean(x: list[float]) -> dict:
 
 
 def _share(flags: list[bool]) -> dict:
-    k, n = int(sum(flags)), len(flags)
-    low, high = wilson_interval(n, k) if n else (None, None)
-    return {"share": k / n if n else None, "ci95": [low, high], "count": k, "of": n}
+    return share(int(sum(flags)), len(flags))
 
 
 def summarise(parts: list[dict], decided: float = DECIDED) -> dict:
@@ -128,7 +126,7 @@ def summarise(parts: list[dict], decided: float = DECIDED) -> dict:
     wc = np.array([c for p in parts for c in p["winner_curve"]]).reshape(-1, STEPS + 1)
     oc = np.array([c for p in parts for c in p["others_curve"]]).reshape(-1, STEPS + 1)
     q = (lambda a: np.percentile(a, [25, 50, 75], axis=0).round(4).tolist() if len(a) else [[], [], []])
-    return {"games": games, "won": len(ms), "undecided": _share([True] * undecided + [False] * len(ms)),
+    return {"games": games, "won": len(ms), "undecided": share(undecided, games),
             "decided_at": decided,
             "lowest_chance_of_winner": _mean([m["lowest"] for m in ms]),
             "comebacks": _share([m["comeback"] for m in ms]),
@@ -144,21 +142,14 @@ def tension(game_name: str, rules: str | None, overrides: dict, setup: dict, see
             workers: int | None = None, address: str | None = None, decided: float = DECIDED,
             keep: bool = False) -> tuple[dict, list[dict]]:
     """(the answer, every game's trace if ``keep``) on Ray, one task a batch of ``BATCH`` games."""
-    from cluster.sweep import _start_ray
+    from cluster.sweep import ray_session
     match = GAMES[game_name].resolve(rules, overrides, setup)
     check(match, oracle)
-    started, _, guard = _start_ray(workers, address)
-    import ray
-    task = ray.remote(num_cpus=1)(tension_batch)
-    try:
+    with ray_session(workers, address) as ray:
+        task = ray.remote(num_cpus=1)(tension_batch)
         refs = [task.remote(game_name, rules, overrides, setup, seed, lo, min(BATCH, games - lo), list(oracle.value),
                             decided, keep) for lo in range(0, games, BATCH)]
         parts = ray.get(refs)
-    finally:
-        if started:
-            ray.shutdown()
-        if guard is not None:
-            guard.close()
     traces = [t for p in parts for t in p["traces"]]
     bots = [str(b) for b in GAMES[game_name].setup_values(match.setup)["bots"]]
     answer = {"game": game_name, "rules": rules, "overrides": overrides, "setup": setup, "bots": bots, "seed": seed,
@@ -179,16 +170,16 @@ def sentences(r: dict) -> list[str]:
         return (f"{scale * m['mean']:.{digits}f}{unit} (95%: {scale * m['ci95'][0]:.{digits}f} to "
                 f"{scale * m['ci95'][1]:.{digits}f})")
 
-    def share(s: dict) -> str:
+    def pct(s: dict) -> str:
         if s["share"] is None:
             return "n/a"
         return f"{100 * s['share']:.1f}% (95%: {100 * s['ci95'][0]:.1f} to {100 * s['ci95'][1]:.1f})"
-    return [f"of {r['games']:,} games, {r['won']:,} were won; {share(r['undecided'])} ended with no winner (not in "
+    return [f"of {r['games']:,} games, {r['won']:,} were won; {pct(r['undecided'])} ended with no winner (not in "
             "the numbers below)",
             f"the eventual winner's lowest chance: {mean(r['lowest_chance_of_winner'])} on average; it came back from "
-            f"under half its fair share in {share(r['comebacks'])} of the won games",
+            f"under half its fair share in {pct(r['comebacks'])} of the won games",
             f"the side the oracle rates highest changed {mean(r['leader_changes'])} times a game",
             f"the eventual winner was rated highest for good from {mean(r['winner_leads_from'], 100, '%', 1)} of the "
             "way through the game",
             f"the winner was sure (above {r['decided_at']:g} to the end) from {mean(r['decisive_point'], 100, '%', 1)} of "
-            f"the way through; decided in the first half: {share(r['decided_early'])} of the won games"]
+            f"the way through; decided in the first half: {pct(r['decided_early'])} of the won games"]
