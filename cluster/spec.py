@@ -46,7 +46,9 @@ KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "grid": (dict, "a table of key = [values]"),
     "cells": (list, "an array of tables ([[cells]])"),
     "stop": (dict, "a table of stopping keys ([stop]; docs/sweeps.md)"),
+    "kingmaking": (dict, "the kingmaking table's options: threshold, oracle (docs/kingmaking.md)"),
 }
+TABLE_OPTIONS = ("kingmaking",)     # result tables with options of their own: a top-level table named like it
 REQUIRED = ("game", "seed", "games_per_cell")       # [stop] specs: max_games_per_cell in [stop] instead
 
 # [stop] key -> (TOML type, what is allowed)
@@ -256,13 +258,14 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
             for key, value in raw.get("data", {}).items()}
     overrides = raw.get("overrides", {})
 
-    bare = _resolve(gdef, rules, {}, setup, data, tables, f"{src}: [setup]")
+    options = {t: raw[t] for t in TABLE_OPTIONS if t in raw}      # checked by the game (Game.table_options)
+    bare = _resolve(gdef, rules, {}, setup, data, tables, f"{src}: [setup]", options)
     param_names = [f.name for f in fields(bare.rules)]
     cell_keys = ["rules", *gdef.setup_keys, *gdef.data_keys, *param_names]
     for key in overrides:
         if key not in param_names:
             raise SpecError(f"{src}: [overrides] unknown rule parameter {key!r}; valid: {', '.join(param_names)}")
-    _resolve(gdef, rules, overrides, setup, data, tables, f"{src}: [overrides]")
+    _resolve(gdef, rules, overrides, setup, data, tables, f"{src}: [overrides]", options)
 
     grid = raw.get("grid", {})
     explicit = raw.get("cells", [])
@@ -320,7 +323,7 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
         cell_over = {**overrides, **{k: v for k, v in values.items() if k in param_names}}
         cell_data = {**data, **{k: _data_path(where, k, gdef, k, v, base_dir)
                                 for k, v in values.items() if k in gdef.data_keys}}
-        match = _resolve(gdef, cell_rules, cell_over, cell_setup, cell_data, tables, where)
+        match = _resolve(gdef, cell_rules, cell_over, cell_setup, cell_data, tables, where, options)
         if match.digest in by_digest:
             raise SpecError(f"{where}: plays the same games as cell {by_digest[match.digest]}; "
                             "every cell must differ")
@@ -478,9 +481,9 @@ def _check_keys(gdef: Game, where: str, **given) -> None:
         raise SpecError(str(e)) from None
 
 
-def _resolve(gdef: Game, rules, overrides, setup, data, tables, where) -> Match:
+def _resolve(gdef: Game, rules, overrides, setup, data, tables, where, options=None) -> Match:
     try:
-        return gdef.resolve(rules, overrides, setup, data, tables, where=where)
+        return gdef.resolve(rules, overrides, setup, data, tables, where=where, options=options)
     except (RuleError, ValueError) as e:   # card-data errors are ValueErrors naming file, card and field
         msg = str(e)
         raise SpecError(msg if msg.startswith(where) else f"{where}: {msg}") from None

@@ -14,6 +14,7 @@ any range of games of one configuration with either engine.
 from __future__ import annotations
 
 import abc
+import dataclasses
 import hashlib
 import importlib
 import json
@@ -54,6 +55,8 @@ class Match:
     rules: Any                       # the game's frozen rule-parameter object
     data: Any                        # the game's validated card data (has ``.digest``)
     tables: tuple[str, ...] = ("games",)   # result tables a batch returns; "games" always first
+    # the options of tables that take some (Game.table_options), as resolved: ((table, ((key, value), ...)), ...)
+    options: tuple = ()
 
     @property
     def definition(self) -> "Game":
@@ -106,7 +109,8 @@ class Match:
     def describe(self) -> dict[str, Any]:
         """Plain, JSON-able description: game, setup values and every rule parameter."""
         return {"game": self.game, "setup": self.definition.setup_values(self.setup),
-                "rules": as_dict(self.rules), "tables": list(self.tables)}
+                "rules": as_dict(self.rules), "tables": list(self.tables),
+                **({"options": {t: dict(kv) for t, kv in self.options}} if self.options else {})}
 
     @property
     def digest(self) -> str:
@@ -174,6 +178,9 @@ class Game(abc.ABC):
     data_keys: ClassVar[Mapping[str, str]]                # card data file name -> what it holds
     schemas: ClassVar[Mapping[str, pa.Schema]]            # result table -> schema ("games" first)
     column_docs: ClassVar[Mapping[str, Mapping[str, str]]]   # table -> column -> meaning
+    # result tables that take options (a sweep's [kingmaking]): table -> (game, match, options, where) -> the
+    # options as the match keeps them, ((key, value), ...), refusing in one line what does not apply
+    table_options: ClassVar[Mapping[str, Callable]] = {}
     bot_weights: ClassVar[type]                           # the heuristic bot's frozen weights (defaults)
     search_bots: ClassVar[bool] = False                   # the core plays the search bots mcts and flat
     default_chunk: ClassVar[Mapping[str, int]] = {"core": 65536, "reference": 256}   # games in memory at once
@@ -216,8 +223,10 @@ class Game(abc.ABC):
 
     def resolve(self, rules: str | None = None, overrides: Mapping[str, Any] | None = None,
                 setup: Mapping[str, Any] | None = None, data: Mapping[str, Any] | None = None,
-                tables: tuple[str, ...] = ("games",), where: str = "rules") -> Match:
-        """Validate a preset, overrides, setup values and data files into a :class:`Match`.
+                tables: tuple[str, ...] = ("games",), where: str = "rules",
+                options: Mapping[str, Mapping[str, Any]] | None = None) -> Match:
+        """Validate a preset, overrides, setup values and data files into a :class:`Match`; ``options``: the
+        options of tables that take some ({table: {key: value}}, :attr:`table_options`).
 
         Raises :class:`sim.params.RuleError` (or the game's data error, a ``ValueError``) naming the
         field and the allowed values.
@@ -226,7 +235,16 @@ class Game(abc.ABC):
         self.check_keys(setup=setup, data=data, tables=tables, where=where)
         tables = ("games",) + tuple(t for t in tables if t != "games")
         s, r, d = self.configure(rules, dict(overrides or {}), setup, data, where)
-        return Match(self.name, s, r, d, tables)
+        match = Match(self.name, s, r, d, tables)
+        for table, given in (options or {}).items():
+            if table not in tables or table not in self.table_options:
+                raise RuleError(f"{where}: [{table}] gives options of a table that "
+                                f"{'takes none' if table in tables else 'the tables do not ask for'}")
+            if not isinstance(given, Mapping):
+                raise RuleError(f"{where}: {table} = {given!r} must be a table of options")
+        resolved = tuple((t, self.table_options[t](self, match, dict((options or {}).get(t, {})), where))
+                         for t in tables if t in self.table_options)
+        return dataclasses.replace(match, options=resolved) if resolved else match
 
     @abc.abstractmethod
     def configure(self, rules: str | None, overrides: dict, setup: dict, data: dict,

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from sim.bots import bot_specs
-from sim.kit import trace
+from sim.kit import kingmaking, trace
 from sim.games import BenchPreset, CompareColumns, Game, Match, PausedGames
 from sim.params import RuleError
 from sim.paws.bots import MODELS_DIR, ROSTER, WEIGHT_PRESETS_PATH
@@ -54,8 +54,10 @@ class Paws(Game):
                   "bots": "one bot spec per seat (random, heuristic, heuristic:aggression=3, "
                           "mcts:iterations=256, flat:rollouts=16), or one for all"}
     data_keys = {"items": "item deck TOML", "monsters": "monster deck TOML"}
-    schemas = {"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA, trace.TABLE: trace.SCHEMA}
-    column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS}
+    schemas = {"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA, trace.TABLE: trace.SCHEMA,
+               kingmaking.TABLE: kingmaking.SCHEMA}
+    column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS, kingmaking.TABLE: kingmaking.COLUMN_DOCS}
+    table_options = {kingmaking.TABLE: kingmaking.resolve_options}     # docs/kingmaking.md
     bot_weights = HeuristicWeights
     bot_roster = ROSTER
     reference_module = "sim.paws.game"
@@ -102,11 +104,12 @@ class Paws(Game):
     def play_games(self, match: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:
         if engine == "core":
             from sim.paws.core_engine import play_batch_core     # the compiled core, loaded when first played
-            return self._tables(play_batch_core(match.setup, match.rules, match.data, seed, start, count,
-                                                want_cards="cards" in match.tables,
-                                                want_trace=trace.TABLE in match.tables))
+            return kingmaking.with_table(match, seed, start, count, engine, self._tables(play_batch_core(
+                match.setup, match.rules, match.data, seed, start, count, want_cards="cards" in match.tables,
+                want_trace=trace.TABLE in match.tables)))
         from sim.paws.game import play_game                       # the reference engine, likewise
-        return trace.reference_tables(self, match, seed, start, count, play_game, to_table, cards_table)
+        return kingmaking.with_table(match, seed, start, count, engine, trace.reference_tables(
+            self, match, seed, start, count, play_game, to_table, cards_table))
 
     def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
         from sim.paws.core_engine import play_batch_core
