@@ -5,9 +5,11 @@ Jaffe, Miller, Andersen, Liu, Karlin and Popović, "Evaluating Competitive Game 
 what the option is worth. Here the restricted bot (``heuristic:forbid=invade``) takes each seat of each of the
 game's skill line-ups in turn against the unrestricted bot in every other seat, and the unrestricted bot plays
 the same seats of the same games (common random numbers: the same seed and game index, so the two games are
-one game until the first forbidden choice). The change is the paired per-game difference of their scores
-(1 a win, the fair share a draw, 0 a loss), the line-ups weighted equally, with a 95% interval (normal, the
-line-ups' variances added): cluster.train.gains.
+one game until the first forbidden choice). It is played as an ordinary sweep (``sweep_raw``: per line-up one
+base cell, the unrestricted bot in every seat, which serves every option, and one cell per option and seat)
+and answered from the sweep's folder (queries/restrict.py). The change is the paired per-game difference of
+the seat's scores (1 a win, the fair share a draw, 0 a loss), the line-ups weighted equally, with a 95%
+interval (normal, the line-ups' variances added): cluster.train's paired_gain and equal_weight.
 
 Verdicts, on the cost of forbidding (the unrestricted score less the restricted):
 - **dominant**: its whole interval is above ``threshold`` (default 5 points of win share): the bot's play
@@ -20,9 +22,9 @@ Verdicts, on the cost of forbidding (the unrestricted score less the restricted)
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
-from cluster.train import Gain, gains, seatings
+from cluster.train import seatings
 from sim.games import GAMES
 from sim.params import RuleError, fields
 
@@ -58,9 +60,34 @@ def check(game_name: str, base: str, options: Sequence[str]) -> None:
         seatings(GAMES[game_name], restricted_spec(base, o), base)     # every spec resolves
 
 
+def line_up_cells(game_name: str, base: str, options: Sequence[str]) -> list[tuple[str, list[dict]]]:
+    """Per skill line-up (its label): its cells, as a sweep spec's ``[[cells]]`` values: the base bot in every
+    seat, then for each option and seat the restricted bot in that seat and the base bot elsewhere."""
+    game = GAMES[game_name]
+    out = []
+    for lu in game.skill_setups:
+        seats = len(game.resolve(lu.rules, lu.overrides, lu.setup).setup.bots)
+        shape = {**({"rules": lu.rules} if lu.rules is not None else {}), **lu.overrides, **lu.setup}
+        cells = [{**shape, "bots": [base] * seats}]
+        for o in options:
+            for seat in range(seats):
+                bots = [base] * seats
+                bots[seat] = restricted_spec(base, o)
+                cells.append({**shape, "bots": bots})
+        out.append((lu.label, cells))
+    return out
+
+
+def sweep_raw(game_name: str, base: str, options: Sequence[str], seed: int, games: int) -> dict:
+    """The restricted-play sweep spec (cluster.spec.parse_spec): every cell the same seed and games, so game k of
+    every cell is the same deal (common random numbers); the base cell of a line-up serves every option."""
+    return {"name": f"restricted play {game_name}", "game": game_name, "seed": seed, "games_per_cell": games,
+            "cells": [c for _, cells in line_up_cells(game_name, base, options) for c in cells]}
+
+
 def games_to_play(game_name: str, base: str, options: Sequence[str], games: int) -> int:
-    """The games the run plays: for each option, each seating twice (restricted and unrestricted)."""
-    return len(options) * len(seatings(GAMES[game_name], base, base)) * games * 2
+    """The games the sweep plays: per line-up, the base cell and one cell per option and seat."""
+    return sum(len(cells) for _, cells in line_up_cells(game_name, base, options)) * games
 
 
 def verdict(cost: float, low: float, high: float, threshold: float = THRESHOLD, margin: float = MARGIN) -> str:
@@ -80,43 +107,6 @@ SAYS = {"dominant": "the bot's play leans on it: forbidding it costs more than {
         "overused": "the bot does better without it: it takes it when it should not",
         "matters": "forbidding it costs something, not shown to be over {t} points",
         "unclear": "too few games to say"}
-
-
-def option_row(game_name: str, base: str, option: str, seed: int, games: int) -> dict:
-    """One Ray task: the paired cost of forbidding ``option``, per line-up and overall."""
-    rows: list[Gain] = gains(game_name, restricted_spec(base, option), base, base, seed, games)
-    over = rows[-1]
-    return {"option": option, "restricted": restricted_spec(base, option), "games": over.games,
-            "cost": -over.diff, "cost_95": [-over.high, -over.low],
-            "line_ups": [{"line_up": r.label, "games": r.games, "cost": -r.diff, "cost_95": [-r.high, -r.low]}
-                         for r in rows[:-1]]}
-
-
-def restricted_play(game_name: str, base: str, options: Sequence[str], seed: int, games: int,
-                    threshold: float = THRESHOLD, margin: float = MARGIN, workers: int | None = None,
-                    address: str | None = None, progress: Callable[[str], None] | None = None) -> dict:
-    """Every option's cost with its verdict (one Ray task an option; inputs checked before Ray starts)."""
-    from cluster.sweep import ray_session
-    check(game_name, base, options)
-    with ray_session(workers, address) as ray:
-        task = ray.remote(num_cpus=1)(option_row)
-        refs = {o: task.remote(game_name, base, o, seed, games) for o in options}
-        out = []
-        for o, ref in refs.items():
-            row = ray.get(ref)
-            low, high = row["cost_95"]
-            row["verdict"] = verdict(row["cost"], low, high, threshold, margin)
-            out.append(row)
-            if progress:
-                progress(f"forbid={o}: cost {points(row['cost'])} points ({points(low)} to {points(high)})")
-    return {"game": game_name, "bot": base, "seed": seed, "games_per_seat": games,
-            "line_ups": [lu.label for lu in GAMES[game_name].skill_setups], "threshold": threshold, "margin": margin,
-            "options": out,
-            "method": "each option forbidden to the bot in one seat of each skill line-up in turn, the unrestricted "
-                      "bot in every other seat; the same seats of the same games played by the unrestricted bot; "
-                      "cost = its score less the restricted bot's (1 a win, the fair share a draw), line-ups "
-                      "weighted equally, 95% normal interval of the paired differences",
-            "note": "bots, not people: what an option is worth to this bot's play"}
 
 
 def points(x: float) -> str:

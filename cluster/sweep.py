@@ -30,8 +30,8 @@ from cluster.part import DERIVED_KEY, play_part, stale_temporaries
 from cluster.reaper import RayGuard
 from cluster.spec import SweepSpec
 from cluster.stopping import StopPlan, StopProgress, Stopper, make_stopper
-from cluster.verify import (QUARANTINE, Report, VerifyError, _holds_manifest, outdated_error, quarantine, reconcile,
-                            scan, settle_stop)
+from cluster.verify import (QUARANTINE, Report, VerifyError, _holds_manifest, outdated_error, own_files, quarantine,
+                            reconcile, scan, settle_stop)
 from cluster.version import code_version, core_digest
 from sim import derived, folder
 from sim.progress import GamesBar
@@ -167,8 +167,8 @@ def prepare_dir(spec: SweepSpec, out_dir: Path, resume: bool, code: str, core: s
                              f"{manifest['core_digest']}, now {core}); finish it with the same build or "
                              "start a new --out")
     else:
-        own_spec = Path(spec.source).resolve()      # a spec written into its results folder (ladder, tune)
-        own = {own_spec, own_spec.with_suffix(".json")}     # and its report beside it (kept by verification)
+        own, own_dirs = own_files(spec, out_dir)    # a spec written into its results folder (ladder, tune), its
+        own |= own_dirs                             # report and card files beside it (kept by verification)
         if not out_dir.exists() or not any(p.name != LOCK and p.resolve() not in own for p in out_dir.iterdir()):
             return new_manifest(spec, code, core), None
         if not resume:

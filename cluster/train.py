@@ -113,12 +113,16 @@ def gains(game_name: str, tuned: str, default: str, field: str, seed: int, games
     for label in dict.fromkeys(k.split(" / ")[0] for k in t):
         keys = [k for k in t if k.split(" / ")[0] == label]
         rows.append(paired_gain(label, np.concatenate([t[k] for k in keys]), np.concatenate([d[k] for k in keys])))
+    return rows + [equal_weight(rows)]
+
+
+def equal_weight(rows: list[Gain]) -> Gain:
+    """The equal-weight mean of the line-ups' gains, with their variances added (``gains``' last row)."""
     m = float(np.mean([r.diff for r in rows]))
     half = math.sqrt(sum(((r.high - r.diff) / len(rows)) ** 2 for r in rows))
-    rows.append(Gain("all line-ups (equal weight)", sum(r.games for r in rows),
-                     float(np.mean([r.tuned for r in rows])), float(np.mean([r.default for r in rows])),
-                     m, m - half, m + half))
-    return rows
+    return Gain("all line-ups (equal weight)", sum(r.games for r in rows),
+                float(np.mean([r.tuned for r in rows])), float(np.mean([r.default for r in rows])),
+                m, m - half, m + half)
 
 
 def _evaluate(game_name: str, candidate: str, field: str, seed: int, games: int) -> float:

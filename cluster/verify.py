@@ -9,8 +9,8 @@ must hold that many rows, and its rows must give the content checksum written be
 Each expected file is ``ok``, ``missing``, ``corrupt`` (unreadable, truncated, edited rows or metadata,
 another engine core) or ``misplaced`` (a whole part of another cell, batch or table, or of another sweep,
 at this name). Anything else under DIR is ``stray``, except the manifest, the driver's lock, the hidden
-quarantine folder, the spec file itself and its report (the spec's name with ``.json``), and this sweep's
-own temporary files (removed).
+quarantine folder, the spec file itself and its report (the spec's name with ``.json``), the card files its
+cells read from inside the folder (``own_files``), and this sweep's own temporary files (removed).
 :func:`quarantine` moves strays and the corrupt and misplaced files into
 ``DIR/.quarantine/<UTC time>/<their path>``: never deleted, and hidden from the query globs
 (``DIR/games/*/*.parquet``).
@@ -274,6 +274,22 @@ def _holds_manifest(folder: Path) -> Path | None:
     return None
 
 
+def own_files(spec: SweepSpec, out_dir: str | Path) -> tuple[set[Path], set[Path]]:
+    """The files a spec keeps in its own results folder, and the folders directly under it that hold some:
+    the spec file itself, its report beside it named like it with .json (playtest ladder writes ladder.toml
+    and ladder.json), and the card files its cells read from inside the folder (playtest card-worth writes
+    its variant decks into DIR/card-files/)."""
+    root = Path(out_dir).resolve()
+    keep = {Path(spec.source).resolve(), Path(spec.source).with_suffix(".json").resolve()}
+    for cell in spec.cells:
+        for _, path in cell.match.definition.data_files(cell.match.data):
+            p = Path(path).resolve()
+            if root in p.parents:
+                keep.add(p)
+    dirs = {p.parent for p in keep if p.parent != root and p.parent.parent == root}
+    return keep, dirs
+
+
 def scan(out_dir: str | Path, spec: SweepSpec, core: str | None = None, threads: int | None = None,
          present_only: bool = False) -> Report:
     """Verify ``out_dir`` against ``spec`` without changing anything (see the module doc).
@@ -294,12 +310,14 @@ def scan(out_dir: str | Path, spec: SweepSpec, core: str | None = None, threads:
         except OSError as e:
             raise VerifyError(f"{folder}: cannot list the folder ({e.strerror})") from None
 
-    # a spec file kept in its own results folder stays where it is, and so does the report made from it
-    # beside it, named like it with .json (playtest ladder writes ladder.toml and ladder.json)
-    keep = {Path(spec.source).resolve(), Path(spec.source).with_suffix(".json").resolve()}
+    keep, keep_dirs = own_files(spec, out_dir)
 
     def stray(entry: os.DirEntry) -> None:
         if Path(entry.path).resolve() in keep and entry.is_file(follow_symlinks=False):
+            return
+        if Path(entry.path).resolve() in keep_dirs and entry.is_dir(follow_symlinks=False):
+            for f in entries(Path(entry.path)):       # a folder of the spec's card files: each file judged
+                stray(f)
             return
         if entry.is_dir(follow_symlinks=False) and (inner := _holds_manifest(Path(entry.path))):
             raise VerifyError(f"{inner} is another sweep's manifest inside this sweep's folder {out_dir}; "
