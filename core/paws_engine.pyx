@@ -16,7 +16,7 @@ import numpy as np
 
 from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport MAXFEAT, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote
+from core.kit.types cimport MAXFEAT, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
 from core.paws_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_pick, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -48,6 +48,7 @@ include "paws/game.pxi"
 include "paws/search.pxi"
 include "paws/learned.pxi"
 include "paws/inputs.pxi"
+include "kit/winprob.pxi"
 
 
 # one row of the standings trace per round: each seat's VP (the Standings struct)
@@ -68,7 +69,7 @@ SEAT_SAMPLE_DTYPE = np.dtype([("game", np.int32), ("decision", np.int32), ("seat
 def play_batch(dict rules, bint explorer, bint teams, int players, list bots, list items, list monsters,
                list item_deck, list monster_deck, list nbrs, object record_dtype, uint64_t master_seed,
                int64_t start, int64_t count, bint want_cards=False, bint want_trace=False,
-               bint want_samples=False):
+               bint want_samples=False, object oracle=None):
     """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
     ``record_dtype``, "vp_trace": each round's VP per seat (rows of MAXP), "void": the offset of the
     first void game (an option list overflowed), or -1, "decisions", "searches", "rollouts": the batch's
@@ -77,7 +78,9 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     rows (CARD_ROW_DTYPE) if ``want_cards``, and if ``want_trace`` "trace": every game's decision trace
     (core/kit/trace.pxi) end to end as uint8, with "trace_starts", where game i's begins (count + 1
     offsets), and if ``want_samples`` "option_samples" and "seat_samples": the search bots' decisions as
-    training samples (OPTION_SAMPLE_DTYPE, SEAT_SAMPLE_DTYPE)} (see sim.paws.core_engine).
+    training samples (OPTION_SAMPLE_DTYPE, SEAT_SAMPLE_DTYPE), and if ``oracle`` (a model's (policy weights,
+    value weights)) "win_prob": each seat's chance by its value head as every turn begins and when each game
+    ends (VALUE_ROW_DTYPE rows, core/kit/winprob.pxi)} (see sim.paws.core_engine).
 
     rules: {name: int} for every Rules field; bots: [(kind, {weight: int}[, {search parameter: value}])]
     per seat; items:
@@ -94,6 +97,7 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     cdef RowBuffer cards
     cdef DecisionTrace dtrace
     cdef Samples samples
+    cdef ValueTrace values
     cdef int64_t[::1] starts
     cdef GameRecord* recs
     cdef int64_t k, first_void
@@ -103,6 +107,7 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     cards.data = NULL
     memset(&dtrace, 0, sizeof(DecisionTrace))
     memset(&samples, 0, sizeof(Samples))
+    memset(&values, 0, sizeof(ValueTrace))
     card_table = None
     trace_starts = np.zeros(count + 1, np.int64)
     starts = trace_starts
@@ -125,11 +130,13 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
             rows_init(&samples.seats, sizeof(SeatSample), 1 << 10)
         if want_cards:
             rows_init(&cards, sizeof(CardRow), 1 << 12)
+        if oracle is not None:
+            value_trace_init(&values, oracle, N_POLICY, N_VALUE)
         with nogil:
             t0 = clock()
             first_void = _run(g, recs, &trace, &cards if want_cards else NULL,
                               &dtrace if want_trace else NULL, &starts[0], &samples if want_samples else NULL,
-                              ideck, n_ideck, mdeck, n_mdeck,
+                              &values if oracle is not None else NULL, ideck, n_ideck, mdeck, n_mdeck,
                               master_seed, start, count, counts)
             t1 = clock()
         vp_trace = rows_array(&trace, STANDINGS_DTYPE)["vp"]
@@ -140,12 +147,15 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
         if want_samples:
             option_samples = rows_array(&samples.options, OPTION_SAMPLE_DTYPE)
             seat_samples = rows_array(&samples.seats, SEAT_SAMPLE_DTYPE)
+        if oracle is not None:
+            win_prob = rows_array(&values.rows, VALUE_ROW_DTYPE)
     finally:
         free(dtrace.data)
         rows_free(&samples.options)
         rows_free(&samples.seats)
         rows_free(&trace)
         rows_free(&cards)
+        rows_free(&values.rows)
         free(g)
         free(ispec)
         free(mspec)
@@ -158,24 +168,31 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
         out["trace"], out["trace_starts"] = trace_bytes, trace_starts
     if want_samples:
         out["option_samples"], out["seat_samples"] = option_samples, seat_samples
+    if oracle is not None:
+        out["win_prob"] = win_prob
     return out
 
 
 cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, RowBuffer* cards, DecisionTrace* dtrace,
-                  int64_t* starts, Samples* samples, const int16_t* ideck, int n_ideck, const int16_t* mdeck,
-                  int n_mdeck,
+                  int64_t* starts, Samples* samples, ValueTrace* values, const int16_t* ideck, int n_ideck,
+                  const int16_t* mdeck, int n_mdeck,
                   uint64_t master_seed, int64_t start, int64_t count, int64_t* counts) noexcept nogil:
     """Play the batch into ``recs``; the offset of the first void game, or -1. ``counts``: the batch's
     top-level decisions, those a search bot took, and their simulations. ``cards``: the cards table's
     rows, or NULL when not asked for. ``dtrace``: the games' decision traces, game i's from starts[i]
-    (count + 1 offsets), or NULL."""
+    (count + 1 offsets), or NULL. ``values``: the win-probability trace (winprob.pxi), or NULL."""
     cdef int64_t i, first_void = -1
     cdef int s
     counts[0] = counts[1] = counts[2] = 0
+    g.vtrace = values
     for i in range(count):
         begin_batch_game(g, master_seed, start + i, i, dtrace, starts, samples)
         setup_game(g, mdeck, n_mdeck, ideck, n_ideck)
+        if values != NULL:
+            values.game = <int>i
         play_from(g, trace)
+        if values != NULL:
+            value_row(g, g.rec.turns, -1)             # the row after the game ended
         counts[0] += g.decisions
         counts[1] += g.searches
         counts[2] += g.rollouts

@@ -17,7 +17,7 @@ import numpy as np
 
 from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport MAXFEAT, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote
+from core.kit.types cimport MAXFEAT, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
 from core.paws_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_pick, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -46,6 +46,7 @@ include "paws/heuristic.pxi"
 include "paws/game.pxi"
 include "paws/search.pxi"
 include "paws/learned.pxi"
+include "kit/winprob.pxi"
 include "paws/inputs.pxi"
 
 
@@ -532,3 +533,53 @@ def trace_bytes(list choices):
         return bytes(trace_array(&t))
     finally:
         free(t.data)
+
+
+# -- the win-probability trace of one game, for tests (core/kit/winprob.pxi) ---------------------------------
+def value_trace(dict inputs, uint64_t master_seed, int64_t game_index, object oracle, bint pause=False):
+    """Game ``game_index`` played to the end with the win-probability trace of ``oracle`` ((policy weights,
+    value weights)) as the engine module writes it: (the rows, VALUE_ROW_DTYPE; each row's seat features, an
+    array of rows x MAXP x the value head's features). ``pause``: stop before every top-level decision and
+    play on from there (a paused game writes each turn's row once)."""
+    cdef _Batch batch = _Batch(inputs)
+    cdef Game* g = <Game*>malloc(sizeof(Game))
+    cdef ValueTrace values
+    cdef RowBuffer features
+    cdef int s
+    cdef bint paused
+    cdef RowBuffer trace
+    if g == NULL:
+        raise MemoryError()
+    memset(&values, 0, sizeof(ValueTrace))
+    features.data = NULL
+    trace.data = NULL
+    try:
+        batch.configure(g)
+        value_trace_init(&values, oracle, N_POLICY, N_VALUE)
+        rows_init(&features, sizeof(double) * MAXP * N_VALUE, 1 << 8)
+        values.features = &features
+        g.vtrace = &values
+        pcg32_for_game(&g.rng, master_seed, <uint64_t>game_index)
+        for s in range(g.n):
+            search_stream(&g.bots[s].rng, master_seed, <uint64_t>game_index, s)
+        rows_init(&trace, sizeof(Standings), 16)
+        setup_game(g, batch.mdeck, batch.n_mdeck, batch.ideck, batch.n_ideck)
+        g.stop_at = 0 if pause else -1
+        while True:
+            with nogil:
+                paused = play_from(g, &trace)
+            if not paused:
+                break
+            g.stop_at = g.decisions + 1
+        value_row(g, g.rec.turns, -1)
+        rows = rows_array(&values.rows, VALUE_ROW_DTYPE)
+        if features.failed:
+            raise MemoryError()
+        seat_features = np.frombuffer((<char*>features.data)[:features.n * features.row_size], np.float64).reshape(
+            features.n, MAXP, N_VALUE).copy() if features.n else np.zeros((0, MAXP, N_VALUE))
+    finally:
+        rows_free(&values.rows)
+        rows_free(&features)
+        rows_free(&trace)
+        free(g)
+    return rows, seat_features

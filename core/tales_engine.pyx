@@ -15,7 +15,7 @@ import numpy as np
 
 from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport MAXFEAT, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote
+from core.kit.types cimport MAXFEAT, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
 from core.tales_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -45,6 +45,7 @@ include "tales/game.pxi"
 include "tales/record.pxi"
 include "tales/search.pxi"
 include "tales/learned.pxi"
+include "kit/winprob.pxi"
 
 
 cdef Rules _no_rules
@@ -94,7 +95,8 @@ SEAT_SAMPLE_DTYPE = np.dtype([("game", np.int32), ("decision", np.int32), ("seat
 
 def play_batch(dict rules, int players, list people, list bots, list creatures, list equipment, list champions,
                list people_decks, list equipment_deck, object record_dtype, bint want_cards, uint64_t master_seed,
-               int64_t start, int64_t count, bint want_trace=False, bint want_samples=False):
+               int64_t start, int64_t count, bint want_trace=False, bint want_samples=False,
+               object oracle=None):
     """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
     ``record_dtype``, "rng_state": the generator's state after each game (tests compare draws), "void":
     the offset of the first void game (an option list overflowed) or -1, "decisions", "searches",
@@ -102,7 +104,9 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
     "cards": the card table's rows (CARD_ROW_DTYPE) if ``want_cards``, and if ``want_trace`` "trace":
     every game's decision trace (core/kit/trace.pxi) end to end as uint8, with "trace_starts", where
     game i's begins (count + 1 offsets), and if ``want_samples`` "option_samples" and "seat_samples": the
-    search bots' decisions as training samples (OPTION_SAMPLE_DTYPE, SEAT_SAMPLE_DTYPE)} (see
+    search bots' decisions as training samples (OPTION_SAMPLE_DTYPE, SEAT_SAMPLE_DTYPE), and if ``oracle`` (a
+    model's (policy weights, value weights)) "win_prob": each seat's chance by its value head as every battle
+    turn begins and when each game ends (VALUE_ROW_DTYPE rows, core/kit/winprob.pxi)} (see
     sim.tales.core_engine).
 
     rules: {name: int} for every Rules field; people: P_* per seat; bots: [(kind, {weight: int}[, {search
@@ -117,6 +121,7 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
     cdef RowBuffer rows
     cdef DecisionTrace dtrace
     cdef Samples samples
+    cdef ValueTrace values
     cdef int64_t[::1] starts
     cdef GameRecord* recs
     cdef uint64_t[::1] rng_states
@@ -128,6 +133,7 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
     rows.data = NULL
     memset(&dtrace, 0, sizeof(DecisionTrace))
     memset(&samples, 0, sizeof(Samples))
+    memset(&values, 0, sizeof(ValueTrace))
     out = {}
     trace_starts = np.zeros(count + 1, np.int64)
     starts = trace_starts
@@ -143,10 +149,12 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
         if want_samples:
             rows_init(&samples.options, sizeof(OptionSample), 1 << 12)
             rows_init(&samples.seats, sizeof(SeatSample), 1 << 10)
+        if oracle is not None:
+            value_trace_init(&values, oracle, N_POLICY, N_VALUE)
         with nogil:
             first_void = _run(g, recs, &rng_states[0] if count else NULL, &rows if want_cards else NULL,
                               &dtrace if want_trace else NULL, &starts[0], &samples if want_samples else NULL,
-                              master_seed, start, count, counts)
+                              &values if oracle is not None else NULL, master_seed, start, count, counts)
         out["void"] = first_void
         out["decisions"], out["searches"], out["rollouts"] = counts[0], counts[1], counts[2]
         if want_cards:
@@ -156,11 +164,14 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
         if want_samples:
             out["option_samples"] = rows_array(&samples.options, OPTION_SAMPLE_DTYPE)
             out["seat_samples"] = rows_array(&samples.seats, SEAT_SAMPLE_DTYPE)
+        if oracle is not None:
+            out["win_prob"] = rows_array(&values.rows, VALUE_ROW_DTYPE)
     finally:
         free(dtrace.data)
         rows_free(&samples.options)
         rows_free(&samples.seats)
         rows_free(&rows)
+        rows_free(&values.rows)
         free(g)
         free(cspec)
         free(espec)
@@ -210,18 +221,24 @@ cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int 
 
 
 cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* rows, DecisionTrace* dtrace,
-                  int64_t* starts, Samples* samples, uint64_t master_seed, int64_t start, int64_t count,
-                  int64_t* counts) noexcept nogil:
+                  int64_t* starts, Samples* samples, ValueTrace* values, uint64_t master_seed, int64_t start,
+                  int64_t count, int64_t* counts) noexcept nogil:
     """Play the batch into ``recs`` (and the card rows if ``rows``); the offset of the first void game,
     or -1. ``counts``: the batch's top-level decisions, those a search bot took, and their simulations.
-    ``dtrace``: the games' decision traces, game i's from starts[i] (count + 1 offsets), or NULL."""
+    ``dtrace``: the games' decision traces, game i's from starts[i] (count + 1 offsets), or NULL.
+    ``values``: the win-probability trace (winprob.pxi), or NULL."""
     cdef int64_t i, first_void = -1
     cdef int s
     counts[0] = counts[1] = counts[2] = 0
+    g.vtrace = values
     for i in range(count):
         begin_batch_game(g, master_seed, start + i, i, dtrace, starts, samples)
+        if values != NULL:
+            values.game = <int>i
         setup_game(g)
         play_from(g)
+        if values != NULL:
+            value_row(g, g.rec.turns, -1)             # the row after the game ended
         counts[0] += g.decisions
         counts[1] += g.searches
         counts[2] += g.rollouts

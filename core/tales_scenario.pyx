@@ -17,7 +17,7 @@ import numpy as np
 
 from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport MAXFEAT, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote
+from core.kit.types cimport MAXFEAT, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
 from core.rng cimport game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t, splitmix64
 from core.tales_engine cimport _configure
 from core.tales_types cimport *
@@ -45,6 +45,7 @@ include "tales/game.pxi"
 include "tales/record.pxi"
 include "tales/search.pxi"
 include "tales/learned.pxi"
+include "kit/winprob.pxi"
 
 
 # the reference engine's functions (and Game methods) that CoreScenario.run runs on the core, by name
@@ -546,3 +547,49 @@ cdef class PausedGame:
         finally:
             rows_free(&rows)
         return out
+
+
+# -- the win-probability trace of one game, for tests (core/kit/winprob.pxi) ---------------------------------
+def value_trace(dict inputs, uint64_t master_seed, int64_t game_index, object oracle, bint pause=False):
+    """Game ``game_index`` played to the end with the win-probability trace of ``oracle`` ((policy weights,
+    value weights)) as the engine module writes it: (the rows, VALUE_ROW_DTYPE; each row's seat features, an
+    array of rows x MAXP x the value head's features). ``pause``: stop before every top-level decision and
+    play on from there (a paused game writes each turn's row once)."""
+    cdef _Batch batch = _Batch(inputs)
+    cdef Game* g = <Game*>malloc(sizeof(Game))
+    cdef ValueTrace values
+    cdef RowBuffer features
+    cdef int s
+    cdef bint paused
+    if g == NULL:
+        raise MemoryError()
+    memset(&values, 0, sizeof(ValueTrace))
+    features.data = NULL
+    try:
+        batch.configure(g)
+        value_trace_init(&values, oracle, N_POLICY, N_VALUE)
+        rows_init(&features, sizeof(double) * MAXP * N_VALUE, 1 << 8)
+        values.features = &features
+        g.vtrace = &values
+        pcg32_for_game(&g.rng, master_seed, <uint64_t>game_index)
+        for s in range(g.n):
+            search_stream(&g.bots[s].rng, master_seed, <uint64_t>game_index, s)
+        setup_game(g)
+        g.stop_at = 0 if pause else -1
+        while True:
+            with nogil:
+                paused = play_from(g)
+            if not paused:
+                break
+            g.stop_at = g.decisions + 1
+        value_row(g, g.rec.turns, -1)
+        rows = rows_array(&values.rows, VALUE_ROW_DTYPE)
+        if features.failed:
+            raise MemoryError()
+        seat_features = np.frombuffer((<char*>features.data)[:features.n * features.row_size], np.float64).reshape(
+            features.n, MAXP, N_VALUE).copy() if features.n else np.zeros((0, MAXP, N_VALUE))
+    finally:
+        rows_free(&values.rows)
+        rows_free(&features)
+        free(g)
+    return rows, seat_features

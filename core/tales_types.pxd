@@ -4,7 +4,7 @@
 # the game record: sim.tales.core_engine.DECLARATIONS says which Python declaration each struct and enum
 # follows, and tests/test_core_declarations.py holds this file to them.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
-from core.kit.types cimport DecisionTrace, Model, Samples, Search
+from core.kit.types cimport DecisionTrace, Model, Samples, Search, ValueTrace
 from core.rng cimport pcg32_t
 
 cdef enum:
@@ -283,6 +283,8 @@ ctypedef struct Game:
     DecisionTrace* dtrace         # where ask() records each choice (trace.pxi), or NULL: no trace;
                                   # a search's copies of the game never record
     Samples* samples              # where a search bot's decisions are written as training samples, or NULL
+    ValueTrace* vtrace            # where each turn's win chances are written (winprob.pxi), or NULL: none;
+                                  # a search's copies of the game never write
     int learned_best              # the heuristic's pick at the decision being scored (a learned feature)
     # one decision's options: (a, b, c, d); EQUIP: (act, a, b, c); ATTACKER etc.: (seat, slot);
     # CHAMPION, RETURN: creature id; DISCARD, POTION: hand position (-1: no potion)

@@ -61,3 +61,13 @@ ctypedef struct Samples:
     RowBuffer options
     RowBuffer seats
     int game                      # the batch offset of the game being played
+
+# A batch's win-probability trace (winprob.pxi; sim/kit/winprob.py, the win_prob table): on request, at the
+# start of every turn and once when a game ends, the oracle's value head rates every seat's chance to win
+# and a row (the game's ValueRow) is appended. Games with no trace (Game.vtrace NULL) pay one test a turn.
+ctypedef struct ValueTrace:
+    RowBuffer rows                # one ValueRow per turn begun and one per game's end
+    RowBuffer* features           # NULL, or each row's seat features (N_VALUE doubles per seat, MAXP seats):
+                                  # the tests' independent check of the value head (the scenario modules)
+    Model model                   # the oracle: its value head rates the seats
+    int game                      # the batch offset of the game being played

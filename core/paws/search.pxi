@@ -56,6 +56,7 @@ cdef void search_copy(Game* dst, const Game* src) noexcept nogil:
     memcpy(dst.opt_c, src.opt_c, sizeof(int) * src.n_opt)
     dst.dtrace = NULL                 # a simulation's choices are not the game's
     dst.samples = NULL
+    dst.vtrace = NULL                 # nor are its win chances
 
 
 cdef void sort_ids(int16_t* a, int n, int bound) noexcept nogil:

@@ -36,6 +36,8 @@ cdef bint start_turn(Game* g, int seat) noexcept nogil:
 
 cdef bint take_turn(Game* g, int seat) noexcept nogil:
     """A whole turn of ``seat``; True if it stopped at decision g.stop_at (finish_turn goes on from there)."""
+    if g.vtrace != NULL:
+        value_row(g, g.rec.turns, seat)   # each seat's chance as the turn begins (core/kit/winprob.pxi)
     g.seat = seat
     g.rec.turns += 1
     g.look_ok = 0

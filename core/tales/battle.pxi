@@ -87,6 +87,8 @@ cdef void begin_turn(Game* g, int team) noexcept nogil:
     """``team``'s turn begins: it sends one creature (2 vs. 2: up to ``team_attackers``) into attack
     mode. Its decisions are then pending (take_option takes them). The caller has seen a ready creature
     on each team (finish_battle), so the first pick is not checked again."""
+    if g.vtrace != NULL:                  # each seat's chance as the turn begins (core/kit/winprob.pxi)
+        value_row(g, g.rec.turns, member(g, team, 0))
     g.rec.turns += 1
     g.turn_team = team
     g.pick = 0

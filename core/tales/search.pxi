@@ -69,6 +69,7 @@ cdef void search_copy(Game* dst, const Game* src) noexcept nogil:
     memcpy(dst.opt_d, src.opt_d, sizeof(int) * src.n_opt)
     dst.dtrace = NULL                 # a simulation's choices are not the game's
     dst.samples = NULL
+    dst.vtrace = NULL                 # nor are its win chances
 
 
 cdef inline bint searched(int kind) noexcept nogil:
