@@ -1,16 +1,30 @@
-"""``playtest kingmaker``: can a player who can no longer win decide who does? (docs/kingmaking.md)."""
+"""``playtest kingmaker``: can a player who can no longer win decide who does? (docs/kingmaking.md).
+
+A sweep like any other: its spec (``DIR/kingmaking.toml``, one cell, ``tables = ["games", "kingmaking"]``) is
+written into the results folder and played by cluster.sweep.run_sweep, so ``playtest status DIR [--verify]`` and
+``--resume`` work as for every sweep; the answer is read from the folder (queries/kingmaking.py), and
+``--from DIR`` reads it again.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+import shlex
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from cli.common import err, fail, game_named, replay_setup
-from cluster.kingmaker import THRESHOLD, check, kingmaking, sentences
+from cli.common import check_output_file, err, fail, game_named, local_out, replay_setup
+from cli.sweep import play_spec
+from cluster.kingmaker import SPEC_NAME, THRESHOLD, check, pilot, spec_raw, spec_text
+from cluster.spec import SpecError, parse_spec
+from cluster.sweep import LOCK, SweepError, check_out_dir
+from queries.kingmaking import kingmaking as answer_of, sentences
+from queries.library import ResultsError
+from sim import folder
+from sim.files import parse_toml, read_text_bounded, write_atomic
 from sim.games import EngineError
 from sim.params import RuleError
 
@@ -31,35 +45,133 @@ def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more side
               oracle: Annotated[Optional[str], typer.Option(
                   help="the learned model whose value head rates the seats (a shipped name or a file; default: "
                        "the game's newest shipped model)")] = None,
-              out: Annotated[Optional[Path], typer.Option(help="write the answer as JSON here")] = None,
+              out: Annotated[Optional[str], typer.Option(
+                  help="results folder (local): the sweep's spec (kingmaking.toml), manifest and Parquet parts "
+                       "(tables games and kingmaking)")] = None,
+              resume: Annotated[bool, typer.Option(help="finish the kingmaking sweep in --out (same options)")] = False,
+              from_: Annotated[Optional[str], typer.Option(
+                  "--from", help="answer from this kingmaking sweep's folder, playing nothing")] = None,
+              json_out: Annotated[Optional[Path], typer.Option("--json", help="also write the answer as JSON "
+                                                                               "here")] = None,
               workers: Annotated[Optional[int], typer.Option(help="Ray workers (default: every core)")] = None,
               address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run on")] = None,
-              quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines")] = False) -> None:
-    """Replay games decision by decision; once the oracle says a seat can no longer win, try each of its
-    options to the end on the same random stream, and count the games where its choice decides which other
-    seat wins (Wilson 95% intervals)."""
+              quiet: Annotated[bool, typer.Option("--quiet", help="no cost or progress lines")] = False) -> None:
+    """Replay games decision by decision as a sweep (tables games and kingmaking); once the oracle says a seat
+    can no longer win, try each of its options to the end on the same random stream, and count the games where
+    its choice decides which other seat wins (Wilson 95% intervals), from the results folder."""
+    if from_ is not None:
+        if out is not None or resume:
+            fail("--from reads a folder and plays nothing; give either --from DIR or --out DIR [--resume]")
+        if json_out is not None:
+            check_output_file("--json", json_out)
+        return _answer(from_, json_out)
     g = game_named(game)
+    if out is None:
+        fail("--out DIR is required: the results folder the kingmaking sweep writes (or --from DIR to read one)")
     if not (math.isfinite(threshold) and 0.0 < threshold < 1.0):
         fail(f"--threshold {threshold!r} is not allowed; expected a chance between 0 and 1")
+    out_dir = local_out(out, "kingmaker", "its spec kingmaking.toml")
+    try:
+        check_out_dir(out_dir)
+    except SweepError as e:
+        fail(str(e))
     overrides, shape, given, match, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "kingmaker",
                                                          games=games, seed=seed, workers=workers,
-                                                         outputs={"--out": out}, check=check)
-    if not quiet:
-        err.print(f"kingmaking: {games:,} games of {g.name} replayed decision by decision; each decision of a seat "
-                  f"that is out tried with every option to the end (oracle {model.name}@{model.digest})",
-                  highlight=False)
+                                                         outputs={"--json": json_out}, check=check)
+    ref = (oracle or model.name).partition("@")[0]
+    raw = spec_raw(g.name, rules, overrides, given, seed, games, threshold, f"{ref}@{model.digest}")
+    spec_path = out_dir / SPEC_NAME
+    manifest = _folder_state(out_dir, spec_path, raw, resume)
     try:
-        result = kingmaking(g.name, rules, overrides, {k: v for k, v in given.items()}, seed, games, threshold,
-                            model, workers, address)
-    except (RuleError, EngineError) as e:
+        spec = parse_spec(raw, source=str(spec_path), base_dir=out_dir)   # every key checked before any game
+    except SpecError as e:
         fail(str(e))
-    typer.echo(f"kingmaking in {g.name} ({', '.join(f'{k} {v}' for k, v in shape.items()) or 'default setup'}, "
-               f"{match.setup.players if hasattr(match.setup, 'players') else ''} players; bots: "
-               f"{', '.join(result['bots'])}; bots, not people):")
-    for line in sentences(result):
+    done = 0 if manifest is None else sum(spec.part_games(b)[1] for _, b, _ in folder.done_parts(manifest))
+    left = spec.total_games - done
+    if not quiet:
+        cell = spec.cells[0].match
+        err.print(f"kingmaking in {g.name} ({_shape(g, cell)}), oracle {model.name}@{model.digest}, threshold "
+                  f"{threshold:g}: {spec.total_games:,} games in {spec.total_parts} parts of {spec.batch_size} -> "
+                  f"{out_dir}" + (f" ({done:,} done already)" if done else ""), highlight=False, markup=False,
+                  soft_wrap=True)
+        if left:
+            try:
+                cost = pilot(cell, seed, left)
+            except (RuleError, EngineError) as e:
+                fail(str(e))
+            err.print(cost.line(workers), highlight=False, markup=False, soft_wrap=True)
+    if not spec_path.exists():
+        out_dir.mkdir(parents=True, exist_ok=True)
+        write_atomic(spec_path, spec_text(raw))
+    play_spec(spec, out_dir, workers=workers, address=address, resume=resume, progress=not quiet,
+              again=_command(g.name, bots, players, rules, set_, setup, games, seed, threshold, oracle, out_dir,
+                             address))
+    _answer(str(out_dir), json_out)
+
+
+def _folder_state(out: Path, spec_path: Path, raw: dict, resume: bool) -> dict | None:
+    """The manifest of the kingmaking sweep ``--resume`` finishes (None: a new one), refusing in one line an
+    --out that holds anything else, or this sweep with other settings."""
+    if not out.exists() or not any(p.name not in (LOCK, SPEC_NAME) for p in out.iterdir()):
+        return None
+    try:
+        got = folder.read_manifest(out)
+    except folder.FolderError as e:
+        fail(str(e))
+    if not resume:
+        what = "a sweep" if got is not None else "files"
+        fail(f"{out}: holds {what} already; pass --resume to finish the kingmaking sweep in it, or choose a new or "
+             "empty --out")
+    if got is None or not spec_path.is_file():
+        fail(f"{out} holds {'a sweep that is not a kingmaking run (no ' + SPEC_NAME + ')' if got else 'files but no sweep'}; "
+             "choose another --out")
+    try:
+        stored = parse_toml(read_text_bounded(spec_path, "kingmaking spec", SpecError), str(spec_path), SpecError)
+    except SpecError as e:
+        fail(f"{spec_path}: cannot read the kingmaking spec ({e}); choose another --out")
+    if stored != raw:
+        differ = sorted(k for k in set(stored) | set(raw) if stored.get(k) != raw.get(k))
+        fail(f"{spec_path}: the kingmaking sweep in {out} was started with other settings ({', '.join(differ)} "
+             "differ); give the same options to finish it, or choose another --out")
+    return got.data
+
+
+def _shape(g, match) -> str:
+    values = g.setup_values(match.setup)
+    return ", ".join(f"{k} {v}" for k, v in values.items() if k != "bots")
+
+
+def _answer(out: str, json_out: Optional[Path]) -> None:
+    """Print (and with --json write) the kingmaking answer of a sweep's folder."""
+    try:
+        r = answer_of(out)
+    except ResultsError as e:
+        fail(str(e))
+    if r is None:
+        fail(f"{out}: no kingmaking table in this sweep (tables = [\"games\", \"kingmaking\"]; playtest kingmaker "
+             "GAME --out DIR plays one)")
+    setup = r["setup"] or {}
+    shape = ", ".join(f"{k} {v}" for k, v in setup.items() if k != "bots") or f"{len(r['cells'])} cells"
+    typer.echo(f"kingmaking in {r['game']} ({shape}; bots: {', '.join(r['bots'] or ['per cell'])}; oracle "
+               f"{r['oracle']}; bots, not people):")
+    for line in sentences(r):
         typer.echo(f"- {line}")
-    if out is not None:
-        out.write_text(json.dumps(result, indent=1) + "\n")
+    if json_out is not None:
+        json_out.write_text(json.dumps(r, indent=1) + "\n")
+
+
+def _command(game, bots, players, rules, set_, setup, games, seed, threshold, oracle, out, address) -> str:
+    """This kingmaker command (to run again, or with --resume to finish it)."""
+    words = ["playtest", "kingmaker", game, "--bots", bots, "--players", str(players), "--games", str(games),
+             "--seed", str(seed), "--threshold", repr(threshold)]
+    words += ["--rules", rules] if rules else []
+    for item in set_ or []:
+        words += ["--set", item]
+    for item in setup or []:
+        words += ["--setup", item]
+    words += ["--oracle", oracle] if oracle else []
+    words += ["--out", str(out)] + (["--address", address] if address else [])
+    return shlex.join(words)
 
 
 COMMANDS = {"kingmaker": kingmaker}

@@ -1,166 +1,106 @@
-"""Kingmaking: can a player who can no longer win decide who does? (``playtest kingmaker``; docs/kingmaking.md).
+"""Kingmaking as a sweep (``playtest kingmaker``; docs/kingmaking.md): the spec that asks for the ``kingmaking``
+table, its cost up front, and nothing else.
 
-A game of three or more sides is replayed decision by decision in the engine core (the paused games of the
-core's scenario module). Before each decision the oracle, a learned model's value head (docs/learned-bots.md:
-each seat's chance to win from what every player can see), rates every seat; a seat whose chance falls under
-``threshold`` is **out** from then on. At every later decision of an out seat, each of its options is taken in
-turn on a copy of the game and the copy played to the end by the same bots on the same random stream (common
-random numbers: what differs is the choice and what follows from it, the later dice included). The decision
-**makes a king** when two of its options end differently for the other seats (different winners among
-them, or a winner and none); an option that makes the out seat itself win is counted apart (the oracle was
-wrong about it).
-
-Per game: whether a seat went out before the end, whether any out-seat decision made a king. Shares with
-Wilson 95% intervals; the kinds of option that changed the winner, in the rulebook's words.
+Each game's analysis is played in the simulation layer (sim/kit/kingmaking.py: out seats by the oracle's value
+head, every option of an out seat's later decisions played to the end on a copy, the decisions that make a
+king); a sweep asks for it with ``tables = ["games", "kingmaking"]`` and ``[kingmaking] threshold, oracle``, so
+it runs on Ray like any sweep (``playtest status DIR``, ``--verify``, ``--resume``), and the answer is read from
+the folder (queries/kingmaking.py).
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import json
+import time
+import tomllib
+from dataclasses import dataclass
+from typing import Any
 
-import numpy as np
-
-from sim.games import GAMES, Match
-from sim.kit.learned import seat_chances
+from sim.games import Match
+from sim.kit.kingmaking import TABLE, THRESHOLD, share  # noqa: F401  (share: cluster/tension.py reads it here)
+from sim.kit.kingmaking import game_row, oracle_value, paused_games
 from sim.params import RuleError
-from sim.sequential import wilson_interval
 
-THRESHOLD = 0.05
-BATCH = 50
+BATCH = 50                       # games per part: about 0.5-5 s of one core with the heuristic bots
+SPEC_NAME = "kingmaking.toml"    # the sweep spec, written into its results folder
+PILOT = 50                       # games the cost estimate is measured on (the sweep's own first part)
 
 
 def check(match: Match, oracle) -> None:
     """Refuse (RuleError) a match kingmaking cannot apply to, before any game."""
-    game = match.definition
-    paused = game.paused_game(match)
-    if paused is None:
-        raise RuleError(f"{game.name}: kingmaking replays paused games of the engine core, which this game's "
-                        "core does not offer")
-    n = paused.sides
-    if n < 3:
-        raise RuleError(f"{game.name} as set up is played between {n} sides: kingmaking needs 3 or more (a "
-                        "player who cannot win can then decide which of the others does)")
+    paused_games(match.definition, match)
     if oracle is None:
-        raise RuleError(f"{game.name} has no learned model to rate the seats' chances (--oracle NAME)")
+        raise RuleError(f"{match.game} has no learned model to rate the seats' chances (--oracle NAME)")
 
 
-def kingmaker_batch(game_name: str, rules: str | None, overrides: dict, setup: dict, seed: int, start: int,
-                    count: int, threshold: float, value: list[float]) -> dict:
-    """One Ray task: games start..start+count-1, their counts (see :func:`summary`)."""
-    game = GAMES[game_name]
-    match = game.resolve(rules, overrides, setup)
-    games = game.paused_game(match)
-    v = np.asarray(value, dtype=float)
-    out = {"games": 0, "out_games": 0, "king_games": 0, "out_decisions": 0, "king_decisions": 0,
-           "playouts": 0, "self_rescues": 0, "kinds": {}}
-    for index in range(start, start + count):
-        pg = games.new(seed, index, 0)
-        final = pg.copy()
-        final.play_on(-1)
-        out["games"] += 1
-        actual = games.winner(final.record())
-        gone: set[int] = set()
-        king = False
-        while pg.paused:
-            seat = pg.seat
-            _, seats = pg.learned_features()
-            p = seat_chances(seats, v)
-            gone |= {s for s in range(len(p)) if p[s] < threshold}
-            if seat in gone:
-                options = pg.options()
-                winners = []
-                for k in range(len(options)):
-                    c = pg.copy()
-                    c.take(k)
-                    c.play_on(-1)
-                    winners.append(games.winner(c.record()))
-                out["playouts"] += len(options)
-                out["out_decisions"] += 1
-                mine = games.side_of(seat)
-                out["self_rescues"] += sum(w == mine for w in winners)
-                others = {w for w in winners if w != mine}
-                if len(others) > 1:
-                    out["king_decisions"] += 1
-                    king = True
-                    for k, w in enumerate(winners):         # the options that hand the win to another
-                        if w != mine and w != actual:
-                            kind = games.kind(pg, options[k])
-                            out["kinds"][kind] = out["kinds"].get(kind, 0) + 1
-            pg.play_on(pg.decisions + 1)
-        out["out_games"] += bool(gone)
-        out["king_games"] += king
-    return out
+def spec_raw(game: str, rules: str | None, overrides: dict, setup: dict, seed: int, games: int, threshold: float,
+             oracle: str) -> dict[str, Any]:
+    """The sweep spec (as parse_spec takes it) of one kingmaking run: one cell, parts of :data:`BATCH` games."""
+    raw: dict[str, Any] = {"name": f"kingmaking {game}", "game": game}
+    if rules is not None:
+        raw["rules"] = rules
+    raw.update(seed=seed, games_per_cell=games, batch_size=min(BATCH, games), engine="core",
+               tables=["games", TABLE], setup=dict(setup))
+    if overrides:
+        raw["overrides"] = dict(overrides)
+    raw[TABLE] = {"threshold": threshold, "oracle": oracle}
+    return raw
 
 
-def merge(parts: list[dict]) -> dict:
-    total = {k: 0 for k in parts[0] if k != "kinds"} if parts else {}
-    kinds: dict[str, int] = {}
-    for p in parts:
-        for k in total:
-            total[k] += p[k]
-        for k, n in p["kinds"].items():
-            kinds[k] = kinds.get(k, 0) + n
-    total["kinds"] = dict(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
-    return total
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(str(value))          # a TOML basic string: JSON's escapes are TOML's
 
 
-def share(k: int, n: int) -> dict:
-    """k of n as a share with its Wilson 95% interval (None where n is 0)."""
-    low, high = wilson_interval(n, k) if n else (None, None)
-    return {"count": k, "of": n, "share": k / n if n else None, "ci95": [low, high]}
+def spec_text(raw: dict[str, Any]) -> str:
+    """The spec as TOML, read back to check that the file says exactly what is played."""
+    lines = ["# kingmaking: written by playtest kingmaker (docs/kingmaking.md)"]
+    lines += [f"{k} = {_toml(v)}" for k, v in raw.items() if not isinstance(v, dict)]
+    for key, table in raw.items():
+        if isinstance(table, dict):
+            lines += ["", f"[{key}]"] + [f"{json.dumps(k)} = {_toml(v)}" for k, v in table.items()]
+    text = "\n".join(lines) + "\n"
+    if tomllib.loads(text) != raw:
+        raise AssertionError("the kingmaking spec does not read back as written")
+    return text
 
 
-def summary(counts: dict, threshold: float) -> dict:
-    return {"threshold": threshold, **counts,
-            "kingmaker_games": share(counts["king_games"], counts["games"]),
-            "kingmaker_games_among_out": share(counts["king_games"], counts["out_games"]),
-            "games_with_a_seat_out": share(counts["out_games"], counts["games"]),
-            "kingmaker_decisions": share(counts["king_decisions"], counts["out_decisions"])}
+@dataclass(frozen=True)
+class Cost:
+    """What a kingmaking run will play: games, and the playouts and core-seconds a pilot suggests."""
+
+    games: int                   # games still to play
+    pilot_games: int
+    pilot_s: float               # seconds the pilot took on one core
+    pilot_playouts: int
+
+    @property
+    def playouts_per_game(self) -> float:
+        return self.pilot_playouts / self.pilot_games if self.pilot_games else 0.0
+
+    @property
+    def core_s(self) -> float:
+        return self.games * self.pilot_s / self.pilot_games if self.pilot_games else 0.0
+
+    def line(self, workers: int | None) -> str:
+        per = f"{self.playouts_per_game:,.1f}"
+        return (f"{self.games:,} games to play, each replayed decision by decision; estimated from the first "
+                f"{self.pilot_games} games (a pilot, {self.pilot_s:.2f} s): {per} playouts a game, about "
+                f"{self.games * self.playouts_per_game:,.0f} playouts and {self.core_s:,.0f} s of one core in all "
+                f"(an estimate: games differ){'' if workers is None else f', on {workers} workers'}")
 
 
-def kingmaking(game_name: str, rules: str | None, overrides: dict, setup: dict, seed: int, games: int,
-               threshold: float, oracle, workers: int | None = None, address: str | None = None,
-               progress: Callable[[int, int], None] | None = None) -> dict:
-    """Every game's counts on Ray (one task a batch of ``BATCH`` games), merged, with intervals."""
-    from cluster.sweep import ray_session
-    match = GAMES[game_name].resolve(rules, overrides, setup)
-    check(match, oracle)
-    with ray_session(workers, address) as ray:
-        task = ray.remote(num_cpus=1)(kingmaker_batch)
-        refs = [task.remote(game_name, rules, overrides, setup, seed, lo, min(BATCH, games - lo), threshold,
-                            list(oracle.value)) for lo in range(0, games, BATCH)]
-        parts, pending = [], list(refs)
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            parts.append(ray.get(done[0]))
-            if progress:
-                progress(sum(p["games"] for p in parts), games)
-    result = summary(merge(parts), threshold)
-    bots = [str(b) for b in GAMES[game_name].setup_values(match.setup)["bots"]]
-    return {"game": game_name, "rules": rules, "overrides": overrides, "setup": setup, "bots": bots, "seed": seed,
-            "oracle": f"{oracle.name}@{oracle.digest}", **result,
-            "method": (f"a seat is out once the oracle ({oracle.name}@{oracle.digest}, value head) rates its chance "
-                       f"under {threshold:g}; every option of each later decision of an out seat is taken on a copy "
-                       "and the copy played to the end on the same random stream; a decision makes a king when "
-                       "two of its options end differently for the other seats (another winner, or none); Wilson 95%"),
-            "note": "bots, not people: how these bots would let a losing seat decide the winner"}
-
-
-def sentences(r: dict) -> list[str]:
-    def pct(s: dict) -> str:
-        if s["share"] is None:
-            return "n/a"
-        return f"{100 * s['share']:.1f}% (95%: {100 * s['ci95'][0]:.1f} to {100 * s['ci95'][1]:.1f}; {s['count']:,} of {s['of']:,})"
-    out = [f"a seat went out (the oracle rates its chance under {r['threshold']:g}) before the end in "
-           f"{pct(r['games_with_a_seat_out'])} of the games",
-           f"kingmaking: in {pct(r['kingmaker_games'])} of the games a seat that could no longer win had a choice "
-           f"that decides which other seat wins ({pct(r['kingmaker_games_among_out'])} of the games with a seat "
-           "out)",
-           f"of the out seats' decisions, {pct(r['kingmaker_decisions'])} made a king"]
-    if r["kinds"]:
-        out.append("the options that changed the winner: " + ", ".join(f"{k} {n:,}" for k, n in r["kinds"].items()))
-    if r["self_rescues"]:
-        out.append(f"{r['self_rescues']:,} options would have made the out seat itself win: the oracle called it "
-                   "out too soon there")
-    return out
-
+def pilot(match: Match, seed: int, games: int, n: int = PILOT) -> Cost:
+    """Cost of ``games`` more games, from the first ``n`` of the seed played here (the sweep's own games)."""
+    opts = dict(dict(match.options)[TABLE])
+    paused = paused_games(match.definition, match)
+    value = oracle_value(match.game, opts["oracle"])
+    n = min(n, max(games, 1))
+    t0 = time.process_time()
+    playouts = sum(game_row(paused, value, opts["threshold"], seed, i)["playouts"] for i in range(n))
+    return Cost(games, n, time.process_time() - t0, playouts)

@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from sim.kit.learned import resolve_model, seat_chances, shipped_models
 from sim.params import RuleError
+from sim.sequential import wilson_interval
 
 TABLE = "kingmaking"           # the result table: one row per game
 THRESHOLD = 0.05               # default: a seat is out once the oracle rates its chance under this
@@ -73,7 +74,7 @@ COLUMN_DOCS = {
 }
 
 
-def _sides(game, match) -> Any:
+def paused_games(game, match) -> Any:
     """The match's paused games, refusing (RuleError) one that kingmaking cannot apply to."""
     paused = game.paused_game(match)
     if paused is None:
@@ -106,7 +107,7 @@ def oracle_model(game, ref: str | None, where: str = "oracle"):
 def resolve_options(game, match, options: Mapping[str, Any], where: str) -> tuple[tuple[str, Any], ...]:
     """The kingmaking table's options as a match keeps them, (("oracle", "NAME@DIGEST"), ("threshold", x)),
     after refusing (one line) a match it cannot apply to, an unknown key, a bad threshold or oracle."""
-    _sides(game, match)
+    paused_games(game, match)
     for key in options:
         if key not in OPTIONS:
             raise RuleError(f"{where}: [{TABLE}] unknown key {key!r}; valid: {', '.join(OPTIONS)}")
@@ -120,7 +121,7 @@ def resolve_options(game, match, options: Mapping[str, Any], where: str) -> tupl
 
 
 @lru_cache(maxsize=8)
-def _value(game_name: str, oracle: str) -> tuple[float, ...]:
+def oracle_value(game_name: str, oracle: str) -> tuple[float, ...]:
     from sim.games import GAMES
     game = GAMES[game_name]
     return tuple(oracle_model(game, oracle).value)
@@ -177,8 +178,8 @@ def table(match, seed: int, start: int, count: int, engine: str = "core") -> pa.
                           "(use engine = core)")
     opts = dict(dict(match.options).get(TABLE, ()))
     game = match.definition
-    games = _sides(game, match)
-    value = _value(game.name, opts["oracle"])
+    games = paused_games(game, match)
+    value = oracle_value(game.name, opts["oracle"])
     rows = [game_row(games, value, opts["threshold"], seed, i, opts["oracle"]) for i in range(start, start + count)]
     return pa.Table.from_pylist(rows, schema=SCHEMA)
 
@@ -188,3 +189,9 @@ def with_table(match, seed: int, start: int, count: int, engine: str, tables: di
     if TABLE in match.tables:
         tables = {**tables, TABLE: table(match, seed, start, count, engine)}
     return tables
+
+
+def share(k: int, n: int) -> dict:
+    """k of n as a share with its Wilson 95% interval (None where n is 0)."""
+    low, high = wilson_interval(n, k) if n else (None, None)
+    return {"count": k, "of": n, "share": k / n if n else None, "ci95": [low, high]}
