@@ -211,7 +211,26 @@ def _short(v: Any) -> str:
     return s
 
 
-def _games(con, game: str, side: Side, keys: Sequence[str], key: tuple, results: Sequence[str]) -> dict:
+# a side's games with their tension measures (queries/tension.py) where the results hold a win_prob table: a
+# game without one counts as not won there, so a side without the table has no tension rows to compare
+TENSION_GAMES = """(SELECT g.*, coalesce(t.winning_side >= 0, false)::TINYINT AS t_won,
+    coalesce(t.decisive < 0.5, false)::TINYINT AS t_early, coalesce(t.comeback, false)::TINYINT AS t_comeback
+    FROM games g LEFT JOIN tension_games t ON g.seed = t.seed AND g.game_index = t.game_index
+        AND g.results IS NOT DISTINCT FROM t.results AND g.cell IS NOT DISTINCT FROM t.cell) AS games"""
+
+
+def _with_tension(con, results: Sequence[str]) -> bool:
+    """Build the per-game tension table when the results hold a win_prob table; whether they do."""
+    from queries.tension import TABLE, per_game
+    if not con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = $n", {"n": TABLE}).fetchone()[0]:
+        return False
+    library.add_seat_outcomes(con, results)
+    per_game(con)
+    return True
+
+
+def _games(con, game: str, side: Side, keys: Sequence[str], key: tuple, results: Sequence[str],
+           tension: bool = False) -> dict:
     """The per-game values of one side's cell, sorted by (seed, game index), as numpy arrays."""
     sql = GAMES[game].compare_columns
     cond = [side.predicate] + [f"{_text(k)} IS NOT DISTINCT FROM $k{i}" for i, k in enumerate(keys)]
@@ -219,8 +238,10 @@ def _games(con, game: str, side: Side, keys: Sequence[str], key: tuple, results:
     res = con.execute(
         f"SELECT seed, game_index, ({sql.first_win})::TINYINT AS first_win, ({sql.winner})::INTEGER AS winner, "
         f"end_reason, ({sql.draw})::TINYINT AS draw, rounds::INTEGER AS rounds, "
-        f"({sql.knockouts or '0'})::DOUBLE AS knockouts, {sql.unit} AS unit, ({sql.units})::INTEGER AS units "
-        f"FROM games WHERE {' AND '.join(cond)} ORDER BY seed, game_index", params)
+        f"({sql.knockouts or '0'})::DOUBLE AS knockouts, {sql.unit} AS unit, ({sql.units})::INTEGER AS units"
+        + (", t_won, t_early, t_comeback" if tension else "")
+        + f" FROM {TENSION_GAMES if tension else 'games'} WHERE {' AND '.join(cond)} ORDER BY seed, game_index",
+        params)
     return {k: np.asarray(v) for k, v in res.fetchnumpy().items()}
 
 
@@ -280,6 +301,13 @@ def _metrics(cols: CompareColumns, a: dict, b: dict) -> list[tuple[str, str, str
     out.append(("game length (median)", "median", "the median game length", a["rounds"], b["rounds"]))
     if cols.knockouts:
         out.append(("knockouts per game", "mean", "knockouts per game", a["knockouts"], b["knockouts"]))
+    if "t_won" in a and "t_won" in b:     # tension, from the stored win-probability trace (docs/tension.md)
+        out.append(("won games decided in their first half", "ratio",
+                    "the share of won games decided in their first half (tension)",
+                    np.stack([a["t_early"], a["t_won"]], axis=1), np.stack([b["t_early"], b["t_won"]], axis=1)))
+        out.append(("won games with a comeback", "ratio",
+                    "the share of won games whose winner came back from under half its fair share (tension)",
+                    np.stack([a["t_comeback"], a["t_won"]], axis=1), np.stack([b["t_comeback"], b["t_won"]], axis=1)))
     return out
 
 
@@ -437,6 +465,7 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
         raise CompareError(f"mismatched games: {a.label} holds {_game(con, a, results)} games, {b.label} holds "
                            f"{_game(con, b, results)}; compare results of one game")
     game = games.pop()
+    tension = _with_tension(con, results)
     cands = _candidates(game, columns)
     header, rows, unmatched, plots = [], [], [], []
     bots_seen: list[str] = []
@@ -463,7 +492,8 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
         n_paired = 0
         for key in matched:
             label = _label(keys, key, shown)
-            ga, gb = _games(con, game, a, keys, key, results), _games(con, game, b, keys, key, results)
+            ga, gb = (_games(con, game, a, keys, key, results, tension),
+                      _games(con, game, b, keys, key, results, tension))
             cell_rows, paired, plot = _cell_rows(game, comparison, label, ga, gb)
             rows += cell_rows
             plots.append(plot)

@@ -22,9 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from queries import library, stats
 from queries.library import QueryError, ResultsError, execute
-from queries.pages import CSS, SCRIPT, esc, html_table, png_base64
+from queries.pages import BASE, CSS, CUR, SCRIPT, esc, html_table, png_base64
+from queries.tension import TABLE as TENSION_TABLE, sentences as tension_sentences, tension
 from queries.variants import variant_columns
 from sim import folder
 from sim.games import GAMES
@@ -62,6 +65,7 @@ class Cell:
     cards: list[dict] = field(default_factory=list)
     values: dict[str, str] = field(default_factory=dict)   # its value of each column that varies
     stop: dict | None = None                  # a [stop] sweep's cell: why and where it stopped (the manifest's)
+    tension: dict | None = None               # a win_prob sweep's cell: tension's answer (queries/tension.py)
 
 
 @dataclass
@@ -84,6 +88,7 @@ class Report:
     command: str = ""
     ladder: dict | None = None                # a ladder's folder: ratings, fit, win matrix (from its games)
     tune: dict | None = None                  # a tune's folder: its answer (tune.json, shape-checked)
+    oracle: str | None = None                 # a win_prob sweep's oracle (the model rating the seats)
 
     @property
     def games(self) -> int:
@@ -240,6 +245,7 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
                       "playtest report RUN --cards FILE reads it)")
     else:
         cards_note = f"per-card statistics are not built for {game.title} yet: its records have no cards table"
+    has_win_prob = TENSION_TABLE in tables and _has_view(con, TENSION_TABLE) and not brief
     params = {"shortest": shortest, "longest": longest, "behind_after": behind_after}
     stops = {c.get("id"): c["stop"] for c in (manifest or {}).get("cells", []) if isinstance(c.get("stop"), dict)}
     cells = []
@@ -270,6 +276,11 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
             cell.metrics[name] = [dict(zip(cols, r)) for r in rows]
         if has_cards and not brief:
             cell.cards = _cards(con, source, cid)
+        if has_win_prob:
+            try:
+                cell.tension = tension(con, cid)
+            except duckdb.Error as e:
+                _damaged(QueryError(library.one_line(e)), TENSION_TABLE, source, manifest)
         cells.append(cell)
     name = str((manifest or {}).get("name") or Path(source).name)
     con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM report_games")
@@ -278,6 +289,8 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
     report = Report(source, kind, name, game.name, game.title, cells, varying, fixed, has_standings, has_idle,
                     cards_note, params, time.perf_counter() - t0)
     report.ladder, report.tune = ladder, tune
+    oracle = (manifest or {}).get("spec", {}).get("oracle") if isinstance((manifest or {}).get("spec"), dict) else None
+    report.oracle = str(oracle) if has_win_prob and oracle else None
     return report
 
 
@@ -602,6 +615,11 @@ def text_summary(report: Report) -> list[str]:
                  f"{pct(f['undecided_share'])}") if f and f["first_share"] is not None else "no first-player share"
         ends = ", ".join(f"{r} {pct(n / c.games)}" for r, n in c.ends) if c.games else "none"
         lines.append(f"  {c.label}: {c.games:,} games; {first}; ends: {ends}")
+        if c.tension is not None and c.tension["decided_early"]["share"] is not None:
+            t = c.tension
+            lines.append(f"    tension: decided in the first half {pct(t['decided_early']['share'])} of the won games "
+                         f"(95%: {interval(*t['decided_early']['ci95'])}); the winner's lowest chance "
+                         f"{t['lowest_chance_of_winner']['mean']:.2f} on average")
     return lines
 
 
@@ -817,6 +835,44 @@ def standings_figure(report: Report) -> str:
     return _finish(plt, fig)
 
 
+def tension_figure(report: Report) -> str:
+    """Per cell, the eventual winner's chance through the game and the others' mean chance (median and
+    25-75% over the won games), the decided line dashed; shared axes."""
+    plt = _mpl()
+    cells = [c for c in report.cells if c.tension is not None]
+    fig, axes = _grid(plt, len(cells))
+    for cell, ax in zip(cells, axes):
+        c = cell.tension["curve"]
+        x = [100 * p for p in c["progress"]]
+        for name, q, colour in (("the eventual winner", c["winner_quartiles"], CUR),
+                                ("the others (mean)", c["others_quartiles"], BASE)):
+            if q[1]:
+                ax.fill_between(x, q[0], q[2], color=colour, alpha=0.2)
+                ax.plot(x, q[1], color=colour, lw=2, label=name)
+        ax.axhline(cell.tension["decided_at"], color="#888", ls="--", lw=1)
+        ax.set_ylim(0, 1)
+        ax.set_title(_text(cell.label), fontsize=9)
+        ax.set_xlabel("progress through the game (% of its turns)")
+        ax.set_ylabel("chance to win (median, 25-75%)")
+        ax.legend(fontsize=7, loc="upper left")
+    return _finish(plt, fig)
+
+
+def _tension_section(report: Report) -> str:
+    cells = [c for c in report.cells if c.tension is not None]
+    oracle = f" of <code>{esc(report.oracle)}</code>" if report.oracle else ""
+    parts = [f"<section id='tension'><h2>Is it tense to the end?</h2><p class='note'>Each side's chance to win at the "
+             f"start of every turn, by the value head{oracle} (a learned model rating each seat from what every "
+             "player can see; docs/tension.md), stored with the games (the win_prob table). Of the games somebody "
+             "won: the eventual winner's curve and the others' mean, median and quartiles; dashed: the chance "
+             "above which a game counts as decided.</p>", _img("chance to win through the game per cell",
+                                                               tension_figure(report))]
+    for c in cells:
+        parts.append(f"<h3>{esc(c.label)}</h3><ul>" + "".join(f"<li>{esc(x)}</li>" for x in tension_sentences(c.tension))
+                     + "</ul>")
+    return "".join(parts) + "</section>"
+
+
 # ---------------------------------------------------------------------------------------------------
 # The page
 # ---------------------------------------------------------------------------------------------------
@@ -966,6 +1022,8 @@ def page(report: Report) -> str:
                  + "Each is a canned query: playtest query NAME --results RESULTS (balance, "
                    "first_player_advantage, draw_share, lead_changes, length_target, idle_turns); "
                    "docs/report.md defines them.</p></section>")
+    if any(c.tension is not None for c in report.cells):
+        parts.append(_tension_section(report))
     parts.append("<section id='cards'><h2>Cards</h2>" + _cards_section(report) + "</section>")
     parts.append(f"<p class='note'>Numbers read in {report.seconds:.1f} s"
                  + (f" by <code>{esc(report.command)}</code>" if report.command else "") + ".</p>")

@@ -58,51 +58,72 @@ def progress_rows(curve: np.ndarray, winner: int, steps: int = STEPS) -> tuple[n
     return curve[at, winner], others[at]
 
 
-# One row per turn of a game somebody won or not: the sides' chances (a side's: its first seat's), the
-# winner's, the others' mean, the side rated highest (the first on ties), the turn's place in the game.
+# One row per turn of every game: the sides' chances (a side's: its first seat's), the winner's, the others'
+# mean, the side rated highest (the first on ties), the turn's place in its game. A game is one (results, cell,
+# seed, game index): the cells of a sweep share their seed, and two folders may too.
 _TURNS = """
 CREATE OR REPLACE TEMP TABLE tension_turns AS
 WITH t AS (
-    SELECT w.seed, w.game_index, w.turn,
+    SELECT o.results, o.cell, w.seed, w.game_index, w.turn,
            [w.chances[list_position(o.seat_sides, k)] FOR k IN range(o.sides)] AS side_chances,
            o.winning_side, o.sides
-    FROM win_prob w JOIN seat_outcomes o ON w.seed = o.seed AND w.game_index = o.game_index
+    FROM win_prob w JOIN seat_outcomes o
+      ON w.seed = o.seed AND w.game_index = o.game_index AND w.results IS NOT DISTINCT FROM o.results
+         AND w.cell IS NOT DISTINCT FROM o.cell
     WHERE w.seat >= 0 {cell}
 ), r AS (
     SELECT *, list_position(side_chances, list_max(side_chances)) - 1 AS leader,
            CASE WHEN winning_side >= 0 THEN side_chances[winning_side + 1] END AS wc,
-           row_number() OVER g - 1 AS i, count(*) OVER (PARTITION BY seed, game_index) AS n
-    FROM t WINDOW g AS (PARTITION BY seed, game_index ORDER BY turn)
+           row_number() OVER g - 1 AS i, count(*) OVER (PARTITION BY results, cell, seed, game_index) AS n
+    FROM t WINDOW g AS (PARTITION BY results, cell, seed, game_index ORDER BY turn)
 )
-SELECT *, lag(leader) OVER (PARTITION BY seed, game_index ORDER BY turn) AS before,
+SELECT *, lag(leader) OVER (PARTITION BY results, cell, seed, game_index ORDER BY turn) AS before,
        CASE WHEN sides > 1 THEN (list_sum(side_chances) - wc) / (sides - 1) ELSE 0 END AS oc
 FROM r
 """
 
+# One row per game: who won (-1 nobody) and, for a game somebody won, its measures
 _GAMES = """
-SELECT min(wc) AS lowest, min(wc) < 0.5 / any_value(sides) AS comeback,
+CREATE OR REPLACE TEMP TABLE tension_games AS
+SELECT results, cell, seed, game_index, any_value(winning_side) AS winning_side,
+       min(wc) AS lowest, min(wc) < 0.5 / any_value(sides) AS comeback,
        count_if(before IS NOT NULL AND leader <> before) AS leader_changes,
        coalesce(max(i) FILTER (WHERE NOT wc > $decided) + 1, 0) / any_value(n) AS decisive,
        coalesce(max(i) FILTER (WHERE leader <> winning_side) + 1, 0) / any_value(n) AS leads_from
-FROM tension_turns WHERE winning_side >= 0 GROUP BY seed, game_index
+FROM tension_turns GROUP BY results, cell, seed, game_index
 """
 
-_SUMMARY = f"""
-SELECT count(*) AS won,
+_SUMMARY = """
+SELECT count(*) FILTER (WHERE winning_side >= 0) AS won,
        avg(lowest), stddev_samp(lowest), avg(leader_changes), stddev_samp(leader_changes),
        avg(decisive), stddev_samp(decisive), avg(leads_from), stddev_samp(leads_from),
-       count_if(comeback), count_if(decisive < 0.5)
-FROM ({_GAMES})
+       count_if(comeback), count_if(decisive < 0.5), count(*), count_if(winning_side < 0)
+FROM (SELECT *, CASE WHEN winning_side >= 0 THEN 1 END AS w FROM tension_games)
 """
 
+_WON_ONLY = ("lowest", "comeback", "leader_changes", "decisive", "leads_from")
+
 _CURVE = f"""
-WITH g AS (SELECT DISTINCT seed, game_index, n FROM tension_turns WHERE winning_side >= 0),
-     pts AS (SELECT seed, game_index, k, least(k * n // {STEPS}, n - 1) AS i
-            FROM g, range({STEPS + 1}) s(k))
+WITH g AS (SELECT DISTINCT results, cell, seed, game_index, n FROM tension_turns WHERE winning_side >= 0),
+     pts AS (SELECT results, cell, seed, game_index, k, least(k * n // {STEPS}, n - 1) AS i
+             FROM g, range({STEPS + 1}) s(k))
 SELECT pts.k, quantile_cont(wc, [0.25, 0.5, 0.75]) AS w, quantile_cont(oc, [0.25, 0.5, 0.75]) AS o
-FROM pts JOIN tension_turns t USING (seed, game_index, i)
+FROM pts JOIN tension_turns t
+  ON t.results IS NOT DISTINCT FROM pts.results AND t.cell IS NOT DISTINCT FROM pts.cell AND t.seed = pts.seed
+     AND t.game_index = pts.game_index AND t.i = pts.i
 GROUP BY pts.k ORDER BY pts.k
 """
+
+
+def per_game(con, cell: str | None = None, decided: float = DECIDED) -> None:
+    """The temp tables ``tension_turns`` and ``tension_games`` (one row a game: results, cell, seed, game_index,
+    winning_side and, for a game somebody won, lowest, comeback, leader_changes, decisive, leads_from) from the
+    views ``win_prob`` and ``seat_outcomes`` of ``con`` (one cell's rows when ``cell`` is given)."""
+    where = "AND w.cell = $cell" if cell is not None else ""
+    con.execute(_TURNS.format(cell=where), {"cell": cell} if cell is not None else {})
+    con.execute(_GAMES, {"decided": decided})
+    # a game nobody won has no measures (its winner's curve does not exist)
+    con.execute("UPDATE tension_games SET " + ", ".join(f"{c} = NULL" for c in _WON_ONLY) + " WHERE winning_side < 0")
 
 
 def share(k: int, n: int) -> dict:
@@ -123,20 +144,17 @@ def _mean(m: float | None, sd: float | None, n: int) -> dict:
 def tension(con, cell: str | None = None, decided: float = DECIDED) -> dict:
     """The tension answer over the views ``win_prob`` and ``seat_outcomes`` of ``con`` (one cell's rows when
     ``cell`` is given): games, won, the undecided share, each measure with its interval, the curve."""
-    where = "AND w.cell = $cell" if cell is not None else ""
-    con.execute(_TURNS.format(cell=where), {"cell": cell} if cell is not None else {})
-    games, undecided = con.execute(
-        "SELECT count(*), count_if(w < 0) FROM (SELECT any_value(winning_side) AS w FROM tension_turns "
-        "GROUP BY seed, game_index)").fetchone()
-    row = con.execute(_SUMMARY, {"decided": decided}).fetchone()
-    won = int(row[0])
+    per_game(con, cell, decided)
+    row = con.execute(_SUMMARY).fetchone()
+    won, games, undecided = int(row[0]), int(row[11]), int(row[12])
     quart: dict[str, list] = {"w": [[], [], []], "o": [[], [], []]}
     for k, w, o in con.execute(_CURVE).fetchall():
         for key, q in (("w", w), ("o", o)):
             for j in range(3):
                 quart[key][j].append(round(float(q[j]), 4))
     con.execute("DROP TABLE IF EXISTS tension_turns")
-    return {"games": int(games), "won": won, "undecided": share(int(undecided), int(games)), "decided_at": decided,
+    con.execute("DROP TABLE IF EXISTS tension_games")
+    return {"games": games, "won": won, "undecided": share(undecided, games), "decided_at": decided,
             "lowest_chance_of_winner": _mean(row[1], row[2], won),
             "comebacks": share(int(row[9] or 0), won),
             "leader_changes": _mean(row[3], row[4], won),

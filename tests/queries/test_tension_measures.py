@@ -49,11 +49,13 @@ def _tables(games: list[tuple[int, bool, int, np.ndarray]]):
                          cell="c001"))
         rows.append(dict(seed=5, game_index=gi, turn=0, round=0, seat=0, chances=[1.0] * players, cell="c000"))
         outs.append(dict(seed=5, game_index=gi, seat_sides=seat_sides, sides=2 if teams else players,
-                         winning_side=win))
+                         winning_side=win, cell="c001", results="r"))
+        outs.append(dict(seed=5, game_index=gi, seat_sides=seat_sides, sides=2 if teams else players,
+                         winning_side=0, cell="c000", results="r"))
     con = duckdb.connect()
     con.register("wp", pa.Table.from_pylist(rows, schema=WIN_PROB))
     con.register("so", pa.Table.from_pylist(outs))
-    con.execute("CREATE VIEW win_prob AS SELECT * FROM wp")
+    con.execute("CREATE VIEW win_prob AS SELECT *, 'r' AS results FROM wp")
     con.execute("CREATE VIEW seat_outcomes AS SELECT * FROM so")
     return con
 
