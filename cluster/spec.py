@@ -19,6 +19,7 @@ from typing import Any
 
 from sim.files import MAX_NESTING, load_toml_bounded, nesting_of_value
 from sim.games import ENGINES, GAMES, EngineError, Game, Match, get
+from sim.kit import winprob
 from sim.metrics import Metric, MetricError, fair_share, parse_metric, summarize
 from sim.params import RuleError, fields
 
@@ -47,6 +48,7 @@ KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "cells": (list, "an array of tables ([[cells]])"),
     "stop": (dict, "a table of stopping keys ([stop]; docs/sweeps.md)"),
     "kingmaking": (dict, "the kingmaking table's options: threshold, oracle (docs/kingmaking.md)"),
+    "oracle": (str, "a shipped learned model of the game rating the seats of the win_prob table (docs/tension.md)"),
 }
 TABLE_OPTIONS = ("kingmaking",)     # result tables with options of their own: a top-level table named like it
 REQUIRED = ("game", "seed", "games_per_cell")       # [stop] specs: max_games_per_cell in [stop] instead
@@ -259,6 +261,17 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     overrides = raw.get("overrides", {})
 
     options = {t: raw[t] for t in TABLE_OPTIONS if t in raw}      # checked by the game (Game.table_options)
+    if winprob.TABLE in tables:
+        if engine != "core":
+            raise SpecError(f"{src}: tables: {winprob.NEEDS_CORE}")
+        try:        # checked once here, with the key's own words; every cell keeps it as its table's option
+            oracle = winprob.resolve_oracle(gdef, raw.get("oracle"), src)
+        except RuleError as e:
+            raise SpecError(str(e)) from None
+        options[winprob.TABLE] = {"oracle": winprob.describe(oracle)}
+    elif "oracle" in raw:
+        raise SpecError(f"{src}: oracle = {raw['oracle']!r} without the {winprob.TABLE} table; the oracle rates the "
+                        f"seats of {winprob.TABLE} only: add it to tables (tables = [\"games\", \"{winprob.TABLE}\"])")
     bare = _resolve(gdef, rules, {}, setup, data, tables, f"{src}: [setup]", options)
     param_names = [f.name for f in fields(bare.rules)]
     cell_keys = ["rules", *gdef.setup_keys, *gdef.data_keys, *param_names]

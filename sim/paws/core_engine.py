@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from sim.bots import BOT_KINDS
 from sim.games import EngineError
-from sim.kit import trace
+from sim.kit import trace, winprob
 from sim.params import fields
 from sim.paws.board import FAR, NO_CELL, geometry
 from sim.paws.bots import ROSTER
@@ -124,10 +124,12 @@ def cards_table(setup: PawsSetup, cards: CardSet, master_seed: int, start: int, 
 
 def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_seed: int, start: int,
                     count: int, inputs: dict | None = None, counts: dict | None = None,
-                    want_cards: bool = False, want_trace: bool = False) -> pa.Table | dict[str, pa.Table]:
-    """Play games ``start .. start+count-1`` in the core and return their records; with ``want_cards`` or
-    ``want_trace``, {"games": records, "cards": the cards table, "decisions": the decision traces} (the
-    tables asked for) instead. ``counts``, if given, gains the batch's
+                    want_cards: bool = False, want_trace: bool = False,
+                    oracle=None) -> pa.Table | dict[str, pa.Table]:
+    """Play games ``start .. start+count-1`` in the core and return their records; with ``want_cards``,
+    ``want_trace`` or an ``oracle`` (a learned Model), {"games": records, "cards": the cards table,
+    "decisions": the decision traces, "win_prob": each seat's chance by the oracle's value head as every turn
+    begins and at the end} (the tables asked for) instead. ``counts``, if given, gains the batch's
     top-level ``decisions``, the ``searches`` (those a search bot took), their ``rollouts``
     (simulations) and ``engine_s``, the processor seconds spent playing the games (the rest of the call
     builds the Arrow table)."""
@@ -135,7 +137,7 @@ def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_s
     inputs = inputs or core_inputs(setup, rules, cards)
     try:
         out = play_batch(**inputs, master_seed=master_seed, start=start, count=count, want_cards=want_cards,
-                         want_trace=want_trace)
+                         want_trace=want_trace, oracle=oracle.core() if oracle is not None else None)
     except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
         raise CoreError(f"the Paws in Peril core cannot play this: {e}; use --engine reference") from None
     if counts is not None:
@@ -152,13 +154,15 @@ def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_s
     constants = dict(game="paws", ruleset=rules.ruleset, board=setup.board, mode=setup.mode, players=p,
                      bots=list(setup.bots), seed=master_seed)
     games = record_table(SCHEMA, count, cols, constants, rules)
-    if not (want_cards or want_trace):
+    if not (want_cards or want_trace or oracle is not None):
         return games
     tables = {"games": games}
     if want_cards:
         tables["cards"] = cards_table(setup, cards, master_seed, start, records, out["cards"])
     if want_trace:
         tables[trace.TABLE] = trace.core_table(master_seed, start, out["trace"], out["trace_starts"])
+    if oracle is not None:
+        tables[winprob.TABLE] = winprob.core_table(master_seed, start, out["win_prob"], p)
     return tables
 
 

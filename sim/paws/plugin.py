@@ -8,7 +8,7 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from sim.bots import bot_specs
-from sim.kit import kingmaking, trace
+from sim.kit import kingmaking, trace, winprob
 from sim.games import BenchPreset, CompareColumns, Game, Match, PausedGames
 from sim.params import RuleError
 from sim.paws.bots import MODELS_DIR, ROSTER, WEIGHT_PRESETS_PATH
@@ -55,9 +55,11 @@ class Paws(Game):
                           "mcts:iterations=256, flat:rollouts=16), or one for all"}
     data_keys = {"items": "item deck TOML", "monsters": "monster deck TOML"}
     schemas = {"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA, trace.TABLE: trace.SCHEMA,
-               kingmaking.TABLE: kingmaking.SCHEMA}
-    column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS, kingmaking.TABLE: kingmaking.COLUMN_DOCS}
-    table_options = {kingmaking.TABLE: kingmaking.resolve_options}     # docs/kingmaking.md
+               kingmaking.TABLE: kingmaking.SCHEMA, winprob.TABLE: winprob.SCHEMA}
+    column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS, kingmaking.TABLE: kingmaking.COLUMN_DOCS,
+                   winprob.TABLE: winprob.COLUMN_DOCS}
+    table_options = {kingmaking.TABLE: kingmaking.resolve_options,     # docs/kingmaking.md
+                     winprob.TABLE: winprob.resolve_options}           # docs/tension.md "The stored trace"
     bot_weights = HeuristicWeights
     bot_roster = ROSTER
     reference_module = "sim.paws.game"
@@ -106,8 +108,9 @@ class Paws(Game):
             from sim.paws.core_engine import play_batch_core     # the compiled core, loaded when first played
             return kingmaking.with_table(match, seed, start, count, engine, self._tables(play_batch_core(
                 match.setup, match.rules, match.data, seed, start, count, want_cards="cards" in match.tables,
-                want_trace=trace.TABLE in match.tables)))
+                want_trace=trace.TABLE in match.tables, oracle=winprob.oracle_of(match))))
         from sim.paws.game import play_game                       # the reference engine, likewise
+        winprob.refuse_reference(match)
         return kingmaking.with_table(match, seed, start, count, engine, trace.reference_tables(
             self, match, seed, start, count, play_game, to_table, cards_table))
 
@@ -116,7 +119,8 @@ class Paws(Game):
         counts: dict = {}
         return self._tables(play_batch_core(match.setup, match.rules, match.data, seed, start, count, counts=counts,
                                             want_cards="cards" in match.tables,
-                                            want_trace=trace.TABLE in match.tables)), counts
+                                            want_trace=trace.TABLE in match.tables,
+                                            oracle=winprob.oracle_of(match))), counts
 
     @staticmethod
     def _tables(out) -> dict[str, pa.Table]:

@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from sim.bots import BOT_KINDS
 from sim.games import EngineError
-from sim.kit import trace
+from sim.kit import trace, winprob
 from sim.params import fields
 from sim.record_schema import core_columns, record_table
 from sim.tales.bots import ROSTER
@@ -161,16 +161,17 @@ def cards_table(setup: TalesSetup, cards: TalesCards, master_seed: int, start: i
 
 def play_batch_core(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_seed: int, start: int,
                     count: int, want_cards: bool = False, inputs: dict | None = None,
-                    counts: dict | None = None, want_trace: bool = False) -> dict[str, pa.Table]:
+                    counts: dict | None = None, want_trace: bool = False, oracle=None) -> dict[str, pa.Table]:
     """Play games ``start .. start+count-1`` in the core: {"games": table} (and "cards", "decisions": the
-    decision traces, if asked);
+    decision traces, if asked, and with an ``oracle``, a learned Model, "win_prob": each seat's chance by its
+    value head as every battle turn begins and at the end);
     ``counts``, if given, gains the batch's top-level ``decisions``, the ``searches`` (those a search bot
     took) and their ``rollouts`` (simulations)."""
     from core.tales_engine import play_batch
     inputs = inputs or core_inputs(setup, rules, cards)
     try:
         out = play_batch(**inputs, want_cards=want_cards, master_seed=master_seed, start=start, count=count,
-                         want_trace=want_trace)
+                         want_trace=want_trace, oracle=oracle.core() if oracle is not None else None)
     except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
         raise CoreError(f"the Tales are Real core cannot play this: {e}; use --engine reference") from None
     if counts is not None:
@@ -185,6 +186,8 @@ def play_batch_core(setup: TalesSetup, rules: TalesRules, cards: TalesCards, mas
                                       setup.mode)
     if want_trace:
         tables[trace.TABLE] = trace.core_table(master_seed, start, out["trace"], out["trace_starts"])
+    if oracle is not None:
+        tables[winprob.TABLE] = winprob.core_table(master_seed, start, out["win_prob"], inputs["players"])
     return tables
 
 

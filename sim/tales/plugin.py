@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from sim.bots import bot_specs
-from sim.kit import kingmaking, trace
+from sim.kit import kingmaking, trace, winprob
 from sim.games import BenchPreset, CompareColumns, Game, Match, PausedGames
 from sim.params import RuleError
 from sim.record_schema import with_data_columns
@@ -53,9 +53,11 @@ class Tales(Game):
                           "mcts:iterations=256, flat:rollouts=16), or one for all"}
     data_keys = {"creatures": "creature cards TOML (both peoples)", "equipment": "equipment deck TOML"}
     schemas = {"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA, trace.TABLE: trace.SCHEMA,
-               kingmaking.TABLE: kingmaking.SCHEMA}
-    column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS, kingmaking.TABLE: kingmaking.COLUMN_DOCS}
-    table_options = {kingmaking.TABLE: kingmaking.resolve_options}     # docs/kingmaking.md
+               kingmaking.TABLE: kingmaking.SCHEMA, winprob.TABLE: winprob.SCHEMA}
+    column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS, kingmaking.TABLE: kingmaking.COLUMN_DOCS,
+                   winprob.TABLE: winprob.COLUMN_DOCS}
+    table_options = {kingmaking.TABLE: kingmaking.resolve_options,     # docs/kingmaking.md
+                     winprob.TABLE: winprob.resolve_options}           # docs/tension.md "The stored trace"
     bot_weights = HeuristicWeights
     bot_roster = ROSTER
     reference_module = "sim.tales.game"
@@ -103,8 +105,9 @@ class Tales(Game):
             from sim.tales.core_engine import play_batch_core     # the compiled core, loaded when first played
             return kingmaking.with_table(match, seed, start, count, engine, play_batch_core(
                 match.setup, match.rules, match.data, seed, start, count, want_cards="cards" in match.tables,
-                want_trace=trace.TABLE in match.tables))
+                want_trace=trace.TABLE in match.tables, oracle=winprob.oracle_of(match)))
         from sim.tales.game import play_game                       # the reference engine, likewise
+        winprob.refuse_reference(match)
         return kingmaking.with_table(match, seed, start, count, engine, trace.reference_tables(
             self, match, seed, start, count, play_game, to_table, cards_table))
 
@@ -113,7 +116,7 @@ class Tales(Game):
         counts: dict = {}
         return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
                                want_cards="cards" in match.tables, want_trace=trace.TABLE in match.tables,
-                               counts=counts), counts
+                               counts=counts, oracle=winprob.oracle_of(match)), counts
 
     def winner(self, record: Mapping[str, Any]) -> int:
         return record["winner_team"]
