@@ -1,4 +1,4 @@
-"""``playtest card-worth``: what each card is worth, by paired ablations (docs/card-worth.md)."""
+"""``playtest card-worth``: what each card is worth, by ablations played as a sweep (docs/card-worth.md)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,15 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, fit_table, game_named,
-                        measure_match)
+from cli.common import (MAX_SEED, MAX_WORKERS, check_output_file, check_range, fail, fit_table, game_named, local_out,
+                        measure_match, play_measure)
+from cluster.cards import DECKS, cards_of, sentences, sweep_raw, variant_files
 from cluster.restrict import points
-from cluster.cards import DECKS, card_worth, cards_of, games_to_play, sentences
+from queries.library import QueryError, ResultsError
 from sim.games import EngineError
-from sim.params import RuleError, parse_assignments
+from sim.params import RuleError
+
+SPEC_STEM = "card-worth"          # DIR/card-worth.toml: the sweep spec; DIR/card-worth.json: the answer
 
 
 def _pts(x) -> str:
@@ -22,7 +25,13 @@ def _pts(x) -> str:
 
 def card_worth_command(
         game: Annotated[str, typer.Argument(help="the game")],
-        deck: Annotated[Optional[str], typer.Option(help="only this deck: paws items; tales equipment or "
+        out: Annotated[Optional[str], typer.Option(
+            help="the sweep's results folder (new or empty; with --resume, this measure's own)")] = None,
+        resume: Annotated[bool, typer.Option(help="finish the sweep in --out (after Ctrl-C, a crash or damage: its "
+                                                  "parts are verified first)")] = False,
+        from_: Annotated[Optional[Path], typer.Option(
+            "--from", help="answer from this folder's sweep without playing (any sweep laid out as card worth)")] = None,
+        deck: Annotated[Optional[str], typer.Option(help="only this deck: paws items or monsters; tales equipment or "
                                                          "creatures (default: every deck)")] = None,
         cards: Annotated[Optional[str], typer.Option(help="only these cards, by name, separated by commas")] = None,
         bots: Annotated[str, typer.Option(help="the bots, one spec for every seat or one per seat")] = "heuristic",
@@ -31,59 +40,84 @@ def card_worth_command(
         set_: Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value (repeatable)")] = None,
         setup: Annotated[Optional[list[str]], typer.Option(help="a setup value name=value (repeatable)")] = None,
         data: Annotated[Optional[list[str]], typer.Option(help="a card file KEY=FILE, e.g. items=my_items.toml "
-                                                               "(repeatable)")] = None,
-        games: Annotated[int, typer.Option(help="games per variant of each card")] = 2000,
-        seed: Annotated[int, typer.Option(help="master seed (every card plays the same games)")] = 1,
-        out: Annotated[Optional[Path], typer.Option(help="write the answer as JSON here")] = None,
+                                                               "(repeatable; copied into DIR/card-files)")] = None,
+        games: Annotated[int, typer.Option(help="games per cell: the real deck and each variant of each card")] = 2000,
+        seed: Annotated[int, typer.Option(help="master seed (every cell plays the same games)")] = 1,
+        json_: Annotated[Optional[Path], typer.Option(
+            "--json", help="also write the answer as JSON here (it is always in DIR/card-worth.json)")] = None,
         workers: Annotated[Optional[int], typer.Option(help="Ray workers (default: every core)")] = None,
         address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run on")] = None,
-        quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines")] = False) -> None:
-    """Change each card's main number (blank, one step up, one step down), play the same games again, and say
-    what the card is worth to the seat that used it, with intervals; rank the cards too strong or too weak."""
+        quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
+    """Change each card (its main number blank, one step up and down; one copy fewer), play the same games again
+    as a sweep into --out, and say what the card is worth to the seat that used it, with intervals; rank the
+    cards too strong or too weak. playtest status, --verify and --resume work on the folder."""
     g = game_named(game)
     check_range("--games", games, 2, 10_000_000)
     check_range("--seed", seed, 0, MAX_SEED)
     check_range("--players", players, 1, 64)
     if workers is not None:
         check_range("--workers", workers, 1, MAX_WORKERS)
-    if out is not None:
-        check_output_file("--out", out)
+    if json_ is not None:
+        check_output_file("--json", json_)
     decks = DECKS.get(g.name)
     if decks is None:
         fail(f"{g.name}: its cards have no main numbers declared to change")
-    if deck is not None and deck not in decks:
-        fail(f"--deck {deck!r} is not allowed; expected one of {', '.join(decks)}")
-    names = [c.strip() for c in cards.split(",")] if cards else None
-    try:
-        overrides, _, given, match = measure_match(g, bots, players, rules, set_, setup, data, "card-worth")
-        files = {k: str(v) for k, v in parse_assignments(data or [], where="--data").items()}
-        todo = [n for _, n in cards_of(match, [deck] if deck else None) if not names or n in names]
-        if names and set(names) - set(todo):
-            raise RuleError(f"--cards: {', '.join(sorted(set(names) - set(todo)))}: no such card with a number to "
-                            f"change in {g.name}'s {deck or ' and '.join(decks)}")
-    except (RuleError, EngineError, ValueError) as e:
-        fail(str(e))
-    if not quiet:
-        err.print(f"card worth: {len(todo)} card(s) of {g.name}, {games_to_play(len(todo), games):,} games to play",
-                  highlight=False)
-    try:
-        result = card_worth(g.name, rules, overrides, given, seed, games, [deck] if deck else None, names, workers,
-                            address, files or None)
-    except (RuleError, EngineError) as e:
-        fail(str(e))
+    if (out is None) == (from_ is None):
+        fail("give --out DIR (play the sweep there) or --from DIR (answer from a sweep already played), not "
+             + ("both" if out else "neither"))
+    if from_ is not None:
+        result = _answer(from_)
+        if result["game"] != g.name:
+            fail(f"--from {from_}: a card-worth sweep of {result['game']}, not {g.name}")
+    else:
+        folder = local_out(out, "card worth", "its spec, card files and answer beside the parts")
+        if deck is not None and deck not in decks:
+            fail(f"--deck {deck!r} is not allowed; expected one of {', '.join(decks)}")
+        names = [c.strip() for c in cards.split(",")] if cards else None
+        try:
+            overrides, _, given, match = measure_match(g, bots, players, rules, set_, setup, data, "card-worth")
+            todo = [n for _, n in cards_of(match, [deck] if deck else None) if not names or n in names]
+            if names and set(names) - set(todo):
+                raise RuleError(f"--cards: {', '.join(sorted(set(names) - set(todo)))}: no such card dealt in "
+                                f"{g.name}'s {deck or ' and '.join(decks)}")
+            files, cells = variant_files(match, [deck] if deck else None, names)
+            raw = sweep_raw(match, rules, overrides, given, seed, games, cells)
+        except (RuleError, EngineError, ValueError) as e:
+            fail(str(e))
+        play_measure(folder, SPEC_STEM, raw, files, what="card-worth sweep", resume=resume, workers=workers,
+                     address=address, quiet=quiet,
+                     header=f"card worth of {g.name}: written by playtest card-worth (docs/card-worth.md); the card "
+                            "files are in card-files/",
+                     cost=f"card worth: {len(todo)} card(s) of {g.name}, the real deck and {len(cells)} variant(s)")
+        result = _answer(folder)
+        (folder / f"{SPEC_STEM}.json").write_text(json.dumps(result, indent=1) + "\n")
     rows = []
     for c in sorted(result["cards"], key=lambda c: -(c["blank"] or {}).get("effect", -9)):
-        b, u, d = (c[k] if c[k] and c[k].get("se") is not None else {} for k in ("blank", "up", "down"))
-        rows.append([c["card"], c["deck"], f"{c['field']} {c['value']}", c["verdict"], _pts(b.get("effect")),
-                     f"{_pts(b['family_ci95'][0])} to {_pts(b['family_ci95'][1])}" if b else "", _pts(u.get("effect")),
-                     _pts(d.get("effect")), f"{c['used_in']:,}"])
+        b, r, u, d = (c[k] if c[k] and c[k].get("se") is not None else {} for k in ("blank", "removed", "up", "down"))
+        rows.append([c["card"], c["deck"], f"{c['field']} {c['value']}" if c["field"] else "", c["verdict"],
+                     _pts(b.get("effect")), f"{_pts(b['family_ci95'][0])} to {_pts(b['family_ci95'][1])}" if b else "",
+                     _pts(r.get("effect")), _pts(u.get("effect")), _pts(d.get("effect")), f"{c['used_in']:,}"])
     typer.echo(fit_table(f"what each card is worth to its holder: {g.name} (bots, not people; points of win share)",
-                         ["card", "deck", "number", "verdict", "worth", "family 95%", "one step up", "one step down",
-                          "games used"], rows))
+                         ["card", "deck", "number", "verdict", "worth", "family 95%", "removed", "one step up",
+                          "one step down", "games used"], rows))
     for line in sentences(result):
         typer.echo(line)
-    if out is not None:
-        out.write_text(json.dumps(result, indent=1) + "\n")
+    if json_ is not None:
+        json_.write_text(json.dumps(result, indent=1) + "\n")
+
+
+def _answer(folder: Path) -> dict:
+    """The answer from ``folder``'s parts (queries/card_worth.py); a folder that is not a card-worth sweep, or
+    cannot be read safely, exits 2 in one line."""
+    from queries.card_worth import card_worth
+    try:
+        result = card_worth(folder)
+    except (ResultsError, QueryError) as e:
+        fail(str(e))
+    if result is None:
+        fail(f"{folder}: not a card-worth sweep (one cell of the real cards and cells that each change one card "
+             "of it, with the cards table)")
+    return result
 
 
 COMMANDS = {"card-worth": card_worth_command}

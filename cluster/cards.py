@@ -1,144 +1,225 @@
-"""What each card is worth: paired ablations on common random numbers (``playtest card-worth``;
+"""What each card is worth: ablations on common random numbers, played as a sweep (``playtest card-worth``;
 docs/card-worth.md).
 
 The per-card tables (``tales_cards``' impact, Paws' cards table) say how often a card's holder won:
-association, not cause. Here each card is changed and the same games played again (the same seed and game
-index; every other card and every draw as before, so a game is the same game until the card matters):
+association, not cause. Here each card is changed in a copy of its card file and the same games played again
+(one sweep cell per variant beside the real deck's cell, every cell the same seed and game indices):
 
-- **blank**: the card's main number at its weakest (a heal of 0, a weapon of 0 damage, a shield that never
-  blocks), the card still in the deck and held as before. Its **worth** is the holder's score in the real
-  games less in the blank ones. (Taking the card out of the deck would move every later draw and compare
-  different games: the blank card keeps the pairing.)
+- **blank**: the card's main number at its weakest the card file allows (a heal of 0, a weapon of 0 damage, a
+  shield that blocks only on a 6, a monster of 1 HP), the card still in the deck and drawn as before: every
+  draw stays where it was, so a game is the same game until the card matters. Its **worth** is the holder's
+  score in the real games less in the blank ones: the ranking (too strong / too weak) is on it.
+- **removed**: one copy fewer (the card gone when it had one): the deck is one card shorter, so its shuffle and
+  every later draw differ and the games are paired only by their index; read it beside the worth.
 - **up** and **down**: the main number one step better and one step worse: how sensitive the card is.
 
-The holders are the seats that used the card in the real game (Paws: played the item; Tales: carried the
-equipment or fielded the creature); each holder's score (1 a win of its side, the fair share a game nobody
-won, 0 a loss) is compared game by game, the holders of one game averaged, the games the card was used in
-averaged: a paired mean with a normal 95% interval, and a Bonferroni interval over all the cards measured
-(the family's 95%); the worth's p-values are Holm-adjusted. A card is **too strong** when its family
-interval lies above the median worth of the cards, **too weak** when below it.
+The holders are the seats that used the card in the real game (Paws: played the item, or won the monster
+card; Tales: carried the equipment or fielded the creature); each holder's score (1 a win of its side, the
+fair share a game nobody won, 0 a loss) is compared game by game, the holders of one game averaged, the games
+the card was used in averaged: a paired mean with a normal 95% interval, and a Bonferroni interval over all
+the cards measured (the family's 95%); the worth's p-values are Holm-adjusted. A card is **too strong** when
+its family interval lies above the median worth of the cards, **too weak** when below it. The answer is read
+from the sweep's folder (queries/card_worth.py).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-import hashlib
 import math
+import re
+import tempfile
+import tomllib
+from pathlib import Path
 from statistics import NormalDist
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
+from cluster.measure_sweep import CARD_FILES, card_file_text
 from cluster.restrict import points
 from sim.games import GAMES, Match
 from sim.params import RuleError
 
 Z95 = 1.959964
+VARIANTS = ("blank", "removed", "up", "down")
+
+
+@dataclasses.dataclass(frozen=True)
+class Deck:
+    """One card file the engines deal from: its data key (and the card data's tuple of the same name), the
+    cards table's kind, which rows of the cards table are a seat that used the card (SQL over the cards
+    table: the game's own code, never user text), and each card's main number."""
+    key: str           # the data key and the card data's attribute (items, monsters, equipment, creatures)
+    kind: str          # the cards table's kind (item, monster, equipment, creature)
+    used: str          # SQL: a cards row of a seat that used the card
+    fields: dict       # the card file's field table: field -> (type, required, default, low, high)
+
+
+def _decks(game: str) -> tuple[Deck, ...]:
+    if game == "paws":
+        from sim.paws.cards import ITEM_FIELDS, MONSTER_FIELDS
+        return (Deck("items", "item", "plays > 0", ITEM_FIELDS),
+                Deck("monsters", "monster", "beaten > 0 OR captured > 0", MONSTER_FIELDS))
+    if game == "tales":
+        from sim.tales.cards import CREATURE_FIELDS, EQUIPMENT_FIELDS
+        return (Deck("equipment", "equipment", "true", EQUIPMENT_FIELDS),
+                Deck("creatures", "creature", "true", CREATURE_FIELDS))
+    return ()
+
+
+DECKS = {g: tuple(d.key for d in _decks(g)) for g in ("paws", "tales")}
+
+
+def deck(game: str, key: str) -> Deck:
+    return next(d for d in _decks(game) if d.key == key)
 
 
 @dataclasses.dataclass(frozen=True)
 class Knob:
-    """A card's main number: the deck it is in (the card data's tuple), the field, what is better, its weakest
-    value and the values it may take."""
-    deck: str          # attribute of the game's card data holding the cards (items, equipment, creatures)
-    kind: str          # the cards table's kind of the card (item, equipment, creature)
+    """A card's main number: the field, what is better (+1 more, -1 less: a shield's block roll), its bounds
+    in the card file and its weakest value."""
     field: str
-    better: int        # +1: more is better; -1: less is better (a shield's block roll)
-    weakest: int
+    better: int
     low: int
     high: int
 
+    @property
+    def weakest(self) -> int:
+        return self.low if self.better > 0 else self.high
+
 
 def knob(game: str, card) -> Knob | None:
-    """The main number of a card (None: the card has none to change)."""
+    """The main number of a card (None: the card has none to change; it may still be removed)."""
     if game == "paws":
-        if hasattr(card, "effect") and hasattr(card, "timing"):
-            return Knob("items", "item", "amount", +1, 0, 0, 99) if card.amount > 0 else None
-        return None
+        if hasattr(card, "effect") and hasattr(card, "timing"):          # an item: how much it does
+            return Knob("amount", +1, 0, 20) if card.amount > 0 else None
+        return Knob("hp", +1, 1, 50)                                      # a monster: its HP
     from sim.tales.kinds import Kind
-    if hasattr(card, "hand"):                                  # equipment
+    if hasattr(card, "hand"):                                             # equipment
         if card.kind == Kind.SHIELD:
-            return Knob("equipment", "equipment", "block", -1, 7, 1, 7) if card.block > 0 else None
-        if card.kind == Kind.POTION:       # used from the hand: the cards table does not say who used one
+            return Knob("block", -1, 1, 6)             # "4 means 4+": a lower roll blocks more often
+        if card.kind == Kind.POTION:
             return None
-        return Knob("equipment", "equipment", "damage", +1, 0, 0, 99)
-    return Knob("creatures", "creature", "damage", +1, 0, 0, 99)
+        return Knob("damage", +1, 0, 30)
+    return Knob("damage", +1, 0, 30)                                      # a creature
 
 
-DECKS = {"paws": ("items",), "tales": ("equipment", "creatures")}
+def measured(match: Match, key: str) -> list:
+    """The cards of deck ``key`` the engines deal in this match and the cards table says who used: Paws items
+    of the rules' item deck; every monster, Tales creature and equipment card but potions (used from the hand:
+    the cards table does not say who used one)."""
+    cards = getattr(match.data, key)
+    if match.game == "paws" and key == "items":
+        dealt = set(match.data.item_deck(match.rules.item_deck, match.rules.unruled_cards))
+        return [c for c in cards if c.id in dealt]
+    if match.game == "tales" and key == "equipment":
+        return [c for c in cards if knob("tales", c) is not None]
+    return list(cards)
 
 
 def cards_of(match: Match, decks: Sequence[str] | None = None) -> list[tuple[str, str]]:
-    """(deck, card name) of every card with a main number, in file order."""
-    out = []
-    for deck in decks or DECKS[match.game]:
-        for c in getattr(match.data, deck):
-            if knob(match.game, c) is not None:
-                out.append((deck, c.name))
-    return out
+    """(deck, card name) of every card measured, in file order."""
+    return [(key, c.name) for key in decks or DECKS[match.game] for c in measured(match, key)]
 
 
-def variant(match: Match, deck: str, name: str, how: str) -> Match | None:
-    """The match with card ``name`` made ``how`` (blank, up, down); None when the change is not possible (a
-    number already at its bound)."""
-    cards = getattr(match.data, deck)
-    card = next(c for c in cards if c.name == name)
-    k = knob(match.game, card)
+def changed(game: str, card, how: str) -> tuple[str, int, int] | None:
+    """(field, old value, new value) of variant ``how`` of a card; None when it is not possible (no main
+    number, a number already at its bound)."""
+    if how == "removed":
+        copies = getattr(card, "copies", 1)
+        return "copies", copies, copies - 1
+    k = knob(game, card)
+    if k is None:
+        return None
     value = getattr(card, k.field)
     new = {"blank": k.weakest, "up": value + k.better, "down": value - k.better}[how]
     if not k.low <= new <= k.high or new == value:
         return None
-    changed = tuple(dataclasses.replace(c, **{k.field: new}) if c.name == name else c for c in cards)
-    digest = hashlib.sha256(f"{match.data.digest}|{deck}|{name}|{k.field}={new}".encode()).hexdigest()[:16]
-    return dataclasses.replace(match, data=dataclasses.replace(match.data, **{deck: changed}, digest=digest))
+    return k.field, value, new
 
 
-def _scores(match: Match, seed: int, games: int) -> tuple[dict, Any]:
-    """{(game_index, seat): score} for every seat of every game, and the cards table."""
-    tables = dataclasses.replace(match, tables=("games", "cards")).play_batch(seed, 0, games)
-    g = GAMES[match.game]
-    side_of = g.paused_game(match).side_of
-    out = {}
-    for rec in tables["games"].to_pylist():
-        winner = g.winner(rec)
-        seats = len(rec["bots"])
-        sides = len({side_of(s) for s in range(seats)})
-        for s in range(seats):
-            out[(rec["game_index"], s)] = 1.0 / sides if winner < 0 else float(side_of(s) == winner)
-    return out, tables["cards"]
-
-
-def holders(cards_table, kind: str, name: str) -> dict[int, list[int]]:
-    """{game_index: the seats that used the card} from a cards table (Paws items: played at least once)."""
-    out: dict[int, list[int]] = {}
-    for r in cards_table.to_pylist():
-        if r["kind"] == kind and r["card"] == name and r.get("plays", 1) > 0:
-            out.setdefault(r["game_index"], []).append(r["seat"])
+def variant_doc(doc: dict, name: str, field: str, new: int) -> dict:
+    """The card file ``doc`` (parsed TOML) with card ``name``'s ``field`` set to ``new``; copies 0: the card left out."""
+    out = copy.deepcopy(doc)
+    cards = out["card"]
+    i = next(i for i, c in enumerate(cards) if c.get("name") == name)
+    if field == "copies" and new == 0:
+        cards.pop(i)
+    else:
+        cards[i][field] = new
     return out
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "card"
+
+
+def variant_files(match: Match, decks: Sequence[str] | None, names: Sequence[str] | None
+                  ) -> tuple[dict[str, str], list[dict]]:
+    """The card files of the sweep ({path relative to DIR: text}: the real deck's files copied as they are,
+    then every variant's) and its variant cells ({data key: file}); a variant the game's card rules refuse
+    (the last Champion of a people gone, say) is left out."""
+    game = GAMES[match.game]
+    sources = dict(game.data_files(match.data))
+    files = {f"{CARD_FILES}/{key}.toml": Path(path).read_text(encoding="utf-8") for key, path in sources.items()}
+    base = {key: f"{CARD_FILES}/{key}.toml" for key in sources}
+    cells, taken = [], set(files)
+    with tempfile.TemporaryDirectory() as tmp:
+        for key in decks or DECKS[match.game]:
+            doc = tomllib.loads(files[base[key]])
+            for card in measured(match, key):
+                if names and card.name not in names:
+                    continue
+                seen = set()
+                for how in VARIANTS:
+                    change = changed(match.game, card, how)
+                    if change is None or change in seen:     # one step down may be the blank: played once
+                        continue
+                    seen.add(change)
+                    text = card_file_text(variant_doc(doc, card.name, change[0], change[2]),
+                                          f"{card.name}: {how} ({change[0]} {change[1]} -> {change[2]}); written by "
+                                          "playtest card-worth")
+                    rel = f"{CARD_FILES}/{key}-{slug(card.name)}-{how}.toml"
+                    n = 1
+                    while rel in taken:
+                        n += 1
+                        rel = f"{CARD_FILES}/{key}-{slug(card.name)}-{n}-{how}.toml"
+                    probe = Path(tmp) / Path(rel).name
+                    probe.write_text(text, encoding="utf-8")
+                    try:
+                        game.resolve(None, {}, {}, {**sources, key: str(probe)})
+                    except (RuleError, ValueError):
+                        continue
+                    taken.add(rel)
+                    files[rel] = text
+                    cells.append({key: rel})
+    return files, cells
+
+
+def sweep_raw(match: Match, rules: str | None, overrides: dict, setup: dict, seed: int, games: int,
+              cells: list[dict]) -> dict:
+    """The card-worth sweep spec: the real deck's cell (the copied files in ``[data]``) and one cell per variant,
+    the same seed; the games and cards tables (the holders come from the cards table)."""
+    raw = {"name": f"card worth {match.game}", "game": match.game, **({"rules": rules} if rules else {}),
+           "seed": seed, "games_per_cell": games, "tables": ["games", "cards"]}
+    if setup:
+        raw["setup"] = setup
+    if overrides:
+        raw["overrides"] = overrides
+    raw["data"] = {key: f"{CARD_FILES}/{key}.toml" for key, _ in GAMES[match.game].data_files(match.data)}
+    raw["cells"] = [{}] + cells
+    return raw
 
 
 def paired(base: dict, other: dict, users: dict[int, list[int]]) -> dict:
-    """The holders' mean score change (other less base), per game averaged, with a normal 95% interval."""
-    d = np.array([np.mean([other[(gi, s)] - base[(gi, s)] for s in seats]) for gi, seats in sorted(users.items())])
+    """The holders' mean score change (other less base), per game averaged, with a normal 95% interval; games
+    ``other`` lacks (an unfinished sweep) are left out."""
+    d = np.array([np.mean([other[(gi, s)] - base[(gi, s)] for s in seats]) for gi, seats in sorted(users.items())
+                  if (gi, seats[0]) in other])
     if len(d) < 2:
         return {"games": int(len(d)), "diff": float(d.mean()) if len(d) else None, "se": None}
     return {"games": int(len(d)), "diff": float(d.mean()), "se": float(d.std(ddof=1) / math.sqrt(len(d)))}
-
-
-def card_task(game_name: str, rules: str | None, overrides: dict, setup: dict, seed: int, games: int,
-              deck: str, name: str, data: dict | None = None) -> dict:
-    """One Ray task: one card's blank, up and down against the real games (``data``: card files)."""
-    match = GAMES[game_name].resolve(rules, overrides, setup, data)
-    base, table = _scores(match, seed, games)
-    k = knob(game_name, next(c for c in getattr(match.data, deck) if c.name == name))
-    users = holders(table, k.kind, name)
-    out = {"deck": deck, "card": name, "field": k.field, "value": getattr(next(c for c in getattr(match.data, deck)
-                                                                                if c.name == name), k.field),
-           "used_in": len(users), "holders": sum(len(v) for v in users.values())}
-    for how in ("blank", "up", "down"):
-        m = variant(match, deck, name, how)
-        out[how] = None if m is None or not users else paired(base, _scores(m, seed, games)[0], users)
-    return out
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -154,27 +235,29 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 
 def summarise(rows: list[dict]) -> list[dict]:
-    """Each card's worth (real less blank), up and down with 95% and family (Bonferroni) intervals, the
+    """Each card's worth (real less blank), removed, up and down with 95% and family (Bonferroni) intervals, the
     worth's Holm-adjusted p-value, and the verdict against the median worth."""
-    measured = [r for r in rows if r["blank"] and r["blank"]["se"] is not None]
-    family = NormalDist().inv_cdf(1 - 0.025 / max(1, len(measured)))
+    measured_rows = [r for r in rows if r.get("blank") and r["blank"]["se"] is not None]
+    family = NormalDist().inv_cdf(1 - 0.025 / max(1, len(measured_rows)))
     for r in rows:
-        for how in ("blank", "up", "down"):
-            x = r[how]
-            if x and x["se"] is not None:       # se 0: every paired game came out the same (the number changes nothing)
-                sign = -1.0 if how == "blank" else 1.0         # worth = real less blank
+        for how in VARIANTS:
+            x = r.get(how)
+            if x and x["se"] is not None:      # se 0: every paired game came out the same (the number changes nothing)
+                sign = -1.0 if how in ("blank", "removed") else 1.0         # worth = real less blank (or removed)
                 m = sign * x["diff"] + 0.0
                 x.update(effect=m, ci95=[m - Z95 * x["se"], m + Z95 * x["se"]],
                          family_ci95=[m - family * x["se"], m + family * x["se"]],
                          p=2 * (1 - NormalDist().cdf(abs(m) / x["se"])) if x["se"] > 0 else (0.0 if m else 1.0))
-    ps = holm([r["blank"]["p"] for r in measured])
-    for r, p in zip(measured, ps):
+    ps = holm([r["blank"]["p"] for r in measured_rows])
+    for r, p in zip(measured_rows, ps):
         r["blank"]["p_holm"] = p
-    median = float(np.median([r["blank"]["effect"] for r in measured])) if measured else 0.0
+    median = float(np.median([r["blank"]["effect"] for r in measured_rows])) if measured_rows else 0.0
     for r in rows:
-        b = r["blank"]
-        if not (b and b.get("se") is not None):
-            r["verdict"] = "not measured" if r["used_in"] else "never used"
+        b = r.get("blank")
+        if not r["used_in"]:
+            r["verdict"] = "never used"
+        elif not (b and b.get("se") is not None):
+            r["verdict"] = "not measured"       # no main number to blank (its removal is still measured)
         elif b["se"] == 0 and b["diff"] == 0:
             r["verdict"] = "number changes nothing"      # every paired game the same: the rules do not read it
         elif b["family_ci95"][0] > median:
@@ -187,36 +270,9 @@ def summarise(rows: list[dict]) -> list[dict]:
     return rows
 
 
-def card_worth(game_name: str, rules: str | None, overrides: dict, setup: dict, seed: int, games: int,
-               decks: Sequence[str] | None = None, names: Sequence[str] | None = None,
-               workers: int | None = None, address: str | None = None, data: dict | None = None) -> dict:
-    from cluster.sweep import ray_session
-    match = GAMES[game_name].resolve(rules, overrides, setup, data)
-    todo = [(d, n) for d, n in cards_of(match, decks) if not names or n in names]
-    if names:
-        missing = sorted(set(names) - {n for _, n in todo})
-        if missing:
-            raise RuleError(f"--cards: {', '.join(missing)}: no such card with a number to change in "
-                            f"{game_name}'s {' and '.join(decks or DECKS[game_name])}")
-    with ray_session(workers, address) as ray:
-        task = ray.remote(num_cpus=1)(card_task)
-        rows = ray.get([task.remote(game_name, rules, overrides, setup, seed, games, d, n, data) for d, n in todo])
-    bots = [str(b) for b in GAMES[game_name].setup_values(match.setup)["bots"]]
-    return {"game": game_name, "rules": rules, "overrides": overrides, "setup": setup, "data": data or {},
-            "data_digest": match.data_digest, "bots": bots, "seed": seed, "games": games, "cards": summarise(rows),
-            "method": "each card's main number made weakest (blank), one step better (up) and worse (down), the same "
-                      "games played again; the score of the seats that used the card in the real game compared game "
-                      "by game; normal 95% and Bonferroni family intervals, Holm-adjusted p-values of the worth",
-            "note": "bots, not people: what each card is worth to these bots' play"}
-
-
-def games_to_play(n_cards: int, games: int) -> int:
-    return n_cards * games * 4          # the real games (once a card) and its three variants
-
-
 def sentences(r: dict) -> list[str]:
     pts = points
-    rows = [c for c in r["cards"] if c["blank"] and c["blank"].get("se") is not None]
+    rows = [c for c in r["cards"] if c.get("blank") and c["blank"].get("se") is not None]
     out = [f"median worth of a card to its holder: {pts(rows[0]['median_worth']) if rows else 'n/a'} points of "
            "win share (the holder's score in the real games less with the card blank)"]
     for c in sorted(rows, key=lambda c: -c["blank"]["effect"]):

@@ -1,0 +1,165 @@
+"""What each card is worth, answered from a sweep's folder (``playtest card-worth``; docs/card-worth.md).
+
+The layout is read from the sweep's own spec and card files (checked against the manifest's spec digest),
+not from a file of its own, so any sweep laid out this way gets the answer: one **base** cell, and cells
+whose card data differ from the base's in one card only: its main number one step up or down or at its
+weakest (blank), or one copy fewer (removed; the card left out when it had one). Each is paired with the
+base cell on game_index (every cell of a sweep plays the same seed); the holders are the seats the base
+cell's cards table says used the card.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from cluster.cards import VARIANTS, deck, knob, paired, summarise
+from cluster.spec import SpecError, parse_spec
+from queries import library
+from sim.games import GAMES
+
+
+def _plain(card):
+    """A card without its position in the file (ids shift when a card is left out)."""
+    return dataclasses.replace(card, id=0)
+
+
+def difference(game: str, keys, base, other) -> tuple[str, str, str] | None:
+    """(deck, card name, variant) when card data ``other`` is ``base`` with one card changed as a variant of
+    the measure is; None otherwise."""
+    found = []
+    for key in keys:
+        a = {c.name: _plain(c) for c in getattr(base, key)}
+        b = {c.name: _plain(c) for c in getattr(other, key)}
+        if a == b:
+            continue
+        gone, new = set(a) - set(b), set(b) - set(a)
+        if new or len(gone) > 1:
+            return None
+        if gone:
+            name = gone.pop()
+            if getattr(a[name], "copies", 1) != 1 or any(a[n] != b[n] for n in b):
+                return None
+            found.append((key, name, "removed"))
+            continue
+        diff = [n for n in a if a[n] != b[n]]
+        if len(diff) != 1:
+            return None
+        name = diff[0]
+        fields = [f.name for f in dataclasses.fields(a[name]) if getattr(a[name], f.name) != getattr(b[name], f.name)]
+        if len(fields) != 1:
+            return None
+        was, now = getattr(a[name], fields[0]), getattr(b[name], fields[0])
+        k = knob(game, a[name])
+        if fields[0] == "copies" and now == was - 1:
+            found.append((key, name, "removed"))
+        elif k is not None and fields[0] == k.field and now == k.weakest:
+            found.append((key, name, "blank"))          # also one step down when the number is one above it
+        elif k is not None and fields[0] == k.field and now == was + k.better:
+            found.append((key, name, "up"))
+        elif k is not None and fields[0] == k.field and now == was - k.better:
+            found.append((key, name, "down"))
+        else:
+            return None
+    return found[0] if len(found) == 1 else None
+
+
+def layout(spec) -> tuple[str, dict[str, tuple[str, str, str]]] | None:
+    """(base cell id, {cell id: (deck, card, variant)}) of a card-worth sweep; None when its cells are not one."""
+    keys = [k for k in GAMES[spec.game].data_keys]
+    for base in spec.cells:
+        same = {c.id: c for c in spec.cells
+                if c.id != base.id and {k: v for k, v in c.match.describe().items()} == base.match.describe()}
+        if len(same) != len(spec.cells) - 1:
+            return None              # the cells differ in more than card data: not this layout
+        out = {}
+        for cid, c in same.items():
+            d = difference(spec.game, keys, base.match.data, c.match.data)
+            if d is None or d in out.values():
+                break
+            out[cid] = d
+        else:
+            return (base.id, out) if out else None
+    return None
+
+
+def _stored_spec(folder: Path, m: dict):
+    name = Path(m.get("spec_file", "")).name
+    base_dir = folder if name and (folder / name).is_file() else Path(m.get("spec_file", ".")).parent
+    try:
+        spec = parse_spec(m["spec"], source=str(base_dir / name), base_dir=base_dir)
+    except (SpecError, KeyError):
+        return None
+    if spec.digest != m.get("spec_digest"):
+        raise library.ResultsError(f"{folder}: its card files or spec no longer give the sweep's spec digest "
+                                   f"{m.get('spec_digest')} (edited since it was played); "
+                                   f"{library.repair_hint(folder, m)}")
+    return spec
+
+
+def card_worth(folder: str | Path) -> dict | None:
+    """Every card's worth (blank), removed, up and down with their intervals and verdicts, from a sweep's folder;
+    None when its cells are not a card-worth layout. A folder that cannot be read safely is a ResultsError."""
+    folder = Path(folder)
+    m = library.read_manifest(folder)
+    if m is None or m.get("game") not in GAMES.names() or "cards" not in (m.get("tables") or []):
+        return None
+    spec = _stored_spec(folder, m)
+    if spec is None:
+        return None
+    lay = layout(spec)
+    if lay is None:
+        return None
+    base_id, variants = lay
+    game = GAMES[spec.game]
+    cells = {c.id: c for c in spec.cells}
+    con = library.connect([folder])
+    try:
+        library.add_seat_outcomes(con, [folder])
+        _, rows = library.execute(
+            con, "SELECT cell, game_index, [CASE WHEN winning_side = -1 THEN 1.0 / sides ELSE CAST(x = winning_side AS DOUBLE) "
+                 "END FOR x IN seat_sides] AS scores FROM seat_outcomes ORDER BY cell, game_index",
+            where="card worth", results=[folder])
+        scores: dict[str, dict] = {}
+        for cell, gi, s in rows:
+            scores.setdefault(cell, {}).update({(gi, seat): float(v) for seat, v in enumerate(s)})
+        users: dict[tuple[str, str], dict[int, list[int]]] = {}
+        for key, card in dict.fromkeys((k, n) for k, n, _ in variants.values()):
+            d = deck(spec.game, key)
+            # d.used is the game's own SQL (code); the cell, kind and card name are bound
+            _, held = library.execute(con, f"SELECT game_index, seat FROM cards WHERE cell = $cell AND kind = $kind "
+                                           f"AND card = $card AND ({d.used}) ORDER BY game_index, seat",
+                                      {"cell": base_id, "kind": d.kind, "card": card}, where="card worth",
+                                      results=[folder])
+            for gi, seat in held:
+                users.setdefault((key, card), {}).setdefault(gi, []).append(seat)
+    finally:
+        con.close()
+    base = scores.get(base_id, {})
+    by_card: dict[tuple[str, str], dict] = {}
+    base_data = cells[base_id].match.data
+    for cid, (key, name, how) in variants.items():
+        card = next(c for c in getattr(base_data, key) if c.name == name)
+        k = knob(spec.game, card)
+        used = users.get((key, name), {})
+        row = by_card.setdefault((key, name), {
+            "deck": key, "card": name, "field": k.field if k else None, "value": getattr(card, k.field) if k else None,
+            "used_in": len(used), "holders": sum(len(v) for v in used.values()), "cells": {},
+            **{v: None for v in VARIANTS}})
+        row["cells"][how] = cid
+        row[how] = paired(base, scores.get(cid, {}), used) if used else None
+        if how == "blank" and k is not None and k.weakest == row["value"] - k.better:     # the blank is one step down
+            row["cells"]["down"] = cid
+            row["down"] = dict(row["blank"]) if row["blank"] else None
+    rows_out = summarise(list(by_card.values()))
+    bots = [str(b) for b in cells[base_id].match.describe()["setup"].get("bots", [])]
+    return {"game": spec.game, "rules": spec.rules, "overrides": spec.overrides, "setup": spec.setup,
+            "data_digest": cells[base_id].match.data_digest, "bots": bots, "seed": spec.seed,
+            "games": spec.games_per_cell, "folder": str(folder), "spec_digest": spec.digest, "base_cell": base_id,
+            "cards": rows_out,
+            "method": "each card changed in a copy of its card file, one sweep cell a variant beside the real deck's, "
+                      "the same seed: its main number at its weakest (blank: the worth), one copy fewer (removed), "
+                      "one step better (up) and worse (down); the score of the seats that used the card in the real "
+                      "game compared game by game; normal 95% and Bonferroni family intervals, Holm-adjusted "
+                      "p-values of the worth",
+            "note": "bots, not people: what each card is worth to these bots' play"}
