@@ -84,6 +84,26 @@ def test_the_cores_chances_are_the_value_head_of_the_seat_features(game, setup, 
             assert np.array_equal(np.array(mine["chances"], np.float32), rows["chances"][:, :seats])
 
 
+def test_a_tales_turn_row_is_the_paused_game_at_the_turns_first_decision():
+    """Tales: nothing happens between a battle turn's start and its attacker decision, so each turn row's chances
+    are the value head over the paused game's learned_features() at that decision (one attacker pick a turn in
+    the standard mode), an independent way to the same state."""
+    from sim.tales.kinds import Decision
+    m = match_of("tales", {"mode": "standard"}, "tales-2")
+    model, games = winprob.oracle_of(m), m.definition.paused_game(m)
+    table = m.play_batch(21, 0, 20)["win_prob"]
+    for index in range(20):
+        rows = table.filter(pa.compute.equal(table["game_index"], index)).to_pylist()
+        pg, at = games.new(21, index, 0), []
+        while pg.paused:
+            if pg.asking == Decision.ATTACKER:
+                at.append(seat_chances(pg.learned_features()[1], model.value))
+            pg.play_on(pg.decisions + 1)
+        assert len(at) == len(rows) - 1
+        for row, p in zip(rows, at):
+            assert np.abs(np.array(row["chances"]) - p).max() < 1e-5, (index, row)
+
+
 @pytest.mark.parametrize("game,setup,oracle", CONFIGS, ids=IDS)
 def test_rows_are_the_turns_in_order_then_the_end(game, setup, oracle):
     m = match_of(game, setup, oracle)
