@@ -185,12 +185,13 @@ def variant_files(match: Match, decks: Sequence[str] | None, names: Sequence[str
                     while rel in taken:
                         n += 1
                         rel = f"{CARD_FILES}/{key}-{slug(card.name)}-{n}-{how}.toml"
-                    probe = Path(tmp) / Path(rel).name
-                    probe.write_text(text, encoding="utf-8")
-                    try:
-                        game.resolve(None, {}, {}, {**sources, key: str(probe)})
-                    except (RuleError, ValueError):
-                        continue
+                    if change[2] == 0 and how == "removed":      # the card gone: the game's rules may refuse it
+                        probe = Path(tmp) / Path(rel).name
+                        probe.write_text(text, encoding="utf-8")
+                        try:
+                            game.resolve(None, {}, {}, {**sources, key: str(probe)})
+                        except (RuleError, ValueError):
+                            continue
                     taken.add(rel)
                     files[rel] = text
                     cells.append({key: rel})
