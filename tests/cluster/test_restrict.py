@@ -4,8 +4,10 @@ Held here: a heuristic bot forbidden an option plays identically on both engines
 games, in every bench configuration); the reference bot never takes the forbidden kind while it has another,
 and the unrestricted bot does take it in the same games (so the check can fail); an option the bot never
 takes costs exactly nothing on common random numbers (every paired game is the same game), an option the
-game cannot be played without (Paws: moving) is dominant; the verdicts at their borders; bad input is one
-line, exit 2, before any game.
+game cannot be played without (Paws: moving) is dominant; the sweep's base cell pairs as the re-played
+unrestricted bot did; the folder is a real sweep (status --verify, --resume after a deleted part gives the same
+answer byte for byte, a damaged part refused), the answer from the folder is the one printed, any sweep laid
+out this way is answered; the verdicts at their borders; bad input is one line, exit 2, before any game.
 """
 
 from __future__ import annotations
@@ -98,16 +100,48 @@ def test_tales_a_forbidden_option_is_never_taken_while_another_is_listed(monkeyp
     assert any(chosen == option for _, _, _, chosen in free)
 
 
-def test_an_option_the_bot_never_takes_costs_exactly_nothing_and_moving_is_dominant():
+def _sweep(tmp_path, *args):
+    """``playtest restrict ARGS --out DIR --quiet``: the result's exit code checked, (DIR, result, the answer)."""
+    out = tmp_path / "sweep"
+    res = runner.invoke(app, ["restrict", *args, "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    return out, res, json.loads((out / "restrict.json").read_text())
+
+
+def test_an_option_the_bot_never_takes_costs_exactly_nothing_and_moving_is_dominant(tmp_path):
     """The Tales heuristic never takes a card back off a creature (it scores -1 against passing's 0): forbidding
     it leaves every game as it was, so each paired difference is 0 and the verdict is useless. A Paws bot that
     may not move never leaves its start: forbidding moves is dominant."""
-    row = restrict.option_row("tales", "heuristic", "take_off", 5, 200)
-    assert row["cost"] == 0 and row["cost_95"] == [0, 0] and row["games"] == 800
-    assert restrict.verdict(row["cost"], *row["cost_95"]) == "useless"
-    row = restrict.option_row("paws", "heuristic", "move", 5, 100)
-    assert restrict.verdict(row["cost"], *row["cost_95"]) == "dominant", row
-    assert row["cost_95"][0] > 0.1
+    _, _, r = _sweep(tmp_path / "t", "tales", "--forbid", "take_off", "--games", "200", "--seed", "5")
+    row = r["options"][0]
+    assert row["cost"] == 0 and row["cost_95"] == [0, 0] and row["games"] == 800 and row["verdict"] == "useless"
+    _, _, r = _sweep(tmp_path / "p", "paws", "--forbid", "move", "--games", "100", "--seed", "5")
+    row = r["options"][0]
+    assert row["verdict"] == "dominant" and row["cost_95"][0] > 0.1, row
+
+
+def test_the_sweep_pairs_as_the_bare_tasks_did():
+    """The base cell serves every option: the same numbers as re-playing the unrestricted bot per option
+    (cluster.train.gains, the paired estimate of tune-bot), from the sweep's rows."""
+    from cluster.spec import parse_spec
+    from cluster.train import gains
+    spec = parse_spec(restrict.sweep_raw("tales", "heuristic", ["equip"], 3, 40))
+    assert [c.values["bots"] for c in spec.cells[:3]] == [["heuristic"] * 2, ["heuristic:forbid=equip", "heuristic"],
+                                                          ["heuristic", "heuristic:forbid=equip"]]
+    assert len(spec.cells) == 6 and restrict.games_to_play("tales", "heuristic", ["equip"], 40) == 240
+    import duckdb
+    from queries import restrict as qr
+    con = duckdb.connect()
+    tables = [c.match.play_batch(3, 0, 40)["games"] for c in spec.cells]
+    import pyarrow as pa
+    con.register("games", pa.concat_tables([t.append_column("cell", pa.array([c.id] * t.num_rows))
+                                            for c, t in zip(spec.cells, tables)]))
+    edges = qr.seat_edges(con, GAMES["tales"], [])
+    old = gains("tales", "heuristic:forbid=equip", "heuristic", "heuristic", 3, 40)
+    r0, b0 = edges["c001"][1][:, 0], edges["c000"][1][:, 0]
+    r1, b1 = edges["c002"][1][:, 1], edges["c000"][1][:, 1]
+    from cluster.train import paired_gain
+    assert paired_gain("x", np.concatenate([r0, r1]), np.concatenate([b0, b1])).diff == old[0].diff
 
 
 @pytest.mark.parametrize("cost, low, high, want", [
@@ -118,22 +152,74 @@ def test_verdicts_at_their_borders(cost, low, high, want):
     assert restrict.verdict(cost, low, high) == want
 
 
-def test_the_command_runs_end_to_end_and_writes_its_answer_and_page(tmp_path, ray_local):
+def test_the_command_runs_a_sweep_and_answers_from_its_folder(tmp_path):
+    """The folder is an ordinary sweep: status --verify passes; the answer read back from the folder (--from,
+    restricted_play) is the one the command printed and wrote; a deleted part is played again by --resume,
+    the answer the same byte for byte; the cost is said before any game."""
     from tests.test_report import open_page
-    out, page = tmp_path / "r.json", tmp_path / "r.html"
-    res = runner.invoke(app, ["restrict", "tales", "--forbid", "take_off,equip", "--games", "50", "--out", str(out),
-                              "--html", str(page)])
-    assert res.exit_code == 0, res.output
+    from queries.restrict import restricted_play
+    page, also = tmp_path / "r.html", tmp_path / "r.json"
+    out, res, result = _sweep(tmp_path, "tales", "--forbid", "take_off,equip", "--games", "50", "--html", str(page),
+                              "--json", str(also))
+    assert "10 cells x 50 games = 500 games to play" in " ".join(res.stderr.split())
+    assert res.stderr.index("games to play") < res.stderr.index("500 games in")
     found = open_page(page, tmp_path / "r.png")
     assert not found["errors"] and found["sections"] == ["answer", "table"]
     assert found["images"] == found["decoded"] == 1 and found["rendered"] == "1"
     assert "forbid equip: dominant" in found["text"] and "Bots, not people" in found["text"]
-    result = json.loads(out.read_text())
     by = {r["option"]: r for r in result["options"]}
     assert set(by) == {"take_off", "equip"} and by["take_off"]["verdict"] == "useless"
-    assert by["equip"]["cost"] > 0.2 and by["equip"]["verdict"] == "dominant"
-    assert "forbid equip: dominant" in res.stdout and "800 games to play" in res.stderr
+    assert by["equip"]["cost"] > 0.2 and by["equip"]["verdict"] == "dominant" and by["equip"]["games"] == 200
+    assert "forbid equip: dominant" in res.stdout
     assert np.isclose(by["equip"]["cost"], np.mean([lu["cost"] for lu in by["equip"]["line_ups"]]))
+    text = (out / "restrict.json").read_text()
+    assert also.read_text() == text and json.loads(text) == restricted_play(out)
+    again = runner.invoke(app, ["restrict", "tales", "--from", str(out), "--json", str(tmp_path / "from.json")])
+    assert again.exit_code == 0 and (tmp_path / "from.json").read_text() == text and again.stdout == res.stdout
+
+    status = runner.invoke(app, ["status", str(out), "--verify"])
+    assert status.exit_code == 0 and "the folder is whole" in status.output, status.output
+    (out / "games" / "cell=c003" / "part-00000.parquet").unlink()
+    resumed = runner.invoke(app, ["restrict", "tales", "--forbid", "take_off,equip", "--games", "50", "--out",
+                                  str(out), "--resume", "--quiet"])
+    assert resumed.exit_code == 0 and "1 parts written, 9 already done" in " ".join(resumed.stderr.split())
+    assert (out / "restrict.json").read_text() == text and resumed.stdout == res.stdout
+
+
+def test_a_damaged_part_is_refused_and_resume_plays_it_again(tmp_path):
+    out, res, result = _sweep(tmp_path, "tales", "--forbid", "equip", "--games", "30")
+    part = out / "games" / "cell=c001" / "part-00000.parquet"
+    data = bytearray(part.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    part.write_bytes(bytes(data))
+    bad = runner.invoke(app, ["restrict", "tales", "--from", str(out)])
+    lines = [x for x in bad.stderr.splitlines() if x.strip()]
+    assert bad.exit_code == 2 and len(lines) == 1 and "cell=c001/part-00000.parquet" in lines[0], bad.output
+    assert "playtest status --verify" in lines[0]
+    resumed = runner.invoke(app, ["restrict", "tales", "--forbid", "equip", "--games", "30", "--out", str(out),
+                                  "--resume", "--quiet"])
+    assert resumed.exit_code == 0 and "corrupt 1" in " ".join(resumed.stderr.split()), resumed.output
+    assert json.loads((out / "restrict.json").read_text()) == result
+
+
+def test_any_sweep_laid_out_as_restricted_play_gets_the_answer_and_others_none(tmp_path):
+    """The layout comes from the cells' bots: a sweep written by hand with a base cell and a forbid= cell is
+    answered; a sweep of other cells is not a restricted-play layout (None; --from refuses it in one line)."""
+    from queries.restrict import restricted_play
+    spec = tmp_path / "s.toml"
+    spec.write_text('game = "tales"\nseed = 4\ngames_per_cell = 30\n[setup]\nmode = "standard"\n'
+                    '[[cells]]\nbots = ["heuristic", "heuristic"]\n'
+                    '[[cells]]\nbots = ["heuristic", "heuristic:forbid=equip"]\n')
+    res = runner.invoke(app, ["sweep", str(spec), "--out", str(tmp_path / "a"), "--no-progress"])
+    assert res.exit_code == 0, res.output
+    r = restricted_play(tmp_path / "a")
+    assert [o["option"] for o in r["options"]] == ["equip"] and r["options"][0]["games"] == 30
+    assert r["line_ups"] == ["tales standard"]
+    spec.write_text('game = "tales"\nseed = 4\ngames_per_cell = 10\n[grid]\nmode = ["standard", "survive"]\n')
+    res = runner.invoke(app, ["sweep", str(spec), "--out", str(tmp_path / "b"), "--no-progress"])
+    assert res.exit_code == 0 and restricted_play(tmp_path / "b") is None
+    bad = runner.invoke(app, ["restrict", "tales", "--from", str(tmp_path / "b")])
+    assert bad.exit_code == 2 and "not a restricted-play sweep" in bad.stderr
 
 
 @pytest.mark.parametrize("args, message", [
@@ -146,9 +232,22 @@ def test_the_command_runs_end_to_end_and_writes_its_answer_and_page(tmp_path, ra
     (["paws", "--margin", "nan"], r"--margin nan is not allowed"),
     (["paws", "--games", "1"], r"--games 1 is out of range"),
     (["chess"], r"chess"),
+    (["paws", "NO-OUT"], r"give --out DIR .* or --from DIR"),
+    (["paws", "--out", "OUT", "--from", "OUT"], r"not both"),
+    (["paws", "--out", "OTHER"], r"holds a sweep that is not a restricted-play sweep"),
+    (["paws", "--out", "FILE"], r"not a folder"),
+    (["paws", "--from", "EMPTY"], r"not a restricted-play sweep|no game records"),
 ])
-def test_bad_input_is_one_line_and_exit_2_before_any_game(args, message):
+def test_bad_input_is_one_line_and_exit_2_before_any_game(tmp_path, args, message):
     import re
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "manifest.json").write_text('{"format": 1, "spec_digest": "x"}')
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "empty").mkdir()
+    where = {"OUT": tmp_path / "out", "OTHER": tmp_path / "other", "FILE": tmp_path / "file", "EMPTY": tmp_path / "empty"}
+    if "--out" not in args and "--from" not in args and "NO-OUT" not in args:
+        args = [*args, "--out", "OUT"]
+    args = [str(where.get(a, a)) for a in args if a != "NO-OUT"]
     res = runner.invoke(app, ["restrict", *args])
     lines = [x for x in res.stderr.splitlines() if x.strip()]
     assert res.exit_code == 2 and len(lines) == 1 and re.search(message, lines[0]), res.output
