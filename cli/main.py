@@ -107,7 +107,7 @@ EXAMPLES = {
     "tune-bot": "playtest tune-bot tales --trials 50 --games 500 --seed 2026",
     "train-bot": "playtest train-bot paws --iterations 2 --games 100 --eval-games 100",
     "restrict": "playtest restrict paws --games 2000 --out restrict-paws.json",
-    "kingmaker": "playtest kingmaker paws --players 4 --games 1000 --out kingmaker.json",
+    "kingmaker": "playtest kingmaker paws --players 4 --games 1000 --out results/kingmaker",
     "tension": "playtest tension tales --games 2000 --html tension.html",
     "card-worth": "playtest card-worth tales --deck equipment --games 2000 --out worth.json",
 }

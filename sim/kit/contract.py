@@ -89,9 +89,10 @@ def contexts(game) -> list[tuple[str, str | None, dict[str, Any], dict[str, Any]
 
 
 def both_engines(game) -> tuple[str, ...]:
-    """The game's result tables both engines write: all but the core's win_prob (sim/kit/winprob.py)."""
-    from sim.kit import winprob
-    return tuple(t for t in game.schemas if t != winprob.TABLE)
+    """The game's result tables both engines write: all but the core's win_prob (sim/kit/winprob.py) and
+    kingmaking (sim/kit/kingmaking.py: the core's paused games, 3 or more sides only)."""
+    from sim.kit import kingmaking, winprob
+    return tuple(t for t in game.schemas if t not in (winprob.TABLE, kingmaking.TABLE))
 
 
 def first_difference(match, seed: int, start: int, count: int) -> str | None:

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import pyarrow as pa
 
 from sim.bots import bot_specs
-from sim.kit import kingmaking, trace, winprob
+from sim.kit import trace, winprob
 from sim.games import BenchPreset, CompareColumns, Game, Match, PausedGames
 from sim.params import RuleError
 from sim.record_schema import with_data_columns
@@ -52,12 +52,11 @@ class Tales(Game):
                   "bots": "one bot spec per seat (random, heuristic, heuristic:aggression=3, "
                           "mcts:iterations=256, flat:rollouts=16), or one for all"}
     data_keys = {"creatures": "creature cards TOML (both peoples)", "equipment": "equipment deck TOML"}
+    # no kingmaking table: Tales is always played between two sides (docs/kingmaking.md)
     schemas = {"games": with_data_columns(SCHEMA), "cards": CARD_SCHEMA, trace.TABLE: trace.SCHEMA,
-               kingmaking.TABLE: kingmaking.SCHEMA, winprob.TABLE: winprob.SCHEMA}
-    column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS, kingmaking.TABLE: kingmaking.COLUMN_DOCS,
-                   winprob.TABLE: winprob.COLUMN_DOCS}
-    table_options = {kingmaking.TABLE: kingmaking.resolve_options,     # docs/kingmaking.md
-                     winprob.TABLE: winprob.resolve_options}           # docs/tension.md "The stored trace"
+               winprob.TABLE: winprob.SCHEMA}
+    column_docs = {**COLUMN_DOCS, trace.TABLE: trace.COLUMN_DOCS, winprob.TABLE: winprob.COLUMN_DOCS}
+    table_options = {winprob.TABLE: winprob.resolve_options}           # docs/tension.md "The stored trace"
     bot_weights = HeuristicWeights
     bot_roster = ROSTER
     reference_module = "sim.tales.game"
@@ -103,13 +102,12 @@ class Tales(Game):
     def play_games(self, match: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:
         if engine == "core":
             from sim.tales.core_engine import play_batch_core     # the compiled core, loaded when first played
-            return kingmaking.with_table(match, seed, start, count, engine, play_batch_core(
-                match.setup, match.rules, match.data, seed, start, count, want_cards="cards" in match.tables,
-                want_trace=trace.TABLE in match.tables, oracle=winprob.oracle_of(match)))
+            return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
+                                   want_cards="cards" in match.tables, want_trace=trace.TABLE in match.tables,
+                                   oracle=winprob.oracle_of(match))
         from sim.tales.game import play_game                       # the reference engine, likewise
         winprob.refuse_reference(match)
-        return kingmaking.with_table(match, seed, start, count, engine, trace.reference_tables(
-            self, match, seed, start, count, play_game, to_table, cards_table))
+        return trace.reference_tables(self, match, seed, start, count, play_game, to_table, cards_table)
 
     def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
         from sim.tales.core_engine import play_batch_core

@@ -221,7 +221,7 @@ def test_threshold_and_oracle_are_part_of_the_spec_digest():
     ({"kingmaking": {"oracl": "paws-2"}}, r"\[kingmaking\] unknown key 'oracl'; valid: threshold, oracle"),
     ({"setup": {"players": 2}}, r"played between 2 sides: kingmaking needs 3 or more"),
     ({"setup": {"mode": "teams"}}, r"played between 2 sides"),
-    ({"game": "tales", "setup": {}}, r"tales as set up is played between 2 sides"),
+    ({"game": "tales", "setup": {}}, r"unknown tales result table .kingmaking.; valid: games"),
     ({"tables": ["games"]}, r"\[kingmaking\] gives options of a table that the tables do not ask for"),
     ({"engine": "reference"}, r"the kingmaking table replays the engine core's paused games; engine = reference"),
 ])
