@@ -10,6 +10,7 @@ keeps all of them (cluster/verify.py ``own_files``).
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 import tomllib
 from pathlib import Path
@@ -22,6 +23,11 @@ from sim.files import parse_toml, read_text_bounded, write_atomic
 CARD_FILES = "card-files"          # DIR/card-files/<name>.toml: the card files a measure's cells read
 
 
+def toml_key(key: str) -> str:
+    """A key bare where TOML allows it (letters, digits, _ and -), quoted otherwise."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
+
+
 def toml_value(value: Any) -> str:
     """One TOML value: a string, integer, float, boolean, list or inline table of them."""
     if isinstance(value, bool):
@@ -31,7 +37,7 @@ def toml_value(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(k)} = {toml_value(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items()) + "}"
     return json.dumps(str(value), ensure_ascii=False)      # a TOML basic string: JSON's escapes are TOML's
 
 
@@ -39,13 +45,13 @@ def toml_text(doc: dict, header: str = "", tables: tuple[str, ...] = (), arrays:
     """``doc`` as TOML: its plain keys, then each of ``tables`` as ``[name]`` and each of ``arrays`` as ``[[name]]``;
     checked to read back as exactly ``doc`` (a file must say exactly what is played)."""
     lines = [f"# {line}" for line in header.splitlines()]
-    lines += [f"{json.dumps(k)} = {toml_value(v)}" for k, v in doc.items() if k not in tables + arrays]
+    lines += [f"{toml_key(k)} = {toml_value(v)}" for k, v in doc.items() if k not in tables + arrays]
     for key in tables:
         if key in doc:
-            lines += ["", f"[{key}]"] + [f"{json.dumps(k)} = {toml_value(v)}" for k, v in doc[key].items()]
+            lines += ["", f"[{key}]"] + [f"{toml_key(k)} = {toml_value(v)}" for k, v in doc[key].items()]
     for key in arrays:
         for entry in doc.get(key, []):
-            lines += ["", f"[[{key}]]"] + [f"{json.dumps(k)} = {toml_value(v)}" for k, v in entry.items()]
+            lines += ["", f"[[{key}]]"] + [f"{toml_key(k)} = {toml_value(v)}" for k, v in entry.items()]
     text = "\n".join(lines) + "\n"
     if tomllib.loads(text) != doc:
         raise ValueError("a TOML file does not read back as written")

@@ -1,9 +1,11 @@
 """What each card is worth (cluster/cards.py, ``playtest card-worth``; docs/card-worth.md).
 
-Held here: the variants change one number of one card and nothing else (shields the other way round, bounds
-kept); the holders are the seats that used the card; the paired mean and Holm's adjustment on numbers
-worked by hand; a deck with one card made absurdly strong names that card too strong; the command end to
-end; bad input in one line, exit 2.
+Held here: each variant card file changes one number of one card or leaves one copy out, and the folder reads
+each back as that variant; the holders are the seats that used the card; the paired mean and Holm's adjustment
+on numbers worked by hand; a deck with one card made absurdly strong names that card too strong; the folder is
+a real sweep (status --verify keeps its card files, --resume after a deleted part gives the same answer byte
+for byte, an edited card file or a damaged part is refused); the answer from the folder is the one printed;
+bad input in one line, exit 2.
 """
 
 from __future__ import annotations
@@ -23,28 +25,51 @@ from sim.games import GAMES
 runner = CliRunner()
 
 
-def test_a_variant_changes_one_number_of_one_card_and_nothing_else():
+def test_each_variant_file_changes_one_card_and_the_folder_reads_it_back():
+    """The variant card files change one number of one card (shields the other way round, a blank one step
+    down played once) or leave one copy out; the answer's layout reads each back as the variant it is."""
+    import tomllib
+    from queries.card_worth import difference
     m = GAMES["tales"].resolve(None, {}, {})
-    shield = next(c for c in m.data.equipment if c.kind.name == "SHIELD")
-    up, blank = cw.variant(m, "equipment", shield.name, "up"), cw.variant(m, "equipment", shield.name, "blank")
-    after = {c.name: c for c in up.data.equipment}
-    assert after[shield.name].block == shield.block - 1              # a lower block roll is a better shield
-    assert {c.name: c.block for c in blank.data.equipment}[shield.name] == 7
-    assert all(after[c.name] == c for c in m.data.equipment if c.name != shield.name)
-    assert up.data.digest != m.data.digest != blank.data.digest and up.data.creatures == m.data.creatures
-    knife = next(c for c in m.data.equipment if c.name == "Bone Knife")
-    assert cw.variant(m, "equipment", "Bone Knife", "down").data.equipment[knife.id].damage == knife.damage - 1
-    weakest = next(c for c in m.data.creatures if c.damage == 0) if any(c.damage == 0 for c in m.data.creatures) else None
-    if weakest is not None:
-        assert cw.variant(m, "creatures", weakest.name, "down") is None
+    files, cells = cw.variant_files(m, ["equipment"], ["Tower Shield", "Bone Knife"])
+    base = tomllib.loads(files["card-files/equipment.toml"])
+    assert files["card-files/equipment.toml"] == (Path(cw.__file__).parents[1] / "sim/tales/data/equipment.toml").read_text()
+    kinds = {}
+    for cell in cells:
+        (key, rel), = cell.items()
+        doc = tomllib.loads(files[rel])
+        assert doc["meta"] == base["meta"]
+        before, after = {c["name"]: c for c in base["card"]}, {c["name"]: c for c in doc["card"]}
+        changed = [n for n in before if before[n] != after.get(n)]
+        assert len(changed) == 1, rel
+        kinds[rel.split("/")[-1]] = (before[changed[0]], after.get(changed[0]))
+    shield = kinds["equipment-tower-shield-up.toml"]
+    assert shield[1]["block"] == shield[0]["block"] - 1                     # a lower block roll is a better shield
+    assert kinds["equipment-tower-shield-blank.toml"][1]["block"] == 6
+    assert kinds["equipment-bone-knife-removed.toml"][1] is None             # one copy: the card is gone
+    assert "equipment-bone-knife-down.toml" not in kinds                     # damage 1: the blank is one step down
+    for rel, how in (("equipment-tower-shield-up.toml", "up"), ("equipment-bone-knife-removed.toml", "removed"),
+                     ("equipment-tower-shield-blank.toml", "blank")):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            Path(tmp, "e.toml").write_text(files[f"card-files/{rel}"])
+            other = GAMES["tales"].resolve(None, {}, {}, {"equipment": str(Path(tmp, "e.toml"))})
+            assert difference("tales", ["equipment", "creatures"], m.data, other.data)[2] == how
     p = GAMES["paws"].resolve(None, {}, {"players": 4})
-    assert all(cw.knob("paws", c).field == "amount" for d, n in cw.cards_of(p) for c in p.data.items if c.name == n)
+    assert {d for d, _ in cw.cards_of(p)} == {"items", "monsters"}
+    dealt = {p.data.items[i].name for i in p.data.item_deck(p.rules.item_deck, p.rules.unruled_cards)}
+    assert {n for d, n in cw.cards_of(p) if d == "items"} == dealt
 
 
 def test_holders_are_the_seats_that_used_the_card():
+    import duckdb
     table = pa.table({"game_index": [0, 0, 1, 2], "seat": [1, 2, 0, 3], "kind": ["item"] * 4,
                       "card": ["Golden Fist", "Golden Fist", "Golden Fist", "Honey Jar"], "plays": [1, 0, 2, 1]})
-    assert cw.holders(table, "item", "Golden Fist") == {0: [1], 1: [0]}
+    con = duckdb.connect()
+    con.register("cards", table)
+    used = cw.deck("paws", "items").used
+    got = con.execute(f"SELECT game_index, seat FROM cards WHERE card = 'Golden Fist' AND ({used})").fetchall()
+    assert got == [(0, 1), (1, 0)]
 
 
 def test_the_paired_mean_and_holms_adjustment_by_hand():
@@ -68,35 +93,93 @@ def _absurd_items(tmp_path: Path) -> Path:
 
 def test_a_card_made_absurdly_strong_is_called_too_strong(tmp_path):
     items = str(_absurd_items(tmp_path))
-    setup = {"players": 4}
-    names = ["Golden Fist", "Bandage Kit", "Fruit Smoothie", "Doppelganger", "Honey Jar", "War Cry"]
-    rows = [cw.card_task("paws", None, {}, setup, 5, 1500, "items", n, {"items": items}) for n in names]
-    out = {r["card"]: r for r in cw.summarise(rows)}
+    names = "Golden Fist,Bandage Kit,Fruit Smoothie,Doppelganger,Honey Jar,War Cry"
+    res = runner.invoke(app, ["card-worth", "paws", "--data", f"items={items}", "--deck", "items", "--cards", names,
+                              "--games", "1500", "--seed", "5", "--out", str(tmp_path / "w"), "--quiet"])
+    assert res.exit_code == 0, res.output
+    out = {r["card"]: r for r in json.loads((tmp_path / "w" / "card-worth.json").read_text())["cards"]}
     fist = out["Golden Fist"]
     assert fist["value"] == 20 and fist["verdict"] == "too strong", fist
     assert fist["blank"]["effect"] > max(r["blank"]["effect"] for n, r in out.items() if n != "Golden Fist")
     assert all(r["verdict"] != "too strong" for n, r in out.items() if n != "Golden Fist")
+    assert "Golden Fist (items, amount 20): too strong" in res.stdout
 
 
-def test_the_command_answers_and_writes_json(tmp_path, ray_local):
-    out = tmp_path / "w.json"
+def _worth(tmp_path, *extra):
+    out = tmp_path / "w"
     res = runner.invoke(app, ["card-worth", "tales", "--deck", "equipment", "--cards", "Tower Shield,Bone Knife",
-                              "--games", "300", "--out", str(out)])
+                              "--games", "300", "--out", str(out), "--quiet", *extra])
+    return out, res
+
+
+def test_the_command_runs_a_sweep_and_answers_from_its_folder(tmp_path):
+    """The folder is an ordinary sweep holding its card files: status --verify passes and keeps them; --from and
+    card_worth(folder) give the answer the command printed and wrote; a deleted part is played again by
+    --resume, the answer the same byte for byte; the cost is said before any game."""
+    from queries.card_worth import card_worth
+    out, res = _worth(tmp_path, "--json", str(tmp_path / "w.json"))
     assert res.exit_code == 0, res.output
-    r = json.loads(out.read_text())
+    said = " ".join(res.stderr.split())
+    assert "the real deck and 7 variant(s): 8 cells x 300 games = 2,400 games to play" in said
+    assert said.index("games to play") < said.index("2,400 games in")
+    text = (out / "card-worth.json").read_text()
+    r = json.loads(text)
+    assert (tmp_path / "w.json").read_text() == text and r == card_worth(out)
     assert [c["card"] for c in r["cards"]] == ["Bone Knife", "Tower Shield"] and r["games"] == 300
-    assert all(c["blank"]["games"] == c["used_in"] > 0 for c in r["cards"])
-    assert "median worth of a card to its holder" in res.stdout and "2,400 games to play" in res.stderr
+    assert all(c[k]["games"] == c["used_in"] > 0 for c in r["cards"] for k in ("blank", "removed", "up", "down"))
+    assert "median worth of a card to its holder" in res.stdout
+    again = runner.invoke(app, ["card-worth", "tales", "--from", str(out), "--json", str(tmp_path / "from.json")])
+    assert again.exit_code == 0 and (tmp_path / "from.json").read_text() == text and again.stdout == res.stdout
+
+    status = runner.invoke(app, ["status", str(out), "--verify"])
+    assert status.exit_code == 0 and "the folder is whole" in status.output, status.output
+    assert len(list((out / "card-files").iterdir())) == 9           # the two real files and the 7 variants, kept
+    (out / "cards" / "cell=c002" / "part-00000.parquet").unlink()
+    resumed = runner.invoke(app, ["card-worth", "tales", "--deck", "equipment", "--cards", "Tower Shield,Bone Knife",
+                                  "--games", "300", "--out", str(out), "--resume", "--quiet"])
+    assert resumed.exit_code == 0 and "1 parts written, 7 already done" in " ".join(resumed.stderr.split())
+    assert (out / "card-worth.json").read_text() == text and resumed.stdout == res.stdout
+
+
+def test_an_edited_card_file_or_part_is_refused(tmp_path):
+    out, res = _worth(tmp_path)
+    assert res.exit_code == 0, res.output
+    variant = out / "card-files" / "equipment-bone-knife-up.toml"
+    kept = variant.read_text()
+    variant.write_text(kept.replace("damage = 2", "damage = 9"))
+    assert variant.read_text() != kept
+    bad = runner.invoke(app, ["card-worth", "tales", "--from", str(out)])
+    lines = [x for x in bad.stderr.splitlines() if x.strip()]
+    assert bad.exit_code == 2 and len(lines) == 1 and "spec digest" in lines[0], bad.output
+    variant.write_text(kept)
+    part = out / "games" / "cell=c001" / "part-00000.parquet"
+    data = bytearray(part.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    part.write_bytes(bytes(data))
+    bad = runner.invoke(app, ["card-worth", "tales", "--from", str(out)])
+    lines = [x for x in bad.stderr.splitlines() if x.strip()]
+    assert bad.exit_code == 2 and len(lines) == 1 and "cell=c001/part-00000.parquet" in lines[0], bad.output
 
 
 @pytest.mark.parametrize("args, message", [
-    (["paws", "--deck", "monsters"], r"--deck 'monsters' is not allowed; expected one of items"),
+    (["paws", "--deck", "dice"], r"--deck 'dice' is not allowed; expected one of items, monsters"),
     (["tales", "--cards", "Excalibur"], r"--cards: Excalibur: no such card"),
+    (["tales", "--cards", "Troll Blood"], r"no such card dealt"),
     (["paws", "--games", "1"], r"--games 1 is out of range"),
     (["paws", "--data", "items=/no/such/file.toml"], r"no/such/file"),
     (["paws", "--setup", "bots=random"], r"give the bots with --bots"),
+    (["paws", "NO-OUT"], r"give --out DIR .* or --from DIR"),
+    (["paws", "--out", "OTHER"], r"holds a sweep that is not a card-worth sweep"),
+    (["paws", "--from", "EMPTY"], r"not a card-worth sweep|no game records"),
 ])
-def test_bad_input_is_one_line_and_exit_2_before_any_game(args, message):
+def test_bad_input_is_one_line_and_exit_2_before_any_game(tmp_path, args, message):
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "manifest.json").write_text('{"format": 1, "spec_digest": "x"}')
+    (tmp_path / "empty").mkdir()
+    where = {"OTHER": tmp_path / "other", "EMPTY": tmp_path / "empty"}
+    if "--out" not in args and "--from" not in args and "NO-OUT" not in args:
+        args = [*args, "--out", str(tmp_path / "out")]
+    args = [str(where.get(a, a)) for a in args if a != "NO-OUT"]
     res = runner.invoke(app, ["card-worth", *args])
     lines = [x for x in res.stderr.splitlines() if x.strip()]
     assert res.exit_code == 2 and len(lines) == 1 and re.search(message, lines[0]), res.output
