@@ -18,13 +18,13 @@ import typer
 
 from cli.common import check_output_file, err, fail, game_named, local_out, replay_setup
 from cli.sweep import play_spec
-from cluster.kingmaker import SPEC_NAME, THRESHOLD, check, pilot, spec_raw, spec_text
+from cluster.kingmaker import HEADER, STEM, THRESHOLD, check, pilot, spec_raw
+from cluster.measure_sweep import prepare
 from cluster.spec import SpecError, parse_spec
-from cluster.sweep import LOCK, SweepError, check_out_dir
+from cluster.sweep import SweepError
 from queries.kingmaking import kingmaking as answer_of, sentences
 from queries.library import ResultsError
 from sim import folder
-from sim.files import parse_toml, read_text_bounded, write_atomic
 from sim.games import EngineError
 from sim.params import RuleError
 
@@ -71,21 +71,17 @@ def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more side
     if not (math.isfinite(threshold) and 0.0 < threshold < 1.0):
         fail(f"--threshold {threshold!r} is not allowed; expected a chance between 0 and 1")
     out_dir = local_out(out, "kingmaker", "its spec kingmaking.toml")
-    try:
-        check_out_dir(out_dir)
-    except SweepError as e:
-        fail(str(e))
     overrides, shape, given, match, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "kingmaker",
                                                          games=games, seed=seed, workers=workers,
                                                          outputs={"--json": json_out}, check=check)
     ref = (oracle or model.name).partition("@")[0]
     raw = spec_raw(g.name, rules, overrides, given, seed, games, threshold, f"{ref}@{model.digest}")
-    spec_path = out_dir / SPEC_NAME
-    manifest = _folder_state(out_dir, spec_path, raw, resume)
-    try:
-        spec = parse_spec(raw, source=str(spec_path), base_dir=out_dir)   # every key checked before any game
-    except SpecError as e:
+    try:    # a folder holding another sweep, or this one with other settings: one line, before anything is written
+        spec = prepare(out_dir, STEM, raw, {}, resume, "kingmaking sweep", HEADER)
+        manifest = folder.read_manifest(out_dir) if resume else None
+    except (SweepError, SpecError, folder.FolderError) as e:
         fail(str(e))
+    manifest = None if manifest is None else manifest.data
     done = 0 if manifest is None else sum(spec.part_games(b)[1] for _, b, _ in folder.done_parts(manifest))
     left = spec.total_games - done
     if not quiet:
@@ -100,40 +96,10 @@ def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more side
             except (RuleError, EngineError) as e:
                 fail(str(e))
             err.print(cost.line(workers), highlight=False, markup=False, soft_wrap=True)
-    if not spec_path.exists():
-        out_dir.mkdir(parents=True, exist_ok=True)
-        write_atomic(spec_path, spec_text(raw))
     play_spec(spec, out_dir, workers=workers, address=address, resume=resume, progress=not quiet,
               again=_command(g.name, bots, players, rules, set_, setup, games, seed, threshold, oracle, out_dir,
                              address))
     _answer(str(out_dir), json_out)
-
-
-def _folder_state(out: Path, spec_path: Path, raw: dict, resume: bool) -> dict | None:
-    """The manifest of the kingmaking sweep ``--resume`` finishes (None: a new one), refusing in one line an
-    --out that holds anything else, or this sweep with other settings."""
-    if not out.exists() or not any(p.name not in (LOCK, SPEC_NAME) for p in out.iterdir()):
-        return None
-    try:
-        got = folder.read_manifest(out)
-    except folder.FolderError as e:
-        fail(str(e))
-    if not resume:
-        what = "a sweep" if got is not None else "files"
-        fail(f"{out}: holds {what} already; pass --resume to finish the kingmaking sweep in it, or choose a new or "
-             "empty --out")
-    if got is None or not spec_path.is_file():
-        fail(f"{out} holds {'a sweep that is not a kingmaking run (no ' + SPEC_NAME + ')' if got else 'files but no sweep'}; "
-             "choose another --out")
-    try:
-        stored = parse_toml(read_text_bounded(spec_path, "kingmaking spec", SpecError), str(spec_path), SpecError)
-    except SpecError as e:
-        fail(f"{spec_path}: cannot read the kingmaking spec ({e}); choose another --out")
-    if stored != raw:
-        differ = sorted(k for k in set(stored) | set(raw) if stored.get(k) != raw.get(k))
-        fail(f"{spec_path}: the kingmaking sweep in {out} was started with other settings ({', '.join(differ)} "
-             "differ); give the same options to finish it, or choose another --out")
-    return got.data
 
 
 def _shape(g, match) -> str:

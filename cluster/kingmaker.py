@@ -10,9 +10,7 @@ the folder (queries/kingmaking.py).
 
 from __future__ import annotations
 
-import json
 import time
-import tomllib
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +20,8 @@ from sim.kit.kingmaking import game_row, oracle_value, paused_games
 from sim.params import RuleError
 
 BATCH = 50                       # games per part: about 0.5-5 s of one core with the heuristic bots
-SPEC_NAME = "kingmaking.toml"    # the sweep spec, written into its results folder
+STEM = "kingmaking"              # DIR/kingmaking.toml: the sweep spec in its results folder (cluster/measure_sweep.py)
+HEADER = "kingmaking: written by playtest kingmaker (docs/kingmaking.md)"
 PILOT = 50                       # games the cost estimate is measured on (the sweep's own first part)
 
 
@@ -45,29 +44,6 @@ def spec_raw(game: str, rules: str | None, overrides: dict, setup: dict, seed: i
         raw["overrides"] = dict(overrides)
     raw[TABLE] = {"threshold": threshold, "oracle": oracle}
     return raw
-
-
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    return json.dumps(str(value))          # a TOML basic string: JSON's escapes are TOML's
-
-
-def spec_text(raw: dict[str, Any]) -> str:
-    """The spec as TOML, read back to check that the file says exactly what is played."""
-    lines = ["# kingmaking: written by playtest kingmaker (docs/kingmaking.md)"]
-    lines += [f"{k} = {_toml(v)}" for k, v in raw.items() if not isinstance(v, dict)]
-    for key, table in raw.items():
-        if isinstance(table, dict):
-            lines += ["", f"[{key}]"] + [f"{json.dumps(k)} = {_toml(v)}" for k, v in table.items()]
-    text = "\n".join(lines) + "\n"
-    if tomllib.loads(text) != raw:
-        raise AssertionError("the kingmaking spec does not read back as written")
-    return text
 
 
 @dataclass(frozen=True)

@@ -312,7 +312,7 @@ def test_bad_input_is_one_line_and_exit_2_before_any_game(args, message, tmp_pat
 def test_a_folder_holding_another_sweep_is_refused_in_one_line(swept, tmp_path):
     out, _ = swept
     before = _parts(out)
-    for extra, message in ((["--threshold", "0.2"], r"holds a sweep already; pass --resume"),
+    for extra, message in ((["--threshold", "0.2"], r"already holds a kingmaking sweep; pass --resume"),
                            (["--threshold", "0.2", "--resume"], r"started with other settings \(kingmaking differ\)"),
                            (["--oracle", "paws-1", "--resume"], r"started with other settings \(kingmaking differ\)")):
         res = runner.invoke(app, [*[a for a in ARGS if a not in ("--threshold", "0.1")], *extra, "--out", str(out)])
@@ -322,8 +322,8 @@ def test_a_folder_holding_another_sweep_is_refused_in_one_line(swept, tmp_path):
     spec = tmp_path / "plain.toml"
     spec.write_text('game = "paws"\nseed = 1\ngames_per_cell = 20\n')
     assert runner.invoke(app, ["sweep", str(spec), "--out", str(other)]).exit_code == 0
-    for extra, message in (([], r"holds a sweep already"), (["--resume"], r"holds a sweep that is not a kingmaking "
-                                                                         r"run")):
+    for extra in ([], ["--resume"]):
+        message = r"holds a sweep that is not a kingmaking sweep \(no kingmaking.toml\)"
         res = runner.invoke(app, [*ARGS, "--out", str(other), *extra])
         lines = [x for x in res.stderr.splitlines() if x.strip()]
         assert res.exit_code == 2 and len(lines) == 1 and re.search(message, lines[0]), res.output
