@@ -269,9 +269,12 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
         except RuleError as e:
             raise SpecError(str(e)) from None
         options[winprob.TABLE] = {"oracle": winprob.describe(oracle)}
-    elif "oracle" in raw:
+    elif "oracle" in raw and "kingmaking" not in tables:
         raise SpecError(f"{src}: oracle = {raw['oracle']!r} without the {winprob.TABLE} table; the oracle rates the "
-                        f"seats of {winprob.TABLE} only: add it to tables (tables = [\"games\", \"{winprob.TABLE}\"])")
+                        f"seats of {winprob.TABLE} (and kingmaking) only: add it to tables (tables = [\"games\", "
+                        f"\"{winprob.TABLE}\"])")
+    if "oracle" in raw and "kingmaking" in tables:     # the sweep's oracle, unless [kingmaking] names its own
+        options["kingmaking"] = {"oracle": raw["oracle"], **(options.get("kingmaking") or {})}
     bare = _resolve(gdef, rules, {}, setup, data, tables, f"{src}: [setup]", options)
     param_names = [f.name for f in fields(bare.rules)]
     cell_keys = ["rules", *gdef.setup_keys, *gdef.data_keys, *param_names]

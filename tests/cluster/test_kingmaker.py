@@ -213,6 +213,18 @@ def test_threshold_and_oracle_are_part_of_the_spec_digest():
     assert parse_spec(_spec(oracle=ORACLE)).digest == a.digest         # a name and its pinned digest: the same
 
 
+def test_the_sweeps_oracle_rates_the_seats_unless_kingmaking_names_its_own():
+    """The top-level ``oracle`` key (the win_prob table's) is kingmaking's too; ``[kingmaking] oracle`` wins."""
+    raw = _spec()
+    del raw["kingmaking"]["oracle"]
+    paws1 = read_model(model_path(PAWS.models_dir, "paws-1"), PAWS.features)
+    opts = dict(dict(parse_spec({**raw, "oracle": "paws-1"}).cells[0].match.options)["kingmaking"])
+    assert opts["oracle"] == f"paws-1@{paws1.digest}"
+    both = parse_spec({**_spec(), "oracle": "paws-1", "tables": ["games", "kingmaking", "win_prob"]})
+    opts = dict(both.cells[0].match.options)
+    assert dict(opts["kingmaking"])["oracle"] == ORACLE and dict(opts["win_prob"])["oracle"] == f"paws-1@{paws1.digest}"
+
+
 @pytest.mark.parametrize("change, message", [
     ({"kingmaking": {"threshold": 0}}, r"\[kingmaking\] threshold = 0 is not allowed; expected a chance between 0 "
                                        r"and 1"),
