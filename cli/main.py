@@ -106,10 +106,10 @@ EXAMPLES = {
     "tune": "playtest tune examples/tune_first_player.toml --out results/tune",
     "tune-bot": "playtest tune-bot tales --trials 50 --games 500 --seed 2026",
     "train-bot": "playtest train-bot paws --iterations 2 --games 100 --eval-games 100",
-    "restrict": "playtest restrict paws --games 2000 --out restrict-paws.json",
+    "restrict": "playtest restrict paws --games 2000 --out results/restrict-paws",
     "kingmaker": "playtest kingmaker paws --players 4 --games 1000 --out results/kingmaker",
     "tension": "playtest tension tales --games 2000 --html tension.html",
-    "card-worth": "playtest card-worth tales --deck equipment --games 2000 --out worth.json",
+    "card-worth": "playtest card-worth tales --deck equipment --games 2000 --out results/worth-tales",
 }
 
 for _area in (play, reference, sweep, ladder, query, report, regress, compare, tune, tune_bot, train_bot, restrict, kingmaker, tension, card_worth):
