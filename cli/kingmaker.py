@@ -20,7 +20,7 @@ from cli.common import check_output_file, err, fail, game_named, local_out, repl
 from cli.sweep import play_spec
 from cluster.kingmaker import HEADER, STEM, THRESHOLD, check, pilot, spec_raw
 from cluster.measure_sweep import prepare
-from cluster.spec import SpecError, parse_spec
+from cluster.spec import SpecError
 from cluster.sweep import SweepError
 from queries.kingmaking import kingmaking as answer_of, sentences
 from queries.library import ResultsError
@@ -71,9 +71,9 @@ def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more side
     if not (math.isfinite(threshold) and 0.0 < threshold < 1.0):
         fail(f"--threshold {threshold!r} is not allowed; expected a chance between 0 and 1")
     out_dir = local_out(out, "kingmaker", "its spec kingmaking.toml")
-    overrides, shape, given, match, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "kingmaker",
-                                                         games=games, seed=seed, workers=workers,
-                                                         outputs={"--json": json_out}, check=check)
+    overrides, _, given, _, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "kingmaker",
+                                                 games=games, seed=seed, workers=workers,
+                                                 outputs={"--json": json_out}, check=check)
     ref = (oracle or model.name).partition("@")[0]
     raw = spec_raw(g.name, rules, overrides, given, seed, games, threshold, f"{ref}@{model.digest}")
     try:    # a folder holding another sweep, or this one with other settings: one line, before anything is written
