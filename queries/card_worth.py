@@ -111,7 +111,6 @@ def card_worth(folder: str | Path) -> dict | None:
     if lay is None:
         return None
     base_id, variants = lay
-    game = GAMES[spec.game]
     cells = {c.id: c for c in spec.cells}
     con = library.connect([folder])
     try:

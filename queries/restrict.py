@@ -117,7 +117,7 @@ def restricted_play(folder: str | Path, threshold: float = THRESHOLD, margin: fl
         if cid not in edges or bid not in edges:
             continue
         (gr, er), (gb, eb) = edges[cid], edges[bid]
-        common, ir, ib = np.intersect1d(gr, gb, return_indices=True)     # the games both cells hold
+        _, ir, ib = np.intersect1d(gr, gb, return_indices=True)     # the games both cells hold
         pair = diffs.setdefault(option, {}).setdefault(labels[key], ([], []))
         pair[0].append(er[ir, seat])
         pair[1].append(eb[ib, seat])

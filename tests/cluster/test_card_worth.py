@@ -36,7 +36,7 @@ def test_each_variant_file_changes_one_card_and_the_folder_reads_it_back():
     assert files["card-files/equipment.toml"] == (Path(cw.__file__).parents[1] / "sim/tales/data/equipment.toml").read_text()
     kinds = {}
     for cell in cells:
-        (key, rel), = cell.items()
+        (_, rel), = cell.items()
         doc = tomllib.loads(files[rel])
         assert doc["meta"] == base["meta"]
         before, after = {c["name"]: c for c in base["card"]}, {c["name"]: c for c in doc["card"]}

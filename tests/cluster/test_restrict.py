@@ -187,7 +187,7 @@ def test_the_command_runs_a_sweep_and_answers_from_its_folder(tmp_path):
 
 
 def test_a_damaged_part_is_refused_and_resume_plays_it_again(tmp_path):
-    out, res, result = _sweep(tmp_path, "tales", "--forbid", "equip", "--games", "30")
+    out, _, result = _sweep(tmp_path, "tales", "--forbid", "equip", "--games", "30")
     part = out / "games" / "cell=c001" / "part-00000.parquet"
     data = bytearray(part.read_bytes())
     data[len(data) // 2] ^= 0xFF
