@@ -139,6 +139,10 @@ def test_the_command_runs_a_sweep_and_answers_from_its_folder(tmp_path):
                                   "--games", "300", "--out", str(out), "--resume", "--quiet"])
     assert resumed.exit_code == 0 and "1 parts written, 7 already done" in " ".join(resumed.stderr.split())
     assert (out / "card-worth.json").read_text() == text and resumed.stdout == res.stdout
+    (out / "card-files" / "notes.txt").write_text("not the sweep's")           # a stray among the card files
+    status = runner.invoke(app, ["status", str(out), "--verify"])
+    assert "stray 1" in " ".join(status.output.split()) and not (out / "card-files" / "notes.txt").exists()
+    assert len(list((out / "card-files").iterdir())) == 9
 
 
 def test_an_edited_card_file_or_part_is_refused(tmp_path):
