@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import (MAX_SEED, MAX_WORKERS, check_output_file, check_range, fail, fit_table, game_named, local_out,
-                        measure_match, play_measure)
+                        measure_match)
+from cli.sweep import play_measure
 from cluster.cards import DECKS, cards_of, sentences, sweep_raw, variant_files
 from cluster.restrict import points
 from queries.library import QueryError, ResultsError
@@ -107,9 +108,9 @@ def card_worth_command(
 
 
 def _answer(folder: Path) -> dict:
-    """The answer from ``folder``'s parts (queries/card_worth.py); a folder that is not a card-worth sweep, or
+    """The answer from ``folder``'s parts (measures/card_worth.py); a folder that is not a card-worth sweep, or
     cannot be read safely, exits 2 in one line."""
-    from queries.card_worth import card_worth
+    from measures.card_worth import card_worth
     try:
         result = card_worth(folder)
     except (ResultsError, QueryError) as e:

@@ -199,29 +199,3 @@ def replay_setup(g, bots: str, players: int, rules, set_, setup, oracle, where: 
     except (RuleError, EngineError, ValueError) as e:
         fail(str(e))
     return overrides, shape, given, match, model
-
-
-def play_measure(out: Path, stem: str, raw: dict, files: dict[str, str], *, what: str, header: str, resume: bool,
-                 workers: int | None, address: str | None, quiet: bool, cost: str):
-    """A measure (restrict, card-worth) as an ordinary sweep: its spec and card ``files`` written into ``out``
-    (cluster.measure_sweep.prepare: a folder holding another sweep, or this one started with other settings,
-    exits 2 in one line before anything is written), the cost said (``cost``, then the sweep's own line), the
-    sweep played (cli.sweep.play_spec: resume, interruption and its hint as for ``playtest sweep``). Returns the
-    spec; the caller answers from the folder."""
-    import shlex
-
-    from cli.sweep import play_spec
-    from cluster.measure_sweep import prepare
-    from cluster.spec import SpecError
-    from cluster.sweep import SweepError, workers_error
-    if (bad := workers_error(workers, address)) is not None:
-        fail(bad)
-    try:
-        spec = prepare(out, stem, raw, files, resume, what, header)
-    except (SweepError, SpecError) as e:
-        fail(str(e))
-    err.print(f"{cost}: {len(spec.cells):,} cells x {spec.games_per_cell:,} games = {spec.total_games:,} games to "
-              f"play -> {out}", highlight=False, markup=False, soft_wrap=True)
-    again = shlex.join(["playtest", *[a for a in sys.argv[1:] if a != "--resume"]])
-    play_spec(spec, out, workers=workers, address=address, resume=resume, progress=not quiet, again=again)
-    return spec

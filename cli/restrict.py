@@ -11,7 +11,8 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import (MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, fit_table,
-                        game_named, local_out, play_measure)
+                        game_named, local_out)
+from cli.sweep import play_measure
 from cluster.restrict import MARGIN, THRESHOLD, check, forbiddable, points, sentences, sweep_raw
 from queries.library import QueryError, ResultsError
 from sim.params import RuleError
@@ -98,9 +99,9 @@ def restrict(game: Annotated[str, typer.Argument(help="the game")],
 
 
 def _answer(folder: Path, threshold: float, margin: float) -> dict:
-    """The answer from ``folder``'s parts (queries/restrict.py); a folder that is not a restricted-play sweep, or
+    """The answer from ``folder``'s parts (measures/restrict.py); a folder that is not a restricted-play sweep, or
     cannot be read safely, exits 2 in one line."""
-    from queries.restrict import restricted_play
+    from measures.restrict import restricted_play
     try:
         result = restricted_play(folder, threshold, margin)
     except (ResultsError, QueryError) as e:

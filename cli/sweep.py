@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -12,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cli.common import fail, warn
+from cli.common import err, fail, warn
 from queries.report import stop_line
 from cli.report import summary_lines as report_summary
 from cluster.manifest import BEYOND, DONE, NAME, ManifestError, counts, load_manifest, save_manifest
@@ -417,3 +418,28 @@ def upgrade(out: Annotated[str, typer.Argument(help="a sweep's results directory
 
 
 COMMANDS = {"sweep": sweep, "status": status, "upgrade": upgrade}
+
+
+def play_measure(out: Path, stem: str, raw: dict, files: dict[str, str], *, what: str, header: str, resume: bool,
+                 workers: int | None, address: str | None, quiet: bool, cost: str):
+    """A measure (restrict, card-worth) as an ordinary sweep: its spec and card ``files`` written into ``out``
+    (cluster.measure_sweep.prepare: a folder holding another sweep, or this one started with other settings,
+    exits 2 in one line before anything is written), the cost said (``cost``, then the sweep's own line), the
+    sweep played (cli.sweep.play_spec: resume, interruption and its hint as for ``playtest sweep``). Returns the
+    spec; the caller answers from the folder."""
+    import shlex
+
+    from cluster.measure_sweep import prepare
+    from cluster.spec import SpecError
+    from cluster.sweep import SweepError, workers_error
+    if (bad := workers_error(workers, address)) is not None:
+        fail(bad)
+    try:
+        spec = prepare(out, stem, raw, files, resume, what, header)
+    except (SweepError, SpecError) as e:
+        fail(str(e))
+    err.print(f"{cost}: {len(spec.cells):,} cells x {spec.games_per_cell:,} games = {spec.total_games:,} games to "
+              f"play -> {out}", highlight=False, markup=False, soft_wrap=True)
+    again = shlex.join(["playtest", *[a for a in sys.argv[1:] if a != "--resume"]])
+    play_spec(spec, out, workers=workers, address=address, resume=resume, progress=not quiet, again=again)
+    return spec

@@ -19,7 +19,7 @@ fair share a game nobody won, 0 a loss) is compared game by game, the holders of
 the card was used in averaged: a paired mean with a normal 95% interval, and a Bonferroni interval over all
 the cards measured (the family's 95%); the worth's p-values are Holm-adjusted. A card is **too strong** when
 its family interval lies above the median worth of the cards, **too weak** when below it. The answer is read
-from the sweep's folder (queries/card_worth.py).
+from the sweep's folder (measures/card_worth.py).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ game's skill line-ups in turn against the unrestricted bot in every other seat, 
 the same seats of the same games (common random numbers: the same seed and game index, so the two games are
 one game until the first forbidden choice). It is played as an ordinary sweep (``sweep_raw``: per line-up one
 base cell, the unrestricted bot in every seat, which serves every option, and one cell per option and seat)
-and answered from the sweep's folder (queries/restrict.py). The change is the paired per-game difference of
+and answered from the sweep's folder (measures/restrict.py). The change is the paired per-game difference of
 the seat's scores (1 a win, the fair share a draw, 0 a loss), the line-ups weighted equally, with a 95%
 interval (normal, the line-ups' variances added): cluster.train's paired_gain and equal_weight.
 

@@ -29,7 +29,7 @@ def test_each_variant_file_changes_one_card_and_the_folder_reads_it_back():
     """The variant card files change one number of one card (shields the other way round, a blank one step
     down played once) or leave one copy out; the answer's layout reads each back as the variant it is."""
     import tomllib
-    from queries.card_worth import difference
+    from measures.card_worth import difference
     m = GAMES["tales"].resolve(None, {}, {})
     files, cells = cw.variant_files(m, ["equipment"], ["Tower Shield", "Bone Knife"])
     base = tomllib.loads(files["card-files/equipment.toml"])
@@ -116,7 +116,7 @@ def test_the_command_runs_a_sweep_and_answers_from_its_folder(tmp_path):
     """The folder is an ordinary sweep holding its card files: status --verify passes and keeps them; --from and
     card_worth(folder) give the answer the command printed and wrote; a deleted part is played again by
     --resume, the answer the same byte for byte; the cost is said before any game."""
-    from queries.card_worth import card_worth
+    from measures.card_worth import card_worth
     out, res = _worth(tmp_path, "--json", str(tmp_path / "w.json"))
     assert res.exit_code == 0, res.output
     said = " ".join(res.stderr.split())
