@@ -13,9 +13,11 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import err, fail, plain
+from measures.answers import measure_sections
 from queries import library
 from queries import report as rep
-from sim.files import unwritable
+from queries.measure_pages import measure_page
+from sim.files import unwritable, write_atomic
 
 TARGET = re.compile(r"([0-9]{1,6})-([0-9]{1,6})")
 
@@ -58,15 +60,29 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
         if len(sys.argv) > 2 and sys.argv[1] == "report" else ""
     t0 = time.perf_counter()
     try:
+        sections, alone, lines = measure_sections(results)
+    except (library.QueryError, library.ResultsError) as e:
+        fail(str(e))
+    if alone:         # a restricted-play or card-worth folder: its cells are the measure's variants
+        try:
+            write_atomic(page, measure_page(f"playtest report: {Path(results).name}", sections, results, command))
+        except OSError as e:
+            fail(f"--out {page}: cannot write the page ({e.strerror or e})")
+        for line in lines:
+            typer.echo(line)
+        err.print(plain(f"page: {page} ({page.stat().st_size / 1024:,.0f} KiB, the measure's answer; built in "
+                        f"{time.perf_counter() - t0:.1f} s)"), highlight=False, soft_wrap=True)
+        return
+    try:
         r = rep.build(results, page, shortest=shortest, longest=longest, behind_after=behind_after,
-                      command=command, cards=cards)
+                      command=command, cards=cards, sections=sections)
     except (rep.ReportError, library.QueryError, library.ResultsError) as e:
         fail(str(e))
     except OSError as e:
         fail(f"--out {page}: cannot write the page ({e.strerror or e})")
     for line in library.sweep_notes([results]):
         err.print(f"[bold yellow]warning:[/] {plain(line)}", highlight=False, soft_wrap=True)
-    for line in rep.text_summary(r):
+    for line in rep.text_summary(r) + lines:
         typer.echo(line)
     size = page.stat().st_size
     err.print(plain(f"page: {page} ({size / 1024:,.0f} KiB, {len(r.cells)} cells, {r.games:,} games, "

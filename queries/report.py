@@ -89,6 +89,7 @@ class Report:
     ladder: dict | None = None                # a ladder's folder: ratings, fit, win matrix (from its games)
     tune: dict | None = None                  # a tune's folder: its answer (tune.json, shape-checked)
     oracle: str | None = None                 # a win_prob sweep's oracle (the model rating the seats)
+    sections: list[str] = field(default_factory=list)   # the measures' sections (measures/answers.py), HTML
 
     @property
     def games(self) -> int:
@@ -527,7 +528,9 @@ def _quantile(hist: dict[int, int], q: float) -> int:
 # ---------------------------------------------------------------------------------------------------
 
 def pct(x: float | None, digits: int = 1) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}%"
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{round(100 * x, digits) + 0.0:.{digits}f}%"        # never "-0.0%" (an interval's rounding)
 
 
 def interval(lo: float | None, hi: float | None) -> str:
@@ -985,6 +988,7 @@ def page(report: Report) -> str:
         parts.append(f"<h3>{esc(c.label)} <span class='note'>({c.games:,} games; {esc('; '.join(c.bots))})</span></h3><ul>"
                      + "".join(f"<li>{esc(h)}</li>" for h in stopped + headlines(report, c)) + "</ul>")
     parts.append("</section>")
+    parts += report.sections
     if report.ladder is not None:
         parts.append(_ladder_section(report.ladder))
     if report.tune is not None:
@@ -1097,14 +1101,16 @@ def default_out(source: str) -> Path:
 
 
 def build(source: str, out: Path, *, shortest: int = 5, longest: int = 15, behind_after: int = 3,
-          command: str = "", cards: str | None = None) -> Report:
-    """Read the results and write the page to ``out``; returns the report (with its build time)."""
+          command: str = "", cards: str | None = None, sections: list[str] | None = None) -> Report:
+    """Read the results and write the page to ``out``; returns the report (with its build time). ``sections``:
+    the measures' own (measures/answers.py), shown after the summary."""
     from sim.files import write_atomic
     if shortest > longest:
         raise ReportError(f"--target {shortest}-{longest}: the shortest length is more than the longest; "
                           "expected SHORTEST-LONGEST with SHORTEST <= LONGEST")
     report = read(source, shortest=shortest, longest=longest, behind_after=behind_after, cards=cards)
     report.command = command
+    report.sections = list(sections or [])
     write_atomic(out, page(report))
     return report
 

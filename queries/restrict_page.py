@@ -41,8 +41,8 @@ def cost_figure(result: dict):
     return out
 
 
-def restrict_page(result: dict, sentences: list[str], command: str = "") -> str:
-    title = f"playtest restrict: {result['game']}"
+def restrict_section(result: dict, sentences: list[str]) -> str:
+    """The answer as page sections: the verdicts in words, the plot, the table per option and line-up."""
     rows = sorted(result["options"], key=lambda r: -r["cost"])
     table = html_table(["forbidden", "verdict", "cost, points", "95%", "paired games"]
                        + [f"cost, {lu}" for lu in result["line_ups"]],
@@ -51,20 +51,25 @@ def restrict_page(result: dict, sentences: list[str], command: str = "") -> str:
                         + [f"{_points(lu['cost'])} ({_points(lu['cost_95'][0])} to {_points(lu['cost_95'][1])})"
                            for lu in r["line_ups"]] for r in rows],
                        [r["verdict"] in ("dominant", "overused") for r in rows])
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
-             f"<style>{PAGE_CSS}</style></head><body><h1>{esc(title)}</h1>",
-             "<section id='answer'><h2>Which options matter</h2>",
-             f"<p class='bots'><b>Bots, not people:</b> <code>{esc(result['bot'])}</code> forbidden one kind of option "
-             f"at a time, against <code>{esc(result['bot'])}</code> in every other seat, each seat of "
-             f"{esc(', '.join(result['line_ups']))} in turn, {result['games_per_seat']:,} games a seat; the same games "
-             "played unrestricted beside them. What each option is worth to this bot's play.</p><ul>"
-             + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>",
-             f"<img class='plot' alt='cost of forbidding each option' src='data:image/png;base64,{cost_figure(result)}'>",
-             f"<p class='note'>Dominant: the whole interval above {_points(result['threshold'])} points; useless: within "
-             f"+-{100 * result['margin']:g} point(s); overused: below 0 (the bot does better without it). Dashed line: "
-             "the threshold; dotted: the margin.</p></section>",
-             "<section id='table'><h2>Per option and line-up</h2>" + table + "</section>",
-             f"<p class='note'>{esc(result['method'])}; seed {result['seed']}"
-             + (f"; <code>{esc(command)}</code>" if command else "") + ".</p>",
-             f"<script>{SCRIPT}</script></body></html>"]
-    return "\n".join(parts)
+    return "\n".join([
+        "<section id='answer'><h2>Which options matter</h2>",
+        f"<p class='bots'><b>Bots, not people:</b> <code>{esc(result['bot'])}</code> forbidden one kind of option "
+        f"at a time, against <code>{esc(result['bot'])}</code> in every other seat, each seat of "
+        f"{esc(', '.join(result['line_ups']))} in turn, {result['games_per_seat']:,} games a seat; the same games "
+        "played unrestricted beside them. What each option is worth to this bot's play.</p><ul>"
+        + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>",
+        f"<img class='plot' alt='cost of forbidding each option' src='data:image/png;base64,{cost_figure(result)}'>",
+        f"<p class='note'>Dominant: the whole interval above {_points(result['threshold'])} points; useless: within "
+        f"+-{100 * result['margin']:g} point(s); overused: below 0 (the bot does better without it). Dashed line: "
+        "the threshold; dotted: the margin.</p></section>",
+        "<section id='table'><h2>Per option and line-up</h2>" + table + "</section>",
+        f"<p class='note'>{esc(result['method'])}; seed {result['seed']}.</p>"])
+
+
+def restrict_page(result: dict, sentences: list[str], command: str = "") -> str:
+    title = f"playtest restrict: {result['game']}"
+    return "\n".join([f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+                      f"<style>{PAGE_CSS}</style></head><body><h1>{esc(title)}</h1>",
+                      restrict_section(result, sentences),
+                      f"<p class='note'><code>{esc(command)}</code></p>" if command else "",
+                      f"<script>{SCRIPT}</script></body></html>"])

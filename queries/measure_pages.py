@@ -1,0 +1,87 @@
+"""Page sections of the measures read from a sweep's folder (docs/report.md): card worth's ranked table, the
+kingmaking answer, and a page holding measure sections alone (``playtest report`` on a restricted-play or
+card-worth folder, whose many variant cells are the measure's means, not answers to read one by one). Every
+text from an answer is escaped; the sentences are the commands' own (passed in)."""
+
+from __future__ import annotations
+
+from queries.pages import CSS, SCRIPT, esc, html_table
+
+PAGE_CSS = CSS + """
+.note { color: #555; font-size: 13px; } .bots { background: #fff3e0; padding: .4em .8em; border-radius: 6px; }
+.warn { color: #8a1f11; background: #fdecea; padding: .3em .6em; border-radius: 4px; }
+"""
+
+_VARIANTS = (("blank", "worth (blank), family 95%"), ("removed", "one copy fewer"), ("up", "one step up"),
+             ("down", "one step down"))
+
+
+def _points(x: float | None) -> str:
+    return "n/a" if x is None else f"{round(100 * x, 1) + 0.0:+.1f}"
+
+
+def _effect(v: dict | None, family: bool = False) -> str:
+    if not v or v.get("effect") is None:
+        return "n/a"
+    lo, hi = v["family_ci95" if family else "ci95"]
+    return f"{_points(v['effect'])} ({_points(lo)} to {_points(hi)})"
+
+
+def card_worth_section(result: dict, sentences: list[str]) -> str:
+    """Cards that are too strong or too weak first, then every card measured, ranked by worth."""
+    cards = result["cards"]
+    ranked = sorted(cards, key=lambda c: -(c["blank"]["effect"] if c.get("blank") and c["blank"].get("effect")
+                                          is not None else float("-inf")))
+    head = ["card", "deck", "number", "verdict"] + [h for _, h in _VARIANTS] + ["games used"]
+
+    def row(c: dict) -> list[str]:
+        number = f"{c['field']} {c['value']}" if c.get("field") else "n/a"
+        return ([c["card"], c["deck"], number, c["verdict"], _effect(c.get("blank"), family=True)]
+                + [_effect(c.get(k)) for k, _ in _VARIANTS[1:]] + [f"{c['used_in']:,}"])
+    flagged = [c for c in ranked if c["verdict"] in ("too strong", "too weak")]
+    return "\n".join([
+        "<section id='card-worth'><h2>What each card is worth</h2>",
+        f"<p class='bots'><b>Bots, not people:</b> <code>{esc(', '.join(result['bots']))}</code>; "
+        f"{result['games']:,} games a variant, every variant on the same games as the real deck (seed "
+        f"{result['seed']}). The worth is what the seats that used the card lose when its number is blank.</p><ul>"
+        + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>",
+        "<h3>Too strong and too weak</h3>" + (html_table(head, [row(c) for c in flagged], [True] * len(flagged))
+                                              if flagged else "<p class='note'>none: every card measured is in "
+                                                              "line with the median worth</p>"),
+        "<h3>Every card, ranked by worth</h3>" + html_table(head, [row(c) for c in ranked],
+                                                            [c in flagged for c in ranked]),
+        "<p class='note'>Points of win share, holder's score with the card as printed less with the variant; "
+        "worth: family (Bonferroni) 95% interval, the verdict against the median worth; the other columns: 95% "
+        "intervals. One copy fewer reshuffles the deck, so it is not paired game by game (docs/card-worth.md).</p>",
+        f"<p class='note'>{esc(result['method'])}.</p></section>"])
+
+
+def kingmaking_section(answer: dict, sentences: list[str]) -> str:
+    """The kingmaking answer in words, and per cell where the folder has several."""
+    cells = answer.get("cells") or []
+    per_cell = ""
+    if len(cells) > 1:
+        def share(s: dict) -> str:
+            return "n/a" if s["share"] is None else (f"{100 * s['share']:.1f}% ({100 * s['ci95'][0]:.1f} to "
+                                                     f"{100 * s['ci95'][1]:.1f})")
+        per_cell = "<h3>Per cell</h3>" + html_table(
+            ["cell", "games", "a seat out", "kingmaker games", "out decisions that made a king"],
+            [[str(c.get("cell", "")), f"{c['games']:,}", share(c["games_with_a_seat_out"]),
+              share(c["kingmaker_games"]), share(c["kingmaker_decisions"])] for c in cells])
+    return "\n".join([
+        "<section id='kingmaking'><h2>Kingmaking: can a player who can no longer win decide who does?</h2>",
+        f"<p class='bots'><b>Bots, not people:</b> <code>{esc(', '.join(answer.get('bots') or []))}</code>; a seat "
+        f"is out once the oracle <code>{esc(str(answer.get('oracle')))}</code> rates its chance under "
+        f"{esc(str(answer.get('threshold')))}; every later decision of an out seat tried with each of its options "
+        "on the same random stream (docs/kingmaking.md).</p><ul>"
+        + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>", per_cell,
+        f"<p class='note'>{esc(answer.get('method') or '')}. Shares with Wilson 95% intervals.</p></section>"])
+
+
+def measure_page(title: str, sections: list[str], source: str, command: str = "") -> str:
+    """A page of measure sections alone."""
+    return "\n".join([f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+                      f"<style>{PAGE_CSS}</style></head><body><h1>{esc(title)}</h1>",
+                      f"<p class='note'>From <code>{esc(source)}</code>.</p>", *sections,
+                      f"<p class='note'>Built by <code>{esc(command)}</code>.</p>" if command else "",
+                      f"<script>{SCRIPT}</script></body></html>"])
