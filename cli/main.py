@@ -108,7 +108,7 @@ EXAMPLES = {
     "train-bot": "playtest train-bot paws --iterations 2 --games 100 --eval-games 100",
     "restrict": "playtest restrict paws --games 2000 --out results/restrict-paws",
     "kingmaker": "playtest kingmaker paws --players 4 --games 1000 --out results/kingmaker",
-    "tension": "playtest tension tales --games 2000 --html tension.html",
+    "tension": "playtest tension tales --games 2000 --out results/tension-tales --html tension.html",
     "card-worth": "playtest card-worth tales --deck equipment --games 2000 --out results/worth-tales",
 }
 

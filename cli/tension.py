@@ -9,14 +9,22 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import err, fail, game_named, replay_setup
-from cluster.tension import DECIDED, check, sentences, tension
-from sim.games import EngineError
-from sim.params import RuleError
+from cli.common import err, fail, game_named, local_out, replay_setup
+from cli.sweep import play_measure
+from cluster.tension import HEADER, STEM, check, spec_raw
+from queries.library import QueryError, ResultsError
+from queries.tension import DECIDED, answer_of, sentences
 
 
 def tension_command(
         game: Annotated[str, typer.Argument(help="the game")],
+        out: Annotated[Optional[str], typer.Option(
+            help="the sweep's results folder (new or empty; with --resume, this measure's own): its spec "
+                 "tension.toml, manifest and Parquet parts (tables games and win_prob)")] = None,
+        resume: Annotated[bool, typer.Option(help="finish the tension sweep in --out (same options)")] = False,
+        from_: Annotated[Optional[Path], typer.Option(
+            "--from", help="answer from this folder's sweep without playing (any sweep with the win_prob table)")]
+        = None,
         bots: Annotated[str, typer.Option(help="the bots, one spec for every seat or one per seat, separated by "
                                                "commas")] = "heuristic",
         players: Annotated[int, typer.Option(help="seats, where the game has a player count")] = 4,
@@ -24,57 +32,73 @@ def tension_command(
         set_: Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value (repeatable)")] = None,
         setup: Annotated[Optional[list[str]], typer.Option(help="a setup value name=value, e.g. board=explorer or "
                                                                 "mode=2v2 (repeatable)")] = None,
-        games: Annotated[int, typer.Option(help="games to replay")] = 2000,
+        games: Annotated[int, typer.Option(help="games to play")] = 2000,
         seed: Annotated[int, typer.Option(help="master seed")] = 1,
         decided: Annotated[float, typer.Option(help="the winner's chance above which a game counts as decided")]
         = DECIDED,
         oracle: Annotated[Optional[str], typer.Option(
             help="the learned model whose value head rates the sides (a shipped name or a file; default: the "
                  "game's newest shipped model)")] = None,
-        out: Annotated[Optional[Path], typer.Option(help="write the answer as JSON here")] = None,
-        trace: Annotated[Optional[Path], typer.Option(
-            help="write every game's win-probability trace here (Parquet: one row a game)")] = None,
+        json_: Annotated[Optional[Path], typer.Option(
+            "--json", help="also write the answer as JSON here (it is always in DIR/tension.json)")] = None,
         html: Annotated[Optional[Path], typer.Option(help="write a self-contained page with the curves here")] = None,
         workers: Annotated[Optional[int], typer.Option(help="Ray workers (default: every core)")] = None,
         address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run on")] = None,
-        quiet: Annotated[bool, typer.Option("--quiet", help="no progress lines")] = False) -> None:
-    """Replay games decision by decision, rate every side's chance to win before each decision with a learned
-    value head, and say how tense the games are: the winner's lowest chance, comebacks, leader changes and
-    where the game was decided, with 95% intervals."""
+        quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
+    """Play the games as a sweep that stores every side's chance to win as each turn begins (a learned value head,
+    in the engine core: the win_prob table), and say how tense they are: the winner's lowest chance, comebacks,
+    leader changes and where the game was decided, with 95% intervals."""
     g = game_named(game)
     if not (math.isfinite(decided) and 0.5 <= decided < 1.0):
         fail(f"--decided {decided!r} is not allowed; expected a chance from 0.5 to below 1")
-    overrides, shape, given, match, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "tension",
-                                                         games=games, seed=seed, workers=workers,
-                                                         outputs={"--out": out, "--trace": trace, "--html": html},
-                                                         check=check)
-    if not quiet:
-        err.print(f"tension: {games:,} games of {g.name} replayed decision by decision, every side rated before "
-                  f"each decision (oracle {model.name}@{model.digest})", highlight=False)
-    try:
-        answer, traces = tension(g.name, rules, overrides, given, seed, games, model, workers, address, decided,
-                                 keep=trace is not None)
-    except (RuleError, EngineError) as e:
-        fail(str(e))
-    typer.echo(f"tension in {g.name} ({', '.join(f'{k} {v}' for k, v in shape.items()) or 'default setup'}; bots: "
-               f"{', '.join(answer['bots'])}; bots, not people; oracle {answer['oracle']}):")
-    for line in sentences(answer):
-        typer.echo(f"- {line}")
-    if out is not None:
-        out.write_text(json.dumps(answer, indent=1) + "\n")
-    if trace is not None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-        pq.write_table(pa.table({"seed": pa.array([seed] * len(traces), pa.uint64()),
-                                 "game_index": [t["game_index"] for t in traces],
-                                 "winner_side": [t["winner"] for t in traces],
-                                 "sides": [t["sides"] for t in traces],
-                                 "chances": pa.array([t["chances"] for t in traces], pa.list_(pa.float32()))}),
-                       trace)
+    if (out is None) == (from_ is None):
+        fail("give --out DIR (play the sweep there) or --from DIR (answer from a sweep already played), not "
+             + ("both" if out else "neither"))
+    if from_ is not None:
+        answer = _answer(from_, decided)
+        if answer["game"] != g.name:
+            fail(f"--from {from_}: a sweep of {answer['game']}, not {g.name}")
+    else:
+        folder = local_out(out, "tension", "its spec tension.toml and answer beside the parts")
+        overrides, shape, given, match, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "tension",
+                                                             games=games, seed=seed, workers=workers,
+                                                             outputs={"--json": json_, "--html": html}, check=check)
+        ref = (oracle or model.name).partition("@")[0]
+        raw = spec_raw(g.name, rules, overrides, given, seed, games, f"{ref}@{model.digest}")
+        play_measure(folder, STEM, raw, {}, what="tension sweep", resume=resume, workers=workers, address=address,
+                     quiet=quiet, header=HEADER,
+                     cost=f"tension: {g.name}, every side rated as each turn begins by {model.name}@{model.digest}")
+        answer = _answer(folder, decided)
+        (folder / f"{STEM}.json").write_text(json.dumps(answer, indent=1) + "\n")
+    shape = ", ".join(f"{k} {v}" for k, v in answer["setup"].items()) or "default setup"
+    typer.echo(f"tension in {g.name} ({shape}; bots: {'; '.join(answer['bots'])}; bots, not people; oracle "
+               f"{answer['oracle']}):")
+    for cell, a in answer["cells"].items():
+        if len(answer["cells"]) > 1:
+            typer.echo(f"cell {cell}:")
+        for line in sentences(a):
+            typer.echo(f"- {line}")
+    if json_ is not None:
+        json_.write_text(json.dumps(answer, indent=1) + "\n")
     if html is not None:
+        if len(answer["cells"]) > 1:
+            fail(f"--html: {len(answer['cells'])} cells; playtest report {answer['folder']} draws each cell's curves")
         from queries.tension_page import tension_page
         html.write_text(tension_page(answer, sentences(answer)))
         err.print(f"page: {html}", highlight=False, markup=False)
+
+
+def _answer(folder: Path, decided: float) -> dict:
+    """The answer from ``folder``'s parts (queries/tension.py); a folder without the win_prob table, or that
+    cannot be read safely, exits 2 in one line."""
+    try:
+        answer = answer_of(folder, decided)
+    except (ResultsError, QueryError) as e:
+        fail(str(e))
+    if answer is None:
+        fail(f"{folder}: no win_prob table in this sweep (tables = [\"games\", \"win_prob\"]; playtest tension GAME "
+             "--out DIR plays one)")
+    return answer
 
 
 COMMANDS = {"tension": tension_command}

@@ -135,10 +135,12 @@ def share(k: int, n: int) -> dict:
 
 
 def _mean(m: float | None, sd: float | None, n: int) -> dict:
+    """A mean with its normal 95% interval, to 9 decimals: DuckDB sums in parallel, in an order that can move
+    the last bits of a double from one read to the next; the answer read twice is the same."""
     if m is None or n < 2 or sd is None:
-        return {"mean": None if m is None else float(m), "ci95": [None, None], "n": int(n)}
+        return {"mean": None if m is None else round(float(m), 9), "ci95": [None, None], "n": int(n)}
     half = 1.959964 * float(sd) / math.sqrt(n)
-    return {"mean": float(m), "ci95": [float(m) - half, float(m) + half], "n": int(n)}
+    return {"mean": round(float(m), 9), "ci95": [round(float(m) - half, 9), round(float(m) + half, 9)], "n": int(n)}
 
 
 def tension(con, cell: str | None = None, decided: float = DECIDED) -> dict:
@@ -163,6 +165,40 @@ def tension(con, cell: str | None = None, decided: float = DECIDED) -> dict:
             "winner_leads_from": _mean(row[7], row[8], won),
             "curve": {"progress": [k / STEPS for k in range(STEPS + 1)], "winner_quartiles": quart["w"],
                       "others_quartiles": quart["o"]}}
+
+
+def answer_of(folder, decided: float = DECIDED) -> dict | None:
+    """Tension of a sweep's folder (every cell together when it has one; the cells' answers in ``cells``), with
+    what produced it (game, rules, setup, bots, seed, oracle: the manifest's, which verification ties to the
+    parts); None when the folder has no win_prob table."""
+    from queries import library
+    m = library.read_manifest(folder)
+    if m is None or TABLE not in (m.get("tables") or []):
+        return None
+    spec = m.get("spec") if isinstance(m.get("spec"), dict) else {}
+    con = library.connect([folder])
+    try:
+        library.add_seat_outcomes(con, [folder])
+        cells = [c for (c,) in library.execute(con, "SELECT DISTINCT cell FROM games ORDER BY 1", where="tension",
+                                               results=[folder])[1]]
+        bots = sorted({", ".join(map(str, b)) for (b,) in library.execute(
+            con, "SELECT DISTINCT bots FROM games", where="tension", results=[folder])[1]})
+        per_cell = {c: tension(con, c, decided) for c in cells}
+    finally:
+        con.close()
+    one = per_cell[cells[0]] if len(cells) == 1 else None
+    oracle = str(spec.get("oracle") or m.get("oracle") or "the game's newest shipped model")
+    return {"game": m.get("game"), "rules": spec.get("rules"), "overrides": spec.get("overrides") or {},
+            "setup": {k: v for k, v in (spec.get("setup") or {}).items() if k != "bots"}, "bots": bots,
+            "seed": spec.get("seed"), "oracle": oracle, "folder": str(folder),
+            **(one or {"games": sum(a["games"] for a in per_cell.values()), "note_cells": "see cells"}),
+            "cells": {c: a for c, a in per_cell.items()},
+            "method": (f"each side's chance at the start of every turn by the value head of {oracle} (the win_prob "
+                       "table, computed in the engine core); per won game: the winner's lowest chance, a comeback "
+                       "(under half the fair share), leader changes, the decisive point (the share of the game's "
+                       f"turns after which the winner stays above {decided:g}); means with normal 95%, shares with "
+                       "Wilson 95% intervals"),
+            "note": "bots, not people: how tense these bots' games are, by this oracle"}
 
 
 def sentences(r: dict) -> list[str]:

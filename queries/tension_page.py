@@ -25,7 +25,7 @@ def curve_figure(answer: dict):
             ax.plot(x, q[1], color=colour, lw=2, label=f"{name}: median, 25-75%")
     ax.axhline(answer["decided_at"], color="#888", ls="--", lw=1)
     ax.set_ylim(0, 1)
-    ax.set_xlabel("progress through the game (% of its decisions)")
+    ax.set_xlabel("progress through the game (% of its turns)")
     ax.set_ylabel("chance to win (the oracle's)")
     ax.legend(loc="upper left")
     fig.tight_layout()
@@ -42,7 +42,7 @@ def tension_page(answer: dict, sentences: list[str]) -> str:
         f"<style>{PAGE_CSS}</style></head><body><h1>{esc(title)}</h1>",
         "<section id='answer'><h2>Is it tense to the end?</h2>",
         f"<p class='bots'><b>Bots, not people:</b> {answer['games']:,} games ({esc(setup) or 'default setup'}) of "
-        f"<code>{esc(', '.join(answer['bots']))}</code>, every side rated before each decision by the value head of "
+        f"<code>{esc(', '.join(answer['bots']))}</code>, every side rated as each turn begins by the value head of "
         f"<code>{esc(answer['oracle'])}</code>.</p><ul>" + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>",
         f"<img class='plot' alt='chance to win through the game' src='data:image/png;base64,{curve_figure(answer)}'>",
         f"<p class='note'>Of the games somebody won: the eventual winner's chance before the decision at each point "
