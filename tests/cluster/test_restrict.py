@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from cluster import restrict
 from sim.games import GAMES
-from sim.kit.contract import contexts, first_difference
+from sim.kit.contract import both_engines, contexts, first_difference
 
 runner = CliRunner()
 
@@ -40,7 +40,7 @@ def test_a_restricted_bot_plays_the_same_games_on_both_engines(name, option):
         probe = game.resolve(rules=preset, overrides=base, setup=setup)
         seats = len(probe.setup.bots)
         bots = [f"heuristic:forbid={option}"] + ["heuristic"] * (seats - 1)
-        match = game.resolve(rules=preset, overrides=base, setup={**setup, "bots": bots}, tables=tuple(game.schemas))
+        match = game.resolve(rules=preset, overrides=base, setup={**setup, "bots": bots}, tables=both_engines(game))
         assert first_difference(match, 41, 100 * i, 12) is None, (label, option)
         checked += 1
     assert checked >= 2
