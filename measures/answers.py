@@ -24,21 +24,15 @@ def measure_sections(source: str) -> tuple[list[str], bool, list[str]]:
     if is_uri(source) or not Path(source).is_dir():
         return [], False, []
     sections, lines, alone = [], [], False
-    r = restricted_play(source)
-    if r is not None:
-        said = restrict_words.sentences(r)
-        sections.append(restrict_section(r, said))
-        lines += ["restricted play:"] + [f"  {x}" for x in said]
-        alone = True
-    c = card_worth(source)
-    if c is not None:
-        said = card_words.sentences(c)
-        sections.append(card_worth_section(c, said))
-        lines += ["card worth:"] + [f"  {x}" for x in said]
-        alone = True
-    k = king.kingmaking(source)
-    if k is not None:
-        said = king.sentences(k)
-        sections.append(kingmaking_section(k, said))
-        lines += ["kingmaking:"] + [f"  {x}" for x in said]
+    for read, say, section, label, whole in (
+            (restricted_play, restrict_words.sentences, restrict_section, "restricted play", True),
+            (card_worth, card_words.sentences, card_worth_section, "card worth", True),
+            (king.kingmaking, king.sentences, kingmaking_section, "kingmaking", False)):
+        answer = read(source)
+        if answer is None:
+            continue
+        said = say(answer)
+        sections.append(section(answer, said))
+        lines += [f"{label}:"] + [f"  {x}" for x in said]
+        alone = alone or whole           # its cells are the measure's variants: the page is the answer alone
     return sections, alone, lines
