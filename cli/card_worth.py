@@ -99,7 +99,7 @@ def card_worth_command(
                      _pts(b.get("effect")), f"{_pts(b['family_ci95'][0])} to {_pts(b['family_ci95'][1])}" if b else "",
                      _pts(r.get("effect")), _pts(u.get("effect")), _pts(d.get("effect")), f"{c['used_in']:,}"])
     typer.echo(fit_table(f"what each card is worth to its holder: {g.name} (bots, not people; points of win share)",
-                         ["card", "deck", "number", "verdict", "worth", "family 95%", "removed", "one step up",
+                         ["card", "deck", "number", "verdict", "worth", "family 95%", "removed (unpaired)", "one step up",
                           "one step down", "games used"], rows))
     for line in sentences(result):
         typer.echo(line)

@@ -12,8 +12,8 @@ PAGE_CSS = CSS + """
 .warn { color: #8a1f11; background: #fdecea; padding: .3em .6em; border-radius: 4px; }
 """
 
-_VARIANTS = (("blank", "worth (blank), family 95%"), ("removed", "one copy fewer"), ("up", "one step up"),
-             ("down", "one step down"))
+_VARIANTS = (("blank", "worth (blank), family 95%"), ("removed", "one copy fewer (unpaired: not a worth)"),
+             ("up", "one step up"), ("down", "one step down"))
 
 
 def _points(x: float | None) -> str:
