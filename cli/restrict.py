@@ -31,7 +31,8 @@ def restrict(game: Annotated[str, typer.Argument(help="the game")],
              forbid: Annotated[Optional[str], typer.Option(
                  help="the options to forbid, separated by commas (default: every one the game has)")] = None,
              bot: Annotated[str, typer.Option(help="the bot to restrict, and the field it plays against (a "
-                                                   "heuristic spec)")] = "heuristic",
+                                                   "heuristic or learned spec: heuristic:preset=tuned, "
+                                                   "learned:model=paws-2)")] = "heuristic",
              games: Annotated[int, typer.Option(help="games per cell: per seat of each skill line-up, per "
                                                      "option")] = 2000,
              seed: Annotated[int, typer.Option(help="master seed (every cell plays the same games)")] = 1,
@@ -108,7 +109,7 @@ def _answer(folder: Path, threshold: float, margin: float) -> dict:
         fail(str(e))
     if result is None:
         fail(f"{folder}: not a restricted-play sweep (its cells are not one base cell a line-up and cells with "
-             "heuristic...:forbid=OPTION in one seat)")
+             "BOT:forbid=OPTION in one seat)")
     return result
 
 

@@ -2,9 +2,9 @@
 
 Jaffe, Miller, Andersen, Liu, Karlin and Popović, "Evaluating Competitive Game Balance with Restricted Play"
 (AIIDE 2012): a bot forbidden one kind of option plays against the unrestricted bot; how much it loses says
-what the option is worth. Here the restricted bot (``heuristic:forbid=invade``) takes each seat of each of the
-game's skill line-ups in turn against the unrestricted bot in every other seat, and the unrestricted bot plays
-the same seats of the same games (common random numbers: the same seed and game index, so the two games are
+what the option is worth. Here the restricted bot (``heuristic:forbid=invade``, or the learned bot's
+``learned:model=paws-2:forbid=invade``) takes each seat of each of the game's skill line-ups in turn against the
+unrestricted bot in every other seat, and the unrestricted bot plays the same seats of the same games (common random numbers: the same seed and game index, so the two games are
 one game until the first forbidden choice). It is played as an ordinary sweep (``sweep_raw``: per line-up one
 base cell, the unrestricted bot in every seat, which serves every option, and one cell per option and seat)
 and answered from the sweep's folder (measures/restrict.py). The change is the paired per-game difference of
@@ -44,15 +44,18 @@ def restricted_spec(base: str, option: str) -> str:
     return f"{base}:forbid={option}"
 
 
+RESTRICTABLE = ("heuristic", "learned")    # the bot kinds that take forbid= (sim/kit/bots.py)
+
+
 def check(game_name: str, base: str, options: Sequence[str]) -> None:
-    """Refuse (RuleError, one line) a base bot that is not a heuristic, or an option the game does not have,
-    before any game."""
+    """Refuse (RuleError, one line) a base bot that is not a heuristic or learned bot, or an option the game
+    does not have, before any game."""
     allowed = forbiddable(game_name)
     if not allowed:
         raise RuleError(f"{game_name}: its heuristic bot has no options to forbid")
-    if base.split(":")[0].strip() != "heuristic" or "forbid=" in base:
-        raise RuleError(f"--bot {base!r}: restricted play forbids options of a heuristic bot (heuristic or "
-                        "heuristic:preset=NAME, with weights), without forbid=")
+    if base.split(":")[0].strip() not in RESTRICTABLE or "forbid=" in base:
+        raise RuleError(f"--bot {base!r}: restricted play forbids options of a heuristic or learned bot (heuristic, "
+                        "heuristic:preset=NAME, with weights, or learned:model=NAME), without forbid=")
     for o in options:
         if o not in allowed:
             raise RuleError(f"--forbid {o!r}: {game_name} has no such option; allowed: {', '.join(allowed)}")

@@ -17,6 +17,13 @@
 #                                          player can see
 #   int learned_teams(Game* g)             1 if seats 0, 2 and 1, 3 play as two teams (the value head's
 #                                          chance of a team is the sum of its seats')
+#   bint learned_forbidden(Game* g, int forbid, int k)
+#                                          restricted play: listed option k is of the kind ``forbid`` (a
+#                                          Weights.forbid, 0: none) names, by the rule the game's heuristic
+#                                          asks (its ``forbidden``)
+
+
+cdef double LEARNED_FORBIDDEN = -1e300    # a forbidden option's score: below every score a model gives
 
 
 cdef inline double model_dot(const double* w, const double* f, int n) noexcept nogil:
@@ -34,12 +41,14 @@ cdef double learned_score(Game* g, const Model* m, int seat, int k) noexcept nog
     return model_dot(m.policy, f, m.n_policy)
 
 
-cdef int learned_choose(Game* g, const Model* m, int seat) noexcept nogil:
-    """The listed option the policy scores highest; the first listed on ties."""
+cdef int learned_choose(Game* g, const Model* m, int seat, int forbid) noexcept nogil:
+    """The listed option the policy scores highest; the first listed on ties. Restricted play (``forbid``,
+    0: none): an option of the forbidden kind scores below every other and is not scored (the heuristic's
+    rule: taken only when every option listed is forbidden, then the first listed)."""
     cdef int k, best = 0
     cdef double s, best_score = 0
     for k in range(g.n_opt):
-        s = learned_score(g, m, seat, k)
+        s = LEARNED_FORBIDDEN if forbid and learned_forbidden(g, forbid, k) else learned_score(g, m, seat, k)
         if k == 0 or s > best_score:
             best, best_score = k, s
     return best

@@ -209,10 +209,17 @@ cdef int card_score(Game* g, Weights* w, Look* lk, int seat, int hand_index, int
     return -1
 
 
+cdef inline bint forbidden(int forbid, int action) noexcept nogil:
+    """Restricted play (docs/restricted-play.md): an action of this kind (an Action value) is what ``forbid``
+    (a Weights.forbid) names; End turn never is (0, End turn's value, is forbid's "none"). The heuristic
+    and the learned bot (learned.pxi) both ask here."""
+    return action == forbid and action != A_END_TURN
+
+
 cdef int action_score(Game* g, Weights* w, Look* lk, int seat, int i) noexcept nogil:
     cdef Player* p = &g.players[seat]
     cdef int kind = g.opt_a[i], a = g.opt_b[i], b = g.opt_c[i], v, diff
-    if kind == w.forbid and kind != A_END_TURN:     # restricted play: below every other action
+    if forbidden(w.forbid, kind):                   # restricted play: below every other action
         return FORBIDDEN
     if kind == A_MOVE:  # the commonest
         return move_score(g, w, lk, a)
@@ -321,7 +328,7 @@ cdef int heuristic_action(Game* g, int seat) noexcept nogil:
         if i == 0 or s > best_score:
             best, best_score = i, s
         i = 1 + n_moves if i == 0 else i + 1
-    if n_moves > 0 and w.forbid != A_MOVE:     # restricted play without moves: End turn beats them all
+    if n_moves > 0 and not forbidden(w.forbid, A_MOVE):    # restricted play without moves: End turn beats them all
         bound = (lk.level_value[0] if lk.n_levels else 0) - w.step_cost
         if bound < -1:
             bound = -1

@@ -113,10 +113,21 @@ cdef void learned_seat_features(Game* g, int seat, double* f) noexcept nogil:
     f[11] = p.knockouts_dealt / 3.0
 
 
+cdef inline bint learned_forbidden(Game* g, int forbid, int k) noexcept nogil:
+    """Restricted play: listed ACTION option k is of the forbidden kind (heuristic.pxi's rule)."""
+    return forbidden(forbid, g.opt_a[k])
+
+
 cdef int learned_decide(Game* g, int seat) noexcept nogil:
-    """A learned seat's ACTION decision (the options listed in g.opt_*)."""
+    """A learned seat's ACTION decision (the options listed in g.opt_*). Restricted play: the options are
+    scored as the unrestricted bot scores them (its weights' forbid cleared while the heuristic's pick, a
+    feature, is worked out) and the forbidden kind is passed over (learned_choose)."""
+    cdef int forbid = g.bots[seat].w.forbid, k
+    g.bots[seat].w.forbid = 0
     learned_prepare(g, seat)
-    return learned_choose(g, &g.bots[seat].model, seat)
+    k = learned_choose(g, &g.bots[seat].model, seat, forbid)
+    g.bots[seat].w.forbid = forbid
+    return k
 
 
 cdef inline void learned_prepare(Game* g, int seat) noexcept nogil:

@@ -46,12 +46,24 @@ cdef bint usable(Game* g, int s, int equipment_id) noexcept nogil:
     return 0
 
 
+cdef inline bint forbidden(int forbid, int kind, int a) noexcept nogil:
+    """Restricted play (docs/restricted-play.md): an option of a ``kind`` decision whose first value is ``a``
+    is of the kind ``forbid`` (a Weights.forbid) names: an equipment action of that Act value (Pass, 0, never:
+    0 is forbid's "none"), or with FORBID_POTION any potion (a hand index, not the -1 of no potion). The
+    heuristic and the learned bot (learned.pxi) both ask here."""
+    if kind == D_EQUIP:
+        return a == forbid and a != ACT_PASS
+    if kind == D_POTION:
+        return forbid == FORBID_POTION and a >= 0
+    return 0
+
+
 cdef int equip_score(Game* g, int s, Weights* w, int act, int a, int b, int c) noexcept nogil:
     cdef Seat* st = &g.seats[s]
     cdef int h, useless
     if act == ACT_PASS:
         return 0
-    if act == w.forbid:                     # restricted play: below every other action
+    if forbidden(w.forbid, D_EQUIP, act):   # restricted play: below every other action
         return FORBIDDEN
     if act == ACT_UNEQUIP:
         return -1
@@ -151,7 +163,7 @@ cdef int potion_score(Game* g, Weights* w, int s, int hand_index) noexcept nogil
     cdef int good, taken
     if hand_index < 0:
         return 0
-    if w.forbid == FORBID_POTION:           # restricted play: never a potion
+    if forbidden(w.forbid, D_POTION, hand_index):     # restricted play: never a potion
         return FORBIDDEN
     if w.potion_eagerness == 0:
         return -1

@@ -344,7 +344,20 @@ cdef void learned_samples(Game* g, int seat, int choice, const double* shares) n
             r.f[i] = <float>f[i]
 
 
+cdef inline bint learned_forbidden(Game* g, int forbid, int k) noexcept nogil:
+    """Restricted play: listed option k of the pending decision is of the forbidden kind (heuristic.pxi's
+    rule; a learned seat's potions are its heuristic's, which asks the same rule)."""
+    return forbidden(forbid, g.asking, g.opt_a[k])
+
+
 cdef int learned_decide(Game* g, int seat) noexcept nogil:
-    """A learned seat's top-level decision (the options listed in g.opt_*)."""
+    """A learned seat's top-level decision (the options listed in g.opt_*). Restricted play: the options are
+    scored as the unrestricted bot scores them (its weights' forbid cleared while the features, the
+    heuristic's pick and scores among them, are worked out) and the forbidden kind is passed over
+    (learned_choose)."""
+    cdef int forbid = g.bots[seat].w.forbid, k
+    g.bots[seat].w.forbid = 0
     learned_prepare(g, seat)
-    return learned_choose(g, &g.bots[seat].model, seat)
+    k = learned_choose(g, &g.bots[seat].model, seat, forbid)
+    g.bots[seat].w.forbid = forbid
+    return k

@@ -78,16 +78,27 @@ class SearchBot:
 
 class LearnedBot:
     """The learned bot: the model's policy takes every top-level decision (core only: core/kit/learned.pxi);
-    ``w`` is the heuristic's weights for the other decisions (and the heuristic's pick, one of its features)."""
+    ``w`` is the heuristic's weights for the other decisions (and the heuristic's pick, one of its features).
+    Restricted play (``w.forbid``): it never takes an option of that kind while another is listed, by the
+    rule ``forbidden(forbid, kind, option)`` its game's heuristic asks; a replay checks the core's choices
+    against it (:meth:`allows`)."""
 
     name = "learned"
 
-    def __init__(self, model, weights):
-        self.model, self.w = model, weights
+    def __init__(self, model, weights, forbidden=None):
+        self.model, self.w, self.forbidden = model, weights, forbidden
 
     @property
     def spec(self) -> str:
-        return f"learned:model={self.model.name}@{self.model.digest}"
+        forbid = getattr(self.w, "forbid", "none")
+        return f"learned:model={self.model.name}@{self.model.digest}" + (f":forbid={forbid}" if forbid != "none" else "")
+
+    def allows(self, kind, options: list, k: int) -> bool:
+        """Restricted play: option k may be taken (it is not of the forbidden kind, or every option listed is)."""
+        forbid = getattr(self.w, "forbid", "none")
+        if forbid == "none" or self.forbidden is None or not self.forbidden(forbid, kind, options[k]):
+            return True
+        return all(self.forbidden(forbid, kind, o) for o in options)
 
     def decide(self, g, seat: int, kind, options: list) -> int:
         raise EngineError("learned is core-only; use engine = core")
@@ -214,11 +225,11 @@ class BotRoster:
                 raise RuleError(f"bot {spec!r}: unknown weight preset {name!r}; valid presets: {', '.join(presets)}")
             start = presets[name]
         w = with_overrides(start, values, where=f"bot {spec!r}", what="weight")
-        if kind != "heuristic" and getattr(w, "forbid", "none") != "none":
-            raise RuleError(f"bot {spec!r}: forbid is restricted play of the heuristic bot; "
-                            f"use heuristic:forbid={w.forbid}")
+        if kind not in ("heuristic", "learned") and getattr(w, "forbid", "none") != "none":
+            raise RuleError(f"bot {spec!r}: forbid is restricted play of the heuristic and learned bots; "
+                            f"use heuristic:forbid={w.forbid} or learned:model=NAME:forbid={w.forbid}")
         if kind == "learned":
-            return LearnedBot(model, w)
+            return LearnedBot(model, w, getattr(self.heuristic, "forbidden", None))
         return self.heuristic(w) if search is None else SearchBot(kind, search, w, model)
 
     @property

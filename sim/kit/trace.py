@@ -201,8 +201,8 @@ class TraceReplay:
 
     def __init__(self, choices: Sequence[Choice], specs: Sequence[str], bots: Sequence, words: OptionWords):
         self.choices, self.words, self.at = list(choices), words, 0
-        self.bots = [ScriptedBot(self, spec) if isinstance(bot, (SearchBot, LearnedBot)) else CheckedBot(self, bot, spec)
-                     for spec, bot in zip(specs, bots)]
+        self.bots = [ScriptedBot(self, spec, bot) if isinstance(bot, (SearchBot, LearnedBot)) else
+                     CheckedBot(self, bot, spec) for spec, bot in zip(specs, bots)]
 
     def where(self, g, seat: int, kind) -> str:
         name = getattr(kind, "name", str(kind)).lower().replace("_", " ")
@@ -234,14 +234,20 @@ class TraceReplay:
 
 
 class ScriptedBot:
-    """A core-only seat (a search bot) in the reference engine: it takes the recorded choices, and tells
-    the log what its search saw (the note before a choice)."""
+    """A core-only seat (a search or learned bot) in the reference engine: it takes the recorded choices, and
+    tells the log what its search saw (the note before a choice); a restricted learned bot's choice must be
+    one it allows (never a forbidden kind while another option is listed)."""
 
-    def __init__(self, replay: TraceReplay, spec: str):
-        self.replay, self.spec, self.name = replay, spec, spec.split(":")[0]
+    def __init__(self, replay: TraceReplay, spec: str, bot=None):
+        self.replay, self.spec, self.name, self.bot = replay, spec, spec.split(":")[0], bot
 
     def decide(self, g, seat: int, kind, options: list) -> int:
         c = self.replay.take(g, seat, kind, options)
+        if hasattr(self.bot, "allows") and not self.bot.allows(kind, options, c.index):
+            r = self.replay
+            raise TraceMismatch(f"{r.where(g, seat, kind)}: the core's {self.spec} bot took "
+                                f"{r.option(g, seat, kind, options, c.index)}, a kind it is forbidden, while "
+                                "another option was listed")
         if c.note is not None:
             g.emit("search", note_text(g, seat, self.name, kind, options, c.note, self.replay.words), seat, 1)
         self.replay.advance()

@@ -24,6 +24,13 @@ assert all(FORBID[a.value] == a.name.lower() for a in Action if a != Action.END_
 FORBIDDEN = -1_000_000       # the score of a forbidden action: below every other
 
 
+def forbidden(forbid: str, kind, option) -> bool:
+    """Restricted play: ``option`` of a ``kind`` decision is of the kind ``forbid`` (a weights' forbid) names: a
+    turn action of that kind (End turn never). The heuristic and the learned bot's replay both ask here (the
+    core's: core/paws/heuristic.pxi ``forbidden``)."""
+    return kind == Decision.ACTION and option[0] != Action.END_TURN and FORBID[option[0]] == forbid
+
+
 @dataclass(frozen=True)
 class HeuristicWeights:
     """Tunable weights of the heuristic bot."""
@@ -58,6 +65,7 @@ def monster_value(g: Game, monster_id: int) -> int:
 
 class HeuristicBot:
     name = "heuristic"
+    forbidden = staticmethod(forbidden)     # restricted play's rule, for the game's learned bot too
 
     def __init__(self, weights: HeuristicWeights | None = None):
         self.w = weights or HeuristicWeights()
@@ -144,7 +152,7 @@ class HeuristicBot:
     def action_score(self, g: Game, seat: int, act, values: list[int]) -> int:
         kind, a, b = act
         w, p = self.w, g.players[seat]
-        if kind != Action.END_TURN and FORBID[kind] == w.forbid:
+        if forbidden(w.forbid, Decision.ACTION, act):
             return FORBIDDEN
         if kind == Action.END_TURN:  # staying put is worth what resting here is worth
             return values[p.pos] if g.tile[p.pos] == Tile.DESERT else 0

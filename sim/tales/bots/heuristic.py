@@ -25,6 +25,17 @@ FORBID_POTION = FORBID.index("potion")
 FORBIDDEN = -1_000_000       # the score of a forbidden option: below every other
 
 
+def forbidden(forbid: str, kind, option) -> bool:
+    """Restricted play: ``option`` of a ``kind`` decision is of the kind ``forbid`` (a weights' forbid) names:
+    an equipment action of that kind (Pass never), or any potion (a hand index; -1 is no potion). The
+    heuristic and the learned bot's replay both ask here (the core's: core/tales/heuristic.pxi ``forbidden``)."""
+    if kind == Decision.EQUIP:
+        return option[0] != Act.PASS and FORBID[option[0]] == forbid
+    if kind == Decision.POTION:
+        return forbid == "potion" and option >= 0
+    return False
+
+
 @dataclass(frozen=True)
 class HeuristicWeights:
     """Tunable weights of the heuristic bot."""
@@ -72,6 +83,7 @@ def kills(g: Game, by: tuple[int, int], target: tuple[int, int]) -> bool:
 
 class HeuristicBot:
     name = "heuristic"
+    forbidden = staticmethod(forbidden)     # restricted play's rule, for the game's learned bot too
 
     def __init__(self, weights: HeuristicWeights | None = None):
         self.w = weights or HeuristicWeights()
@@ -116,7 +128,7 @@ class HeuristicBot:
         kind, a, b, c = act
         if kind == Act.PASS:
             return 0
-        if FORBID[kind] == self.w.forbid:
+        if forbidden(self.w.forbid, Decision.EQUIP, act):
             return FORBIDDEN
         if kind == Act.UNEQUIP:
             return -1
@@ -170,7 +182,7 @@ class HeuristicBot:
         if hand_index < 0:
             return 0
         w = self.w
-        if w.forbid == "potion":
+        if forbidden(w.forbid, Decision.POTION, hand_index):
             return FORBIDDEN
         if w.potion_eagerness == 0:
             return -1
