@@ -225,8 +225,9 @@ def test_any_sweep_laid_out_as_restricted_play_gets_the_answer_and_others_none(t
 @pytest.mark.parametrize("args, message", [
     (["paws", "--forbid", "fly"], r"--forbid 'fly': paws has no such option; allowed: move, loot"),
     (["tales", "--forbid", "invade"], r"--forbid 'invade': tales has no such option; allowed: swap, equip"),
-    (["paws", "--bot", "mcts:iterations=4"], r"restricted play forbids options of a heuristic bot"),
+    (["paws", "--bot", "mcts:iterations=4"], r"restricted play forbids options of a heuristic or learned bot"),
     (["paws", "--bot", "heuristic:forbid=move"], r"without forbid="),
+    (["paws", "--bot", "learned:model=paws-2:forbid=move"], r"without forbid="),
     (["paws", "--bot", "heuristic:aggression=99"], r"aggression"),
     (["paws", "--threshold", "2"], r"--threshold 2.0 is not allowed; expected a share from 0 to 1"),
     (["paws", "--margin", "nan"], r"--margin nan is not allowed"),
@@ -253,8 +254,12 @@ def test_bad_input_is_one_line_and_exit_2_before_any_game(tmp_path, args, messag
     assert res.exit_code == 2 and len(lines) == 1 and re.search(message, lines[0]), res.output
 
 
-@pytest.mark.parametrize("spec", ["learned:model=paws-2:forbid=invade", "mcts:iterations=8:forbid=invade"])
-def test_forbid_is_the_heuristics_alone(spec):
+@pytest.mark.parametrize("spec", ["mcts:iterations=8:forbid=invade", "mcts:iterations=8:model=paws-2:forbid=invade",
+                                  "flat:rollouts=2:forbid=invade"])
+def test_forbid_is_the_heuristics_and_the_learned_bots_alone(spec):
+    """The search bots refuse it (a search with a model too); the learned bot takes it
+    (tests/test_learned_forbid.py)."""
     from sim.params import RuleError
-    with pytest.raises(RuleError, match="forbid|unknown mcts parameter"):
+    with pytest.raises(RuleError, match="unknown (mcts|flat) parameter 'forbid'"):
         GAMES["paws"].resolve(None, {}, {"players": 2, "bots": [spec, "heuristic"]}, {})
+    GAMES["paws"].resolve(None, {}, {"players": 2, "bots": ["learned:model=paws-2:forbid=invade", "heuristic"]}, {})
