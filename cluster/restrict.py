@@ -26,6 +26,7 @@ from typing import Sequence
 
 from cluster.train import seatings
 from sim.games import GAMES
+from sim.kit.bots import RESTRICTABLE
 from sim.params import RuleError, fields
 
 THRESHOLD = 0.05
@@ -42,9 +43,6 @@ def forbiddable(game_name: str) -> tuple[str, ...]:
 
 def restricted_spec(base: str, option: str) -> str:
     return f"{base}:forbid={option}"
-
-
-RESTRICTABLE = ("heuristic", "learned")    # the bot kinds that take forbid= (sim/kit/bots.py)
 
 
 def check(game_name: str, base: str, options: Sequence[str]) -> None:

@@ -42,6 +42,7 @@ class SearchParams:
 SEARCH_FIELDS = {"mcts": ("iterations", "rollout", "depth", "c", "preset", "model"),
                  "flat": ("rollouts", "rollout", "depth", "preset", "model")}
 SPEC_ONLY = ("preset", "model")      # fields of a spec that are not the core's Search struct
+RESTRICTABLE = ("heuristic", "learned")     # the bots that take forbid= (restricted play, docs/restricted-play.md)
 
 
 def core_weights(w) -> dict:
@@ -225,7 +226,7 @@ class BotRoster:
                 raise RuleError(f"bot {spec!r}: unknown weight preset {name!r}; valid presets: {', '.join(presets)}")
             start = presets[name]
         w = with_overrides(start, values, where=f"bot {spec!r}", what="weight")
-        if kind not in ("heuristic", "learned") and getattr(w, "forbid", "none") != "none":
+        if kind not in RESTRICTABLE and getattr(w, "forbid", "none") != "none":
             raise RuleError(f"bot {spec!r}: forbid is restricted play of the heuristic and learned bots; "
                             f"use heuristic:forbid={w.forbid} or learned:model=NAME:forbid={w.forbid}")
         if kind == "learned":
