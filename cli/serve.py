@@ -1,0 +1,124 @@
+"""``playtest serve`` (the web service, docs/service.md) and ``playtest submit`` (its command-line client). The service
+is a package beside the command line (tests/test_layers.py): ``serve`` checks its options and hands the process over
+to ``python -m service``; ``submit`` speaks the service's JSON API over HTTP (httpx)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from cli.common import check_range, fail
+
+ROLES = ("read", "edit", "admin")          # the service's roles (service/catalog.py)
+MAX_SPEC = 256 * 1024                      # the most the service accepts (service/specs.py)
+
+
+def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROOT/runs/<id>, the catalog in "
+                                                  "ROOT/service.sqlite")] = Path("playtest-service"),
+          host: Annotated[str, typer.Option(help="the address to listen on (loopback by default)")] = "127.0.0.1",
+          port: Annotated[int, typer.Option(help="the port to listen on")] = 8321,
+          workers: Annotated[Optional[int], typer.Option(help="each sweep's --workers (default: all cores)")] = None,
+          jobs: Annotated[int, typer.Option(help="jobs run at once")] = 1,
+          max_queued: Annotated[int, typer.Option(help="queued jobs per user, at most")] = 5,
+          submit_per_minute: Annotated[int, typer.Option(help="submissions per user per minute, at most")] = 10,
+          add_user: Annotated[Optional[str], typer.Option(help="add a user NAME, print its API token once and exit")]
+          = None,
+          role: Annotated[str, typer.Option(help="with --add-user: read, edit or admin")] = "read") -> None:
+    """The web service: a queue of sweeps from specs, run pages, reports and verdict cards, users with roles."""
+    check_range("--port", port, 1, 65535)
+    check_range("--jobs", jobs, 1, 64)
+    check_range("--max-queued", max_queued, 1, 10_000)
+    check_range("--submit-per-minute", submit_per_minute, 1, 10_000)
+    check_range("--workers", workers, 1, 4096)
+    if add_user is not None and role not in ROLES:
+        fail(f"--role {role!r}: expected one of {', '.join(ROLES)}")
+    if root.exists() and not root.is_dir():
+        fail(f"--root {root}: not a folder")
+    args = ["--root", str(root), "--host", host, "--port", str(port), "--jobs", str(jobs), "--max-queued",
+            str(max_queued), "--submit-per-minute", str(submit_per_minute)]
+    if workers is not None:
+        args += ["--workers", str(workers)]
+    if add_user is not None:
+        args += ["--add-user", add_user, "--role", role]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    checkout = Path(__file__).resolve().parent.parent        # a source checkout: its service package beside cli
+    env = dict(os.environ)
+    if (checkout / "service" / "__init__.py").is_file():
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(checkout), env.get("PYTHONPATH", "")) if p)
+    os.execve(sys.executable, [sys.executable, "-m", "service", *args], env)
+
+
+def submit(spec: Annotated[Path, typer.Argument(help="a sweep spec (TOML; docs/sweeps.md)")],
+           server: Annotated[str, typer.Option(help="the service's URL, e.g. http://127.0.0.1:8321")],
+           token: Annotated[Optional[str], typer.Option(help="your API token (default: $PLAYTEST_TOKEN)")] = None,
+           title: Annotated[Optional[str], typer.Option(help="the run's title (default: the spec's name)")] = None,
+           description: Annotated[str, typer.Option(help="the run's description")] = "",
+           wait: Annotated[bool, typer.Option(help="wait for the run to end and print its report's summary")] = False,
+           timeout: Annotated[float, typer.Option(help="with --wait: give up after this many seconds")] = 86_400.0
+           ) -> None:
+    """Submit a sweep spec to a playtest service; prints the run's URL (with --wait, its summary when done).
+
+    Exit code: 0 (queued; with --wait: done), 1 (with --wait: failed or cancelled), 2 (bad input, refused)."""
+    import httpx
+    token = token or os.environ.get("PLAYTEST_TOKEN")
+    if not token:
+        fail("give your API token: --token TOKEN or PLAYTEST_TOKEN (an admin makes one with playtest serve "
+             "--add-user NAME --role edit)")
+    if not server.startswith(("http://", "https://")):
+        fail(f"--server {server!r}: expected an http:// or https:// URL")
+    if not spec.is_file():
+        fail(f"{spec}: no such spec file")
+    if spec.stat().st_size > MAX_SPEC:
+        fail(f"{spec}: {spec.stat().st_size:,} bytes; the service accepts a spec of at most {MAX_SPEC:,}")
+    try:
+        text = spec.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        fail(f"{spec}: cannot read it as UTF-8 text ({e})")
+    base = server.rstrip("/")
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(timeout=60.0, headers=headers) as client:
+        r = _call(client, "POST", f"{base}/api/runs",
+                  json={"spec": text, "title": title or "", "description": description})
+        run = r.json()
+        typer.echo(run["url"])
+        if not wait:
+            return
+        deadline = time.monotonic() + timeout
+        while True:
+            got = _call(client, "GET", f"{base}/api/runs/{run['id']}").json()
+            if got["state"] not in ("queued", "running"):
+                break
+            if time.monotonic() > deadline:
+                fail(f"{run['url']}: still {got['state']} after {timeout:g} s (it goes on; look again later)")
+            time.sleep(1.0)
+    if got["state"] != "done":
+        typer.echo(f"run {got['state']}" + (f": {got['error']}" if got.get("error") else ""), err=True)
+        raise typer.Exit(code=1)
+    typer.echo((got.get("summary") or "").rstrip("\n"))
+    if got.get("report_url"):
+        typer.echo(f"the report: {got['report_url']}")
+
+
+def _call(client, method: str, url: str, **kw):
+    """One request; any refusal or network problem is one line and exit 2."""
+    import httpx
+    try:
+        r = client.request(method, url, **kw)
+    except httpx.HTTPError as e:
+        fail(f"{url}: cannot reach the service ({type(e).__name__}: {e})")
+    if r.status_code >= 400:
+        try:
+            said = r.json().get("error") or r.text
+        except ValueError:
+            said = r.text
+        fail(f"the service refused it ({r.status_code}): {said}")
+    return r
+
+
+COMMANDS = {"serve": serve, "submit": submit}

@@ -1,0 +1,92 @@
+"""``python -m service``: what ``playtest serve`` runs (cli/serve.py hands over to it, so the command line and the
+service stay two packages side by side). Starts the app on uvicorn, or adds a user and prints its token once.
+Bad input is one line on stderr and exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import sys
+from pathlib import Path
+
+from service.catalog import ROLES, Catalog, CatalogError
+
+DEFAULT_PORT = 8321
+
+
+class _Args(argparse.ArgumentParser):
+    def error(self, message: str):          # one line, exit 2 (argparse would print its usage first)
+        print(f"error: {message} (playtest serve --help lists what is allowed)", file=sys.stderr)
+        sys.exit(2)
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    p = _Args(prog="playtest serve", add_help=False)
+    p.add_argument("--root", default="playtest-service")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT)
+    p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--max-queued", type=int, default=5)
+    p.add_argument("--submit-per-minute", type=int, default=10)
+    p.add_argument("--add-user", default=None)
+    p.add_argument("--role", default="read")
+    return p.parse_args(argv)
+
+
+def fail(message: str) -> None:
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)
+    sys.exit(2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parse(sys.argv[1:] if argv is None else argv)
+    root = Path(a.root)
+    if root.exists() and not root.is_dir():
+        fail(f"--root {root}: not a folder")
+    for flag, value, low, high in (("--port", a.port, 1, 65535), ("--jobs", a.jobs, 1, 64),
+                                   ("--max-queued", a.max_queued, 1, 10_000),
+                                   ("--submit-per-minute", a.submit_per_minute, 1, 10_000)):
+        if not low <= value <= high:
+            fail(f"{flag} {value} is out of range; expected an integer from {low} to {high}")
+    if a.workers is not None and not 1 <= a.workers <= 4096:
+        fail(f"--workers {a.workers} is out of range; expected an integer from 1 to 4096")
+    if a.add_user is not None:
+        if a.role not in ROLES:
+            fail(f"--role {a.role!r}: expected one of {', '.join(ROLES)}")
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            catalog = Catalog(root / "service.sqlite")
+            token = catalog.add_user(a.add_user, a.role)
+            catalog.audit("service", "add-user", None, f"{a.add_user} ({a.role}) from the command line")
+            catalog.close()
+        except (CatalogError, OSError) as e:
+            fail(f"--add-user: {e}")
+        print(f"user {a.add_user} ({a.role}) added; its token, shown this once (keep it secret):", file=sys.stderr)
+        print(token)
+        return 0
+    try:
+        loopback = ipaddress.ip_address(a.host).is_loopback
+    except ValueError:
+        loopback = a.host == "localhost"
+    if not loopback:
+        print(f"warning: --host {a.host} is not loopback: anyone who reaches it sees the login page; put the "
+              "service behind TLS (docs/service.md)", file=sys.stderr)
+    import uvicorn
+
+    from service.app import Settings, create_app
+    root.mkdir(parents=True, exist_ok=True)
+    app = create_app(Settings(root=root, jobs=a.jobs, workers=a.workers, max_queued=a.max_queued,
+                              submit_per_minute=a.submit_per_minute))
+    if not app.state.catalog.users():
+        print(f"warning: no users yet: add one with playtest serve --root {root} --add-user NAME --role admin",
+              file=sys.stderr)
+    print(f"playtest serve: http://{a.host}:{a.port}/ (results in {root.resolve()}; Ctrl-C stops it, a running job "
+          "resumes at the next start)", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=a.host, port=a.port, log_level=os.environ.get("PLAYTEST_SERVE_LOG", "warning"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,524 @@
+"""The web app: pages for people (a session cookie from /login, a CSRF token on every form that changes anything)
+and a JSON API for programs (``Authorization: Bearer TOKEN``). Anonymous callers get /login and /health only.
+
+Roles: read (see runs and results), edit (also submit and cancel one's own runs), admin (everything, users too)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
+
+from cluster.manifest import ManifestError, counts, load_manifest
+from cluster.spec import SpecError
+from service import pages
+from service.catalog import ACTIVE, STATES, Catalog, CatalogError, User
+from service.runner import Runner, layout
+from service.specs import MAX_GAMES, MAX_UPLOAD, check_text
+from sim.games import GAMES
+
+COOKIE = "playtest_session"
+LOGIN_COOKIE = "playtest_login"
+MAX_BODY = 1024 * 1024              # any request body, at most (a spec is at most MAX_UPLOAD of it)
+MAX_TITLE = 200
+MAX_DESCRIPTION = 5000
+PAGE_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'nonce-{nonce}'; "
+            "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+REPORT_CSP = ("sandbox allow-scripts; default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+              "script-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'")
+
+
+@dataclass
+class Settings:
+    root: Path
+    jobs: int = 1                    # jobs run at once
+    workers: int | None = None       # each sweep's --workers (None: all cores)
+    max_queued: int = 5              # queued jobs per user
+    submit_per_minute: int = 10      # submissions per user per minute
+    max_games: int = MAX_GAMES
+
+
+class TooLarge(Exception):
+    pass
+
+
+SECURITY_HEADERS = ((b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
+                    (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store"))
+
+
+def limit_body(app, limit: int = MAX_BODY):
+    """ASGI middleware: a request body over ``limit`` bytes is refused with 413 in one line, read or not (an
+    endpoint reading it meets TooLarge); every response gets the security headers."""
+    async def guarded(scope, receive, send):
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            return await _too_large(send)
+        seen = 0
+        started = False
+
+        async def counted():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    raise TooLarge()
+            return message
+
+        async def watched(message):
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                have = {k.lower() for k, _ in message.get("headers", [])}
+                message = {**message, "headers": [*message.get("headers", []),
+                                                  *((k, v) for k, v in SECURITY_HEADERS if k not in have)]}
+            await send(message)
+        try:
+            await app(scope, counted, watched)
+        except TooLarge:
+            if not started:
+                await _too_large(send)
+    return guarded
+
+
+async def _too_large(send) -> None:
+    body = f"error: the request is larger than {MAX_BODY:,} bytes; a spec may be at most {MAX_UPLOAD:,}\n".encode()
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
+                            *SECURITY_HEADERS]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
+    """The app over ``settings.root`` (created if missing); its runner starts with the app (and resumes what was
+    running when the service last stopped) and stops with it."""
+    root = Path(settings.root).resolve()
+    for sub in ("runs", "jobs", "tmp"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    catalog = Catalog(root / "service.sqlite")
+    runner = Runner(catalog, root, jobs=settings.jobs, workers=settings.workers)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app):
+        if start_runner:
+            runner.start()
+        try:
+            yield
+        finally:
+            if start_runner:
+                runner.stop()
+            catalog.close()
+
+    app = FastAPI(title="playtest", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
+    app.state.catalog, app.state.runner, app.state.root = catalog, runner, root
+
+    # who is asking --------------------------------------------------------------------------------------
+
+    def bearer(request: Request) -> User | None:
+        auth = request.headers.get("authorization", "")
+        if auth[:7].lower() == "bearer ":
+            return catalog.user_by_token(auth[7:].strip())
+        return None
+
+    def session(request: Request) -> tuple[User, str] | None:
+        return catalog.session(request.cookies.get(COOKIE))
+
+    def page(title: str, body: str, user: User | None, csrf: str | None, status: int = 200, **kw) -> HTMLResponse:
+        nonce = secrets.token_urlsafe(16)
+        r = HTMLResponse(pages.layout(title, body, user=user, csrf=csrf, nonce=nonce, **kw), status_code=status)
+        r.headers["Content-Security-Policy"] = PAGE_CSP.format(nonce=nonce)
+        return r
+
+    def page_user(request: Request, role: str) -> tuple[User, str] | Response:
+        """The logged-in user of a page with ``role`` or above; anonymous: to /login; too low a role: 403."""
+        s = session(request)
+        if s is None:
+            return RedirectResponse("/login", status_code=303)
+        if not s[0].may(role):
+            return page("Not allowed", f"<p class='error'>Your role ({pages.esc(s[0].role)}) may not do this; it "
+                        f"needs {role}.</p>", s[0], s[1], status=403)
+        return s
+
+    async def page_form(request: Request, role: str) -> tuple[User, str, Any] | Response:
+        """A page's POST: the user with ``role``, whose form carries the session's CSRF token; else refused."""
+        s = page_user(request, role)
+        if isinstance(s, Response):
+            return s
+        try:
+            form = await request.form(max_files=1, max_fields=20, max_part_size=MAX_BODY)
+        except TooLarge:
+            return page("Refused", f"<p class='error'>the request is larger than {MAX_BODY:,} bytes; a spec may be at "
+                        f"most {MAX_UPLOAD:,}</p>", s[0], s[1], status=413)
+        except Exception:  # noqa: BLE001 - a malformed or oversized form: one line, nothing stored
+            return page("Refused", "<p class='error'>the form could not be read (malformed, or a field over "
+                        f"{MAX_UPLOAD:,} bytes)</p>", s[0], s[1], status=400)
+        given = form.get("csrf")
+        if not isinstance(given, str) or not secrets.compare_digest(given.encode(), s[1].encode()):
+            return page("Refused", "<p class='error'>the form's CSRF token is missing or wrong; reload the page "
+                        "and try again</p>", s[0], s[1], status=403)
+        return s[0], s[1], form
+
+    def api_user(request: Request, role: str) -> User | Response:
+        user = bearer(request)
+        if user is None:
+            return JSONResponse({"error": "give an API token: Authorization: Bearer TOKEN"}, status_code=401,
+                                headers={"WWW-Authenticate": "Bearer"})
+        if not user.may(role):
+            return JSONResponse({"error": f"your role ({user.role}) may not do this; it needs {role}"},
+                                status_code=403)
+        return user
+
+    # shared actions -------------------------------------------------------------------------------------
+
+    def check_fields(title: str, description: str) -> str | None:
+        if len(title) > MAX_TITLE:
+            return f"the title is {len(title):,} characters; at most {MAX_TITLE}"
+        if len(description) > MAX_DESCRIPTION:
+            return f"the description is {len(description):,} characters; at most {MAX_DESCRIPTION:,}"
+        if any(ord(ch) < 32 and ch not in "\t\n\r" for ch in title + description):
+            return "the title and description may not hold control characters"
+        return None
+
+    def submit(user: User, spec: bytes | str, title: str, description: str, start: bool) -> tuple[int, dict]:
+        """Check a spec (and start it): (HTTP status, what to say). Nothing is stored on a refusal."""
+        title, description = title.strip(), description.strip()
+        if (bad := check_fields(title, description)) is not None:
+            return 400, {"error": bad}
+        try:
+            checked = check_text(spec, root / "tmp", max_games=settings.max_games)
+        except SpecError as e:
+            return 400, {"error": " ".join(str(e).split())}
+        cost = {"name": checked.name, "game": checked.game, "cells": checked.cells, "games": checked.games,
+                "stop": checked.stop,
+                "cost": (f"{checked.cells:,} cells, {'at most ' if checked.stop else ''}{checked.games:,} games "
+                         f"({checked.name}, {checked.game})")}
+        if not start:
+            return 200, cost
+        if catalog.submissions_since(user, time.time() - 60) >= settings.submit_per_minute:
+            return 429, {"error": f"more than {settings.submit_per_minute} submissions in a minute; wait a minute"}
+        if catalog.queued_by(user) >= settings.max_queued:
+            return 429, {"error": f"you have {settings.max_queued} runs queued already (the most a user may); wait "
+                                  "for one to start or cancel one"}
+        job = catalog.add_job(owner=user, title=title or checked.name, description=description,
+                              spec_name=checked.name, game=checked.game, spec_text=checked.text, cells=checked.cells,
+                              games=checked.games)
+        return 201, {**cost, "id": job, "state": "queued"}
+
+    def may_cancel(user: User, job: dict) -> bool:
+        return job["state"] in ACTIVE and (user.may("admin") or (user.may("edit") and job["owner"] == user.name))
+
+    def progress(job: dict) -> dict | None:
+        try:
+            m = load_manifest(layout(root, job["id"])["out"])
+        except (ManifestError, OSError, ValueError):
+            return None
+        return counts(m) if m else None
+
+    def read_own(job: dict, key: str) -> str | None:
+        try:
+            return layout(root, job["id"])[key].read_text(encoding="utf-8")
+        except OSError:
+            return None
+
+    def verdict(job: dict, base: str) -> str | None:
+        if job["state"] != "done":
+            return None
+        raw = read_own(job, "verdict")
+        try:
+            facts = json.loads(raw) if raw else None
+        except ValueError:
+            facts = None
+        if not isinstance(facts, dict):
+            return None
+        return verdict_card(job, facts, f"{base}/runs/{job['id']}")
+
+    def job_json(job: dict, base: str) -> dict:
+        out = {k: job[k] for k in ("id", "title", "description", "owner", "state", "spec_name", "game", "cells",
+                                   "games", "created", "started", "ended", "error")}
+        out["url"] = f"{base}/runs/{job['id']}"
+        out["report_url"] = f"{base}/runs/{job['id']}/report" if layout(root, job["id"])["report"].is_file() else None
+        out["progress"] = progress(job)
+        if job["state"] == "done":
+            out["summary"] = read_own(job, "summary")
+            out["verdict"] = verdict(job, base)
+        return out
+
+    def base_url(request: Request) -> str:
+        return str(request.base_url).rstrip("/")
+
+    def filters(request: Request) -> dict[str, str]:
+        got = {k: (request.query_params.get(k) or "")[:200] for k in ("game", "state", "owner", "q")}
+        return got
+
+    # pages ------------------------------------------------------------------------------------------------
+
+    @app.get("/health")
+    def health() -> dict:
+        return {"ok": True}
+
+    @app.get("/")
+    def home(request: Request):
+        return RedirectResponse("/runs" if session(request) else "/login", status_code=303)
+
+    @app.get("/login")
+    def login_page(request: Request):
+        token = secrets.token_urlsafe(24)
+        r = page("Log in", pages.login_form(token), None, None)
+        r.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", max_age=3600)
+        return r
+
+    @app.post("/login")
+    async def login(request: Request):
+        try:
+            form = await request.form(max_files=0, max_fields=5, max_part_size=4096)
+        except Exception:  # noqa: BLE001
+            return page("Log in", "<p class='error'>the form could not be read</p>", None, None, status=400)
+        given, want = form.get("csrf"), request.cookies.get(LOGIN_COOKIE)
+        if not isinstance(given, str) or not want or not secrets.compare_digest(given.encode(), want.encode()):
+            return page("Log in", "<p class='error'>the login form's CSRF token is missing or wrong; reload the "
+                        "page</p>", None, None, status=403)
+        token = form.get("token")
+        user = catalog.user_by_token(token if isinstance(token, str) else None)
+        if user is None:
+            fresh = secrets.token_urlsafe(24)
+            r = page("Log in", pages.login_form(fresh, "unknown token"), None, None, status=401)
+            r.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict", max_age=3600)
+            return r
+        sid, _ = catalog.new_session(user)
+        catalog.audit(user.name, "login")
+        r = RedirectResponse("/runs", status_code=303)
+        r.set_cookie(COOKIE, sid, httponly=True, samesite="strict", max_age=12 * 3600)
+        r.delete_cookie(LOGIN_COOKIE)
+        return r
+
+    @app.post("/logout")
+    async def logout(request: Request):
+        got = await page_form(request, "read")
+        if isinstance(got, Response):
+            return got
+        catalog.end_session(request.cookies.get(COOKIE))
+        r = RedirectResponse("/login", status_code=303)
+        r.delete_cookie(COOKIE)
+        return r
+
+    @app.get("/runs")
+    def runs_page(request: Request):
+        s = page_user(request, "read")
+        if isinstance(s, Response):
+            return s
+        f = filters(request)
+        rows = catalog.jobs(game=f["game"], state=f["state"], owner=f["owner"], text=f["q"])
+        return page("Runs", pages.run_list(rows, f, list(GAMES.names())), *s)
+
+    @app.get("/submit")
+    def submit_page(request: Request):
+        s = page_user(request, "edit")
+        if isinstance(s, Response):
+            return s
+        return page("Submit a sweep", pages.submit_form(s[1]), *s)
+
+    @app.post("/submit")
+    async def submit_post(request: Request):
+        got = await page_form(request, "edit")
+        if isinstance(got, Response):
+            return got
+        user, csrf, form = got
+        title, description = str(form.get("title") or ""), str(form.get("description") or "")
+        spec: bytes | str = str(form.get("spec") or "")
+        upload = form.get("spec_file")
+        if upload is not None and not isinstance(upload, str) and upload.filename:
+            spec = await upload.read(MAX_UPLOAD + 1)
+        shown = spec if isinstance(spec, str) else spec[:MAX_UPLOAD].decode("utf-8", "replace")
+        status, said = submit(user, spec, title, description, form.get("action") == "start")
+        if status == 201:
+            return RedirectResponse(f"/runs/{said['id']}", status_code=303)
+        body = pages.submit_form(csrf, title=title, description=description, spec=shown,
+                                 error=said.get("error", ""), cost="" if status != 200 else
+                                 f"Cost: {said['cost']}. Press Start this sweep to queue it.")
+        return page("Submit a sweep", body, user, csrf, status=status)
+
+    @app.get("/runs/{job}")
+    def run_page(request: Request, job: str):
+        s = page_user(request, "read")
+        if isinstance(s, Response):
+            return s
+        row = catalog.job(job)
+        if row is None:
+            return page("No such run", "<p class='error'>no such run</p>", *s, status=404)
+        body = pages.run_page(row, progress=progress(row), verdict=verdict(row, base_url(request)),
+                              summary=read_own(row, "summary") if row["state"] == "done" else None,
+                              may_cancel=may_cancel(s[0], row), csrf=s[1],
+                              has_report=layout(root, row["id"])["report"].is_file())
+        return page(row["title"], body, *s, refresh=2 if row["state"] in ACTIVE else None,
+                    script=pages.COPY_SCRIPT)
+
+    @app.post("/runs/{job}/cancel")
+    async def cancel_page(request: Request, job: str):
+        got = await page_form(request, "edit")
+        if isinstance(got, Response):
+            return got
+        user, csrf, _ = got
+        row = catalog.job(job)
+        if row is None:
+            return page("No such run", "<p class='error'>no such run</p>", user, csrf, status=404)
+        if not (user.may("admin") or row["owner"] == user.name):
+            return page("Not allowed", "<p class='error'>only its owner or an admin may cancel a run</p>", user, csrf,
+                        status=403)
+        if not runner.cancel(row["id"], user.name):
+            return page("Not cancelled", f"<p class='error'>the run has ended already ({pages.esc(row['state'])})</p>",
+                        user, csrf, status=409)
+        return RedirectResponse(f"/runs/{row['id']}", status_code=303)
+
+    @app.get("/runs/{job}/report")
+    def report_page(request: Request, job: str):
+        s = page_user(request, "read")
+        if isinstance(s, Response):
+            return s
+        row = catalog.job(job)
+        path = layout(root, row["id"])["report"] if row else None
+        if path is None or not path.is_file():
+            return page("No report", "<p class='error'>no report for this run (yet)</p>", *s, status=404)
+        return FileResponse(path, media_type="text/html; charset=utf-8", headers={"Content-Security-Policy": REPORT_CSP})
+
+    @app.get("/runs/{job}/verdict.md")
+    def verdict_text(request: Request, job: str):
+        s = page_user(request, "read")
+        if isinstance(s, Response):
+            return s
+        row = catalog.job(job)
+        card = verdict(row, base_url(request)) if row else None
+        if card is None:
+            return PlainTextResponse("error: no verdict for this run (yet)\n", status_code=404)
+        return PlainTextResponse(card, media_type="text/markdown; charset=utf-8")
+
+    @app.get("/users")
+    def users_page(request: Request):
+        s = page_user(request, "admin")
+        if isinstance(s, Response):
+            return s
+        return page("Users", pages.users_page(catalog.users(), catalog.audit_log(), s[1]), *s)
+
+    @app.post("/users")
+    async def users_add(request: Request):
+        got = await page_form(request, "admin")
+        if isinstance(got, Response):
+            return got
+        user, csrf, form = got
+        name, role = str(form.get("name") or ""), str(form.get("role") or "")
+        try:
+            token = catalog.add_user(name, role)
+        except CatalogError as e:
+            return page("Users", pages.users_page(catalog.users(), catalog.audit_log(), csrf, error=str(e)), user,
+                        csrf, status=400)
+        catalog.audit(user.name, "add-user", None, f"{name} ({role})")
+        return page("Users", pages.users_page(catalog.users(), catalog.audit_log(), csrf, new_token=token), user, csrf)
+
+    # the API ----------------------------------------------------------------------------------------------
+
+    @app.get("/api/runs")
+    def api_runs(request: Request):
+        user = api_user(request, "read")
+        if isinstance(user, Response):
+            return user
+        f = filters(request)
+        if f["state"] and f["state"] not in STATES:
+            return JSONResponse({"error": f"state {f['state']!r}: expected one of {', '.join(STATES)}"}, 400)
+        base = base_url(request)
+        return {"runs": [{**{k: r[k] for k in ("id", "title", "owner", "state", "spec_name", "game", "cells", "games",
+                                               "created", "started", "ended")}, "url": f"{base}/runs/{r['id']}"}
+                         for r in catalog.jobs(game=f["game"], state=f["state"], owner=f["owner"], text=f["q"])]}
+
+    @app.post("/api/runs")
+    async def api_submit(request: Request):
+        user = api_user(request, "edit")
+        if isinstance(user, Response):
+            return user
+        try:
+            body = json.loads(await request.body())
+        except TooLarge:
+            return JSONResponse({"error": f"the request is larger than {MAX_BODY:,} bytes"}, 413)
+        except ValueError:
+            return JSONResponse({"error": "the body is not JSON; send {\"spec\": TOML text, \"title\": ..., "
+                                          "\"description\": ...}"}, 400)
+        if not isinstance(body, dict) or not isinstance(body.get("spec"), str) \
+                or not all(isinstance(body.get(k, ""), str) for k in ("title", "description")) \
+                or not isinstance(body.get("check_only", False), bool):
+            return JSONResponse({"error": "expected {\"spec\": TOML text, \"title\": text, \"description\": text, "
+                                          "\"check_only\": true|false}"}, 400)
+        status, said = submit(user, body["spec"], body.get("title", ""), body.get("description", ""),
+                              body.get("check_only", False) is not True)
+        if status == 201:
+            said["url"] = f"{base_url(request)}/runs/{said['id']}"
+        return JSONResponse(said, status_code=status)
+
+    @app.get("/api/runs/{job}")
+    def api_run(request: Request, job: str):
+        user = api_user(request, "read")
+        if isinstance(user, Response):
+            return user
+        row = catalog.job(job)
+        if row is None:
+            return JSONResponse({"error": "no such run"}, 404)
+        return job_json(row, base_url(request))
+
+    @app.post("/api/runs/{job}/cancel")
+    def api_cancel(request: Request, job: str):
+        user = api_user(request, "edit")
+        if isinstance(user, Response):
+            return user
+        row = catalog.job(job)
+        if row is None:
+            return JSONResponse({"error": "no such run"}, 404)
+        if not (user.may("admin") or row["owner"] == user.name):
+            return JSONResponse({"error": "only its owner or an admin may cancel a run"}, 403)
+        if not runner.cancel(row["id"], user.name):
+            return JSONResponse({"error": f"the run has ended already ({row['state']})"}, 409)
+        return {"id": row["id"], "state": "cancelled"}
+
+    app.add_middleware(_BodyLimit)
+    return app
+
+
+class _BodyLimit:
+    """``limit_body`` as a Starlette middleware class."""
+
+    def __init__(self, app):
+        self.app = limit_body(app)
+
+    async def __call__(self, scope, receive, send):
+        await self.app(scope, receive, send)
+
+
+def verdict_card(job: dict, facts: dict, link: str) -> str:
+    """The verdict card: a short Markdown block (title, question, each cell's headline with its interval, games,
+    bots, code version, the permalink). User text is kept to one line each."""
+    def line(text: Any) -> str:
+        return " ".join(str(text).split())
+    out = [f"**{line(job['title'])}**", f"Question: {line(job['spec_name'])} ({line(job['game'])})", ""]
+    bots = sorted({b for c in facts.get("cells", []) for b in c.get("bots", [])})
+    for c in facts.get("cells", []):
+        head = (c.get("headlines") or ["no headline"])[0]
+        ends = ", ".join(f"{r} {100 * n / c['games']:.1f}%" for r, n in c.get("ends", []) if c.get("games"))
+        out.append(f"- {line(c.get('label'))}: {line(head)} Ends: {ends or 'none'}. ({c.get('games', 0):,} games)")
+    for m in facts.get("measure", []):
+        out.append(f"- {line(m)}")
+    out += ["", (f"Games: {facts.get('games', 0):,} · Bots: {'; '.join(line(b) for b in bots) or 'see the report'} · "
+                 f"Code: {line(facts.get('code_version'))} · Spec digest: {line(facts.get('spec_digest'))}"),
+            f"Run: {link}"]
+    return "\n".join(out)

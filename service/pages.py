@@ -1,0 +1,167 @@
+"""The service's pages: server-rendered, self-contained HTML (inline CSS, one small inline script with a per-response
+nonce, nothing loaded from elsewhere). Every piece of user text goes through ``esc`` (html.escape, quotes too)."""
+
+from __future__ import annotations
+
+import html
+import time
+from typing import Any
+
+from service.catalog import ROLES, STATES, User
+
+CSS = """
+body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
+header{background:#263238;color:#fff;padding:.6em 1.2em;display:flex;gap:1.2em;align-items:center}
+header a{color:#fff;text-decoration:none}header form{margin:0 0 0 auto}
+main{padding:1em 1.4em;max-width:1100px}
+table{border-collapse:collapse;width:100%;background:#fff}td,th{border-bottom:1px solid #ddd;padding:.35em .5em;
+text-align:left;vertical-align:top}
+.state{font-weight:600}.queued{color:#6d4c41}.running{color:#1565c0}.done{color:#2e7d32}.failed{color:#c62828}
+.cancelled{color:#757575}
+.error{background:#ffebee;border:1px solid #e57373;padding:.5em .8em;white-space:pre-wrap}
+.ok{background:#e8f5e9;border:1px solid #81c784;padding:.5em .8em}
+textarea{width:100%;font:13px monospace}input[type=text],input[type=password]{width:28em}
+pre.card{background:#fff;border:1px solid #ccc;padding:.8em;white-space:pre-wrap}
+.bar{background:#e0e0e0;height:12px;width:360px}.bar div{background:#1565c0;height:12px}
+form.inline{display:inline}label{display:block;margin:.5em 0 .2em}
+"""
+
+
+def esc(value: Any) -> str:
+    """User text as HTML text or an attribute value: every <, >, &, ' and " escaped."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def when(t: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else ""
+
+
+def layout(title: str, body: str, *, user: User | None, csrf: str | None, nonce: str, refresh: int | None = None,
+           script: str = "") -> str:
+    nav = ""
+    if user is not None:
+        nav = ("<a href='/runs'>Runs</a>" + ("<a href='/submit'>Submit a sweep</a>" if user.may("edit") else "")
+               + ("<a href='/users'>Users</a>" if user.may("admin") else "")
+               + f"<form method='post' action='/logout'><input type='hidden' name='csrf' value='{esc(csrf)}'>"
+               f"{esc(user.name)} ({esc(user.role)}) <button>Log out</button></form>")
+    meta = f"<meta http-equiv='refresh' content='{int(refresh)}'>" if refresh else ""
+    js = f"<script nonce='{esc(nonce)}'>{script}</script>" if script else ""
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>{meta}<title>{esc(title)} - playtest</title>"
+            f"<style>{CSS}</style></head><body><header><strong>playtest</strong>{nav}</header><main>"
+            f"<h1>{esc(title)}</h1>{body}</main>{js}</body></html>")
+
+
+def login_form(login_csrf: str, error: str = "") -> str:
+    return ((f"<p class='error'>{esc(error)}</p>" if error else "")
+            + "<form method='post' action='/login'>"
+            f"<input type='hidden' name='csrf' value='{esc(login_csrf)}'>"
+            "<label for='token'>Your API token (from <code>playtest serve --add-user</code>)</label>"
+            "<input type='password' id='token' name='token' autocomplete='off'> <button>Log in</button></form>")
+
+
+def hidden_csrf(csrf: str) -> str:
+    return f"<input type='hidden' name='csrf' value='{esc(csrf)}'>"
+
+
+def run_list(rows: list[dict], filters: dict[str, str], games: list[str]) -> str:
+    def select(name: str, options: list[str]) -> str:
+        opts = "".join(f"<option value='{esc(o)}'{' selected' if filters.get(name) == o else ''}>{esc(o or 'any')}"
+                       "</option>" for o in ["", *options])
+        return f"<select name='{name}' id='f-{name}'>{opts}</select>"
+    form = ("<form method='get' action='/runs'>"
+            f"game {select('game', games)} state {select('state', list(STATES))} "
+            f"owner <input type='text' name='owner' style='width:10em' value='{esc(filters.get('owner', ''))}'> "
+            f"title contains <input type='text' name='q' style='width:14em' value='{esc(filters.get('q', ''))}'> "
+            "<button>Filter</button></form><p></p>")
+    if not rows:
+        return form + "<p>No runs match.</p>"
+    body = "".join(
+        f"<tr><td><a href='/runs/{esc(r['id'])}'>{esc(r['title'])}</a></td><td>{esc(r['spec_name'])}</td>"
+        f"<td>{esc(r['game'])}</td><td class='state {esc(r['state'])}'>{esc(r['state'])}</td><td>{esc(r['owner'])}</td>"
+        f"<td>{r['games']:,}</td><td>{when(r['created'])}</td></tr>" for r in rows)
+    return (form + "<table><tr><th>title</th><th>question (spec)</th><th>game</th><th>state</th><th>owner</th>"
+            f"<th>games</th><th>submitted</th></tr>{body}</table>")
+
+
+def submit_form(csrf: str, *, title: str = "", description: str = "", spec: str = "", error: str = "",
+                cost: str = "") -> str:
+    start = ("<button name='action' value='start'>Start this sweep</button> " if cost else "")
+    return ((f"<p class='error' id='error'>{esc(error)}</p>" if error else "")
+            + (f"<p class='ok' id='cost'>{esc(cost)}</p>" if cost else "")
+            + "<form method='post' action='/submit' enctype='multipart/form-data'>" + hidden_csrf(csrf)
+            + f"<label for='title'>Title</label><input type='text' id='title' name='title' value='{esc(title)}'>"
+            "<label for='description'>Description</label>"
+            f"<textarea id='description' name='description' rows='3'>{esc(description)}</textarea>"
+            "<label for='spec'>Sweep spec (TOML, docs/sweeps.md): paste it here ...</label>"
+            f"<textarea id='spec' name='spec' rows='16'>{esc(spec)}</textarea>"
+            "<label for='spec_file'>... or upload the file (at most 256 KiB)</label>"
+            "<input type='file' id='spec_file' name='spec_file' accept='.toml,text/plain'><p>"
+            f"{start}<button name='action' value='check'>Check and show the cost</button></p></form>")
+
+
+def progress_html(p: dict | None) -> str:
+    if not p:
+        return "<p id='progress'>No progress yet (the sweep has not written its manifest).</p>"
+    share = p["games_done"] / p["games"] if p["games"] else 0.0
+    return (f"<div id='progress'><p>{p['parts_done']:,} of {p['parts']:,} parts, {p['games_done']:,} of "
+            f"{p['games']:,} games ({100 * share:.1f}%)</p><div class='bar'><div style='width:{360 * share:.0f}px'>"
+            "</div></div></div>")
+
+
+def run_page(job: dict, *, progress: dict | None, verdict: str | None, summary: str | None, may_cancel: bool,
+             csrf: str, has_report: bool) -> str:
+    rows = [("state", f"<span class='state {esc(job['state'])}' id='state'>{esc(job['state'])}</span>"),
+            ("question (spec name)", esc(job["spec_name"])), ("game", esc(job["game"])),
+            ("cost", f"{job['cells']:,} cells, {job['games']:,} games"), ("owner", esc(job["owner"])),
+            ("submitted", when(job["created"])), ("started", when(job["started"])), ("ended", when(job["ended"])),
+            ("permalink", f"<a href='/runs/{esc(job['id'])}'>/runs/{esc(job['id'])}</a>")]
+    out = ("<table>" + "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows) + "</table>"
+           + (f"<p>{esc(job['description'])}</p>" if job["description"] else ""))
+    if job["error"]:
+        out += f"<p class='error' id='job-error'>{esc(job['error'])}</p>"
+    out += progress_html(progress)
+    if may_cancel:
+        out += (f"<form method='post' action='/runs/{esc(job['id'])}/cancel'>{hidden_csrf(csrf)}"
+                "<button id='cancel'>Cancel this run</button></form>")
+    if has_report:
+        out += f"<p><a id='report' href='/runs/{esc(job['id'])}/report'>Open the report</a></p>"
+    if summary:
+        out += f"<h2>Summary</h2><pre id='summary'>{esc(summary)}</pre>"
+    if verdict:
+        out += ("<h2>Verdict card</h2><p>A short Markdown block to paste into a design document or a pull request."
+                f"</p><pre class='card' id='verdict'>{esc(verdict)}</pre><button id='copy'>Copy the verdict card</button>"
+                "<span id='copied'></span>")
+    out += f"<details><summary>The spec</summary><pre>{esc(job['spec_text'])}</pre></details>"
+    return out
+
+
+COPY_SCRIPT = """
+var b=document.getElementById('copy');
+if(b){b.addEventListener('click',function(){
+ var t=document.getElementById('verdict').textContent, s=document.getElementById('copied');
+ function done(){s.textContent=' copied';}
+ if(navigator.clipboard&&window.isSecureContext){navigator.clipboard.writeText(t).then(done,function(){fallback();});}
+ else{fallback();}
+ function fallback(){var a=document.createElement('textarea');a.value=t;document.body.appendChild(a);a.select();
+  try{document.execCommand('copy');done();}finally{a.remove();}}
+});}
+"""
+
+
+def users_page(users: list[User], audit: list[dict], csrf: str, new_token: str = "", error: str = "") -> str:
+    out = ""
+    if new_token:
+        out += (f"<p class='ok'>The new user's token, shown this once: <code id='new-token'>{esc(new_token)}</code></p>")
+    if error:
+        out += f"<p class='error'>{esc(error)}</p>"
+    out += ("<table><tr><th>user</th><th>role</th></tr>"
+            + "".join(f"<tr><td>{esc(u.name)}</td><td>{esc(u.role)}</td></tr>" for u in users) + "</table>")
+    roles = "".join(f"<option>{r}</option>" for r in ROLES)
+    out += (f"<h2>Add a user</h2><form method='post' action='/users'>{hidden_csrf(csrf)}"
+            f"<label for='name'>Name</label><input type='text' id='name' name='name'>"
+            f"<label for='role'>Role</label><select id='role' name='role'>{roles}</select> <button>Add</button></form>")
+    out += ("<h2>Audit log</h2><table><tr><th>when</th><th>who</th><th>what</th><th>run</th><th>detail</th></tr>"
+            + "".join(f"<tr><td>{when(a['at'])}</td><td>{esc(a['user'])}</td><td>{esc(a['action'])}</td>"
+                      f"<td>{esc(a['job'] or '')}</td><td>{esc(a['detail'] or '')}</td></tr>" for a in audit)
+            + "</table>")
+    return out

@@ -1,0 +1,56 @@
+"""``python -m service.reportjob RESULTS OWN``: a finished job's report, built in a child process by the functions
+``playtest report`` calls (measures.answers.measure_sections, then queries.report.build, or the measure's page alone),
+into OWN/report.html, with the text summary (OWN/report.txt) and the verdict card's facts (OWN/verdict.json)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from measures.answers import measure_sections
+from queries import library
+from queries import report as rep
+from queries.measure_pages import measure_page
+from sim.files import write_atomic
+
+
+def build(results: str, own: Path) -> list[str]:
+    """Write the page, the summary and the verdict's facts; returns the summary's lines."""
+    page = own / "report.html"
+    manifest = library.read_manifest(results)
+    sections, alone, lines = measure_sections(results)
+    facts = {"code_version": manifest.get("code_version"), "spec_digest": manifest.get("spec_digest"),
+             "games": 0, "cells": [], "measure": lines}
+    if alone:        # a restricted-play or card-worth folder: the page is the measure's answer
+        write_atomic(page, measure_page(f"playtest report: {Path(results).name}", sections, results, ""))
+        summary = lines
+    else:
+        r = rep.build(results, page, sections=sections)
+        summary = rep.text_summary(r) + lines
+        facts["games"] = r.games
+        facts["title"] = r.title
+        for c in r.cells:
+            facts["cells"].append({"id": c.id, "label": c.label, "games": c.games, "bots": c.bots,
+                                   "headlines": rep.headlines(r, c),
+                                   "ends": [[reason, n] for reason, n in c.ends]})
+    write_atomic(own / "report.txt", "\n".join(summary) + "\n")
+    write_atomic(own / "verdict.json", json.dumps(facts, indent=1, default=str))
+    return summary
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("error: usage: python -m service.reportjob RESULTS OWN", file=sys.stderr)
+        return 2
+    try:
+        for line in build(argv[0], Path(argv[1])):
+            print(line)
+    except (rep.ReportError, library.QueryError, library.ResultsError, OSError) as e:
+        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,227 @@
+"""The queue: one thread owns the running jobs. Each job is the ``playtest sweep`` command in a child process of its own
+session (Ray, if the sweep starts it, lives and dies with that child; a crash of a job never takes the service down),
+then ``python -m service.reportjob`` builds its report. A job that was running when the service stopped is started
+again with the sweep's own ``--resume``. Only processes this runner started (their pid and start time are recorded)
+are ever signalled."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from service.catalog import Catalog
+
+PROJECT = Path(__file__).resolve().parent.parent      # so the children import this checkout's playtest
+CLI = "from cli.main import app; app()"                # how the tests and the runner invoke the command line
+TERM_GRACE_S = 10.0                                    # SIGTERM, then SIGKILL after this long
+
+
+def layout(root: Path, job: str) -> dict[str, Path]:
+    """Where a job's files live: its results folder (the sweep's --out, nothing else in it, so status --verify
+    finds no stray file) and its own folder (spec, log, report page, summary, verdict)."""
+    own = root / "jobs" / job
+    return {"out": root / "runs" / job, "own": own, "spec": own / "spec.toml", "log": own / "job.log",
+            "report": own / "report.html", "summary": own / "report.txt", "verdict": own / "verdict.json"}
+
+
+def start_time(pid: int) -> int | None:
+    """A process's start time (clock ticks since boot, /proc/PID/stat field 22): with the pid, who it is."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text.rsplit(")", 1)[1].split()
+    return None if fields[0] in ("Z", "X") else int(fields[19])
+
+
+@dataclass
+class Child:
+    job: str
+    step: str                                          # "sweep" or "report"
+    proc: subprocess.Popen
+    log: object
+    cancelled: bool = False
+    term_at: float | None = None
+    extra: dict = field(default_factory=dict)
+
+
+class Runner:
+    """Starts queued jobs (at most ``jobs`` at once), watches them, cancels them, resumes the interrupted."""
+
+    def __init__(self, catalog: Catalog, root: Path, *, jobs: int = 1, workers: int | None = None,
+                 tick_s: float = 0.2):
+        self.catalog, self.root, self.jobs, self.workers, self.tick_s = catalog, Path(root), jobs, workers, tick_s
+        self.children: dict[str, Child] = {}
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # the loop ---------------------------------------------------------------------------------------------
+
+    def start(self) -> Runner:
+        self.recover()
+        self._thread = threading.Thread(target=self._loop, name="playtest-runner", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, *, end_jobs: bool = True) -> None:
+        """Stop the loop; ``end_jobs``: terminate the running children too (they resume at the next start)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        if end_jobs:
+            with self._lock:
+                for c in list(self.children.values()):
+                    self._signal(c.proc, signal.SIGTERM)
+                for c in list(self.children.values()):
+                    try:
+                        c.proc.wait(timeout=TERM_GRACE_S)
+                    except subprocess.TimeoutExpired:
+                        self._signal(c.proc, signal.SIGKILL)
+                        c.proc.wait()
+                    c.log.close()
+                self.children.clear()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.step()
+            except Exception as e:  # noqa: BLE001 - the loop must outlive any one job's trouble
+                self.catalog.audit("service", "runner-error", None, f"{type(e).__name__}: {e}"[:500])
+            self._stop.wait(self.tick_s)
+
+    def step(self) -> None:
+        """One look: reap finished children, escalate slow cancels, start queued jobs into free slots."""
+        with self._lock:
+            for job, c in list(self.children.items()):
+                code = c.proc.poll()
+                if code is None:
+                    if c.term_at is not None and time.monotonic() - c.term_at > TERM_GRACE_S:
+                        self._signal(c.proc, signal.SIGKILL)
+                    continue
+                c.log.close()
+                del self.children[job]
+                self._finished(c, code)
+            while len(self.children) < self.jobs:
+                rows = self.catalog.q("SELECT id, resume FROM jobs WHERE state = 'queued' ORDER BY resume DESC, "
+                                      "created LIMIT 1")
+                if not rows:
+                    break
+                self._start_sweep(rows[0]["id"], bool(rows[0]["resume"]))
+
+    # starting and finishing -------------------------------------------------------------------------------
+
+    def _spawn(self, job: str, step: str, args: list[str]) -> Child:
+        paths = layout(self.root, job)
+        log = open(paths["log"], "ab")
+        log.write(f"\n$ {step}: {' '.join(args)}\n".encode())
+        log.flush()
+        env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+               "PYTHONPATH": os.pathsep.join(p for p in (str(PROJECT), os.environ.get("PYTHONPATH", "")) if p)}
+        proc = subprocess.Popen([sys.executable, *args], cwd=paths["own"], stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        self.catalog.set_job(job, pid=proc.pid, pid_start=start_time(proc.pid))
+        child = Child(job, step, proc, log)
+        self.children[job] = child
+        return child
+
+    def _start_sweep(self, job: str, resume: bool) -> None:
+        row = self.catalog.job(job)
+        paths = layout(self.root, job)
+        paths["own"].mkdir(parents=True, exist_ok=True)
+        paths["out"].parent.mkdir(parents=True, exist_ok=True)
+        paths["spec"].write_text(row["spec_text"], encoding="utf-8")
+        args = ["-c", CLI, "sweep", str(paths["spec"]), "--out", str(paths["out"]), "--no-progress"]
+        if self.workers:
+            args += ["--workers", str(self.workers)]
+        if resume:
+            args.append("--resume")
+        self.catalog.set_job(job, state="running", started=row["started"] or time.time(), resume=0, error=None)
+        self.catalog.audit("service", "resume" if resume else "start", job)
+        self._spawn(job, "sweep", args)
+
+    def _finished(self, c: Child, code: int) -> None:
+        row = self.catalog.job(c.job)
+        if row is None or row["state"] == "cancelled" or c.cancelled:
+            self.catalog.set_job(c.job, pid=None, pid_start=None, exit_code=code, ended=row and row["ended"]
+                                 or time.time())
+            return
+        if c.step == "sweep" and code == 0:
+            paths = layout(self.root, c.job)
+            self._spawn(c.job, "report", ["-m", "service.reportjob", str(paths["out"]), str(paths["own"])])
+            return
+        if c.step == "report":
+            error = None if code == 0 else f"the report could not be built: {last_line(layout(self.root, c.job)['log'])}"
+            self.catalog.set_job(c.job, state="done", ended=time.time(), pid=None, pid_start=None, exit_code=0,
+                                 error=error)
+            return
+        self.catalog.set_job(c.job, state="failed", ended=time.time(), pid=None, pid_start=None, exit_code=code,
+                             error=last_line(layout(self.root, c.job)["log"]) or f"the sweep ended with exit code {code}")
+
+    # cancel and recover -----------------------------------------------------------------------------------
+
+    def cancel(self, job: str, who: str) -> bool:
+        """Cancel a queued or running job (its child is terminated); False when it had ended already."""
+        with self._lock:
+            row = self.catalog.job(job)
+            if row is None or row["state"] not in ("queued", "running"):
+                return False
+            self.catalog.set_job(job, state="cancelled", ended=time.time())
+            self.catalog.audit(who, "cancel", job)
+            c = self.children.get(job)
+            if c is not None:
+                c.cancelled = True
+                c.term_at = time.monotonic()
+                self._signal(c.proc, signal.SIGTERM)
+            return True
+
+    def recover(self) -> None:
+        """At start-up: a job left running (the service was stopped or killed) is queued again to resume. Its old
+        child, if still alive (the same pid and start time), is terminated first: only one driver per folder."""
+        for row in self.catalog.q("SELECT id, pid, pid_start FROM jobs WHERE state = 'running'"):
+            pid, started = row["pid"], row["pid_start"]
+            if pid and started and start_time(pid) == started:
+                _end_group(pid, started)
+            self.catalog.set_job(row["id"], state="queued", resume=1, pid=None, pid_start=None)
+            self.catalog.audit("service", "requeue", row["id"], "running when the service stopped: resumes")
+
+    @staticmethod
+    def _signal(proc: subprocess.Popen, sig: int) -> None:
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, sig)          # its own session: the sweep's forked players and Ray with it
+            except ProcessLookupError:
+                pass
+
+
+def _end_group(pid: int, started: int) -> None:
+    """Terminate a recorded child of an earlier run of the service (and its process group), then wait for it."""
+    for sig, wait_s in ((signal.SIGTERM, TERM_GRACE_S), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            if start_time(pid) != started:
+                return
+            time.sleep(0.05)
+
+
+def last_line(log: Path, limit: int = 500) -> str:
+    """The log's last line that says something (the command's one-line error), without its ``error:`` prefix."""
+    try:
+        with open(log, "rb") as f:
+            f.seek(max(0, os.path.getsize(log) - 8192))
+            lines = [x.strip() for x in f.read().decode("utf-8", "replace").splitlines() if x.strip()]
+    except OSError:
+        return ""
+    errors = [x for x in lines if x.startswith("error:")]
+    line = (errors or lines or [""])[-1]
+    return line.removeprefix("error:").strip()[:limit]

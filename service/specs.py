@@ -1,0 +1,85 @@
+"""A sweep spec sent to the service (pasted or uploaded text), checked by the CLI's own reader: the text is written to a
+temporary file and read by ``cluster.spec.load_spec``, so the service refuses exactly what ``playtest sweep`` refuses,
+in the same one line. A spec may not name card files: they would be paths on the server."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from cluster.spec import MAX_SPEC_BYTES, SpecError, SweepSpec, load_spec
+from sim.files import load_toml_bounded
+from sim.games import GAMES
+
+MAX_UPLOAD = 256 * 1024             # a spec sent to the service, at most (the CLI reads up to 1 MiB from a file)
+MAX_GAMES = 100_000_000             # games one job may ask for, by default (serve --max-games)
+SHOWN = "spec.toml"                 # how the temporary file is named in an error line
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A spec that passed: its text, its name and game, and its cost."""
+
+    text: str
+    name: str
+    game: str
+    cells: int
+    games: int
+    stop: bool
+
+
+def check_text(data: bytes | str, scratch: Path, *, max_games: int = MAX_GAMES) -> Checked:
+    """The spec ``data`` checked as ``playtest sweep`` checks a spec file; a SpecError of one line otherwise.
+    ``scratch``: a folder for the temporary file (removed again)."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    if not data.strip():
+        raise SpecError("the spec is empty; paste or upload a sweep spec (TOML, docs/sweeps.md)")
+    if len(data) > MAX_UPLOAD:
+        raise SpecError(f"the spec is {len(data):,} bytes; at most {MAX_UPLOAD:,} are accepted")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SpecError("the spec is not UTF-8 text; a sweep spec is a TOML file") from None
+    if "\x00" in text:
+        raise SpecError("the spec holds a NUL character; a sweep spec is a TOML text file")
+    scratch.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="spec-", dir=scratch))
+    path = folder / SHOWN
+    try:
+        path.write_text(text, encoding="utf-8")
+        try:
+            raw = load_toml_bounded(path, "spec file", SpecError, MAX_SPEC_BYTES)
+            _no_card_files(raw)
+            spec: SweepSpec = load_spec(path)
+        except SpecError as e:
+            raise SpecError(str(e).replace(str(path), SHOWN).replace(str(folder), ".")) from None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if spec.total_games > max_games:
+        raise SpecError(f"{SHOWN}: {spec.total_games:,} games ({len(spec.cells):,} cells x {spec.games_per_cell:,}); "
+                        f"this service plays at most {max_games:,} games a job")
+    name = spec.name if "name" in raw else "(unnamed spec)"
+    return Checked(text=text, name=str(name), game=spec.game, cells=len(spec.cells), games=spec.total_games,
+                   stop=spec.stop is not None)
+
+
+def _no_card_files(raw: dict) -> None:
+    """Card files are paths on the server: refused in one line (before the spec reader would look for them)."""
+    if not isinstance(raw, dict):
+        return
+    if "data" in raw:
+        raise SpecError(f"{SHOWN}: [data] names card files, which the service does not take yet; run card files with "
+                        "playtest sweep on your own machine")
+    game = raw.get("game")
+    if not isinstance(game, str) or game not in GAMES.names():
+        return
+    keys = set(GAMES[game].data_keys)
+    grid = raw.get("grid") if isinstance(raw.get("grid"), dict) else {}
+    cells = [c for c in raw.get("cells", []) if isinstance(c, dict)] if isinstance(raw.get("cells"), list) else []
+    for key in [*grid, *(k for c in cells for k in c)]:
+        if key in keys:
+            raise SpecError(f"{SHOWN}: {key!r} varies a card file, which the service does not take yet; run card "
+                            "files with playtest sweep on your own machine")

@@ -1,0 +1,131 @@
+"""Shared helpers of the service tests: an app over a fresh results root, users of every role, clients logged in
+as each (a page session cookie and its CSRF token, or an API token), and a small spec."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+
+with warnings.catch_warnings():          # starlette's test client warns about httpx; not ours to fix
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+from service.app import COOKIE, Settings, create_app
+from service.runner import layout
+
+TINY = """name = "tiny"
+game = "paws"
+seed = 1
+games_per_cell = 200
+[grid]
+players = [2, 4]
+"""
+ROLES = ("anonymous", "read", "edit", "other", "admin")     # other: an edit user who does not own the runs
+
+
+@dataclass
+class Who:
+    role: str
+    token: str | None = None
+    sid: str | None = None
+    csrf: str | None = None
+    name: str | None = None
+
+    def page(self, app) -> TestClient:
+        """A client with this user's page session (no token)."""
+        return TestClient(app, cookies={COOKIE: self.sid} if self.sid else None)
+
+    def api(self, app) -> TestClient:
+        """A client with this user's API token (no session)."""
+        return TestClient(app, headers={"Authorization": f"Bearer {self.token}"} if self.token else None)
+
+
+def make_users(app) -> dict[str, Who]:
+    catalog = app.state.catalog
+    out = {"anonymous": Who("anonymous")}
+    for role, name, level in (("read", "rita", "read"), ("edit", "ed", "edit"), ("other", "otto", "edit"),
+                              ("admin", "ada", "admin")):
+        token = catalog.add_user(name, level)
+        user = catalog.user_by_token(token)
+        sid, csrf = catalog.new_session(user)
+        out[role] = Who(role, token, sid, csrf, name)
+    return out
+
+
+def fake_done_job(app, owner: Who, title: str = "a finished run", spec_name: str = "tiny") -> str:
+    """A job marked done with a report, a summary and a verdict's facts on disk (no sweep played)."""
+    catalog = app.state.catalog
+    user = catalog.user_by_token(owner.token)
+    job = catalog.add_job(owner=user, title=title, description="", spec_name=spec_name, game="paws",
+                          spec_text=TINY, cells=2, games=400)
+    catalog.set_job(job, state="done", started=1.0, ended=2.0)
+    paths = layout(app.state.root, job)
+    paths["own"].mkdir(parents=True, exist_ok=True)
+    paths["report"].write_text("<!doctype html><title>report</title><p>the report</p>")
+    paths["summary"].write_text("400 games of Paws in Peril in 2 cell(s); bots, not people\n")
+    paths["verdict"].write_text(json.dumps({"code_version": "abc", "spec_digest": "d", "games": 400, "cells": [
+        {"id": "c000", "label": "players=2", "games": 200, "bots": ["heuristic in every seat"],
+         "headlines": ["Of the games somebody won, the first player wins 51.0% (95%: 44.1 to 57.8%)."],
+         "ends": [["vp", 120], ["last_alive", 80]]}], "measure": []}))
+    return job
+
+
+@pytest.fixture
+def quiet_app(tmp_path):
+    """An app whose runner does not start: jobs stay as the test puts them."""
+    app = create_app(Settings(root=tmp_path / "root"), start_runner=False)
+    yield app
+    app.state.catalog.close()
+
+
+def csrf_of(html: str) -> str:
+    import re
+    return re.search(r"name='csrf' value='([^']+)'", html)[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Live:
+    """The app served by uvicorn on a loopback port, in a thread of this test (stopped at the end)."""
+
+    def __init__(self, root: Path, **settings):
+        self.app = create_app(Settings(root=root, workers=2, **settings))
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> Live:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            assert time.monotonic() < deadline, "the service did not start"
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=60)
+
+
+def wait_state(api: httpx.Client, job: str, states: tuple[str, ...], timeout: float = 90.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        got = api.get(f"/api/runs/{job}").json()
+        if got["state"] in states:
+            return got
+        assert time.monotonic() < deadline, f"still {got['state']} after {timeout} s: {got}"
+        time.sleep(0.2)
