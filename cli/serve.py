@@ -1,11 +1,10 @@
 """``playtest serve`` (the web service, docs/service.md) and ``playtest submit`` (its command-line client). The service
-is a package beside the command line (tests/test_layers.py): ``serve`` checks its options and hands the process over
-to ``python -m service``; ``submit`` speaks the service's JSON API over HTTP (httpx)."""
+is the layer just below the command line (tests/test_layers.py): ``serve`` checks its options and runs the service's
+own entry point (service/__main__.py) in this process; ``submit`` speaks the service's JSON API over HTTP (httpx)."""
 
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -45,13 +44,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
         args += ["--workers", str(workers)]
     if add_user is not None:
         args += ["--add-user", add_user, "--role", role]
-    sys.stdout.flush()
-    sys.stderr.flush()
-    checkout = Path(__file__).resolve().parent.parent        # a source checkout: its service package beside cli
-    env = dict(os.environ)
-    if (checkout / "service" / "__init__.py").is_file():
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(checkout), env.get("PYTHONPATH", "")) if p)
-    os.execve(sys.executable, [sys.executable, "-m", "service", *args], env)
+    from service.__main__ import main
+    raise typer.Exit(main(args))
 
 
 def submit(spec: Annotated[Path, typer.Argument(help="a sweep spec (TOML; docs/sweeps.md)")],

@@ -1,6 +1,6 @@
-"""``python -m service``: what ``playtest serve`` runs (cli/serve.py hands over to it, so the command line and the
-service stay two packages side by side). Starts the app on uvicorn, or adds a user and prints its token once.
-Bad input is one line on stderr and exit code 2."""
+"""``python -m service``: what ``playtest serve`` runs (cli/serve.py calls :func:`main` once its options are
+checked). Starts the app on uvicorn, or adds a user and prints its token once. Bad input is one line on stderr
+and exit code 2."""
 
 from __future__ import annotations
 

@@ -2,10 +2,10 @@
 
 From the bottom: ``core`` (the compiled engines), ``sim`` (rules, reference engines, the game registry),
 then ``cluster`` (Ray sweeps) and ``queries`` (DuckDB) beside each other, then ``regress`` (the nightly
-regression) and ``measures`` (answers read from a sweep's folder and its spec) beside each other, then ``cli``
-(the ``playtest`` command line) and ``service`` (``playtest serve``, the web service) beside each other: the service
-calls the functions the command line calls, never the command line itself (``playtest serve`` hands its process over
-to ``python -m service``). A module may import its own package and the layers below it, never a layer
+regression) and ``measures`` (answers read from a sweep's folder and its spec) beside each other, then
+``service`` (``playtest serve``, the web service: it calls the functions the command line calls, and runs jobs
+as ``playtest`` child processes, never importing the command line), then ``cli`` (the ``playtest`` command line,
+whose ``serve`` starts the service). A module may import its own package and the layers below it, never a layer
 above or a package beside it. Inside ``sim``, the shared modules
 (``sim/*.py``) import no game package, and no game package imports another: a game is a plugin that
 the registry finds through its entry point.
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYER = {"core": 0, "sim": 1, "cluster": 2, "queries": 2, "regress": 3, "measures": 3, "cli": 4, "service": 4}
+LAYER = {"core": 0, "sim": 1, "cluster": 2, "queries": 2, "regress": 3, "measures": 3, "service": 4, "cli": 5}
 # a game package is one with a plugin module; other subpackages of sim (the kit) are shared code
 GAME_PACKAGES = sorted(p.name for p in (ROOT / "sim").iterdir() if (p / "plugin.py").is_file())
 
