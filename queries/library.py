@@ -873,7 +873,7 @@ def read_error(e: Exception, results: Sequence[str | Path] = ()) -> ResultsError
 
 
 def connect(results: Sequence[str | Path], where: str | None = None, threads: int | None = None,
-            locked: bool = True):
+            locked: bool = True, names: Sequence[str] | None = None):
     """A DuckDB connection with the Wilson macros, every game's own (all_macros) and one view per result table.
 
     ``games`` (and any other table the results hold, e.g. ``cards``) unions every given result; each
@@ -881,7 +881,8 @@ def connect(results: Sequence[str | Path], where: str | None = None, threads: in
     ``where`` filters the ``games`` view before any query sees it: one boolean expression over the games'
     columns (check_filter), never pasted unchecked. ``locked`` (the default, and always for the canned
     queries): the connection can read only these results' files (locked_connection); ``locked=False``
-    is DuckDB with its full power, for ``playtest sql`` on one's own machine.
+    is DuckDB with its full power, for ``playtest sql`` on one's own machine. ``names``: the ``results``
+    value of each local result's rows instead of its path (the web console shows no server path).
     """
     import duckdb
     if not results:
@@ -900,6 +901,8 @@ def connect(results: Sequence[str | Path], where: str | None = None, threads: in
             continue
         sources[i] = table_sources(r)
     labels = _paired_labels(results, sources)
+    if names is not None:
+        labels = {i: str(names[i]) for i in labels}
     for i, tables in sources.items():
         for table, (files, one_schema) in tables.items():
             paths += files
@@ -1055,10 +1058,11 @@ def check_select(con, sql: str, where: str = "sql", how: tuple[str, str] = READ_
 
 
 def execute(con, sql: str, params: dict[str, Any] | None = None, where: str = "SQL",
-            results: Sequence[str | Path] = ()):
+            results: Sequence[str | Path] = (), max_rows: int | None = None):
     """Run SQL with bound parameters; returns (column names, rows). DuckDB errors become QueryError (a part
     that cannot be read: ResultsError naming it and the repair). It runs in a worker thread (interruptible):
-    Ctrl-C stops it (Interrupted), so does the statement timeout (LIMITS)."""
+    Ctrl-C stops it (Interrupted), so does the statement timeout (LIMITS). ``max_rows``: fetch at most this
+    many rows (the web console's cap; the rest is never fetched)."""
     import duckdb
 
     def work(stop: threading.Event):
@@ -1069,7 +1073,8 @@ def execute(con, sql: str, params: dict[str, Any] | None = None, where: str = "S
             return [], []
         rows: list[tuple] = []
         while not stop.is_set():
-            chunk = res.fetchmany(FETCH_ROWS)
+            want = FETCH_ROWS if max_rows is None else min(FETCH_ROWS, max_rows - len(rows))
+            chunk = res.fetchmany(want) if want > 0 else []
             if not chunk:
                 break
             rows += chunk

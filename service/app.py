@@ -9,7 +9,7 @@ import contextlib
 import json
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +21,14 @@ from fastapi.responses import (
     PlainTextResponse,
     RedirectResponse,
     Response,
+    StreamingResponse,
 )
+from starlette.background import BackgroundTask
+from starlette.concurrency import run_in_threadpool
 
 from cluster.manifest import ManifestError, counts, load_manifest
 from cluster.spec import SpecError
-from service import pages
+from service import console, pages
 from service.catalog import ACTIVE, STATES, Catalog, CatalogError, User
 from service.runner import Runner, layout
 from service.specs import MAX_GAMES, MAX_UPLOAD, check_text
@@ -50,6 +53,7 @@ class Settings:
     max_queued: int = 5              # queued jobs per user
     submit_per_minute: int = 10      # submissions per user per minute
     max_games: int = MAX_GAMES
+    console_limits: console.ConsoleLimits = field(default_factory=console.ConsoleLimits)  # SQL console, downloads
 
 
 class TooLarge(Exception):
@@ -365,6 +369,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
                               summary=read_own(row, "summary") if row["state"] == "done" else None,
                               may_cancel=may_cancel(s[0], row), csrf=s[1],
                               has_report=layout(root, row["id"])["report"].is_file())
+        body += console.links(row, console.tables(layout(root, row["id"])["out"]))
         return page(row["title"], body, *s, refresh=2 if row["state"] in ACTIVE else None,
                     script=pages.COPY_SCRIPT)
 
@@ -428,6 +433,119 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
                         csrf, status=400)
         catalog.audit(user.name, "add-user", None, f"{name} ({role})")
         return page("Users", pages.users_page(catalog.users(), catalog.audit_log(), csrf, new_token=token), user, csrf)
+
+    # results in the page: the SQL console, the canned queries as forms, downloads (service/console.py) ------
+
+    limits = settings.console_limits
+
+    def results_of(row: dict | None) -> Path | None:
+        """The run's results folder, once its sweep has written a manifest; else None."""
+        out = layout(root, row["id"])["out"] if row else None
+        return out if out is not None and console.tables(out) else None
+
+    def no_results(s: tuple[User, str]) -> Response:
+        return page("No results", "<p class='error'>no such run, or no results for it (yet)</p>", *s, status=404)
+
+    @app.get("/runs/{job}/sql")
+    def sql_page(request: Request, job: str):
+        s = page_user(request, "read")
+        if isinstance(s, Response):
+            return s
+        row = catalog.job(job)
+        if results_of(row) is None:
+            return no_results(s)
+        example = "SELECT players, count(*) AS games FROM games GROUP BY ALL ORDER BY ALL"
+        return page(f"SQL: {row['title']}", console.console_page(row, s[1], example, None, limits), *s)
+
+    @app.post("/runs/{job}/sql")
+    async def sql_post(request: Request, job: str):
+        got = await page_form(request, "read")
+        if isinstance(got, Response):
+            return got
+        user, csrf, form = got
+        row = catalog.job(job)
+        out = results_of(row)
+        if out is None:
+            return no_results((user, csrf))
+        sql = str(form.get("sql") or "")
+        answer = await run_in_threadpool(console.run_sql, out, row["id"], sql, limits)
+        return page(f"SQL: {row['title']}", console.console_page(row, csrf, sql, answer, limits), user, csrf,
+                    status=400 if answer.error else 200)
+
+    @app.get("/runs/{job}/queries")
+    def queries_page(request: Request, job: str):
+        s = page_user(request, "read")
+        if isinstance(s, Response):
+            return s
+        row = catalog.job(job)
+        if results_of(row) is None:
+            return no_results(s)
+        return page(f"Canned queries: {row['title']}", console.query_list(row, console.queries()), *s)
+
+    @app.get("/runs/{job}/queries/{name}")
+    def query_page(request: Request, job: str, name: str):
+        s = page_user(request, "read")
+        if isinstance(s, Response):
+            return s
+        row = catalog.job(job)
+        out = results_of(row)
+        if out is None:
+            return no_results(s)
+        q = console.canned(name)
+        if q is None:
+            return page("No such query", "<p class='error'>no such canned query</p>", *s, status=404)
+        given = {k: v[:2000] for k, v in request.query_params.items() if k != "run"}
+        answer = console.run_query(out, row["id"], q, given, limits) if request.query_params.get("run") else None
+        return page(f"{q.name}: {row['title']}", console.query_page(row, q, given, answer, limits), *s,
+                    status=400 if answer is not None and answer.error else 200)
+
+    @app.get("/runs/{job}/download/{file}")
+    def download(request: Request, job: str, file: str):
+        s = page_user(request, "read")
+        if isinstance(s, Response):
+            return s
+        row = catalog.job(job)
+        out = results_of(row)
+        table, _, fmt = file.rpartition(".")
+        if out is None or fmt not in console.FORMATS or table not in console.tables(out):
+            return PlainTextResponse("error: no such table to download for this run\n", status_code=404)
+        name = f"{row['id']}-{table}.{fmt}"
+        headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+        try:
+            if fmt == "parquet":
+                path = console.write_parquet(out, table, root / "tmp")
+                return FileResponse(path, media_type=console.FORMATS[fmt], headers=headers,
+                                    background=BackgroundTask(path.unlink, missing_ok=True))
+            total = console.count_rows(out, table)
+        except (console.library.ResultsError, console.library.QueryError) as e:
+            return PlainTextResponse(f"error: {console._scrub(str(e), out, row['id'])}\n", status_code=409)
+        if total > limits.csv_max_rows:
+            headers["X-Playtest-Rows"] = f"{limits.csv_max_rows} of {total} (the CSV row cap; the Parquet file has all)"
+        return StreamingResponse(console.csv_chunks(out, table, limits.csv_max_rows), media_type=console.FORMATS[fmt],
+                                 headers=headers)
+
+    @app.post("/api/runs/{job}/sql")
+    async def api_sql(request: Request, job: str):
+        user = api_user(request, "read")
+        if isinstance(user, Response):
+            return user
+        row = catalog.job(job)
+        out = results_of(row)
+        if out is None:
+            return JSONResponse({"error": "no such run, or no results for it (yet)"}, 404)
+        try:
+            body = json.loads(await request.body())
+        except TooLarge:
+            return JSONResponse({"error": f"the request is larger than {MAX_BODY:,} bytes"}, 413)
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or not isinstance(body.get("sql"), str):
+            return JSONResponse({"error": "expected {\"sql\": one SELECT statement}"}, 400)
+        a = await run_in_threadpool(console.run_sql, out, row["id"], body["sql"], limits)
+        if a.error:
+            return JSONResponse({"error": a.error}, 400)
+        return {"columns": a.columns, "rows": console.json_rows(a.rows), "cut": a.cut, "max_rows": limits.max_rows,
+                "seconds": round(a.seconds, 3)}
 
     # the API ----------------------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from results_helpers import give_results, sweep_folder  # noqa: F401 - a fixture
 from service_helpers import ROLES, TINY, csrf_of, fake_done_job, make_users
 
 from service.app import Settings, create_app
@@ -31,7 +32,15 @@ MATRIX = {
     ("POST", "/api/runs"): {"anonymous": 401, R: 403, E: 200, O: 200, A: 200},
     ("GET", "/api/runs/{job}"): {"anonymous": 401, R: 200, E: 200, O: 200, A: 200},
     ("POST", "/api/runs/{job}/cancel"): {"anonymous": 401, R: 403, E: 200, O: 403, A: 200},
+    # results in the page (service/console.py): read and up, over a run with results
+    ("GET", "/runs/{job}/sql"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
+    ("POST", "/runs/{job}/sql"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
+    ("GET", "/runs/{job}/queries"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
+    ("GET", "/runs/{job}/queries/{name}"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
+    ("GET", "/runs/{job}/download/{file}"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
+    ("POST", "/api/runs/{job}/sql"): {"anonymous": 401, R: 200, E: 200, O: 200, A: 200},
 }
+WITH_RESULTS = ("/sql", "/queries", "/download/")         # routes that answer over a run's results
 
 
 def test_the_matrix_names_every_route(quiet_app):
@@ -41,13 +50,15 @@ def test_the_matrix_names_every_route(quiet_app):
 
 
 def call(app, who, method: str, route: str, job: str):
-    path = route.replace("{job}", job)
+    path = route.replace("{job}", job).replace("{name}", "round_limit").replace("{file}", "games.csv")
     api = path.startswith("/api/")
     client = who.api(app) if api else who.page(app)
     if method == "GET":
         return client.get(path, follow_redirects=False)
     if api:
         body = {"spec": TINY, "check_only": True} if path == "/api/runs" else None
+        if path.endswith("/sql"):
+            body = {"sql": "SELECT count(*) FROM games"}
         return client.post(path, json=body, follow_redirects=False)
     if path == "/login":
         token = client.get("/login")
@@ -59,6 +70,8 @@ def call(app, who, method: str, route: str, job: str):
         data |= {"spec": TINY, "title": "t", "action": "check"}
     if path == "/users":
         data |= {"name": f"new-{who.role}", "role": "read"}
+    if path.endswith("/sql"):
+        data |= {"sql": "SELECT count(*) FROM games"}
     return client.post(path, data=data, follow_redirects=False)
 
 
@@ -69,10 +82,12 @@ def _posted(client, path: str):
 
 
 @pytest.mark.parametrize("route", sorted(MATRIX), ids=lambda r: f"{r[0]} {r[1]}")
-def test_every_route_answers_every_role_with_the_exact_status(quiet_app, route):
+def test_every_route_answers_every_role_with_the_exact_status(quiet_app, route, sweep_folder):  # noqa: F811
     users = make_users(quiet_app)
     for role in ROLES:
         job = fake_done_job(quiet_app, users["edit"])
+        if any(part in route[1] for part in WITH_RESULTS):
+            give_results(quiet_app, job, sweep_folder)
         if "cancel" in route[1]:            # a run that can still be cancelled, owned by the edit user
             quiet_app.state.catalog.set_job(job, state="queued")
         r = call(quiet_app, users[role], *route, job)
