@@ -30,6 +30,7 @@ from cluster.manifest import ManifestError, counts, load_manifest
 from cluster.spec import SpecError
 from service import console, pages
 from service.catalog import ACTIVE, STATES, Catalog, CatalogError, User
+from service.live import SCRIPT as LIVE_SCRIPT, add_routes as add_live_routes, section as live_section
 from service.runner import Runner, layout
 from service.specs import MAX_GAMES, MAX_UPLOAD, check_text
 from sim.games import GAMES
@@ -40,7 +41,7 @@ MAX_BODY = 1024 * 1024              # any request body, at most (a spec is at mo
 MAX_TITLE = 200
 MAX_DESCRIPTION = 5000
 PAGE_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'nonce-{nonce}'; "
-            "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+            "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 REPORT_CSP = ("sandbox allow-scripts; default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
               "script-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'")
 
@@ -369,9 +370,9 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
                               summary=read_own(row, "summary") if row["state"] == "done" else None,
                               may_cancel=may_cancel(s[0], row), csrf=s[1],
                               has_report=layout(root, row["id"])["report"].is_file())
+        body += live_section(row)                  # filled live from /runs/{id}/events (service/live.py)
         body += console.links(row, console.tables(layout(root, row["id"])["out"]))
-        return page(row["title"], body, *s, refresh=2 if row["state"] in ACTIVE else None,
-                    script=pages.COPY_SCRIPT)
+        return page(row["title"], body, *s, script=pages.COPY_SCRIPT + LIVE_SCRIPT)
 
     @app.post("/runs/{job}/cancel")
     async def cancel_page(request: Request, job: str):
@@ -609,6 +610,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
             return JSONResponse({"error": f"the run has ended already ({row['state']})"}, 409)
         return {"id": row["id"], "state": "cancelled"}
 
+    app.state.live = add_live_routes(app, catalog=catalog, root=root, page_user=page_user, api_user=api_user)
     app.add_middleware(_BodyLimit)
     return app
 

@@ -26,11 +26,13 @@ MATRIX = {
     ("POST", "/runs/{job}/cancel"): {"anonymous": 303, R: 403, E: 303, O: 403, A: 303},
     ("GET", "/runs/{job}/report"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
     ("GET", "/runs/{job}/verdict.md"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
+    ("GET", "/runs/{job}/events"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
     ("GET", "/users"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 200},
     ("POST", "/users"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 200},
     ("GET", "/api/runs"): {"anonymous": 401, R: 200, E: 200, O: 200, A: 200},
     ("POST", "/api/runs"): {"anonymous": 401, R: 403, E: 200, O: 200, A: 200},
     ("GET", "/api/runs/{job}"): {"anonymous": 401, R: 200, E: 200, O: 200, A: 200},
+    ("GET", "/api/runs/{job}/progress"): {"anonymous": 401, R: 200, E: 200, O: 200, A: 200},
     ("POST", "/api/runs/{job}/cancel"): {"anonymous": 401, R: 403, E: 200, O: 403, A: 200},
     # results in the page (service/console.py): read and up, over a run with results
     ("GET", "/runs/{job}/sql"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},

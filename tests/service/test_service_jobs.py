@@ -65,7 +65,7 @@ def test_a_spec_from_the_form_is_played_reported_and_shared(tmp_path):
         assert started.status_code == 303
         job = started.headers["location"].rsplit("/", 1)[1]
         running = page.get(f"/runs/{job}")
-        assert "http-equiv='refresh'" in running.text                  # polls while queued or running
+        assert f"data-events='/runs/{job}/events'" in running.text      # updated live (service/live.py)
         api = httpx.Client(base_url=live.url, headers={"Authorization": f"Bearer {users['read'].token}"}, timeout=30)
         t0 = time.monotonic()
         got = wait_state(api, job, ("done", "failed", "cancelled"))
@@ -80,7 +80,7 @@ def test_a_spec_from_the_form_is_played_reported_and_shared(tmp_path):
         assert "players=2: Of the games somebody won, the first player wins" in card and "(95%: " in card
         assert "Bots: heuristic in every seat" in card and f"Run: {live.url}/runs/{job}" in card
         done = page.get(f"/runs/{job}")
-        assert "http-equiv='refresh'" not in done.text and "2 of 2 parts" in done.text
+        assert "2 of 2 parts" in done.text
         assert "id='copy'" in done.text and "Open the report" in done.text
         report = page.get(f"/runs/{job}/report")
         assert report.status_code == 200 and "Paws in Peril" in report.text and "<img" in report.text

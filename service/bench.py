@@ -1,0 +1,326 @@
+"""``python -m service.bench``: the service's load benchmark (docs/service.md, "The load benchmark").
+
+Starts ``playtest serve`` on loopback over a temporary root with two users, submits a sweep of ``--games`` games of the
+smoke spec's shape (examples/smoke.toml: 4 cells), and while the sweep plays drives ``--users`` simulated users
+(asyncio + httpx; each logs in once, then asks for a page, waits a think time, and so on until the sweep ends) who
+browse the run list, the run page, its progress (API), its events stream (time to the first event) and, when the
+service has it, the SQL console (a console query). It records each route's latencies (p50, p95, p99) and the sweep's
+own games/s (the sweep's summary line in the job's log), then plays the same sweep again with no users on the same
+service and reports the ratio. Writes ``OUT.md`` and ``OUT.json``.
+
+Bounded in count and time: the users are ``--users`` coroutines, each request times out after 30 s, each phase
+after ``--max-s``; only the service process this started (and the job children it started) are stopped."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+PROJECT = Path(__file__).resolve().parent.parent
+SPEC = """# the smoke spec's shape (examples/smoke.toml), sized by --games
+name = "service-load"
+game = "paws"
+rules = "v4"
+seed = 1
+games_per_cell = {per_cell}
+batch_size = 2500
+
+[setup]
+board = "beginner"
+bots = "heuristic"
+
+[grid]
+players = [2, 4]
+round_limit = [0, 20]
+"""
+CELLS = 4
+CONSOLE_SQL = "SELECT players, round_limit, count(*) AS games FROM games GROUP BY ALL ORDER BY ALL"
+# what a simulated user asks for, and how often (weights)
+ROUTES = {"GET /runs": 3, "GET /runs/{id}": 3, "GET /api/runs/{id}/progress": 2, "GET /runs/{id}/events": 1,
+          "POST /runs/{id}/sql": 1}
+SUMMARY = re.compile(r"([\d,]+) games in ([\d.]+) s \(([\d,]+) games/s")
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m service.bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=1_000_000, help="games in the sweep (4 cells of games/4)")
+    p.add_argument("--users", type=int, default=50, help="simulated users while the sweep plays")
+    p.add_argument("--think", type=float, nargs=2, default=(1.0, 3.0), metavar=("LOW", "HIGH"),
+                   help="each user's wait between requests, uniform in seconds")
+    p.add_argument("--workers", type=int, default=None, help="the sweep's --workers (default: all cores)")
+    p.add_argument("--max-s", type=float, default=1800.0, help="each phase at most this long (seconds)")
+    p.add_argument("--out", default=str(PROJECT / "bench" / "service-load"), help="writes OUT.md and OUT.json")
+    p.add_argument("--seed", type=int, default=1, help="the users' random choices")
+    a = p.parse_args(argv)
+    if a.games < CELLS or a.users < 0 or a.users > 1000 or not 0 <= a.think[0] <= a.think[1] <= 60:
+        p.error("--games at least 4, --users 0 to 1000, --think LOW <= HIGH within 0 to 60 s")
+    return a
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def service_cmd(root: Path, *more: str) -> list[str]:
+    return [sys.executable, "-m", "service", "--root", str(root), *more]
+
+
+def percentile(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, round(q / 100 * len(s) + 0.5) - 1))]
+
+
+class Phase:
+    """One sweep played on the service, with or without users browsing."""
+
+    def __init__(self, url: str, root: Path, edit_token: str, read_token: str, spec: str, users: int,
+                 think: tuple[float, float], max_s: float, rng: random.Random):
+        self.url, self.root, self.spec, self.users, self.think, self.max_s = url, root, spec, users, think, max_s
+        self.edit, self.read, self.rng = edit_token, read_token, rng
+        self.lat: dict[str, list[float]] = {r: [] for r in ROUTES}
+        self.errors: dict[str, int] = dict.fromkeys(ROUTES, 0)
+        self.console = False
+
+    async def run(self) -> dict:
+        api = httpx.AsyncClient(base_url=self.url, timeout=30, headers={"Authorization": f"Bearer {self.edit}"})
+        async with api:
+            r = await api.post("/api/runs", json={"spec": self.spec, "title": f"load, {self.users} users"})
+            r.raise_for_status()
+            job = r.json()["id"]
+            deadline = time.monotonic() + self.max_s
+            while (await api.get(f"/api/runs/{job}")).json()["progress"] is None:     # the sweep has begun
+                self._bounded(deadline, "the sweep did not start")
+                await asyncio.sleep(0.2)
+            stop = asyncio.Event()
+            tasks = []
+            if self.users:
+                self.console = await self._has_console(job)
+                tasks = [asyncio.create_task(self._user(i, job, stop)) for i in range(self.users)]
+            t0 = time.monotonic()
+            while True:                                   # the same look every second, users or not
+                got = (await api.get(f"/api/runs/{job}")).json()
+                p = got["progress"] or {}
+                if got["state"] not in ("queued", "running") or p.get("games_done", 0) >= p.get("games", 1):
+                    break
+                self._bounded(deadline, "the sweep did not finish")
+                await asyncio.sleep(1.0)
+            browsed = time.monotonic() - t0
+            stop.set()
+            await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), timeout=60)
+            while got["state"] in ("queued", "running"):  # the report too, before the next phase
+                self._bounded(deadline, "the report did not finish")
+                await asyncio.sleep(0.5)
+                got = (await api.get(f"/api/runs/{job}")).json()
+        if got["state"] != "done":
+            raise RuntimeError(f"the sweep ended {got['state']}: {got.get('error')}")
+        log = " ".join((self.root / "jobs" / job / "job.log").read_text().split())
+        m = SUMMARY.search(log)
+        if m is None:
+            raise RuntimeError("the sweep's summary line is not in its log")
+        games, wall, rate = int(m[1].replace(",", "")), float(m[2]), int(m[3].replace(",", ""))
+        return {"job": job, "users": self.users, "games": games, "sweep_wall_s": wall, "sweep_games_per_s": rate,
+                "browsed_s": round(browsed, 1), "console": self.console,
+                "routes": {r: {"requests": len(xs), "errors": self.errors[r],
+                               **{f"p{q}_ms": None if percentile(xs, q) is None else round(1000 * percentile(xs, q), 1)
+                                  for q in (50, 95, 99)}}
+                           for r, xs in self.lat.items() if xs or self.errors[r]}}
+
+    def _bounded(self, deadline: float, what: str) -> None:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what} within --max-s {self.max_s:g} s")
+
+    async def _login(self, c: httpx.AsyncClient) -> None:
+        page = await c.get("/login")
+        csrf = re.search(r"name='csrf' value='([^']+)'", page.text)[1]
+        r = await c.post("/login", data={"csrf": csrf, "token": self.read})
+        if r.status_code != 303:
+            raise RuntimeError(f"login: {r.status_code}")
+
+    async def _has_console(self, job: str) -> bool:
+        async with httpx.AsyncClient(base_url=self.url, timeout=30) as c:
+            await self._login(c)
+            return (await c.get(f"/runs/{job}/sql")).status_code == 200
+
+    async def _user(self, i: int, job: str, stop: asyncio.Event) -> None:
+        rng = random.Random(self.rng.random() + i)
+        routes = [r for r in ROUTES if self.console or "sql" not in r]
+        weights = [ROUTES[r] for r in routes]
+        async with httpx.AsyncClient(base_url=self.url, timeout=30) as c:
+            await asyncio.sleep(rng.uniform(*self.think))          # users arrive over the first think time
+            await self._login(c)
+            while not stop.is_set():
+                route = rng.choices(routes, weights)[0]
+                try:
+                    t0 = time.perf_counter()
+                    ok = await self._ask(c, route, job)
+                    took = time.perf_counter() - t0
+                except httpx.HTTPError:
+                    ok, took = False, None
+                if ok and took is not None:
+                    self.lat[route].append(took)
+                else:
+                    self.errors[route] += 1
+                try:
+                    await asyncio.wait_for(stop.wait(), timeout=rng.uniform(*self.think))
+                except asyncio.TimeoutError:
+                    pass
+
+    async def _ask(self, c: httpx.AsyncClient, route: str, job: str) -> bool:
+        if route == "GET /runs":
+            return (await c.get("/runs")).status_code == 200
+        if route == "GET /runs/{id}":
+            return (await c.get(f"/runs/{job}")).status_code == 200
+        if route == "GET /api/runs/{id}/progress":
+            r = await c.get(f"/api/runs/{job}/progress", headers={"Authorization": f"Bearer {self.read}"})
+            return r.status_code == 200
+        if route == "GET /runs/{id}/events":                       # until the first event with the state
+            async with c.stream("GET", f"/runs/{job}/events") as r:
+                if r.status_code != 200:
+                    return False
+                async for line in r.aiter_lines():
+                    if line.startswith("data:"):
+                        return True
+            return False
+        page = await c.get(f"/runs/{job}/sql")                     # the console: its form, then one query
+        m = re.search(r"name='csrf' value='([^']+)'", page.text)
+        if page.status_code != 200 or m is None:
+            return False
+        r = await c.post(f"/runs/{job}/sql", data={"csrf": m[1], "sql": CONSOLE_SQL})
+        return r.status_code == 200
+
+
+def start_service(root: Path, port: int, workers: int | None) -> subprocess.Popen:
+    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+           "PYTHONPATH": os.pathsep.join(p for p in (str(PROJECT), os.environ.get("PYTHONPATH", "")) if p)}
+    cmd = service_cmd(root, "--host", "127.0.0.1", "--port", str(port), "--max-queued", "10",
+                      *(("--workers", str(workers)) if workers else ()))
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=PROJECT,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=5).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop_service(proc)
+            raise RuntimeError("the service did not start")
+        time.sleep(0.1)
+
+
+def stop_service(proc: subprocess.Popen) -> None:
+    """SIGTERM to the service (it terminates its own job children), SIGKILL to its group if it lingers."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def add_user(root: Path, name: str, role: str) -> str:
+    r = subprocess.run(service_cmd(root, "--add-user", name, "--role", role), capture_output=True, text=True,
+                       check=True, timeout=60, cwd=PROJECT)
+    return r.stdout.strip()
+
+
+def machine() -> str:
+    model = ""
+    try:
+        model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                      if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores{', ' + model if model else ''}, {platform.system()} {platform.release()}"
+
+
+def code_version() -> str:
+    try:
+        from cluster.version import code_version as version
+        return str(version())
+    except Exception:  # noqa: BLE001 - only a label in the report
+        return "unknown"
+
+
+def run(a: argparse.Namespace) -> dict:
+    per_cell = a.games // CELLS
+    spec = SPEC.format(per_cell=per_cell)
+    rng = random.Random(a.seed)
+    with tempfile.TemporaryDirectory(prefix="playtest-bench-") as tmp:
+        root = Path(tmp) / "root"
+        edit, read = add_user(root, "bench-edit", "edit"), add_user(root, "bench-read", "read")
+        port = free_port()
+        proc = start_service(root, port, a.workers)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            loaded = asyncio.run(Phase(url, root, edit, read, spec, a.users, tuple(a.think), a.max_s, rng).run())
+            alone = asyncio.run(Phase(url, root, edit, read, spec, 0, tuple(a.think), a.max_s, rng).run())
+        finally:
+            stop_service(proc)
+    ratio = loaded["sweep_games_per_s"] / alone["sweep_games_per_s"]
+    worst_p95 = max((r["p95_ms"] for r in loaded["routes"].values() if r["p95_ms"] is not None), default=None)
+    return {"command": " ".join(["python -m service.bench", *sys.argv[1:]]), "machine": machine(),
+            "code_version": code_version(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "games": per_cell * CELLS, "users": a.users, "think_s": list(a.think), "workers": a.workers or os.cpu_count(),
+            "with_users": loaded, "no_users": alone, "games_per_s_ratio": round(ratio, 3), "worst_p95_ms": worst_p95,
+            "targets": {"page_p95_under_300_ms": worst_p95 is not None and worst_p95 < 300,
+                        "games_per_s_within_10_percent": ratio >= 0.9}}
+
+
+def markdown(r: dict) -> str:
+    w, n = r["with_users"], r["no_users"]
+    out = [f"# Service load benchmark ({r['date']})", "",
+           f"`{r['command']}` on {r['machine']}; code {r['code_version']}.", "",
+           (f"A sweep of {r['games']:,} games (the smoke spec's shape: 4 cells, parts of 2,500) with `--workers "
+            f"{r['workers']}`, played twice on one `playtest serve` over loopback: first while {r['users']} simulated "
+            f"users browse (each waits {r['think_s'][0]:g} to {r['think_s'][1]:g} s between requests), then alone."), "",
+           "| sweep | games/s (the sweep's own summary) | wall s |", "|---|---|---|",
+           f"| with {r['users']} users | {w['sweep_games_per_s']:,} | {w['sweep_wall_s']:g} |",
+           f"| no users | {n['sweep_games_per_s']:,} | {n['sweep_wall_s']:g} |", "",
+           (f"games/s ratio (with users / without): **{r['games_per_s_ratio']:.3f}** (target >= 0.90: "
+            f"{'met' if r['targets']['games_per_s_within_10_percent'] else 'not met'})"), "",
+           (f"Page latencies while the sweep played ({w['browsed_s']:g} s; the SQL console "
+            f"{'included' if w['console'] else 'absent in this service'}):"), "",
+           "| route | requests | errors | p50 ms | p95 ms | p99 ms |", "|---|---|---|---|---|---|"]
+    for route, x in w["routes"].items():
+        out.append(f"| `{route}` | {x['requests']:,} | {x['errors']} | {x['p50_ms']} | {x['p95_ms']} | {x['p99_ms']} |")
+    out += ["", (f"Worst p95: **{r['worst_p95_ms']} ms** (target under 300 ms: "
+                 f"{'met' if r['targets']['page_p95_under_300_ms'] else 'not met'}). `GET /runs/{{id}}/events` is the "
+                 "time to the stream's first event; `POST /runs/{id}/sql` the console query "
+                 f"(`{CONSOLE_SQL}`) alone, after its form."), ""]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parse(argv)
+    report = run(a)
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
+    out.with_suffix(".md").write_text(markdown(report))
+    print(markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

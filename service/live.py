@@ -1,0 +1,285 @@
+"""A run's live state: progress, and per cell the games done and the first player's share of the decided games with
+its Wilson 95% interval, read from the sweep's finished parts; for a ``[stop]`` sweep also each cell's stop estimate
+and why it stopped (the manifest's own per-cell record). Served as JSON (``/api/runs/{id}/progress``) and as
+server-sent events (``/runs/{id}/events``) that the run page's small script renders.
+
+Cheap enough to ask every 2 s of a 1,000,000-game sweep: the manifest is re-read only when its file changed, and
+each done part is read once (a locked DuckDB connection over the new parts only, the game's own ``seats.sql`` saying
+who won); the per-cell counts are kept per run and keyed by the done-part count."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import (
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
+
+from queries import library
+from queries.stats import wilson
+from sim import folder
+
+EVENT_EVERY_S = 2.0           # how often a stream sends the state
+STREAM_S = 20.0               # a stream ends after this long (EventSource reconnects): a shutdown waits no longer
+MIN_REREAD_S = 1.0            # parts are read at most this often per run, however many pages ask
+
+COUNTS_SQL = """
+SELECT cell, count(*) AS games, count(*) FILTER (WHERE winning_side >= 0) AS decided,
+       count(*) FILTER (WHERE winning_side = first_player_side) AS first_wins, any_value(sides) AS sides
+FROM seat_outcomes GROUP BY cell
+"""
+
+
+@dataclass
+class _Run:
+    key: tuple = ()                                    # the manifest file's (inode, mtime, size) last read
+    manifest: dict | None = None
+    seen: set = field(default_factory=set)             # (cell, batch) of the parts counted
+    cells: dict = field(default_factory=dict)          # cell -> [games, decided, first_wins, sides]
+    read_at: float = 0.0
+    error: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class Live:
+    """Per-run caches of the estimate (one per results folder); safe to call from many threads."""
+
+    def __init__(self):
+        self._runs: dict[str, _Run] = {}
+        self._lock = threading.Lock()
+
+    def state(self, out: Path) -> dict[str, Any] | None:
+        """The run's live state (None before the sweep wrote its manifest)."""
+        with self._lock:
+            run = self._runs.setdefault(str(out), _Run())
+        if not run.lock.acquire(blocking=run.manifest is None):
+            return _describe(run.manifest, run)           # another thread is counting: the last state, at once
+        try:
+            m = self._manifest(out, run)
+            if m is None:
+                return None
+            done = {(c, b) for c, b, _ in folder.done_parts(m)}
+            if not done:                                   # nothing finished yet (or a folder quarantined)
+                run.seen, run.cells, run.error = set(), {}, None
+            elif done != run.seen and (time.monotonic() - run.read_at >= MIN_REREAD_S
+                                       or (m.get("state") != "running" and run.error is None)):
+                self._count(out, m, run, done)
+            return _describe(m, run)
+        finally:
+            run.lock.release()
+
+    def forget(self, out: Path) -> None:
+        with self._lock:
+            self._runs.pop(str(out), None)
+
+    @staticmethod
+    def _manifest(out: Path, run: _Run) -> dict | None:
+        try:
+            st = (Path(out) / "manifest.json").stat()
+        except OSError:
+            return None
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if key != run.key:
+            try:
+                m = library.read_manifest(out)
+            except (library.ResultsError, OSError, ValueError):
+                return run.manifest
+            run.key, run.manifest = key, m
+        return run.manifest
+
+    @staticmethod
+    def _count(out: Path, m: dict, run: _Run, done: set) -> None:
+        """Count the parts not counted yet (all of them again if any counted part is no longer done)."""
+        run.read_at = time.monotonic()
+        if not run.seen <= done:
+            run.seen, run.cells = set(), {}
+        fresh = {**m, "cells": [{**c, "parts": [p for p in c["parts"] if (c["id"], p["batch"]) not in run.seen]}
+                                for c in m["cells"]]}
+        try:                                               # each new part checked once (size and checksum)
+            new = library.sweep_files(out, fresh).get("games", [])
+        except library.ResultsError as e:
+            run.error = str(e)
+            return
+        try:
+            con = _connect_parts(new)
+            try:
+                library.add_seat_outcomes(con, [out])
+                rows = con.execute(COUNTS_SQL).fetchall()
+            finally:
+                con.close()
+        except Exception as e:  # noqa: BLE001 - a part that cannot be read is shown, never raised
+            run.error = library.one_line(e)
+            return
+        for cell, games, decided, first_wins, sides in rows:
+            have = run.cells.setdefault(cell, [0, 0, 0, sides])
+            have[0] += games
+            have[1] += decided
+            have[2] += first_wins
+        run.seen |= {_part_key(f) for f in new}
+        run.error = None
+
+
+def _part_key(path: str) -> tuple[str, int]:
+    p = Path(path)
+    return p.parent.name.removeprefix("cell="), int(p.stem.removeprefix("part-"))
+
+
+def _connect_parts(files: list[str]):
+    """A locked connection whose ``games`` view holds these part files alone (hive ``cell`` from their folders)."""
+    con = library.locked_connection(files, threads=1)      # a small read: leave the other cores to the sweep
+    try:
+        con.execute(library.all_macros())
+        listed = ", ".join(library._literal(f) for f in files)
+        con.execute(f"CREATE VIEW games AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true)")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _describe(m: dict, run: _Run) -> dict[str, Any]:
+    parts = [p for c in m["cells"] for p in c["parts"] if p["state"] != "beyond the stop"]
+    done = [p for p in parts if p["state"] == "done"]
+    stop = isinstance(m.get("stop"), dict)
+    cells = []
+    for c in m["cells"]:
+        mine = [p for p in c["parts"] if p["state"] != "beyond the stop"]
+        games, decided, first, sides = run.cells.get(c["id"], [0, 0, 0, None])
+        low, high = wilson(first, decided) if decided else (None, None)
+        cell = {"id": c["id"], "label": ", ".join(f"{k}={v}" for k, v in (c.get("values") or {}).items()) or "(base)",
+                "parts_done": sum(p["state"] == "done" for p in mine), "parts": len(mine),
+                "games_done": sum(p["rows"] for p in mine if p["state"] == "done"),
+                "games_read": games, "decided": decided, "first_wins": first,
+                "first_share": first / decided if decided else None, "ci95": [low, high] if decided else None,
+                "fair_share": 1.0 / sides if sides else None}
+        if stop:
+            s = c.get("stop") if isinstance(c.get("stop"), dict) else {}
+            cell["stop"] = {"metric": s.get("metric"), "estimate": s.get("estimate"), "interval": s.get("interval"),
+                            "confidence": s.get("confidence"), "claim": s.get("claim"),
+                            "reason": s.get("reason") or "playing"}
+        cells.append(cell)
+    return {"state": m.get("state"), "parts": len(parts), "parts_done": len(done),
+            "games": sum(p["games"] for p in parts), "games_done": sum(p["rows"] for p in done),
+            "stop": ({k: v for k, v in m["stop"].items() if k != "cells"} if stop else None),
+            "cells": cells, "estimate_error": run.error, "updated": m.get("updated")}
+
+
+def event(data: dict, name: str = "progress") -> bytes:
+    """One server-sent event (JSON on one line: no user text can end the event early)."""
+    return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+async def stream(request, look, *, every: float = EVENT_EVERY_S, limit: float = STREAM_S):
+    """Server-sent events: ``look()`` (run in a thread) every ``every`` s, sent when it changed, until the run ends,
+    the client goes or ``limit`` s pass (the browser's EventSource then reconnects after the ``retry`` delay)."""
+    yield f"retry: {int(every * 1000)}\n\n".encode()
+    deadline = time.monotonic() + limit
+    last = None
+    while True:
+        got = await asyncio.to_thread(look)
+        text = json.dumps(got, sort_keys=True)
+        if text != last:
+            yield event(got)
+            last = text
+        if got.get("run_state") not in ("queued", "running"):
+            yield event({"run_state": got.get("run_state")}, "end")
+            return
+        if time.monotonic() >= deadline or await request.is_disconnected():
+            return
+        await asyncio.sleep(every)
+
+
+def look(catalog, live: Live, root: Path, job: str) -> dict[str, Any] | None:
+    """The run's state for its page and the API: the job's state and error, and the live state of its folder."""
+    from service.runner import layout
+    row = catalog.job(job)
+    if row is None:
+        return None
+    got = live.state(layout(root, row["id"])["out"]) if row["state"] != "queued" or row["started"] else None
+    return {"id": row["id"], "run_state": row["state"], "error": row["error"], "progress": got}
+
+
+def add_routes(app, *, catalog, root: Path, page_user, api_user) -> Live:
+    """``GET /runs/{job}/events`` (a page session, read) and ``GET /api/runs/{job}/progress`` (a token, read)."""
+    live = Live()
+
+    @app.get("/runs/{job}/events")
+    def run_events(request: Request, job: str):
+        s = page_user(request, "read")
+        if isinstance(s, Response):
+            return s
+        if catalog.job(job) is None:
+            return PlainTextResponse("error: no such run\n", status_code=404)
+        return StreamingResponse(stream(request, lambda: look(catalog, live, root, job)),
+                                 media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
+
+    @app.get("/api/runs/{job}/progress")
+    def api_progress(request: Request, job: str):
+        user = api_user(request, "read")
+        if isinstance(user, Response):
+            return user
+        got = look(catalog, live, root, job)
+        if got is None:
+            return JSONResponse({"error": "no such run"}, 404)
+        return got
+
+    return live
+
+
+def section(job: dict) -> str:
+    """The live block of a run page (filled by SCRIPT from the run's events); the run's id in a data attribute."""
+    from service.pages import esc
+    return (f"<div id='live' data-events='/runs/{esc(job['id'])}/events' data-state='{esc(job['state'])}'>"
+            "<h2>Current estimate</h2><p id='live-status'>waiting for the first finished part</p>"
+            "<table id='live-cells'><thead><tr><th>cell</th><th>parts</th><th>games</th>"
+            "<th>first player's share of decided games (95% Wilson)</th><th>fair</th>"
+            "<th class='stopcol'>stop: estimate (interval)</th><th class='stopcol'>why it stopped</th></tr></thead>"
+            "<tbody></tbody></table></div>")
+
+
+# the run page's live updates: text only (textContent), never markup from the data; a reload once the run ends
+SCRIPT = """
+(function(){
+ var box=document.getElementById('live'); if(!box||!window.EventSource){return;}
+ var active=['queued','running'].indexOf(box.dataset.state)>=0;
+ function pct(x){return x===null||x===undefined?'':(100*x).toFixed(1)+'%';}
+ function num(x){return x===null||x===undefined?'':Number(x).toLocaleString('en');}
+ function td(tr,text,cls){var d=document.createElement('td');d.textContent=text;if(cls){d.className=cls;}tr.appendChild(d);}
+ function show(s){
+  var st=document.getElementById('state'); if(st){st.textContent=s.run_state;st.className='state '+s.run_state;}
+  var p=s.progress, status=document.getElementById('live-status'), body=box.querySelector('tbody');
+  if(!p){status.textContent=s.run_state==='queued'?'queued: waiting for its turn':'starting';return;}
+  var share=p.games?p.games_done/p.games:0;
+  status.textContent=num(p.parts_done)+' of '+num(p.parts)+' parts, '+num(p.games_done)+' of '+num(p.games)+
+   ' games ('+(100*share).toFixed(1)+'%)'+(p.estimate_error?' - the estimate: '+p.estimate_error:'');
+  var bar=document.querySelector('#progress .bar div'); if(bar){bar.style.width=Math.round(360*share)+'px';}
+  var text=document.querySelector('#progress p'); if(text){text.textContent=status.textContent;}
+  var stop=!!p.stop; box.querySelectorAll('.stopcol').forEach(function(e){e.hidden=!stop;});
+  body.textContent='';
+  p.cells.forEach(function(c){
+   var tr=document.createElement('tr');
+   td(tr,c.id+' '+c.label); td(tr,c.parts_done+'/'+c.parts); td(tr,num(c.games_done));
+   td(tr,c.ci95?pct(c.first_share)+' ('+pct(c.ci95[0])+' to '+pct(c.ci95[1])+') of '+num(c.decided):'');
+   td(tr,pct(c.fair_share));
+   var sc=c.stop||{}, est=sc.estimate===null||sc.estimate===undefined?'':Number(sc.estimate).toPrecision(4)+
+    (sc.interval?' ('+Number(sc.interval[0]).toPrecision(4)+' to '+Number(sc.interval[1]).toPrecision(4)+')':'');
+   td(tr,(sc.metric?sc.metric+' ':'')+est,'stopcol'); td(tr,sc.reason||'','stopcol');
+   if(!stop){tr.querySelectorAll('.stopcol').forEach(function(e){e.hidden=true;});}
+   body.appendChild(tr);
+  });
+ }
+ var es=new EventSource(box.dataset.events);
+ es.addEventListener('progress',function(e){show(JSON.parse(e.data));});
+ es.addEventListener('end',function(){es.close();if(active){location.reload();}});
+})();
+"""

@@ -1,0 +1,122 @@
+"""The live run page: the estimate per cell (games, the first player's share of decided games with its Wilson
+interval) read from the finished parts agrees with the canned query; a [stop] sweep's cells say why they stopped;
+the events stream and the progress API; the page's script bears the nonce and renders text only."""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+
+import pytest
+from service_helpers import TINY, make_users
+
+from queries import library
+from service.runner import layout
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from typer.testing import CliRunner
+
+from cli.main import app as cli_app
+
+STOP = """name = "tiny-stop"
+game = "paws"
+seed = 2
+batch_size = 200
+[grid]
+players = [2, 3]
+[stop]
+metric = "end_share:round_limit"
+half_width = 0.2
+max_games_per_cell = 2000
+"""
+
+
+def played_job(app, owner, spec: str, title: str = "live") -> str:
+    """A job marked running whose results folder holds the finished sweep of ``spec`` (played here, in process)."""
+    catalog = app.state.catalog
+    job = catalog.add_job(owner=catalog.user_by_token(owner.token), title=title, description="", spec_name="t",
+                          game="paws", spec_text=spec, cells=2, games=400)
+    paths = layout(app.state.root, job)
+    paths["own"].mkdir(parents=True, exist_ok=True)
+    paths["spec"].write_text(spec)
+    r = CliRunner().invoke(cli_app, ["sweep", str(paths["spec"]), "--out", str(paths["out"]), "--no-progress",
+                                     "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    catalog.set_job(job, state="running", started=1.0)
+    return job
+
+
+def query_truth(out) -> dict[int, tuple[int, int, float, float]]:
+    """players -> (decided, first_wins, ci95_low, ci95_high) from the canned first_player_advantage query."""
+    con = library.connect([out])
+    try:
+        library.add_seat_outcomes(con, [out])
+        sql = library.load("first_player_advantage").sql
+        cols, rows = None, None
+        cur = con.execute(sql)
+        cols = [d[0] for d in cur.description]
+        rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    finally:
+        con.close()
+    return {r["players"]: (r["decided"], r["first_wins"], r["ci95_low"], r["ci95_high"]) for r in rows}
+
+
+def test_the_estimate_from_the_parts_agrees_with_the_canned_query(quiet_app):
+    users = make_users(quiet_app)
+    job = played_job(quiet_app, users["edit"], TINY)
+    got = users["read"].api(quiet_app).get(f"/api/runs/{job}/progress")
+    assert got.status_code == 200, got.text
+    p = got.json()["progress"]
+    assert (p["parts_done"], p["parts"], p["games_done"], p["stop"]) == (2, 2, 400, None)
+    truth = query_truth(layout(quiet_app.state.root, job)["out"])
+    for cell in p["cells"]:
+        players = int(cell["label"].removeprefix("players="))
+        decided, first, low, high = truth[players]
+        assert (cell["games_read"], cell["decided"], cell["first_wins"]) == (200, decided, first)
+        assert cell["ci95"] == pytest.approx([low, high], abs=1e-9)
+        assert cell["fair_share"] == pytest.approx(1 / players)
+    again = quiet_app.state.live.state(layout(quiet_app.state.root, job)["out"])     # cached: no part read twice
+    assert again["cells"] == p["cells"]
+
+
+def test_a_stop_sweep_says_why_each_cell_stopped(quiet_app):
+    users = make_users(quiet_app)
+    job = played_job(quiet_app, users["edit"], STOP)
+    p = users["read"].api(quiet_app).get(f"/api/runs/{job}/progress").json()["progress"]
+    assert p["stop"]["metric"] == "end_share:round_limit"
+    for cell in p["cells"]:
+        assert cell["stop"]["reason"] in ("narrow", "cap"), cell
+        low, high = cell["stop"]["interval"]
+        assert low <= cell["stop"]["estimate"] <= high
+        assert cell["games_read"] == cell["games_done"] > 0
+
+
+def test_the_events_stream_sends_the_state_then_ends_with_the_run(quiet_app):
+    users = make_users(quiet_app)
+    job = played_job(quiet_app, users["edit"], TINY)
+    quiet_app.state.catalog.set_job(job, state="done")
+    r = users["read"].page(quiet_app).get(f"/runs/{job}/events")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+    events = re.findall(r"event: (\w+)\ndata: (.*)\n\n", r.text)
+    assert [e for e, _ in events] == ["progress", "end"], r.text
+    state = json.loads(events[0][1])
+    assert state["run_state"] == "done" and state["progress"]["games_done"] == 400
+    assert users["read"].page(quiet_app).get("/runs/000000000000/events").status_code == 404
+    assert users["read"].api(quiet_app).get("/api/runs/../progress").status_code == 404
+
+
+def test_the_page_carries_the_live_block_and_a_nonced_script(quiet_app):
+    users = make_users(quiet_app)
+    job = played_job(quiet_app, users["edit"], TINY, title="<script>alert(1)</script>")
+    r = users["read"].page(quiet_app).get(f"/runs/{job}")
+    assert r.status_code == 200
+    assert "<script>alert(1)</script>" not in r.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in r.text
+    assert f"data-events='/runs/{job}/events'" in r.text and "http-equiv='refresh'" not in r.text
+    csp = r.headers["content-security-policy"]
+    nonce = re.search(r"'nonce-([^']+)'", csp)[1]
+    assert "connect-src 'self'" in csp
+    scripts = re.findall(r"<script([^>]*)>", r.text)
+    assert scripts == [f" nonce='{nonce}'"]
+    assert "innerHTML" not in r.text                          # the data become text, never markup
