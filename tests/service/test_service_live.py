@@ -120,3 +120,55 @@ def test_the_page_carries_the_live_block_and_a_nonced_script(quiet_app):
     scripts = re.findall(r"<script([^>]*)>", r.text)
     assert scripts == [f" nonce='{nonce}'"]
     assert "innerHTML" not in r.text                          # the data become text, never markup
+
+
+@pytest.mark.slow
+def test_the_page_updates_live_in_chromium_and_reloads_when_the_run_ends(tmp_path):
+    import httpx
+    from service_helpers import Live, wait_state
+    from test_service_browser import _chromium
+    browser_path = _chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (pip install playwright)")
+    spec = TINY.replace("games_per_cell = 200", "games_per_cell = 40000\nbatch_size = 2000")
+    with Live(tmp_path / "root") as live, sync_playwright() as p:
+        users = make_users(live.app)
+        ed = httpx.Client(base_url=live.url, headers={"Authorization": f"Bearer {users['edit'].token}"}, timeout=30)
+        job = ed.post("/api/runs", json={"spec": spec, "title": "<img src=x onerror=window.__pwned=1>"}).json()["id"]
+        b = p.chromium.launch(executable_path=browser_path, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            tab = b.new_context().new_page()
+            errors: list[str] = []
+            tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            tab.on("pageerror", lambda e: errors.append(str(e)))
+            tab.goto(f"{live.url}/login")
+            tab.fill("#token", users["read"].token)
+            tab.click("button:has-text('Log in')")
+            tab.wait_for_url(f"{live.url}/runs")
+            tab.goto(f"{live.url}/runs/{job}")
+            tab.evaluate("window.__loaded = 1")                 # gone after a reload
+            until(tab, "document.querySelectorAll('#live-cells tbody tr').length === 2 && "
+                  "document.querySelector('#live-cells tbody').textContent.includes('%')", 60)
+            assert tab.evaluate("window.__loaded") == 1          # filled without a reload
+            row = tab.inner_text("#live-cells tbody tr")
+            assert re.search(r"c\d+ players=2\s+\d+/20\s+[\d,]+\s+\d+\.\d% \(\d+\.\d% to \d+\.\d%\) of [\d,]+\s+50\.0%",
+                             row), row
+            assert wait_state(ed, job, ("done", "failed", "cancelled"), timeout=120)["state"] == "done"
+            until(tab, "window.__loaded === undefined", 30)      # reloaded once it ended
+            assert tab.inner_text("#state") == "done" and "Verdict card" in tab.inner_text("main")
+            assert "40 of 40 parts, 80,000 of 80,000 games" in tab.inner_text("#live-status")
+            assert tab.evaluate("window.__pwned === undefined")
+            assert not [e for e in errors if "favicon" not in e], errors
+        finally:
+            b.close()
+
+
+def until(tab, condition: str, timeout: float) -> None:
+    """Poll a condition in the page (Playwright's wait_for_function evaluates strings, which the page's CSP refuses)."""
+    import time
+    deadline = time.monotonic() + timeout
+    while not tab.evaluate(condition):
+        assert time.monotonic() < deadline, f"not within {timeout} s: {condition}"
+        time.sleep(0.1)
