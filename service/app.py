@@ -30,7 +30,9 @@ from cluster.manifest import ManifestError, counts, load_manifest
 from cluster.spec import SpecError
 from service import console, pages
 from service.catalog import ACTIVE, STATES, Catalog, CatalogError, User
-from service.live import SCRIPT as LIVE_SCRIPT, add_routes as add_live_routes, section as live_section
+from service.live import SCRIPT as LIVE_SCRIPT
+from service.live import add_routes as add_live_routes
+from service.live import section as live_section
 from service.runner import Runner, layout
 from service.specs import MAX_GAMES, MAX_UPLOAD, check_text
 from sim.games import GAMES

@@ -5,9 +5,7 @@ other seeds, and bad inputs. The report page is opened in headless Chromium.
 """
 
 import json
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from cli.main import app
 from regress import baseline
 from regress.compare import compare
 from regress.suite import load_suite
+from tests.test_report import _chromium
 
 pytestmark = pytest.mark.slow
 
@@ -173,15 +172,6 @@ def test_missing_or_corrupt_baseline_and_bad_suite_are_errors_before_any_game(ru
     res = regress(root / "plain.toml", "--baseline", base, "--report", tmp_path / "e", "--workers", "0")
     assert res.exit_code == 2 and "--workers 0 is not allowed; expected at least 1" in res.output
     assert not any((tmp_path / d).exists() for d in "de")
-
-
-def _chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if shutil.which(name):
-            return shutil.which(name)
-    if os.environ.get("CI"):
-        pytest.fail("headless Chromium is needed for the report test: apt-get install -y chromium")
-    pytest.skip("chromium is not installed (apt-get install -y chromium)")
 
 
 def test_report_page_renders_in_headless_chromium(runs):

@@ -4,26 +4,17 @@ card, then start a long run and cancel it from its page. Every request stays on 
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from pathlib import Path
 
 import pytest
 from service_helpers import Live, make_users
 
+from tests.test_report import _chromium
+
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 LONG = 'name = "long"\ngame = "paws"\nseed = 3\ngames_per_cell = 50000\nbatch_size = 2500\n[grid]\nplayers = [3, 4]\n'
-
-
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if shutil.which(name):
-            return shutil.which(name)
-    if os.environ.get("CI"):
-        pytest.fail("headless Chromium is needed for the browser test: apt-get install -y chromium")
-    pytest.skip("chromium is not installed (apt-get install -y chromium)")
 
 
 def test_a_designer_submits_the_smoke_spec_reads_the_report_and_copies_the_verdict(tmp_path):
