@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import threading
 import time
 import warnings
@@ -129,3 +130,17 @@ def wait_state(api: httpx.Client, job: str, states: tuple[str, ...], timeout: fl
             return got
         assert time.monotonic() < deadline, f"still {got['state']} after {timeout} s: {got}"
         time.sleep(0.2)
+
+
+def serve(cli: list[str], url: str) -> subprocess.Popen:
+    """``cli`` (a playtest serve command line) started in its own session, once its /health answers (60 s at most)."""
+    proc = subprocess.Popen(cli, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{url}/health").status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            pass
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from service_helpers import free_port, wait_state
+from service_helpers import free_port, serve, wait_state
 
 from service.runner import layout, start_time
 
@@ -39,19 +39,6 @@ def parts(out: Path) -> dict[str, bytes]:
         version = pq.read_metadata(p).metadata[b"playtest.code_version"]
         found[str(p.relative_to(out))] = data.replace(version, b"?" * len(version))
     return found
-
-
-def serve(cli: list[str], url: str) -> subprocess.Popen:
-    proc = subprocess.Popen(cli, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/health").status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            pass
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.1)
 
 
 def kill_group(pid: int) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from service_helpers import TINY, Live, free_port, make_users, wait_state
+from service_helpers import TINY, Live, free_port, make_users, serve, wait_state
 
 from service.app import Settings, create_app
 from service.runner import layout, start_time
@@ -244,20 +244,6 @@ def test_playtest_serve_starts_on_loopback_and_stops_on_sigterm(tmp_path):
         proc.communicate()
 
 
-def _serve(cli: list[str], url: str):
-    import subprocess
-    proc = subprocess.Popen(cli, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/health").status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            pass
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.1)
-
-
 @pytest.mark.slow
 def test_kill_9_of_the_service_mid_sweep_and_a_restart_finish_the_job(tmp_path):
     import sqlite3
@@ -272,7 +258,7 @@ def test_kill_9_of_the_service_mid_sweep_and_a_restart_finish_the_job(tmp_path):
     api = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
     procs, children = [], []
     try:
-        procs.append(_serve(cli, url))
+        procs.append(serve(cli, url))
         job = api.post("/api/runs", json={"spec": LONG}).json()["id"]
         deadline = time.monotonic() + 60
         while not (api.get(f"/api/runs/{job}").json()["progress"] or {}).get("parts_done"):
@@ -282,7 +268,7 @@ def test_kill_9_of_the_service_mid_sweep_and_a_restart_finish_the_job(tmp_path):
             children.append(con.execute("SELECT pid, pid_start FROM jobs WHERE id = ?", (job,)).fetchone())
         procs[0].kill()                                     # kill -9 of the service alone: its sweep goes on
         procs[0].wait(timeout=30)
-        procs.append(_serve(cli, url))
+        procs.append(serve(cli, url))
         got = wait_state(api, job, ("done", "failed", "cancelled"), timeout=180)
         assert got["state"] == "done", got
         assert got["progress"]["games_done"] == 100000
