@@ -63,6 +63,16 @@ class TooLarge(Exception):
     pass
 
 
+class Refusal(Exception):
+    """A request ended early with this response (not logged in, not allowed, a refused form): raised by the
+    routes' guards (page_user, page_form, api_user) and answered by the app's handler, so that a route reads
+    ``user, csrf = page_user(request, "read")`` and goes on."""
+
+    def __init__(self, response: Response):
+        super().__init__()
+        self.response = response
+
+
 SECURITY_HEADERS = ((b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
                     (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store"))
 
@@ -135,6 +145,10 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     app = FastAPI(title="playtest", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
     app.state.catalog, app.state.runner, app.state.root = catalog, runner, root
 
+    @app.exception_handler(Refusal)
+    async def refused(_request: Request, e: Refusal) -> Response:
+        return e.response
+
     # who is asking --------------------------------------------------------------------------------------
 
     def bearer(request: Request) -> User | None:
@@ -152,43 +166,43 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         r.headers["Content-Security-Policy"] = PAGE_CSP.format(nonce=nonce)
         return r
 
-    def page_user(request: Request, role: str) -> tuple[User, str] | Response:
-        """The logged-in user of a page with ``role`` or above; anonymous: to /login; too low a role: 403."""
+    def page_user(request: Request, role: str) -> tuple[User, str]:
+        """The logged-in user of a page with ``role`` or above (and the session's CSRF token); anonymous: to
+        /login; too low a role: 403 (both raised as a Refusal)."""
         s = session(request)
         if s is None:
-            return RedirectResponse("/login", status_code=303)
+            raise Refusal(RedirectResponse("/login", status_code=303))
         if not s[0].may(role):
-            return page("Not allowed", f"<p class='error'>Your role ({pages.esc(s[0].role)}) may not do this; it "
-                        f"needs {role}.</p>", s[0], s[1], status=403)
+            raise Refusal(page("Not allowed", f"<p class='error'>Your role ({pages.esc(s[0].role)}) may not do "
+                               f"this; it needs {role}.</p>", s[0], s[1], status=403))
         return s
 
-    async def page_form(request: Request, role: str) -> tuple[User, str, Any] | Response:
-        """A page's POST: the user with ``role``, whose form carries the session's CSRF token; else refused."""
+    async def page_form(request: Request, role: str) -> tuple[User, str, Any]:
+        """A page's POST: the user with ``role``, whose form carries the session's CSRF token; else a Refusal."""
         s = page_user(request, role)
-        if isinstance(s, Response):
-            return s
         try:
             form = await request.form(max_files=1, max_fields=20, max_part_size=MAX_BODY)
         except TooLarge:
-            return page("Refused", f"<p class='error'>the request is larger than {MAX_BODY:,} bytes; a spec may be at "
-                        f"most {MAX_UPLOAD:,}</p>", s[0], s[1], status=413)
+            raise Refusal(page("Refused", f"<p class='error'>the request is larger than {MAX_BODY:,} bytes; a spec "
+                               f"may be at most {MAX_UPLOAD:,}</p>", s[0], s[1], status=413)) from None
         except Exception:  # noqa: BLE001 - a malformed or oversized form: one line, nothing stored
-            return page("Refused", "<p class='error'>the form could not be read (malformed, or a field over "
-                        f"{MAX_UPLOAD:,} bytes)</p>", s[0], s[1], status=400)
+            raise Refusal(page("Refused", "<p class='error'>the form could not be read (malformed, or a field over "
+                               f"{MAX_UPLOAD:,} bytes)</p>", s[0], s[1], status=400)) from None
         given = form.get("csrf")
         if not isinstance(given, str) or not secrets.compare_digest(given.encode(), s[1].encode()):
-            return page("Refused", "<p class='error'>the form's CSRF token is missing or wrong; reload the page "
-                        "and try again</p>", s[0], s[1], status=403)
+            raise Refusal(page("Refused", "<p class='error'>the form's CSRF token is missing or wrong; reload the "
+                               "page and try again</p>", s[0], s[1], status=403))
         return s[0], s[1], form
 
-    def api_user(request: Request, role: str) -> User | Response:
+    def api_user(request: Request, role: str) -> User:
+        """The API caller (its Bearer token) with ``role`` or above; else a Refusal (401, 403)."""
         user = bearer(request)
         if user is None:
-            return JSONResponse({"error": "give an API token: Authorization: Bearer TOKEN"}, status_code=401,
-                                headers={"WWW-Authenticate": "Bearer"})
+            raise Refusal(JSONResponse({"error": "give an API token: Authorization: Bearer TOKEN"}, status_code=401,
+                                       headers={"WWW-Authenticate": "Bearer"}))
         if not user.may(role):
-            return JSONResponse({"error": f"your role ({user.role}) may not do this; it needs {role}"},
-                                status_code=403)
+            raise Refusal(JSONResponse({"error": f"your role ({user.role}) may not do this; it needs {role}"},
+                                       status_code=403))
         return user
 
     # shared actions -------------------------------------------------------------------------------------
@@ -316,9 +330,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
 
     @app.post("/logout")
     async def logout(request: Request):
-        got = await page_form(request, "read")
-        if isinstance(got, Response):
-            return got
+        await page_form(request, "read")
         catalog.end_session(request.cookies.get(COOKIE))
         r = RedirectResponse("/login", status_code=303)
         r.delete_cookie(COOKIE)
@@ -327,8 +339,6 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @app.get("/runs")
     def runs_page(request: Request):
         s = page_user(request, "read")
-        if isinstance(s, Response):
-            return s
         f = filters(request)
         rows = catalog.jobs(game=f["game"], state=f["state"], owner=f["owner"], text=f["q"])
         return page("Runs", pages.run_list(rows, f, list(GAMES.names())), *s)
@@ -336,15 +346,11 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @app.get("/submit")
     def submit_page(request: Request):
         s = page_user(request, "edit")
-        if isinstance(s, Response):
-            return s
         return page("Submit a sweep", pages.submit_form(s[1]), *s)
 
     @app.post("/submit")
     async def submit_post(request: Request):
         got = await page_form(request, "edit")
-        if isinstance(got, Response):
-            return got
         user, csrf, form = got
         title, description = str(form.get("title") or ""), str(form.get("description") or "")
         spec: bytes | str = str(form.get("spec") or "")
@@ -363,8 +369,6 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @app.get("/runs/{job}")
     def run_page(request: Request, job: str):
         s = page_user(request, "read")
-        if isinstance(s, Response):
-            return s
         row = catalog.job(job)
         if row is None:
             return page("No such run", "<p class='error'>no such run</p>", *s, status=404)
@@ -379,8 +383,6 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @app.post("/runs/{job}/cancel")
     async def cancel_page(request: Request, job: str):
         got = await page_form(request, "edit")
-        if isinstance(got, Response):
-            return got
         user, csrf, _ = got
         row = catalog.job(job)
         if row is None:
@@ -396,8 +398,6 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @app.get("/runs/{job}/report")
     def report_page(request: Request, job: str):
         s = page_user(request, "read")
-        if isinstance(s, Response):
-            return s
         row = catalog.job(job)
         path = layout(root, row["id"])["report"] if row else None
         if path is None or not path.is_file():
@@ -406,9 +406,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
 
     @app.get("/runs/{job}/verdict.md")
     def verdict_text(request: Request, job: str):
-        s = page_user(request, "read")
-        if isinstance(s, Response):
-            return s
+        page_user(request, "read")
         row = catalog.job(job)
         card = verdict(row, base_url(request)) if row else None
         if card is None:
@@ -418,15 +416,11 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @app.get("/users")
     def users_page(request: Request):
         s = page_user(request, "admin")
-        if isinstance(s, Response):
-            return s
         return page("Users", pages.users_page(catalog.users(), catalog.audit_log(), s[1]), *s)
 
     @app.post("/users")
     async def users_add(request: Request):
         got = await page_form(request, "admin")
-        if isinstance(got, Response):
-            return got
         user, csrf, form = got
         name, role = str(form.get("name") or ""), str(form.get("role") or "")
         try:
@@ -452,8 +446,6 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @app.get("/runs/{job}/sql")
     def sql_page(request: Request, job: str):
         s = page_user(request, "read")
-        if isinstance(s, Response):
-            return s
         row = catalog.job(job)
         if results_of(row) is None:
             return no_results(s)
@@ -463,8 +455,6 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @app.post("/runs/{job}/sql")
     async def sql_post(request: Request, job: str):
         got = await page_form(request, "read")
-        if isinstance(got, Response):
-            return got
         user, csrf, form = got
         row = catalog.job(job)
         out = results_of(row)
@@ -478,8 +468,6 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @app.get("/runs/{job}/queries")
     def queries_page(request: Request, job: str):
         s = page_user(request, "read")
-        if isinstance(s, Response):
-            return s
         row = catalog.job(job)
         if results_of(row) is None:
             return no_results(s)
@@ -488,8 +476,6 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @app.get("/runs/{job}/queries/{name}")
     def query_page(request: Request, job: str, name: str):
         s = page_user(request, "read")
-        if isinstance(s, Response):
-            return s
         row = catalog.job(job)
         out = results_of(row)
         if out is None:
@@ -504,9 +490,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
 
     @app.get("/runs/{job}/download/{file}")
     def download(request: Request, job: str, file: str):
-        s = page_user(request, "read")
-        if isinstance(s, Response):
-            return s
+        page_user(request, "read")
         row = catalog.job(job)
         out = results_of(row)
         table, _, fmt = file.rpartition(".")
@@ -529,9 +513,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
 
     @app.post("/api/runs/{job}/sql")
     async def api_sql(request: Request, job: str):
-        user = api_user(request, "read")
-        if isinstance(user, Response):
-            return user
+        api_user(request, "read")
         row = catalog.job(job)
         out = results_of(row)
         if out is None:
@@ -554,9 +536,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
 
     @app.get("/api/runs")
     def api_runs(request: Request):
-        user = api_user(request, "read")
-        if isinstance(user, Response):
-            return user
+        api_user(request, "read")
         f = filters(request)
         if f["state"] and f["state"] not in STATES:
             return JSONResponse({"error": f"state {f['state']!r}: expected one of {', '.join(STATES)}"}, 400)
@@ -568,8 +548,6 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @app.post("/api/runs")
     async def api_submit(request: Request):
         user = api_user(request, "edit")
-        if isinstance(user, Response):
-            return user
         try:
             body = json.loads(await request.body())
         except TooLarge:
@@ -590,9 +568,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
 
     @app.get("/api/runs/{job}")
     def api_run(request: Request, job: str):
-        user = api_user(request, "read")
-        if isinstance(user, Response):
-            return user
+        api_user(request, "read")
         row = catalog.job(job)
         if row is None:
             return JSONResponse({"error": "no such run"}, 404)
@@ -601,8 +577,6 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @app.post("/api/runs/{job}/cancel")
     def api_cancel(request: Request, job: str):
         user = api_user(request, "edit")
-        if isinstance(user, Response):
-            return user
         row = catalog.job(job)
         if row is None:
             return JSONResponse({"error": "no such run"}, 404)
