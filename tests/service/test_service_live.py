@@ -166,9 +166,19 @@ def test_the_page_updates_live_in_chromium_and_reloads_when_the_run_ends(tmp_pat
 
 
 def until(tab, condition: str, timeout: float) -> None:
-    """Poll a condition in the page (Playwright's wait_for_function evaluates strings, which the page's CSP refuses)."""
+    """Poll a condition in the page (Playwright's wait_for_function evaluates strings, which the page's CSP refuses);
+    a look that meets the page's own reload (the run ended) waits for the new page and looks again."""
     import time
+
+    from playwright.sync_api import Error
     deadline = time.monotonic() + timeout
-    while not tab.evaluate(condition):
+    while True:
+        try:
+            if tab.evaluate(condition):
+                return
+        except Error as e:
+            if "Execution context was destroyed" not in str(e):
+                raise
+            tab.wait_for_load_state("load")
         assert time.monotonic() < deadline, f"not within {timeout} s: {condition}"
         time.sleep(0.1)
