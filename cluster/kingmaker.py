@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.games import Match
-from sim.kit.kingmaking import TABLE, THRESHOLD, share  # noqa: F401  (share: cluster/tension.py reads it here)
-from sim.kit.kingmaking import game_row, oracle_value, paused_games
+from sim.kit.kingmaking import THRESHOLD  # noqa: F401  (the command's default, read here)
+from sim.kit.kingmaking import TABLE, game_row, oracle_value, paused_games
 from sim.params import RuleError
 
 BATCH = 50                       # games per part: about 0.5-5 s of one core with the heuristic bots

@@ -13,7 +13,8 @@ from typing import Any
 import duckdb
 
 from queries.library import read_manifest, table_sources
-from sim.kit.kingmaking import TABLE, share
+from sim.kit.kingmaking import TABLE
+from sim.sequential import share
 
 COUNTS = ("games", "out_games", "king_games", "out_decisions", "king_decisions", "playouts", "self_rescues")
 

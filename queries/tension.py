@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from sim.sequential import wilson_interval
+from sim.sequential import share
 
 DECIDED = 0.9
 STEPS = 20
@@ -124,14 +124,6 @@ def per_game(con, cell: str | None = None, decided: float = DECIDED) -> None:
     con.execute(_GAMES, {"decided": decided})
     # a game nobody won has no measures (its winner's curve does not exist)
     con.execute("UPDATE tension_games SET " + ", ".join(f"{c} = NULL" for c in _WON_ONLY) + " WHERE winning_side < 0")
-
-
-def share(k: int, n: int) -> dict:
-    """A share with its Wilson 95% interval (None where there is nothing to count)."""
-    if n <= 0:
-        return {"count": int(k), "of": int(n), "share": None, "ci95": [None, None]}
-    lo, hi = wilson_interval(n, k)
-    return {"count": int(k), "of": int(n), "share": k / n, "ci95": [lo, hi]}
 
 
 def _mean(m: float | None, sd: float | None, n: int) -> dict:

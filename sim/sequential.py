@@ -251,6 +251,15 @@ def wilson_interval(n, total, alpha: float = 0.05):
     return low, high
 
 
+def share(k: int, n: int) -> dict:
+    """k of n as a share with its Wilson 95% interval (None where there is nothing to count): the shape the
+    measures' answers give every share in (kingmaking, tension)."""
+    if n <= 0:
+        return {"count": int(k), "of": int(n), "share": None, "ci95": [None, None]}
+    low, high = wilson_interval(n, k)
+    return {"count": int(k), "of": int(n), "share": k / n, "ci95": [low, high]}
+
+
 # --- Wald's SPRT --------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)

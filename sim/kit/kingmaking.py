@@ -26,7 +26,6 @@ import pyarrow as pa
 
 from sim.kit.learned import resolve_model, seat_chances, shipped_models
 from sim.params import RuleError
-from sim.sequential import wilson_interval
 
 TABLE = "kingmaking"           # the result table: one row per game
 THRESHOLD = 0.05               # default: a seat is out once the oracle rates its chance under this
@@ -189,9 +188,3 @@ def with_table(match, seed: int, start: int, count: int, engine: str, tables: di
     if TABLE in match.tables:
         tables = {**tables, TABLE: table(match, seed, start, count, engine)}
     return tables
-
-
-def share(k: int, n: int) -> dict:
-    """k of n as a share with its Wilson 95% interval (None where n is 0)."""
-    low, high = wilson_interval(n, k) if n else (None, None)
-    return {"count": k, "of": n, "share": k / n if n else None, "ci95": [low, high]}
