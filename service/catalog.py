@@ -38,6 +38,11 @@ CREATE TABLE IF NOT EXISTS audit (
     id INTEGER PRIMARY KEY, at REAL NOT NULL, user TEXT NOT NULL, action TEXT NOT NULL, job TEXT, detail TEXT);
 """
 
+# Columns added since the first catalogs: (table, column, declaration); each is added to an older catalog at open.
+COLUMNS = (
+    ("jobs", "params", "TEXT NOT NULL DEFAULT '{}'"),          # a job kind's own inputs as JSON (service/kinds.py)
+)
+
 
 class CatalogError(ValueError):
     """A refused catalog action (a bad user name or role); the message is one line."""
@@ -70,6 +75,10 @@ class Catalog:
         with self._lock:
             self._con.execute("PRAGMA journal_mode=WAL")
             self._con.executescript(SCHEMA)
+            for table, column, declaration in COLUMNS:
+                have = {r[1] for r in self._con.execute(f"PRAGMA table_info({table})")}
+                if column not in have:
+                    self._con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def close(self) -> None:
         with self._lock:
