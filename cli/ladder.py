@@ -10,7 +10,6 @@ that is every pair in both seat orders. When every part is played, the ratings a
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import shlex
@@ -23,17 +22,14 @@ import typer
 
 from cli.common import MAX_SEED, check_range, err, fail, fit_table, game_named, local_out
 from cli.sweep import play_spec
-from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_CELLS, MAX_GAMES_PER_CELL, SpecError, parse_spec
+from cluster.ladder import DEFAULT_FIELD, LadderError, check_field, field_of, lineups, shared_setup
+from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_GAMES_PER_CELL, SpecError, parse_spec
 from cluster.sweep import LOCK, SweepError, check_out_dir, interrupts, workers_error
 from queries import intransitive, library, ratings
 from sim.files import parse_toml, read_text_bounded, write_atomic
 from sim.games import GAMES, EngineError, Game
 from sim.params import RuleError, parse_assignments
 
-# The field when --bots is not given: random, the heuristic, its tuned weights, and the search bot at
-# doubling budgets (the bots after the heuristic come with the search bots and weight presets)
-DEFAULT_FIELD = ("random", "heuristic", "heuristic:preset=tuned",
-                 *(f"mcts:iterations={n}:depth=20" for n in (16, 32, 64, 128, 256, 512, 1024)))
 SPEC_NAME = "ladder.toml"           # the ladder's sweep spec, in its results folder
 REPORT_NAME = "ladder.json"         # its ratings and win matrix, beside it (cluster/verify.py keeps both)
 ENGINE = "core"
@@ -42,74 +38,27 @@ PROBE_SECONDS = 0.05                # each bot is timed over games until this lo
 PROBE_GAMES = 256
 
 
-def lineups(bots: list[str], seats: int) -> list[tuple[str, ...]]:
-    """Every ``seats`` bots of the field, in field order, each in every seat order: heads-up, each pair in
-    both seat orders; with more seats every bot of a group sits in every seat equally often and, in a game
-    of teams, every two bots of the group meet on opposing sides (cyclic rotations alone would keep the
-    same teammates together: a, b, c, d and b, c, d, a both put a with c against b with d)."""
-    out = []
-    for group in itertools.combinations(bots, seats):
-        out += list(itertools.permutations(group))
-    return out
-
-
 def _field(text: Optional[str]) -> list[str]:
-    bots = list(DEFAULT_FIELD) if text is None else [b.strip() for b in text.split(",")]
-    if any(not b for b in bots):
-        fail(f"--bots {text!r}: an empty bot spec; expected bot specs separated by commas, e.g. "
-             "random,heuristic,heuristic:aggression=5")
-    if len(bots) < 2:
-        fail(f"--bots {text!r}: a ladder needs at least 2 bots, separated by commas")
-    seen = set()
-    for b in bots:
-        if b in seen:
-            fail(f"--bots: {b!r} is listed twice; every bot of a ladder is a different spec")
-        seen.add(b)
-    return bots
+    try:
+        return field_of(text)
+    except LadderError as e:
+        fail(str(e))
 
 
 def _shared_setup(g: Game, rules, overrides, setup, seats: Optional[int]) -> tuple[dict, int]:
-    """The setup every line-up shares (the seat count set where the game has a setup value for it) and the
-    seats. A bad value: one line, exit 2."""
-    setup = dict(setup)
-    if g.seats_column in g.setup_keys and g.seats_column not in setup:
-        setup[g.seats_column] = seats or 2
+    """The setup every line-up shares and the seats (cluster/ladder.py). A bad value: one line, exit 2."""
     try:
-        g.check_keys(setup=setup, where="--setup")
-        base = g.resolve(rules, overrides, setup, where="--set")
-    except (RuleError, ValueError) as e:
+        return shared_setup(g, rules, overrides, setup, seats)
+    except LadderError as e:
         fail(str(e))
-    have = len(g.setup_values(base.setup)["bots"])
-    if seats is not None and have != seats:
-        how = (f"--setup {g.seats_column}={seats}" if g.seats_column in g.setup_keys
-               else f"a setup that seats {seats} ({', '.join(f'{k}: {v}' for k, v in g.setup_keys.items())})")
-        fail(f"--players {seats}: this {g.name} setup seats {have}; give {how}")
-    return setup, have
 
 
 def _check_field(g: Game, rules, overrides, setup, bots: list[str], seats: int) -> list[str]:
-    """Enough bots for the seats, not too many line-ups for one sweep, and every bot spec valid for the game
-    (its own validation: any kind it accepts); the field as the records name it (a learned model's digest
-    pinned: ``learned:model=paws-2@55a1f45255b4``)."""
-    if len(bots) < seats:
-        fail(f"--bots: {len(bots)} bots for {seats} seats; a ladder of {seats} seats needs at least {seats} "
-             "different bots")
-    count = math.comb(len(bots), seats) * math.factorial(seats)      # counted before any is built
-    if count > MAX_CELLS:
-        fail(f"--bots: {len(bots)} bots at {seats} seats make {count:,} line-ups; one ladder plays at most "
-             f"{MAX_CELLS:,} (fewer bots, or fewer seats)")
-    named = []
-    for b in bots:
-        try:
-            m = g.resolve(rules, overrides, {**setup, "bots": b}, where="--bots")
-        except (RuleError, ValueError) as e:
-            msg = str(e)
-            fail(msg if msg.startswith("--bots") else f"--bots: {msg}")
-        canonical = str(g.setup_values(m.setup)["bots"][0])
-        if canonical in named:
-            fail(f"--bots: {b!r} is {canonical!r}, listed already; every bot of a ladder is a different bot")
-        named.append(canonical)
-    return named
+    """The field checked and named as the records name it (cluster/ladder.py). A bad bot: one line, exit 2."""
+    try:
+        return check_field(g, rules, overrides, setup, bots, seats)
+    except LadderError as e:
+        fail(str(e))
 
 
 def _toml(value: Any) -> str:
