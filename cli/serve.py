@@ -27,7 +27,9 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
           submit_per_minute: Annotated[int, typer.Option(help="submissions per user per minute, at most")] = 10,
           add_user: Annotated[Optional[str], typer.Option(help="add a user NAME, print its API token once and exit")]
           = None,
-          role: Annotated[str, typer.Option(help="with --add-user: read, edit or admin")] = "read") -> None:
+          role: Annotated[str, typer.Option(help="with --add-user: read, edit or admin")] = "read",
+          rotate_token: Annotated[Optional[str], typer.Option(help="give user NAME a new API token, print it once "
+                                                              "and exit (the old one stops working)")] = None) -> None:
     """The web service: a queue of sweeps from specs, run pages, reports and verdict cards, users with roles."""
     check_range("--port", port, 1, 65535)
     check_range("--jobs", jobs, 1, 64)
@@ -44,6 +46,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
         args += ["--workers", str(workers)]
     if add_user is not None:
         args += ["--add-user", add_user, "--role", role]
+    if rotate_token is not None:
+        args += ["--rotate-token", rotate_token]
     from service.__main__ import main
     raise typer.Exit(main(args))
 

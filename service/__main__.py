@@ -1,6 +1,6 @@
 """``python -m service``: what ``playtest serve`` runs (cli/serve.py calls :func:`main` once its options are
-checked). Starts the app on uvicorn, or adds a user and prints its token once. Bad input is one line on stderr
-and exit code 2."""
+checked). Starts the app on uvicorn, or adds a user (or gives one a new token) and prints its token once. Bad input
+is one line on stderr and exit code 2."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--submit-per-minute", type=int, default=10)
     p.add_argument("--add-user", default=None)
     p.add_argument("--role", default="read")
+    p.add_argument("--rotate-token", default=None)
     return p.parse_args(argv)
 
 
@@ -52,6 +53,24 @@ def main(argv: list[str] | None = None) -> int:
             fail(f"{flag} {value} is out of range; expected an integer from {low} to {high}")
     if a.workers is not None and not 1 <= a.workers <= 4096:
         fail(f"--workers {a.workers} is out of range; expected an integer from 1 to 4096")
+    if a.add_user is not None and a.rotate_token is not None:
+        fail("--add-user and --rotate-token: give one of them")
+    if a.rotate_token is not None:
+        if not (root / "service.sqlite").is_file():
+            fail(f"--rotate-token: no service catalog in {root} (add a user first: --add-user NAME --role admin)")
+        try:
+            catalog = Catalog(root / "service.sqlite")
+            try:
+                token = catalog.rotate_token(a.rotate_token)
+                catalog.audit("service", "rotate-token", None, f"{a.rotate_token} from the command line")
+            finally:
+                catalog.close()
+        except (CatalogError, OSError) as e:
+            fail(f"--rotate-token: {e}")
+        print(f"user {a.rotate_token}: a new token, shown this once (the old one no longer works, its sessions "
+              "ended; keep it secret):", file=sys.stderr)
+        print(token)
+        return 0
     if a.add_user is not None:
         if a.role not in ROLES:
             fail(f"--role {a.role!r}: expected one of {', '.join(ROLES)}")

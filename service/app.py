@@ -29,6 +29,7 @@ from starlette.concurrency import run_in_threadpool
 from cluster.manifest import ManifestError, counts, load_manifest
 from cluster.spec import SpecError
 from service import console, pages
+from service import manage
 from service.catalog import ACTIVE, STATES, Catalog, CatalogError, User
 from service.live import SCRIPT as LIVE_SCRIPT
 from service.live import add_routes as add_live_routes
@@ -144,6 +145,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
 
     app = FastAPI(title="playtest", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
     app.state.catalog, app.state.runner, app.state.root = catalog, runner, root
+    failures = app.state.login_failures = manage.Failures()      # failed logins per address (service/manage.py)
 
     @app.exception_handler(Refusal)
     async def refused(_request: Request, e: Refusal) -> Response:
@@ -152,10 +154,19 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     # who is asking --------------------------------------------------------------------------------------
 
     def bearer(request: Request) -> User | None:
+        """The token's user; a bad token counts as a failed login of the client's address (429 past the limit)."""
         auth = request.headers.get("authorization", "")
         if auth[:7].lower() == "bearer ":
-            return catalog.user_by_token(auth[7:].strip())
+            where = manage.address(request)
+            if (wait := failures.wait(where)) is not None:
+                raise Refusal(JSONResponse({"error": failures.message(wait)}, status_code=429,
+                                           headers={"Retry-After": str(wait)}))
+            user = catalog.user_by_token(auth[7:].strip())
+            if user is None:
+                failures.add(where)
+            return user
         return None
+
 
     def session(request: Request) -> tuple[User, str] | None:
         return catalog.session(request.cookies.get(COOKIE))
@@ -271,7 +282,8 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
 
     def job_json(job: dict, base: str) -> dict:
         out = {k: job[k] for k in ("id", "title", "description", "owner", "state", "spec_name", "game", "cells",
-                                   "games", "created", "started", "ended", "error")}
+                                   "games", "created", "started", "ended", "error", "priority", "rule_set",
+                                   "verdict")}
         out["url"] = f"{base}/runs/{job['id']}"
         out["report_url"] = f"{base}/runs/{job['id']}/report" if layout(root, job["id"])["report"].is_file() else None
         out["progress"] = progress(job)
@@ -284,7 +296,8 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         return str(request.base_url).rstrip("/")
 
     def filters(request: Request) -> dict[str, str]:
-        got = {k: (request.query_params.get(k) or "")[:200] for k in ("game", "state", "owner", "q")}
+        got = {k: (request.query_params.get(k) or "")[:200] for k in ("game", "state", "owner", "q", "rule_set",
+                                                                     "verdict", "from", "to")}
         return got
 
     # pages ------------------------------------------------------------------------------------------------
@@ -314,9 +327,15 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         if not isinstance(given, str) or not want or not secrets.compare_digest(given.encode(), want.encode()):
             return page("Log in", "<p class='error'>the login form's CSRF token is missing or wrong; reload the "
                         "page</p>", None, None, status=403)
+        where = manage.address(request)
+        if (wait := failures.wait(where)) is not None:
+            r = page("Log in", f"<p class='error'>{failures.message(wait)}</p>", None, None, status=429)
+            r.headers["Retry-After"] = str(wait)
+            return r
         token = form.get("token")
         user = catalog.user_by_token(token if isinstance(token, str) else None)
         if user is None:
+            failures.add(where)
             fresh = secrets.token_urlsafe(24)
             r = page("Log in", pages.login_form(fresh, "unknown token"), None, None, status=401)
             r.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict", max_age=3600)
@@ -340,8 +359,12 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     def runs_page(request: Request):
         s = page_user(request, "read")
         f = filters(request)
-        rows = catalog.jobs(game=f["game"], state=f["state"], owner=f["owner"], text=f["q"])
-        return page("Runs", pages.run_list(rows, f, list(GAMES.names())), *s)
+        since, before, bad = manage.date_range(f)
+        rows = [] if bad else catalog.jobs(game=f["game"], state=f["state"], owner=f["owner"], text=f["q"],
+                                           rule_set=f["rule_set"], verdict=f["verdict"], since=since, before=before)
+        body = (manage.notices(catalog.notifications(s[0]), s[1])
+                + pages.run_list(rows, f, list(GAMES.names()), catalog.rule_sets(), catalog.verdicts(), bad or ""))
+        return page("Runs", body, *s, status=400 if bad else 200)
 
     @app.get("/submit")
     def submit_page(request: Request):
@@ -376,6 +399,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
                               summary=read_own(row, "summary") if row["state"] == "done" else None,
                               may_cancel=may_cancel(s[0], row), csrf=s[1],
                               has_report=layout(root, row["id"])["report"].is_file())
+        body += manage.run_controls(row, s[0], s[1], catalog.following(s[0], row["id"]))
         body += live_section(row)                  # filled live from /runs/{id}/events (service/live.py)
         body += console.links(row, console.tables(layout(root, row["id"])["out"]))
         return page(row["title"], body, *s, script=pages.COPY_SCRIPT + LIVE_SCRIPT)
@@ -540,10 +564,17 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         f = filters(request)
         if f["state"] and f["state"] not in STATES:
             return JSONResponse({"error": f"state {f['state']!r}: expected one of {', '.join(STATES)}"}, 400)
+        since, before, bad = manage.date_range(f)
+        if bad:
+            return JSONResponse({"error": bad}, 400)
         base = base_url(request)
         return {"runs": [{**{k: r[k] for k in ("id", "title", "owner", "state", "spec_name", "game", "cells", "games",
-                                               "created", "started", "ended")}, "url": f"{base}/runs/{r['id']}"}
-                         for r in catalog.jobs(game=f["game"], state=f["state"], owner=f["owner"], text=f["q"])]}
+                                               "created", "started", "ended", "priority", "rule_set", "verdict")},
+                          "url": f"{base}/runs/{r['id']}"}
+                         for r in catalog.jobs(game=f["game"], state=f["state"], owner=f["owner"], text=f["q"],
+                                               rule_set=f["rule_set"], verdict=f["verdict"], since=since,
+                                               before=before)]}
+
 
     @app.post("/api/runs")
     async def api_submit(request: Request):
@@ -587,6 +618,8 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         return {"id": row["id"], "state": "cancelled"}
 
     app.state.live = add_live_routes(app, catalog=catalog, root=root, page_user=page_user, api_user=api_user)
+    manage.add_routes(app, catalog=catalog, root=root, runner=runner, page=page, page_user=page_user,
+                      page_form=page_form, api_user=api_user)    # priorities, delete, follow, users (manage.py)
     app.add_middleware(_BodyLimit)
     return app
 

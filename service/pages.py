@@ -63,7 +63,8 @@ def hidden_csrf(csrf: str) -> str:
     return f"<input type='hidden' name='csrf' value='{esc(csrf)}'>"
 
 
-def run_list(rows: list[dict], filters: dict[str, str], games: list[str]) -> str:
+def run_list(rows: list[dict], filters: dict[str, str], games: list[str], rule_sets: list[str] = (),
+             verdicts: list[str] = (), error: str = "") -> str:
     def select(name: str, options: list[str]) -> str:
         opts = "".join(f"<option value='{esc(o)}'{' selected' if filters.get(name) == o else ''}>{esc(o or 'any')}"
                        "</option>" for o in ["", *options])
@@ -72,15 +73,21 @@ def run_list(rows: list[dict], filters: dict[str, str], games: list[str]) -> str
             f"game {select('game', games)} state {select('state', list(STATES))} "
             f"owner <input type='text' name='owner' style='width:10em' value='{esc(filters.get('owner', ''))}'> "
             f"title contains <input type='text' name='q' style='width:14em' value='{esc(filters.get('q', ''))}'> "
+            f"rule set {select('rule_set', list(rule_sets))} verdict {select('verdict', list(verdicts))} "
+            f"submitted from <input type='date' name='from' value='{esc(filters.get('from', ''))}'> "
+            f"to <input type='date' name='to' value='{esc(filters.get('to', ''))}'> "
             "<button>Filter</button></form><p></p>")
+    if error:
+        return form + f"<p class='error' id='filter-error'>{esc(error)}</p>"
     if not rows:
         return form + "<p>No runs match.</p>"
     body = "".join(
         f"<tr><td><a href='/runs/{esc(r['id'])}'>{esc(r['title'])}</a></td><td>{esc(r['spec_name'])}</td>"
-        f"<td>{esc(r['game'])}</td><td class='state {esc(r['state'])}'>{esc(r['state'])}</td><td>{esc(r['owner'])}</td>"
-        f"<td>{r['games']:,}</td><td>{when(r['created'])}</td></tr>" for r in rows)
-    return (form + "<table><tr><th>title</th><th>question (spec)</th><th>game</th><th>state</th><th>owner</th>"
-            f"<th>games</th><th>submitted</th></tr>{body}</table>")
+        f"<td>{esc(r['game'])}</td><td>{esc(r.get('rule_set', ''))}</td>"
+        f"<td class='state {esc(r['state'])}'>{esc(r['state'])}</td><td>{esc(r.get('verdict', ''))}</td>"
+        f"<td>{esc(r['owner'])}</td><td>{r['games']:,}</td><td>{when(r['created'])}</td></tr>" for r in rows)
+    return (form + "<table><tr><th>title</th><th>question (spec)</th><th>game</th><th>rule set</th><th>state</th>"
+            f"<th>verdict</th><th>owner</th><th>games</th><th>submitted</th></tr>{body}</table>")
 
 
 def submit_form(csrf: str, *, title: str = "", description: str = "", spec: str = "", error: str = "",
@@ -148,14 +155,29 @@ if(b){b.addEventListener('click',function(){
 """
 
 
-def users_page(users: list[User], audit: list[dict], csrf: str, new_token: str = "", error: str = "") -> str:
+def user_controls(u: User, csrf: str) -> str:
+    """An admin's buttons for one user: a new token (the old one stops working), another role, remove."""
+    name = esc(u.name)
+    roles = "".join(f"<option{' selected' if r == u.role else ''}>{r}</option>" for r in ROLES)
+    return (f"<form class='inline' method='post' action='/users/{name}/token'>{hidden_csrf(csrf)}"
+            "<button>New token</button></form> "
+            f"<form class='inline' method='post' action='/users/{name}/role'>{hidden_csrf(csrf)}"
+            f"<select name='role' aria-label='role of {name}'>{roles}</select><button>Set role</button></form> "
+            f"<form class='inline' method='post' action='/users/{name}/remove'>{hidden_csrf(csrf)}"
+            "<button>Remove</button></form>")
+
+
+def users_page(users: list[User], audit: list[dict], csrf: str, new_token: str = "", error: str = "",
+               token_for: str = "") -> str:
     out = ""
     if new_token:
-        out += (f"<p class='ok'>The new user's token, shown this once: <code id='new-token'>{esc(new_token)}</code></p>")
+        whose = f"{esc(token_for)}'s new token (the old one no longer works)" if token_for else "The new user's token"
+        out += (f"<p class='ok'>{whose}, shown this once: <code id='new-token'>{esc(new_token)}</code></p>")
     if error:
         out += f"<p class='error'>{esc(error)}</p>"
-    out += ("<table><tr><th>user</th><th>role</th></tr>"
-            + "".join(f"<tr><td>{esc(u.name)}</td><td>{esc(u.role)}</td></tr>" for u in users) + "</table>")
+    out += ("<table><tr><th>user</th><th>role</th><th>change</th></tr>"
+            + "".join(f"<tr><td>{esc(u.name)}</td><td>{esc(u.role)}</td><td>{user_controls(u, csrf)}</td></tr>"
+                      for u in users) + "</table>")
     roles = "".join(f"<option>{r}</option>" for r in ROLES)
     out += (f"<h2>Add a user</h2><form method='post' action='/users'>{hidden_csrf(csrf)}"
             f"<label for='name'>Name</label><input type='text' id='name' name='name'>"

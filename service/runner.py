@@ -110,7 +110,7 @@ class Runner:
                 self._finished(c, code)
             while len(self.children) < self.jobs:
                 rows = self.catalog.q("SELECT id, resume FROM jobs WHERE state = 'queued' ORDER BY resume DESC, "
-                                      "created LIMIT 1")
+                                      "priority DESC, created LIMIT 1")
                 if not rows:
                     break
                 self._start_sweep(rows[0]["id"], bool(rows[0]["resume"]))

@@ -83,3 +83,36 @@ def _no_card_files(raw: dict) -> None:
         if key in keys:
             raise SpecError(f"{SHOWN}: {key!r} varies a card file, which the service does not take yet; run card "
                             "files with playtest sweep on your own machine")
+
+
+# Games whose rule presets are their modes (Tales are Real: standard, 2v2, survive, survive-2v2, one rulebook), so
+# that the rule set is the game itself; a game with versions of its rules (Paws in Peril v3, v3-ap3, v4) is named
+# with the version, as the README and the findings say it ("Paws v4").
+ONE_RULE_SET = ("tales",)
+
+
+def rule_set_of(spec_text: str) -> str:
+    """The rule set a sweep spec plays, as the rulebooks and docs name it: "paws v4", "tales"; several (when its
+    cells differ) joined by ", " in the game's own order of presets ("paws v3, paws v4"). A cell without ``rules``
+    plays the game's default preset. "" for text that is not a spec of a known game."""
+    import tomllib
+    try:
+        raw = tomllib.loads(spec_text[:MAX_UPLOAD * 4])
+    except (tomllib.TOMLDecodeError, TypeError, ValueError):
+        return ""
+    game = raw.get("game")
+    if not isinstance(game, str) or game not in GAMES.names():
+        return ""
+    gdef = GAMES[game]
+    if game in ONE_RULE_SET or "mode" in (gdef.preset_note or ""):
+        return game
+    top = raw.get("rules") if isinstance(raw.get("rules"), str) else None
+    grid = raw.get("grid") if isinstance(raw.get("grid"), dict) else {}
+    cells = [c for c in raw.get("cells", []) if isinstance(c, dict)] if isinstance(raw.get("cells"), list) else []
+    named: list = []
+    if grid or not cells:
+        rules = grid.get("rules")
+        named += rules if isinstance(rules, list) else [top]
+    named += [c.get("rules", top) for c in cells]
+    used = {gdef.default_preset if n is None else n for n in named if n is None or isinstance(n, str)}
+    return ", ".join(f"{game} {p}" for p in gdef.presets if p in used)

@@ -41,26 +41,48 @@ MATRIX = {
     ("GET", "/runs/{job}/queries/{name}"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
     ("GET", "/runs/{job}/download/{file}"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
     ("POST", "/api/runs/{job}/sql"): {"anonymous": 401, R: 200, E: 200, O: 200, A: 200},
+    # the queue and its users (service/manage.py): priority of a queued run (admin), delete an ended run (its owner
+    # or an admin), follow (anyone), notifications, a user's token, role and removal (admin)
+    ("POST", "/runs/{job}/priority"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 303},
+    ("POST", "/api/runs/{job}/priority"): {"anonymous": 401, R: 403, E: 403, O: 403, A: 200},
+    ("POST", "/runs/{job}/delete"): {"anonymous": 303, R: 403, E: 303, O: 403, A: 303},
+    ("DELETE", "/api/runs/{job}"): {"anonymous": 401, R: 403, E: 200, O: 403, A: 200},
+    ("POST", "/runs/{job}/follow"): {"anonymous": 303, R: 303, E: 303, O: 303, A: 303},
+    ("POST", "/api/runs/{job}/follow"): {"anonymous": 401, R: 200, E: 200, O: 200, A: 200},
+    ("DELETE", "/api/runs/{job}/follow"): {"anonymous": 401, R: 200, E: 200, O: 200, A: 200},
+    ("POST", "/notifications/seen"): {"anonymous": 303, R: 303, E: 303, O: 303, A: 303},
+    ("GET", "/api/notifications"): {"anonymous": 401, R: 200, E: 200, O: 200, A: 200},
+    ("POST", "/users/{username}/token"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 200},
+    ("POST", "/users/{username}/role"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 303},
+    ("POST", "/users/{username}/remove"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 303},
 }
 WITH_RESULTS = ("/sql", "/queries", "/download/")         # routes that answer over a run's results
 
 
 def test_the_matrix_names_every_route(quiet_app):
     routes = {(m, r.path) for r in quiet_app.routes if getattr(r, "methods", None) for m in r.methods
-              if m in ("GET", "POST")}
+              if m in ("GET", "POST", "DELETE")}
     assert routes == set(MATRIX), routes ^ set(MATRIX)
 
 
 def call(app, who, method: str, route: str, job: str):
     path = route.replace("{job}", job).replace("{name}", "round_limit").replace("{file}", "games.csv")
+    if "{username}" in path:                # a user of its own for each call (its token, role or removal)
+        target = f"target-{who.role}"
+        app.state.catalog.add_user(target, "read")
+        path = path.replace("{username}", target)
     api = path.startswith("/api/")
     client = who.api(app) if api else who.page(app)
     if method == "GET":
         return client.get(path, follow_redirects=False)
+    if method == "DELETE":
+        return client.delete(path, follow_redirects=False)
     if api:
         body = {"spec": TINY, "check_only": True} if path == "/api/runs" else None
         if path.endswith("/sql"):
             body = {"sql": "SELECT count(*) FROM games"}
+        if path.endswith("/priority"):
+            body = {"priority": 3}
         return client.post(path, json=body, follow_redirects=False)
     if path == "/login":
         token = client.get("/login")
@@ -74,6 +96,10 @@ def call(app, who, method: str, route: str, job: str):
         data |= {"name": f"new-{who.role}", "role": "read"}
     if path.endswith("/sql"):
         data |= {"sql": "SELECT count(*) FROM games"}
+    if path.endswith("/priority"):
+        data |= {"priority": "3"}
+    if path.endswith("/role"):
+        data |= {"role": "edit"}
     return client.post(path, data=data, follow_redirects=False)
 
 
@@ -90,7 +116,7 @@ def test_every_route_answers_every_role_with_the_exact_status(quiet_app, route, 
         job = fake_done_job(quiet_app, users["edit"])
         if any(part in route[1] for part in WITH_RESULTS):
             give_results(quiet_app, job, sweep_folder)
-        if "cancel" in route[1]:            # a run that can still be cancelled, owned by the edit user
+        if "cancel" in route[1] or "priority" in route[1]:    # a queued run, owned by the edit user
             quiet_app.state.catalog.set_job(job, state="queued")
         r = call(quiet_app, users[role], *route, job)
         expect = MATRIX[route][role]
