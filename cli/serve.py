@@ -23,6 +23,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
           port: Annotated[int, typer.Option(help="the port to listen on")] = 8321,
           workers: Annotated[Optional[int], typer.Option(help="each sweep's --workers (default: all cores)")] = None,
           jobs: Annotated[int, typer.Option(help="jobs run at once")] = 1,
+          address: Annotated[Optional[str], typer.Option(help="HOST:PORT of a running Ray cluster the jobs run on "
+                                                             "(default: each job starts Ray on this machine)")] = None,
           max_queued: Annotated[int, typer.Option(help="queued jobs per user, at most")] = 5,
           submit_per_minute: Annotated[int, typer.Option(help="submissions per user per minute, at most")] = 10,
           add_user: Annotated[Optional[str], typer.Option(help="add a user NAME, print its API token once and exit")]
@@ -44,6 +46,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
             str(max_queued), "--submit-per-minute", str(submit_per_minute)]
     if workers is not None:
         args += ["--workers", str(workers)]
+    if address is not None:
+        args += ["--address", address]
     if add_user is not None:
         args += ["--add-user", add_user, "--role", role]
     if rotate_token is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -27,6 +28,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=DEFAULT_PORT)
     p.add_argument("--workers", type=int, default=None)
+    p.add_argument("--address", default=None)
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--max-queued", type=int, default=5)
     p.add_argument("--submit-per-minute", type=int, default=10)
@@ -41,6 +43,22 @@ def fail(message: str) -> None:
     sys.exit(2)
 
 
+def address_error(address: str) -> str | None:
+    """The one line refusing a ``--address`` that is not HOST:PORT or that nothing answers at (checked before the
+    service starts, so a typo is not found by the first job); None when a Ray cluster's head answers there."""
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535 or len(address) > 300 \
+            or not all(ch.isalnum() or ch in ".-:_" for ch in host):
+        return f"--address {address[:100]!r}: expected HOST:PORT of a Ray cluster's head (e.g. 127.0.0.1:6379)"
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as e:
+        return (f"--address {address}: nothing answers there ({e.strerror or e}); is the head node started "
+                "(ray start --head) and the port open?")
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     a = parse(sys.argv[1:] if argv is None else argv)
     root = Path(a.root)
@@ -53,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
             fail(f"{flag} {value} is out of range; expected an integer from {low} to {high}")
     if a.workers is not None and not 1 <= a.workers <= 4096:
         fail(f"--workers {a.workers} is out of range; expected an integer from 1 to 4096")
+    if a.address is not None and (bad := address_error(a.address)) is not None:
+        fail(bad)
     if a.add_user is not None and a.rotate_token is not None:
         fail("--add-user and --rotate-token: give one of them")
     if a.rotate_token is not None:
@@ -96,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from service.app import Settings, create_app
     root.mkdir(parents=True, exist_ok=True)
-    app = create_app(Settings(root=root, jobs=a.jobs, workers=a.workers, max_queued=a.max_queued,
+    app = create_app(Settings(root=root, jobs=a.jobs, workers=a.workers, address=a.address, max_queued=a.max_queued,
                               submit_per_minute=a.submit_per_minute))
     if not app.state.catalog.users():
         print(f"warning: no users yet: add one with playtest serve --root {root} --add-user NAME --role admin",

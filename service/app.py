@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -32,10 +33,12 @@ from service import console, pages
 from service import manage
 from service.catalog import ACTIVE, STATES, Catalog, CatalogError, User
 from service.live import SCRIPT as LIVE_SCRIPT
+from service.live import Snapshots
 from service.live import add_routes as add_live_routes
 from service.live import section as live_section
 from service.runner import Runner, layout
-from service.specs import MAX_GAMES, MAX_UPLOAD, check_text
+from service.kinds import KINDS, MAX_CARD_FILES, Context, kind_of
+from service.specs import MAX_GAMES, MAX_UPLOAD
 from sim.games import GAMES
 
 COOKIE = "playtest_session"
@@ -54,6 +57,7 @@ class Settings:
     root: Path
     jobs: int = 1                    # jobs run at once
     workers: int | None = None       # each sweep's --workers (None: all cores)
+    address: str | None = None       # a Ray cluster's HOST:PORT the jobs' sweeps join (None: each starts its own)
     max_queued: int = 5              # queued jobs per user
     submit_per_minute: int = 10      # submissions per user per minute
     max_games: int = MAX_GAMES
@@ -130,7 +134,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     for sub in ("runs", "jobs", "tmp"):
         (root / sub).mkdir(parents=True, exist_ok=True)
     catalog = Catalog(root / "service.sqlite")
-    runner = Runner(catalog, root, jobs=settings.jobs, workers=settings.workers)
+    runner = Runner(catalog, root, jobs=settings.jobs, workers=settings.workers, address=settings.address)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app):
@@ -167,7 +171,6 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
             return user
         return None
 
-
     def session(request: Request) -> tuple[User, str] | None:
         return catalog.session(request.cookies.get(COOKIE))
 
@@ -192,7 +195,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         """A page's POST: the user with ``role``, whose form carries the session's CSRF token; else a Refusal."""
         s = page_user(request, role)
         try:
-            form = await request.form(max_files=1, max_fields=20, max_part_size=MAX_BODY)
+            form = await request.form(max_files=MAX_CARD_FILES + 1, max_fields=40, max_part_size=MAX_BODY)
         except TooLarge:
             raise Refusal(page("Refused", f"<p class='error'>the request is larger than {MAX_BODY:,} bytes; a spec "
                                f"may be at most {MAX_UPLOAD:,}</p>", s[0], s[1], status=413)) from None
@@ -227,19 +230,28 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
             return "the title and description may not hold control characters"
         return None
 
-    def submit(user: User, spec: bytes | str, title: str, description: str, start: bool) -> tuple[int, dict]:
-        """Check a spec (and start it): (HTTP status, what to say). Nothing is stored on a refusal."""
+    def context() -> Context:
+        return Context(scratch=root / "tmp", max_games=settings.max_games,
+                       workers=settings.workers or os.cpu_count() or 1, job=catalog.job,
+                       results=lambda j: layout(root, j)["out"])
+
+    def submit(user: User, kind_name: Any, inputs: dict[str, Any], title: str, description: str,
+               start: bool) -> tuple[int, dict]:
+        """Check a job's inputs by its kind (and queue it): (HTTP status, what to say). Nothing is stored on a
+        refusal."""
         title, description = title.strip(), description.strip()
         if (bad := check_fields(title, description)) is not None:
             return 400, {"error": bad}
+        kind = kind_of(kind_name)
+        if kind is None:
+            return 400, {"error": f"kind {str(kind_name)[:40]!r}: expected one of {', '.join(KINDS)}"}
         try:
-            checked = check_text(spec, root / "tmp", max_games=settings.max_games)
+            checked = await_check(kind, inputs)
         except SpecError as e:
             return 400, {"error": " ".join(str(e).split())}
-        cost = {"name": checked.name, "game": checked.game, "cells": checked.cells, "games": checked.games,
-                "stop": checked.stop,
-                "cost": (f"{checked.cells:,} cells, {'at most ' if checked.stop else ''}{checked.games:,} games "
-                         f"({checked.name}, {checked.game})")}
+        cost = {"kind": checked.kind, "name": checked.name, "game": checked.game, "cells": checked.cells,
+                "games": checked.games, "stop": checked.stop, "rule_set": checked.rule_set,
+                "seconds": None if checked.seconds is None else round(checked.seconds, 3), "cost": checked.cost()}
         if not start:
             return 200, cost
         if catalog.submissions_since(user, time.time() - 60) >= settings.submit_per_minute:
@@ -249,18 +261,37 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
                                   "for one to start or cancel one"}
         job = catalog.add_job(owner=user, title=title or checked.name, description=description,
                               spec_name=checked.name, game=checked.game, spec_text=checked.text, cells=checked.cells,
-                              games=checked.games)
+                              games=checked.games, kind=checked.kind, params=checked.params,
+                              rule_set=checked.rule_set)
         return 201, {**cost, "id": job, "state": "queued"}
+
+    def await_check(kind, inputs: dict[str, Any]):
+        try:
+            return kind.check(inputs, context())
+        except (ValueError, OSError) as e:      # a reader's own error that is not a SpecError: still one line
+            if isinstance(e, SpecError):
+                raise
+            raise SpecError(" ".join(str(e).split())[:500]) from None
 
     def may_cancel(user: User, job: dict) -> bool:
         return job["state"] in ACTIVE and (user.may("admin") or (user.may("edit") and job["owner"] == user.name))
 
-    def progress(job: dict) -> dict | None:
+    snapshots = Snapshots()         # what the pages derive from a run's manifest, shared (service/live.py)
+
+    def manifest_counts(out: Path) -> dict | None:
         try:
-            m = load_manifest(layout(root, job["id"])["out"])
+            m = load_manifest(out)
         except (ManifestError, OSError, ValueError):
             return None
         return counts(m) if m else None
+
+    def progress(job: dict) -> dict | None:
+        out = layout(root, job["id"])["out"]
+        return snapshots.get(out, "counts", manifest_counts, fresh=job["state"] not in ACTIVE)
+
+    def run_tables(job: dict) -> list[str]:
+        out = layout(root, job["id"])["out"]
+        return snapshots.get(out, "tables", console.tables, fresh=job["state"] not in ACTIVE)
 
     def read_own(job: dict, key: str) -> str | None:
         try:
@@ -366,28 +397,50 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
                 + pages.run_list(rows, f, list(GAMES.names()), catalog.rule_sets(), catalog.verdicts(), bad or ""))
         return page("Runs", body, *s, status=400 if bad else 200)
 
+    def chosen_kind(value: Any):
+        return kind_of(value or "sweep")
+
     @app.get("/submit")
     def submit_page(request: Request):
         s = page_user(request, "edit")
-        return page("Submit a sweep", pages.submit_form(s[1]), *s)
+        kind = chosen_kind(request.query_params.get("kind"))
+        if kind is None:
+            return page("No such kind", f"<p class='error'>no such job kind; expected one of {', '.join(KINDS)}</p>",
+                        *s, status=404)
+        values = {f.name: f.default for f in kind.fields}
+        return page(f"Submit {kind.title}", pages.submit_form(s[1], kind, KINDS.values(), values=values), *s)
 
     @app.post("/submit")
     async def submit_post(request: Request):
-        got = await page_form(request, "edit")
-        user, csrf, form = got
+        user, csrf, form = await page_form(request, "edit")
+        kind = chosen_kind(form.get("kind"))
+        if kind is None:
+            return page("No such kind", f"<p class='error'>no such job kind; expected one of {', '.join(KINDS)}</p>",
+                        user, csrf, status=400)
         title, description = str(form.get("title") or ""), str(form.get("description") or "")
-        spec: bytes | str = str(form.get("spec") or "")
-        upload = form.get("spec_file")
-        if upload is not None and not isinstance(upload, str) and upload.filename:
-            spec = await upload.read(MAX_UPLOAD + 1)
-        shown = spec if isinstance(spec, str) else spec[:MAX_UPLOAD].decode("utf-8", "replace")
-        status, said = submit(user, spec, title, description, form.get("action") == "start")
+        inputs: dict[str, Any] = {}
+        shown: dict[str, str] = {}
+        for f in kind.fields:
+            if f.widget == "cards":
+                cards = {}
+                for upload in form.getlist(f.name):
+                    if not isinstance(upload, str) and upload.filename:
+                        cards[upload.filename] = await upload.read(MAX_UPLOAD + 1)
+                inputs[f.name] = cards
+                continue
+            value: bytes | str = str(form.get(f.name) or "")
+            upload = form.get(f"{f.name}_file")
+            if f.widget == "textarea" and upload is not None and not isinstance(upload, str) and upload.filename:
+                value = await upload.read(MAX_UPLOAD + 1)
+            inputs[f.name] = value
+            shown[f.name] = value if isinstance(value, str) else value[:MAX_UPLOAD].decode("utf-8", "replace")
+        status, said = submit(user, kind.name, inputs, title, description, form.get("action") == "start")
         if status == 201:
             return RedirectResponse(f"/runs/{said['id']}", status_code=303)
-        body = pages.submit_form(csrf, title=title, description=description, spec=shown,
+        body = pages.submit_form(csrf, kind, KINDS.values(), title=title, description=description, values=shown,
                                  error=said.get("error", ""), cost="" if status != 200 else
-                                 f"Cost: {said['cost']}. Press Start this sweep to queue it.")
-        return page("Submit a sweep", body, user, csrf, status=status)
+                                 f"Cost: {said['cost']}. Press Start to queue it.")
+        return page(f"Submit {kind.title}", body, user, csrf, status=status)
 
     @app.get("/runs/{job}")
     def run_page(request: Request, job: str):
@@ -397,11 +450,10 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
             return page("No such run", "<p class='error'>no such run</p>", *s, status=404)
         body = pages.run_page(row, progress=progress(row), verdict=verdict(row, base_url(request)),
                               summary=read_own(row, "summary") if row["state"] == "done" else None,
-                              may_cancel=may_cancel(s[0], row), csrf=s[1],
-                              has_report=layout(root, row["id"])["report"].is_file())
+                              may_cancel=may_cancel(s[0], row), csrf=s[1], links=result_links(row))
         body += manage.run_controls(row, s[0], s[1], catalog.following(s[0], row["id"]))
         body += live_section(row)                  # filled live from /runs/{id}/events (service/live.py)
-        body += console.links(row, console.tables(layout(root, row["id"])["out"]))
+        body += console.links(row, run_tables(row))
         return page(row["title"], body, *s, script=pages.COPY_SCRIPT + LIVE_SCRIPT)
 
     @app.post("/runs/{job}/cancel")
@@ -418,6 +470,24 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
             return page("Not cancelled", f"<p class='error'>the run has ended already ({pages.esc(row['state'])})</p>",
                         user, csrf, status=409)
         return RedirectResponse(f"/runs/{row['id']}", status_code=303)
+
+    def result_links(row: dict) -> list[tuple[str, str, str]]:
+        """The run's result pages that exist: (id, href, text); the report has its own route."""
+        kind = kind_of(row.get("kind", "sweep"))
+        own = layout(root, row["id"])["own"]
+        return [(name, f"/runs/{row['id']}/report" if name == "report" else f"/runs/{row['id']}/pages/{name}", text)
+                for name, file, text in (kind.pages if kind else ()) if (own / file).is_file()]
+
+    @app.get("/runs/{job}/pages/{name}")
+    def result_page(request: Request, job: str, name: str):
+        s = page_user(request, "read")
+        row = catalog.job(job)
+        kind = kind_of(row.get("kind", "sweep")) if row else None
+        files = {n: f for n, f, _ in (kind.pages if kind else ()) if n != "report"}
+        path = layout(root, row["id"])["own"] / files[name] if row and name in files else None
+        if path is None or not path.is_file():
+            return page("No such page", "<p class='error'>no such page for this run (yet)</p>", *s, status=404)
+        return FileResponse(path, media_type="text/html; charset=utf-8", headers={"Content-Security-Policy": REPORT_CSP})
 
     @app.get("/runs/{job}/report")
     def report_page(request: Request, job: str):
@@ -458,11 +528,13 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     # results in the page: the SQL console, the canned queries as forms, downloads (service/console.py) ------
 
     limits = settings.console_limits
+    shared = console.Shared(lambda out, fresh: snapshots.get(out, "parts", console.parts_fingerprint, fresh))
+    app.state.console = shared
 
     def results_of(row: dict | None) -> Path | None:
         """The run's results folder, once its sweep has written a manifest; else None."""
         out = layout(root, row["id"])["out"] if row else None
-        return out if out is not None and console.tables(out) else None
+        return out if out is not None and run_tables(row) else None
 
     def no_results(s: tuple[User, str]) -> Response:
         return page("No results", "<p class='error'>no such run, or no results for it (yet)</p>", *s, status=404)
@@ -485,9 +557,9 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         if out is None:
             return no_results((user, csrf))
         sql = str(form.get("sql") or "")
-        answer = await run_in_threadpool(console.run_sql, out, row["id"], sql, limits)
+        answer = await run_in_threadpool(console.run_sql, out, row["id"], sql, limits, shared)
         return page(f"SQL: {row['title']}", console.console_page(row, csrf, sql, answer, limits), user, csrf,
-                    status=400 if answer.error else 200)
+                    status=503 if answer.busy else 400 if answer.error else 200)
 
     @app.get("/runs/{job}/queries")
     def queries_page(request: Request, job: str):
@@ -508,9 +580,10 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         if q is None:
             return page("No such query", "<p class='error'>no such canned query</p>", *s, status=404)
         given = {k: v[:2000] for k, v in request.query_params.items() if k != "run"}
-        answer = console.run_query(out, row["id"], q, given, limits) if request.query_params.get("run") else None
+        answer = console.run_query(out, row["id"], q, given, limits, shared) if request.query_params.get("run") \
+            else None
         return page(f"{q.name}: {row['title']}", console.query_page(row, q, given, answer, limits), *s,
-                    status=400 if answer is not None and answer.error else 200)
+                    status=200 if answer is None or not answer.error else 503 if answer.busy else 400)
 
     @app.get("/runs/{job}/download/{file}")
     def download(request: Request, job: str, file: str):
@@ -550,9 +623,9 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
             body = None
         if not isinstance(body, dict) or not isinstance(body.get("sql"), str):
             return JSONResponse({"error": "expected {\"sql\": one SELECT statement}"}, 400)
-        a = await run_in_threadpool(console.run_sql, out, row["id"], body["sql"], limits)
+        a = await run_in_threadpool(console.run_sql, out, row["id"], body["sql"], limits, shared)
         if a.error:
-            return JSONResponse({"error": a.error}, 400)
+            return JSONResponse({"error": a.error}, 503 if a.busy else 400)
         return {"columns": a.columns, "rows": console.json_rows(a.rows), "cut": a.cut, "max_rows": limits.max_rows,
                 "seconds": round(a.seconds, 3)}
 
@@ -575,7 +648,6 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
                                                rule_set=f["rule_set"], verdict=f["verdict"], since=since,
                                                before=before)]}
 
-
     @app.post("/api/runs")
     async def api_submit(request: Request):
         user = api_user(request, "edit")
@@ -586,12 +658,18 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         except ValueError:
             return JSONResponse({"error": "the body is not JSON; send {\"spec\": TOML text, \"title\": ..., "
                                           "\"description\": ...}"}, 400)
-        if not isinstance(body, dict) or not isinstance(body.get("spec"), str) \
+        kind = chosen_kind(body.get("kind") if isinstance(body, dict) else None)
+        if not isinstance(body, dict) or kind is None \
                 or not all(isinstance(body.get(k, ""), str) for k in ("title", "description")) \
-                or not isinstance(body.get("check_only", False), bool):
-            return JSONResponse({"error": "expected {\"spec\": TOML text, \"title\": text, \"description\": text, "
-                                          "\"check_only\": true|false}"}, 400)
-        status, said = submit(user, body["spec"], body.get("title", ""), body.get("description", ""),
+                or not isinstance(body.get("check_only", False), bool) \
+                or not all(isinstance(body.get(f.name, ""), str) for f in kind.fields if f.widget != "cards") \
+                or not all(isinstance(body.get(f.name, {}), dict) for f in kind.fields if f.widget == "cards"):
+            names = ", ".join(f'"{f.name}": ' + ("{file name: TOML text}" if f.widget == "cards" else "text")
+                              for f in (kind or KINDS["sweep"]).fields)
+            return JSONResponse({"error": f"expected {{\"kind\": one of {', '.join(KINDS)}, {names}, \"title\": text, "
+                                          "\"description\": text, \"check_only\": true|false}"}, 400)
+        inputs = {f.name: body.get(f.name, {} if f.widget == "cards" else "") for f in kind.fields}
+        status, said = submit(user, kind.name, inputs, body.get("title", ""), body.get("description", ""),
                               body.get("check_only", False) is not True)
         if status == 201:
             said["url"] = f"{base_url(request)}/runs/{said['id']}"

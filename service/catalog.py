@@ -45,6 +45,10 @@ CREATE TABLE IF NOT EXISTS notifications (
     id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL, job TEXT NOT NULL, state TEXT NOT NULL, at REAL NOT NULL,
     seen INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS notifications_user ON notifications(user_id, seen);
+CREATE TABLE IF NOT EXISTS nightly (
+    name TEXT PRIMARY KEY, suite TEXT NOT NULL, baseline TEXT NOT NULL, at TEXT NOT NULL,
+    enabled INTEGER NOT NULL DEFAULT 1, owner_id INTEGER NOT NULL, created REAL NOT NULL, updated REAL NOT NULL,
+    queued_day TEXT NOT NULL DEFAULT '', last_error TEXT NOT NULL DEFAULT '');
 """
 
 # Columns added since the first catalogs: (table, column, declaration); each is added to an older catalog at open.
@@ -54,6 +58,7 @@ COLUMNS = (
     ("jobs", "rule_set", "TEXT NOT NULL DEFAULT ''"),          # service.specs.rule_set_of: "paws v4", "tales"
     ("jobs", "verdict", "TEXT NOT NULL DEFAULT ''"),           # the run's verdict in a word, once it has one
     ("users", "removed", "REAL"),                              # when an admin removed the user (its runs stay)
+    ("jobs", "project", "TEXT NOT NULL DEFAULT ''"),           # the nightly project that queued it (service/nightly.py)
 )
 
 

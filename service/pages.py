@@ -40,7 +40,7 @@ def layout(title: str, body: str, *, user: User | None, csrf: str | None, nonce:
            script: str = "") -> str:
     nav = ""
     if user is not None:
-        nav = ("<a href='/runs'>Runs</a>" + ("<a href='/submit'>Submit a sweep</a>" if user.may("edit") else "")
+        nav = ("<a href='/runs'>Runs</a>" + ("<a href='/submit'>Submit</a>" if user.may("edit") else "")
                + ("<a href='/users'>Users</a>" if user.may("admin") else "")
                + f"<form method='post' action='/logout'><input type='hidden' name='csrf' value='{esc(csrf)}'>"
                f"{esc(user.name)} ({esc(user.role)}) <button>Log out</button></form>")
@@ -90,20 +90,43 @@ def run_list(rows: list[dict], filters: dict[str, str], games: list[str], rule_s
             f"<th>verdict</th><th>owner</th><th>games</th><th>submitted</th></tr>{body}</table>")
 
 
-def submit_form(csrf: str, *, title: str = "", description: str = "", spec: str = "", error: str = "",
-                cost: str = "") -> str:
-    start = ("<button name='action' value='start'>Start this sweep</button> " if cost else "")
-    return ((f"<p class='error' id='error'>{esc(error)}</p>" if error else "")
+def submit_form(csrf: str, kind, kinds, *, title: str = "", description: str = "", values: dict | None = None,
+                error: str = "", cost: str = "") -> str:
+    """The submission form of one job kind (service/kinds.py): its fields, with links to the other kinds' forms."""
+    values = values or {}
+    what = kind.title.split(" ", 1)[-1]
+    start = (f"<button name='action' value='start'>Start this {esc(what)}</button> " if cost else "")
+    tabs = " · ".join(f"<strong>{esc(k.title)}</strong>" if k.name == kind.name else
+                      f"<a href='/submit?kind={esc(k.name)}'>{esc(k.title)}</a>" for k in kinds)
+    return (f"<p class='kinds'>Submit: {tabs}</p><p>{esc(kind.about)}</p>"
+            + (f"<p class='error' id='error'>{esc(error)}</p>" if error else "")
             + (f"<p class='ok' id='cost'>{esc(cost)}</p>" if cost else "")
             + "<form method='post' action='/submit' enctype='multipart/form-data'>" + hidden_csrf(csrf)
+            + f"<input type='hidden' name='kind' value='{esc(kind.name)}'>"
             + f"<label for='title'>Title</label><input type='text' id='title' name='title' value='{esc(title)}'>"
             "<label for='description'>Description</label>"
             f"<textarea id='description' name='description' rows='3'>{esc(description)}</textarea>"
-            "<label for='spec'>Sweep spec (TOML, docs/sweeps.md): paste it here ...</label>"
-            f"<textarea id='spec' name='spec' rows='16'>{esc(spec)}</textarea>"
-            "<label for='spec_file'>... or upload the file (at most 256 KiB)</label>"
-            "<input type='file' id='spec_file' name='spec_file' accept='.toml,text/plain'><p>"
-            f"{start}<button name='action' value='check'>Check and show the cost</button></p></form>")
+            + "".join(field_html(f, values.get(f.name, f.default)) for f in kind.fields)
+            + f"<p>{start}<button name='action' value='check'>Check and show the cost</button></p></form>")
+
+
+def field_html(f, value: str) -> str:
+    """One input of a kind's form; ``value`` is the user's own text (escaped)."""
+    name, label = esc(f.name), esc(f.label)
+    helptext = f"<small>{esc(f.help)}</small>" if f.help else ""
+    if f.widget == "textarea":
+        return (f"<label for='{name}'>{label}: paste it here ...</label>{helptext}"
+                f"<textarea id='{name}' name='{name}' rows='16'>{esc(value)}</textarea>"
+                f"<label for='{name}_file'>... or upload the file (at most 256 KiB)</label>"
+                f"<input type='file' id='{name}_file' name='{name}_file' accept='.toml,.json,text/plain'>")
+    if f.widget == "cards":
+        return (f"<label for='{name}'>{label}</label>{helptext}"
+                f"<input type='file' id='{name}' name='{name}' accept='.toml' multiple>")
+    if f.widget == "select":
+        opts = "".join(f"<option{' selected' if o == value else ''}>{esc(o)}</option>" for o in f.options)
+        return f"<label for='{name}'>{label}</label>{helptext}<select id='{name}' name='{name}'>{opts}</select>"
+    return (f"<label for='{name}'>{label}</label>{helptext}"
+            f"<input type='text' id='{name}' name='{name}' value='{esc(value)}'>")
 
 
 def progress_html(p: dict | None) -> str:
@@ -116,8 +139,10 @@ def progress_html(p: dict | None) -> str:
 
 
 def run_page(job: dict, *, progress: dict | None, verdict: str | None, summary: str | None, may_cancel: bool,
-             csrf: str, has_report: bool) -> str:
+             csrf: str, links: list[tuple[str, str, str]] = ()) -> str:
+    """A run's page; ``links``: (id, href, text) of its result pages (the report; a compare's or ladder's page)."""
     rows = [("state", f"<span class='state {esc(job['state'])}' id='state'>{esc(job['state'])}</span>"),
+            ("kind", esc(job.get("kind", "sweep"))),
             ("question (spec name)", esc(job["spec_name"])), ("game", esc(job["game"])),
             ("cost", f"{job['cells']:,} cells, {job['games']:,} games"), ("owner", esc(job["owner"])),
             ("submitted", when(job["created"])), ("started", when(job["started"])), ("ended", when(job["ended"])),
@@ -130,8 +155,8 @@ def run_page(job: dict, *, progress: dict | None, verdict: str | None, summary: 
     if may_cancel:
         out += (f"<form method='post' action='/runs/{esc(job['id'])}/cancel'>{hidden_csrf(csrf)}"
                 "<button id='cancel'>Cancel this run</button></form>")
-    if has_report:
-        out += f"<p><a id='report' href='/runs/{esc(job['id'])}/report'>Open the report</a></p>"
+    for ident, href, text in links:
+        out += f"<p><a id='{esc(ident)}' href='{esc(href)}'>{esc(text)}</a></p>"
     if summary:
         out += f"<h2>Summary</h2><pre id='summary'>{esc(summary)}</pre>"
     if verdict:

@@ -6,6 +6,7 @@ are ever signalled."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -16,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from service.catalog import Catalog
+from service.kinds import Options, kind_of
 
 PROJECT = Path(__file__).resolve().parent.parent      # so the children import this checkout's playtest
-CLI = "from cli.main import app; app()"                # how the tests and the runner invoke the command line
 TERM_GRACE_S = 10.0                                    # SIGTERM, then SIGKILL after this long
 
 
@@ -28,6 +29,15 @@ def layout(root: Path, job: str) -> dict[str, Path]:
     own = root / "jobs" / job
     return {"out": root / "runs" / job, "own": own, "spec": own / "spec.toml", "log": own / "job.log",
             "report": own / "report.html", "summary": own / "report.txt", "verdict": own / "verdict.json"}
+
+
+def params_of(row: dict) -> dict:
+    """A job's kind's own inputs (the catalog's params column, JSON)."""
+    try:
+        value = json.loads(row.get("params") or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def start_time(pid: int) -> int | None:
@@ -55,8 +65,9 @@ class Runner:
     """Starts queued jobs (at most ``jobs`` at once), watches them, cancels them, resumes the interrupted."""
 
     def __init__(self, catalog: Catalog, root: Path, *, jobs: int = 1, workers: int | None = None,
-                 tick_s: float = 0.2):
+                 address: str | None = None, tick_s: float = 0.2):
         self.catalog, self.root, self.jobs, self.workers, self.tick_s = catalog, Path(root), jobs, workers, tick_s
+        self.address = address                             # a Ray cluster's HOST:PORT for the jobs' sweeps
         self.children: dict[str, Child] = {}
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -132,19 +143,32 @@ class Runner:
         return child
 
     def _start_sweep(self, job: str, resume: bool) -> None:
+        """Start a queued job's first step (its kind's steps, service/kinds.py; a resumed job starts them again, the
+        sweep with its own --resume)."""
         row = self.catalog.job(job)
+        kind = kind_of(row.get("kind", "sweep"))
         paths = layout(self.root, job)
         paths["own"].mkdir(parents=True, exist_ok=True)
         paths["out"].parent.mkdir(parents=True, exist_ok=True)
-        paths["spec"].write_text(row["spec_text"], encoding="utf-8")
-        args = ["-c", CLI, "sweep", str(paths["spec"]), "--out", str(paths["out"]), "--no-progress"]
-        if self.workers:
-            args += ["--workers", str(self.workers)]
-        if resume:
-            args.append("--resume")
+        row = {**row, "params": params_of(row)}
+        try:
+            if kind is None:
+                raise ValueError(f"unknown job kind {row.get('kind')!r}")
+            if kind.prepare is not None:
+                kind.prepare(row, paths)
+            steps = kind.steps(row, paths, Options(workers=self.workers, address=self.address, resume=resume))
+        except (OSError, ValueError) as e:
+            self.catalog.set_job(job, state="failed", started=row["started"] or time.time(), ended=time.time(),
+                                 error=" ".join(f"the job could not start: {e}".split())[:500])
+            return
         self.catalog.set_job(job, state="running", started=row["started"] or time.time(), resume=0, error=None)
         self.catalog.audit("service", "resume" if resume else "start", job)
-        self._spawn(job, "sweep", args)
+        self._next(job, steps, 0)
+
+    def _next(self, job: str, steps: list[tuple[str, list[str]]], index: int) -> None:
+        step, args = steps[index]
+        child = self._spawn(job, step, args)
+        child.extra.update(steps=steps, index=index)
 
     def _finished(self, c: Child, code: int) -> None:
         row = self.catalog.job(c.job)
@@ -152,17 +176,26 @@ class Runner:
             self.catalog.set_job(c.job, pid=None, pid_start=None, exit_code=code, ended=row and row["ended"]
                                  or time.time())
             return
-        if c.step == "sweep" and code == 0:
-            paths = layout(self.root, c.job)
-            self._spawn(c.job, "report", ["-m", "service.reportjob", str(paths["out"]), str(paths["own"])])
+        steps, index = c.extra.get("steps", []), c.extra.get("index", 0)
+        paths = layout(self.root, c.job)
+        if code == 0 and index + 1 < len(steps):
+            self._next(c.job, steps, index + 1)
             return
-        if c.step == "report":
-            error = None if code == 0 else f"the report could not be built: {last_line(layout(self.root, c.job)['log'])}"
-            self.catalog.set_job(c.job, state="done", ended=time.time(), pid=None, pid_start=None, exit_code=0,
-                                 error=error)
+        if code == 0 or (c.step == "report" and index + 1 == len(steps)):
+            # the last step ended: a report that could not be built leaves the run done, with the reason
+            values: dict = {}
+            kind = kind_of(row.get("kind", "sweep"))
+            if code == 0 and kind is not None and kind.finish is not None:
+                try:
+                    values = kind.finish({**row, "params": params_of(row)}, paths) or {}
+                except (OSError, ValueError) as e:
+                    values = {"error": f"the job's answer could not be read: {e}"[:500]}
+            error = None if code == 0 else f"the report could not be built: {last_line(paths['log'])}"
+            self.catalog.set_job(c.job, **{"state": "done", "ended": time.time(), "pid": None, "pid_start": None,
+                                           "exit_code": 0, "error": error, **values})
             return
         self.catalog.set_job(c.job, state="failed", ended=time.time(), pid=None, pid_start=None, exit_code=code,
-                             error=last_line(layout(self.root, c.job)["log"]) or f"the sweep ended with exit code {code}")
+                             error=last_line(paths["log"]) or f"the {c.step} step ended with exit code {code}")
 
     # cancel and recover -----------------------------------------------------------------------------------
 

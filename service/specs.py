@@ -1,6 +1,6 @@
 """A sweep spec sent to the service (pasted or uploaded text), checked by the CLI's own reader: the text is written to a
 temporary file and read by ``cluster.spec.load_spec``, so the service refuses exactly what ``playtest sweep`` refuses,
-in the same one line. A spec may not name card files: they would be paths on the server."""
+in the same one line. Card files come with the spec (by bare file name), never as a path on the server."""
 
 from __future__ import annotations
 
@@ -30,9 +30,12 @@ class Checked:
     stop: bool
 
 
-def check_text(data: bytes | str, scratch: Path, *, max_games: int = MAX_GAMES) -> Checked:
+def check_text(data: bytes | str, scratch: Path, *, max_games: int = MAX_GAMES,
+               cards: dict[str, str] | None = None) -> tuple[Checked, SweepSpec]:
     """The spec ``data`` checked as ``playtest sweep`` checks a spec file; a SpecError of one line otherwise.
-    ``scratch``: a folder for the temporary file (removed again)."""
+    ``cards``: the card files sent with it ({bare file name: TOML text}, service.kinds.cards_of), written beside it so
+    that its [data] names find them and the game's card reader checks them. ``scratch``: a folder for the temporary
+    files (removed again). Returns the facts the catalog keeps and the spec as read."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
     if not data.strip():
@@ -50,9 +53,11 @@ def check_text(data: bytes | str, scratch: Path, *, max_games: int = MAX_GAMES) 
     path = folder / SHOWN
     try:
         path.write_text(text, encoding="utf-8")
+        for name, body in (cards or {}).items():
+            (folder / name).write_text(body, encoding="utf-8")
         try:
             raw = load_toml_bounded(path, "spec file", SpecError, MAX_SPEC_BYTES)
-            _no_card_files(raw)
+            _card_names(raw, set(cards or {}))
             spec: SweepSpec = load_spec(path)
         except SpecError as e:
             raise SpecError(str(e).replace(str(path), SHOWN).replace(str(folder), ".")) from None
@@ -63,26 +68,34 @@ def check_text(data: bytes | str, scratch: Path, *, max_games: int = MAX_GAMES) 
                         f"this service plays at most {max_games:,} games a job")
     name = spec.name if "name" in raw else "(unnamed spec)"
     return Checked(text=text, name=str(name), game=spec.game, cells=len(spec.cells), games=spec.total_games,
-                   stop=spec.stop is not None)
+                   stop=spec.stop is not None), spec
 
 
-def _no_card_files(raw: dict) -> None:
-    """Card files are paths on the server: refused in one line (before the spec reader would look for them)."""
+def _card_names(raw: dict, sent: set[str]) -> None:
+    """Card files named by a spec ([data], or a [grid]/[[cells]] axis of a data key) must be bare file names sent with
+    it: the service never reads a path on its own machine. One line otherwise, naming the key and what was sent."""
     if not isinstance(raw, dict):
         return
-    if "data" in raw:
-        raise SpecError(f"{SHOWN}: [data] names card files, which the service does not take yet; run card files with "
-                        "playtest sweep on your own machine")
     game = raw.get("game")
-    if not isinstance(game, str) or game not in GAMES.names():
-        return
-    keys = set(GAMES[game].data_keys)
+    keys = set(GAMES[game].data_keys) if isinstance(game, str) and game in GAMES.names() else set()
+    named: list[tuple[str, object]] = []
+    if isinstance(raw.get("data"), dict):
+        named += [(f"[data] {k}", v) for k, v in raw["data"].items()]
     grid = raw.get("grid") if isinstance(raw.get("grid"), dict) else {}
-    cells = [c for c in raw.get("cells", []) if isinstance(c, dict)] if isinstance(raw.get("cells"), list) else []
-    for key in [*grid, *(k for c in cells for k in c)]:
-        if key in keys:
-            raise SpecError(f"{SHOWN}: {key!r} varies a card file, which the service does not take yet; run card "
-                            "files with playtest sweep on your own machine")
+    for k, values in grid.items():
+        if k in keys:
+            named += [(f"[grid] {k}", v) for v in (values if isinstance(values, list) else [values])]
+    cells = raw.get("cells") if isinstance(raw.get("cells"), list) else []
+    for n, c in enumerate(cells):
+        if isinstance(c, dict):
+            named += [(f"[[cells]] #{n + 1} {k}", v) for k, v in c.items() if k in keys]
+    for where, value in named:
+        if not isinstance(value, str):
+            continue                           # the spec reader names the wrong type
+        if value not in sent:
+            have = ", ".join(sorted(sent)) or "none"
+            raise SpecError(f"{SHOWN}: {where} = {value[:100]!r}: send that card file with the spec (by its file name, "
+                            f"no folder); card files sent: {have}")
 
 
 # Games whose rule presets are their modes (Tales are Real: standard, 2v2, survive, survive-2v2, one rulebook), so

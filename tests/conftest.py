@@ -33,3 +33,11 @@ def ray_local():
              object_store_memory=128 * 2**20)
     yield ray
     ray.shutdown()
+
+
+@pytest.fixture
+def head_node():
+    """A `ray start --head` on loopback with its dashboard (tests/ray_head.py); yields its addresses."""
+    from ray_head import head_node_running
+    with head_node_running() as head:
+        yield head

@@ -10,17 +10,10 @@ done the parts are the same bytes as the same spec swept on a local disk. The he
 import json
 import os
 import re
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 import tomllib
-import urllib.error
-import urllib.request
-from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -30,6 +23,7 @@ from cli.main import app
 from cluster.manifest import counts, load_manifest
 from cluster.spec import parse_spec
 from cluster.sweep import run_sweep
+from ray_head import ray_env
 
 pytestmark = pytest.mark.slow
 
@@ -49,66 +43,6 @@ round_limit = [0, 20]
 """
 
 
-def _free_ports(n: int) -> list[int]:
-    with ExitStack() as stack:
-        socks = [stack.enter_context(socket.create_server(("127.0.0.1", 0))) for _ in range(n)]
-        return [s.getsockname()[1] for s in socks]
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = dict(os.environ, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0", RAY_AUTH_MODE="token", **extra)
-    env.pop("RAY_ADDRESS", None)
-    return env
-
-
-@pytest.fixture
-def head_node():
-    """A `ray start --head --block` on loopback with its dashboard; yields the dashboard's http address."""
-    ray_exe = shutil.which("ray", path=str(BIN))
-    if ray_exe is None:
-        pytest.skip("the ray command is not installed beside this Python")
-    gcs, dash, client, agent_listen, agent_grpc, metrics, runtime_env = _free_ports(7)
-    temp = tempfile.mkdtemp(prefix="rjob", dir="/tmp")      # short: Ray's socket paths live under it
-    log = open(Path(temp) / "ray-start.log", "wb")
-    proc = subprocess.Popen(
-        [ray_exe, "start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--port", str(gcs),
-         "--dashboard-host", "127.0.0.1", "--dashboard-port", str(dash), "--include-dashboard", "true",
-         "--ray-client-server-port", str(client), "--dashboard-agent-listen-port", str(agent_listen),
-         "--dashboard-agent-grpc-port", str(agent_grpc), "--metrics-export-port", str(metrics),
-         "--runtime-env-agent-port", str(runtime_env), "--num-cpus", "2", "--object-store-memory",
-         str(128 * 2**20), "--disable-usage-stats", "--temp-dir", temp],
-        env=_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    address = f"http://127.0.0.1:{dash}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:                            # up once the dashboard answers (401 without a token is an answer)
-            try:
-                urllib.request.urlopen(f"{address}/api/version", timeout=2).close()
-                break
-            except urllib.error.HTTPError:
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.flush()
-                    raise RuntimeError("ray start did not come up: "
-                                       + (Path(temp) / "ray-start.log").read_text(errors="replace")[-2000:])
-                time.sleep(0.3)
-        yield address
-    finally:
-        proc.send_signal(signal.SIGTERM)        # `ray start --block` stops the processes it started
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        try:                                    # anything of this head's session that outlived it
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        log.close()
-        shutil.rmtree(temp, ignore_errors=True)
-
-
 def _ray_job(address: str, env: dict, command: str, *args: str) -> str:
     r = subprocess.run([str(BIN / "ray"), "job", command, "--address", address, *args], env=env, capture_output=True,
                        text=True, timeout=120)
@@ -122,9 +56,9 @@ def test_a_sweep_submitted_as_a_ray_job_writes_to_s3_and_reports_progress(head_n
     s3_server.bucket("jobs")
     creds = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
              "AWS_EC2_METADATA_DISABLED": "true", "AWS_ENDPOINT_URL": s3_server.endpoint}
-    env = _env()
+    env = ray_env()
     job_id = f"playtest-{os.getpid()}-{time.monotonic_ns()}"
-    _ray_job(head_node, env, "submit", "--no-wait", "--submission-id", job_id,
+    _ray_job(head_node.dashboard, env, "submit", "--no-wait", "--submission-id", job_id,
              "--runtime-env-json", json.dumps({"env_vars": creds}), "--",
              str(BIN / "playtest"), "sweep", str(spec_file), "--out", "s3://jobs/sweep", "--address", "auto",
              "--no-progress")
@@ -144,12 +78,12 @@ def test_a_sweep_submitted_as_a_ray_job_writes_to_s3_and_reports_progress(head_n
         if m is None or m["state"] != "running" or time.monotonic() - asked > 3:
             asked = time.monotonic()
             said = re.search(r"Job '[^']+' (\w+)|Status for job '[^']+': (\w+)",
-                             _ray_job(head_node, env, "status", job_id))
+                             _ray_job(head_node.dashboard, env, "status", job_id))
             job_state = next(g for g in said.groups() if g).upper() if said else None
             if job_state in ("SUCCEEDED", "FAILED", "STOPPED"):
                 break
         time.sleep(0.1)
-    logs = _ray_job(head_node, env, "logs", job_id)
+    logs = _ray_job(head_node.dashboard, env, "logs", job_id)
     assert job_state == "SUCCEEDED", logs
     assert "240,000 games" in logs and "s3://jobs/sweep" in logs, logs
 

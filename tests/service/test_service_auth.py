@@ -25,6 +25,7 @@ MATRIX = {
     ("GET", "/runs/{job}"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
     ("POST", "/runs/{job}/cancel"): {"anonymous": 303, R: 403, E: 303, O: 403, A: 303},
     ("GET", "/runs/{job}/report"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
+    ("GET", "/runs/{job}/pages/{name}"): {"anonymous": 303, R: 404, E: 404, O: 404, A: 404},   # a sweep has none
     ("GET", "/runs/{job}/verdict.md"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
     ("GET", "/runs/{job}/events"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
     ("GET", "/users"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 200},

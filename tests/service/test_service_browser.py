@@ -38,7 +38,7 @@ def test_a_designer_submits_the_smoke_spec_reads_the_report_and_copies_the_verdi
             tab.fill("#token", users["edit"].token)
             tab.click("button:has-text('Log in')")
             tab.wait_for_url(f"{live.url}/runs")
-            tab.click("header a:has-text('Submit a sweep')")
+            tab.click("header a:has-text('Submit')")
             tab.fill("#title", "Does a 20-round limit matter? <b>smoke</b>")
             tab.set_input_files("#spec_file", str(ROOT / "examples" / "smoke.toml"))
             tab.click("button:has-text('Check and show the cost')")

@@ -10,11 +10,11 @@ import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import httpx
 import pytest
 from service_helpers import free_port, serve, wait_state
+from service_helpers import parts
 
 from service.runner import layout, start_time
 
@@ -27,18 +27,6 @@ batch_size = 2000
 players = [2, 4]
 """
 CLI = [sys.executable, "-c", "from cli.main import app; app()"]
-
-
-def parts(out: Path) -> dict[str, bytes]:
-    """Every Parquet part under ``out`` by its relative path, as bytes, the code version in its metadata blanked
-    (another engineer's commit during the test changes it; the games are what must agree)."""
-    import pyarrow.parquet as pq
-    found = {}
-    for p in sorted(out.glob("*/cell=*/part-*.parquet")):
-        data = p.read_bytes()
-        version = pq.read_metadata(p).metadata[b"playtest.code_version"]
-        found[str(p.relative_to(out))] = data.replace(version, b"?" * len(version))
-    return found
 
 
 def kill_group(pid: int) -> None:

@@ -100,9 +100,10 @@ BAD_SPECS = {
     "unknown key": (TINY.encode() + b"\nbogus = 1", "unknown key 'bogus'"),
     "unknown game": (b"game = 'chess'\nseed = 1\ngames_per_cell = 10", "game = 'chess' is not allowed"),
     "too deep": (b"game = 'paws'\nseed = 1\ngames_per_cell = 1\nx = " + b"[" * 100 + b"]" * 100, "deep"),
-    "card file": (TINY.encode() + b"\n[data]\nitems = '/etc/passwd'", "[data] names card files"),
+    "card file": (TINY.encode() + b"\n[data]\nitems = '/etc/passwd'",
+                  "[data] items = '/etc/passwd': send that card file with the spec"),
     "card grid": (b"game = 'paws'\nseed = 1\ngames_per_cell = 10\n[grid]\nitems = ['../../service.sqlite']",
-                  "varies a card file"),
+                  "[grid] items = '../../service.sqlite': send that card file"),
     "too many games": (b"game = 'paws'\nseed = 1\ngames_per_cell = 10000000000", "at most 100,000,000 games"),
     "too large": (b"# " + b"x" * (MAX_UPLOAD + 10) + b"\n" + TINY.encode(), "at most 262,144"),
 }

@@ -1,0 +1,249 @@
+"""Job kinds: what the service runs for a submission. Each kind names the form fields it takes (specs and card files
+as text, never code or a path on the server), checks them with the command line's own readers (the same one-line
+errors, nothing stored on a refusal), says its cost, and lists the command-line steps its child processes run, in
+order, over the job's folders (``service.runner.layout``). The runner knows nothing of a kind beyond that list.
+
+A kind is registered here with :func:`register`; the sweep kind is below, the others in their own modules
+(imported at the end so that ``KINDS`` holds them all)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from cluster.spec import SpecError
+from service.specs import MAX_UPLOAD, check_text, rule_set_of
+
+CLI = "from cli.main import app; app()"                # how a step invokes the command line
+MAX_CARD_FILES = 8                                     # card files sent with one spec, at most
+PILOT_S = 0.2                                          # play this long (one core) to estimate a sweep's time
+
+
+@dataclass(frozen=True)
+class Field:
+    """One input of a kind's form (and key of its API body)."""
+
+    name: str
+    label: str
+    widget: str = "text"                   # text, textarea, number, select, run (a run id), cards (card files)
+    help: str = ""
+    options: tuple[str, ...] = ()
+    default: str = ""
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A submission that passed its kind's checks: what the catalog stores and the cost shown before it starts."""
+
+    kind: str
+    name: str                              # the question: the spec's name, or the kind's own words
+    game: str
+    cells: int
+    games: int
+    text: str                              # the main spec's text (stored as the job's spec_text)
+    params: dict = field(default_factory=dict)   # the kind's other inputs, JSON (card files as text included)
+    stop: bool = False
+    rule_set: str = ""
+    seconds: float | None = None           # the estimated time to play, when it could be measured
+
+    def cost(self) -> str:
+        what = f"{self.cells:,} cells, {'at most ' if self.stop else ''}{self.games:,} games" if self.games else \
+            f"{self.cells:,} cells" if self.cells else "no games to play"
+        eta = f", about {_duration(self.seconds)} at this service's measured speed" if self.seconds else ""
+        return f"{what}{eta} ({self.name}, {self.game})"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a kind's check may consult: scratch space, the service's limits, the catalog's runs (by id) and their
+    results folders."""
+
+    scratch: Path
+    max_games: int
+    workers: int
+    job: Callable[[str], dict | None]
+    results: Callable[[str], Path]
+
+
+@dataclass(frozen=True)
+class Options:
+    """How the runner asks for steps: each sweep's --workers, a Ray cluster's --address, resuming or not."""
+
+    workers: int | None = None
+    address: str | None = None
+    resume: bool = False
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    title: str                             # "a sweep": how the form and the run list say it
+    about: str                             # one sentence for the form
+    fields: tuple[Field, ...]
+    check: Callable[[dict[str, Any], Context], Checked]
+    steps: Callable[[dict, dict[str, Path], Options], list[tuple[str, list[str]]]]
+    prepare: Callable[[dict, dict[str, Path]], None] | None = None     # write its inputs into the job's folder
+    finish: Callable[[dict, dict[str, Path]], dict] | None = None      # after the last step: catalog values
+    pages: tuple[tuple[str, str, str], ...] = ()   # (name, file in the job's folder, link text) served per run
+    results: bool = True                   # whether it writes a results folder the console can read
+
+
+KINDS: dict[str, Kind] = {}
+
+
+def register(kind: Kind) -> Kind:
+    KINDS[kind.name] = kind
+    return kind
+
+
+def kind_of(name: Any) -> Kind | None:
+    return KINDS.get(name) if isinstance(name, str) else None
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+# inputs ----------------------------------------------------------------------------------------------------------
+
+def text_of(inputs: dict[str, Any], name: str, limit: int = 200, *, label: str | None = None) -> str:
+    """A short text input, stripped; a SpecError of one line when it is not text or too long."""
+    value = inputs.get(name, "")
+    if value is None:
+        value = ""
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            value = bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise SpecError(f"{label or name}: not UTF-8 text") from None
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise SpecError(f"{label or name}: expected text")
+    value = str(value).strip()
+    if len(value) > limit:
+        raise SpecError(f"{label or name}: {len(value):,} characters; at most {limit:,}")
+    if any(ord(ch) < 32 for ch in value):
+        raise SpecError(f"{label or name}: control characters are not allowed")
+    return value
+
+
+def cards_of(inputs: dict[str, Any]) -> dict[str, str]:
+    """The card files sent with a spec: {file name: TOML text}; names are bare file names (no folder), checked
+    here; the text is checked by the game's card reader when the spec is read."""
+    cards = inputs.get("cards") or {}
+    if not isinstance(cards, dict):
+        raise SpecError("cards: expected {file name: TOML text}")
+    if len(cards) > MAX_CARD_FILES:
+        raise SpecError(f"cards: {len(cards)} files; at most {MAX_CARD_FILES} card files with one spec")
+    out = {}
+    for name, data in cards.items():
+        if not isinstance(name, str) or not _bare_name(name):
+            raise SpecError(f"card file {str(name)[:80]!r}: a file name of letters, digits, '_', '-' and '.', "
+                            "ending .toml (no folder)")
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogatepass")
+        if not isinstance(data, (bytes, bytearray)):
+            raise SpecError(f"card file {name}: expected TOML text")
+        if len(data) > MAX_UPLOAD:
+            raise SpecError(f"card file {name}: {len(data):,} bytes; at most {MAX_UPLOAD:,}")
+        try:
+            text = bytes(data).decode("utf-8")
+        except UnicodeDecodeError:
+            raise SpecError(f"card file {name}: not UTF-8 text; a card file is TOML") from None
+        if "\x00" in text:
+            raise SpecError(f"card file {name}: holds a NUL character; a card file is TOML text")
+        out[name] = text
+    return out
+
+
+def _bare_name(name: str) -> bool:
+    return (0 < len(name) <= 100 and name.endswith(".toml") and not name.startswith(".")
+            and all(ch.isascii() and (ch.isalnum() or ch in "_-.") for ch in name))
+
+
+def write_inputs(paths: dict[str, Path], text: str, cards: dict[str, str], spec_file: str = "spec.toml") -> Path:
+    """The spec and its card files, written into the job's own folder (the spec names card files by bare name,
+    so they resolve beside it)."""
+    own = paths["own"]
+    own.mkdir(parents=True, exist_ok=True)
+    for name, body in cards.items():
+        (own / name).write_text(body, encoding="utf-8")
+    spec = own / spec_file
+    spec.write_text(text, encoding="utf-8")
+    return spec
+
+
+# the time a sweep will take ---------------------------------------------------------------------------------------
+
+_pilot_lock = threading.Lock()
+
+
+def estimate_seconds(spec, workers: int) -> float | None:
+    """A sweep's time to play, from a pilot of about PILOT_S on one core of its first cell (cluster.skill's), scaled
+    to ``workers``; None when a pilot is running already or the first game alone outlasts the pilot by far (a
+    search bot: the pilot would cost more than it tells)."""
+    from cluster.skill import pilot_speed
+    if not _pilot_lock.acquire(blocking=False):
+        return None
+    try:
+        done: list[float] = []
+        t = threading.Thread(target=lambda: done.append(pilot_speed(spec, PILOT_S)), daemon=True)
+        t.start()
+        t.join(timeout=4 * PILOT_S + 0.5)
+        if not done or done[0] <= 0:
+            return None
+        return spec.total_games / (done[0] * max(1, workers))
+    finally:
+        _pilot_lock.release()
+
+
+# the sweep kind ---------------------------------------------------------------------------------------------------
+
+def _sweep_check(inputs: dict[str, Any], ctx: Context) -> Checked:
+    cards = cards_of(inputs)
+    checked, spec = check_text(inputs.get("spec") or "", ctx.scratch, max_games=ctx.max_games, cards=cards)
+    return Checked(kind="sweep", name=checked.name, game=checked.game, cells=checked.cells, games=checked.games,
+                   text=checked.text, params={"cards": cards} if cards else {}, stop=checked.stop,
+                   rule_set=rule_set_of(checked.text), seconds=estimate_seconds(spec, ctx.workers))
+
+
+def _sweep_prepare(row: dict, paths: dict[str, Path]) -> None:
+    write_inputs(paths, row["spec_text"], row["params"].get("cards", {}))
+
+
+def sweep_args(paths: dict[str, Path], opts: Options, spec: str = "spec.toml") -> list[str]:
+    """``playtest sweep SPEC --out RESULTS`` with the runner's options (a kind playing a sweep uses these)."""
+    args = ["-c", CLI, "sweep", str(paths["own"] / spec), "--out", str(paths["out"]), "--no-progress"]
+    if opts.workers:
+        args += ["--workers", str(opts.workers)]
+    if opts.address:
+        args += ["--address", opts.address]
+    if opts.resume:
+        args.append("--resume")
+    return args
+
+
+def report_step(paths: dict[str, Path]) -> tuple[str, list[str]]:
+    return "report", ["-m", "service.reportjob", str(paths["out"]), str(paths["own"])]
+
+
+register(Kind(
+    name="sweep", title="a sweep",
+    about="Play every cell of a sweep spec (a [stop] spec plays until each cell's answer is precise enough); the "
+          "report, the verdict card and the SQL console follow.",
+    fields=(Field("spec", "Sweep spec (TOML, docs/sweeps.md)", "textarea"),
+            Field("cards", "Card files the spec names in [data] (by file name, no folder)", "cards")),
+    check=_sweep_check, prepare=_sweep_prepare,
+    steps=lambda row, paths, opts: [("sweep", sweep_args(paths, opts)), report_step(paths)],
+    pages=(("report", "report.html", "Open the report"),)))
+
+from service import kind_compare  # noqa: E402,F401 - registers its kinds
+
+from service import kind_regress  # noqa: E402,F401 - registers the regress and tune kinds
+from service import kind_ladder  # noqa: E402,F401 - registers its kinds
+from service import kind_report  # noqa: E402,F401 - registers its kinds
