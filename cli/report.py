@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 import sys
 import time
@@ -17,19 +16,8 @@ from measures.answers import measure_sections
 from queries import library
 from queries import report as rep
 from queries.measure_pages import measure_page
+from queries.report import parse_target
 from sim.files import unwritable, write_atomic
-
-TARGET = re.compile(r"([0-9]{1,6})-([0-9]{1,6})")
-
-
-def parse_target(text: str) -> tuple[int, int]:
-    """``--target SHORTEST-LONGEST`` (rounds) as two integers; a ValueError of one line otherwise."""
-    m = TARGET.fullmatch(text.strip())
-    if not m or not 1 <= int(m[1]) <= int(m[2]):
-        raise ValueError(f"--target {text!r}: expected SHORTEST-LONGEST in rounds, 1 <= SHORTEST <= LONGEST, "
-                         "e.g. 5-15")
-    return int(m[1]), int(m[2])
-
 
 def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or a playtest run Parquet file")],
            out: Annotated[Optional[Path], typer.Option(help="the page to write (default: DIR/report.html, or "
@@ -46,8 +34,8 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
         shortest, longest = parse_target(target)
     except ValueError as e:
         fail(str(e))
-    if not 1 <= behind_after <= 100000:
-        fail(f"--behind-after {behind_after}: expected an integer from 1 to 100000")
+    if not 1 <= behind_after <= rep.MAX_BEHIND_AFTER:
+        fail(f"--behind-after {behind_after}: expected an integer from 1 to {rep.MAX_BEHIND_AFTER}")
     try:
         rep.check_source(results)
     except rep.ReportError as e:

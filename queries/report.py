@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +100,19 @@ class Report:
 # ---------------------------------------------------------------------------------------------------
 # Reading the results
 # ---------------------------------------------------------------------------------------------------
+
+TARGET = re.compile(r"([0-9]{1,6})-([0-9]{1,6})")
+MAX_BEHIND_AFTER = 100000
+
+
+def parse_target(text: str) -> tuple[int, int]:
+    """``--target SHORTEST-LONGEST`` (rounds) as two integers; a ValueError of one line otherwise."""
+    m = TARGET.fullmatch(text.strip())
+    if not m or not 1 <= int(m[1]) <= int(m[2]):
+        raise ValueError(f"--target {text!r}: expected SHORTEST-LONGEST in rounds, 1 <= SHORTEST <= LONGEST, "
+                         "e.g. 5-15")
+    return int(m[1]), int(m[2])
+
 
 def check_source(source: str) -> str:
     """``source`` as the kind of results it is ("sweep" or "file"); a ReportError of one line otherwise."""

@@ -15,8 +15,9 @@ from queries.measure_pages import measure_page
 from sim.files import write_atomic
 
 
-def build(results: str, own: Path) -> list[str]:
-    """Write the page, the summary and the verdict's facts; returns the summary's lines."""
+def build(results: str, own: Path, **options) -> list[str]:
+    """Write the page, the summary and the verdict's facts; returns the summary's lines. ``options``: the report's
+    own (``shortest``, ``longest``, ``behind_after``, ``command``: queries.report.build's)."""
     page = own / "report.html"
     manifest = library.read_manifest(results)
     sections, alone, lines = measure_sections(results)
@@ -26,7 +27,7 @@ def build(results: str, own: Path) -> list[str]:
         write_atomic(page, measure_page(f"playtest report: {Path(results).name}", sections, results, ""))
         summary = lines
     else:
-        r = rep.build(results, page, sections=sections)
+        r = rep.build(results, page, sections=sections, **options)
         summary = rep.text_summary(r) + lines
         facts["games"] = r.games
         facts["title"] = r.title

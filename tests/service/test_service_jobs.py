@@ -87,6 +87,9 @@ def test_a_spec_from_the_form_is_played_reported_and_shared(tmp_path):
         assert page.get(f"/runs/{job}/verdict.md").text == card.replace(live.url, live.url)
         listed = page.get("/runs", params={"state": "done", "game": "paws", "owner": "ed", "q": "smallest"})
         assert f"/runs/{job}" in listed.text
+        # its owner follows it: its end is a notice on top of the run list until it is marked seen (manage.py)
+        assert f"Run <a href='/runs/{job}'>Smallest sweep</a> ended: <span class='state done'>done" in listed.text
+        assert page.post("/notifications/seen", data={"csrf": csrf}).status_code == 303
         assert f"/runs/{job}" not in page.get("/runs", params={"owner": "rita"}).text
         assert f"/runs/{job}" not in page.get("/runs", params={"q": "nothing like it"}).text
         out = layout(live.app.state.root, job)["out"]

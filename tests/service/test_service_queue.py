@@ -479,3 +479,51 @@ def test_an_older_catalog_gets_the_new_columns_and_tables(tmp_path):
     assert cat.users()[0].name == "old"
     assert cat.notifications(cat.users()[0]) == []
     cat.close()
+
+
+# untrusted input on the new routes --------------------------------------------------------------------------
+
+TRAVERSALS = ["..", "..%2f..%2fservice.sqlite", "%2e%2e", "..%2F..%2F..%2Fsecret.txt", "ABCDEF012345", "~",
+              "0123456789ab%00", "0123456789abc", "%2fetc%2fpasswd"]
+
+
+@pytest.mark.parametrize("method,route", [("DELETE", "/api/runs/{}"), ("POST", "/api/runs/{}/priority"),
+                                          ("POST", "/api/runs/{}/follow"), ("DELETE", "/api/runs/{}/follow"),
+                                          ("POST", "/runs/{}/delete"), ("POST", "/runs/{}/priority"),
+                                          ("POST", "/runs/{}/follow"), ("POST", "/users/{}/token"),
+                                          ("POST", "/users/{}/role"), ("POST", "/users/{}/remove")])
+def test_the_new_routes_take_no_path_and_change_nothing_on_a_bad_id(quiet_app, method, route):
+    users = make_users(quiet_app)
+    root = quiet_app.state.root
+    (root / "secret.txt").write_text("TOP-SECRET-INSIDE")
+    job = fake_done_job(quiet_app, users["edit"])
+    admin = users["admin"]
+    client = admin.api(quiet_app) if route.startswith("/api") else admin.page(quiet_app)
+    for bad in TRAVERSALS:
+        url = route.format(bad)
+        if method == "DELETE":
+            r = client.delete(url, follow_redirects=False)
+        elif route.startswith("/api"):
+            r = client.post(url, json={"priority": 1}, follow_redirects=False)
+        else:
+            r = client.post(url, data={"csrf": admin.csrf, "priority": "1", "role": "admin"}, follow_redirects=False)
+        assert r.status_code in (404, 405), (url, r.status_code, r.text[:200])
+        assert "TOP-SECRET" not in r.text
+    assert (root / "secret.txt").is_file() and (root / "service.sqlite").is_file()
+    assert layout(root, job)["report"].is_file() and quiet_app.state.catalog.job(job) is not None
+    assert [u.name for u in quiet_app.state.catalog.users()] == ["ada", "ed", "otto", "rita"]
+    assert quiet_app.state.catalog.user("rita").role == "read"
+
+
+def test_rule_sets_and_verdicts_reach_the_run_list_escaped(quiet_app):
+    users = make_users(quiet_app)
+    cat = quiet_app.state.catalog
+    script = "<script>window.__pwned=1</script>"
+    job = cat.add_job(owner=cat.user("ed"), title="t", description="", spec_name="s", game="paws", spec_text=TINY,
+                      cells=1, games=1, rule_set=script)
+    cat.set_job(job, verdict=script)
+    page = users["read"].page(quiet_app).get("/runs", params={"rule_set": script, "verdict": script,
+                                                              "from": script}).text
+    assert "<script>window" not in page and "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in page
+    page = users["read"].page(quiet_app).get("/runs", params={"rule_set": script, "verdict": script}).text
+    assert "<script>window" not in page and f"<a href='/runs/{job}'>t</a>" in page
