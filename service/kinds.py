@@ -51,7 +51,7 @@ class Checked:
     def cost(self) -> str:
         what = f"{self.cells:,} cells, {'at most ' if self.stop else ''}{self.games:,} games" if self.games else \
             f"{self.cells:,} cells" if self.cells else "no games to play"
-        eta = f", about {_duration(self.seconds)} at this service's measured speed" if self.seconds else ""
+        eta = f", about {_duration(self.seconds)} of play at this service's measured speed" if self.seconds else ""
         return f"{what}{eta} ({self.name}, {self.game})"
 
 
