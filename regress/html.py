@@ -114,7 +114,7 @@ def page(suite: Suite, cmp: Comparison, baseline_path: str, command: str) -> str
         if base is None:
             continue
         title = f"{cur['id']} ({cell_label(cur['values'])})" + (": flagged" if cur["id"] in flagged_cells else "")
-        parts.append(f"<h3>{esc(title)}</h3><img class='plot' alt='plots of {esc(cur['id'])}' "
+        parts.append(f"<h3 id='cell-{esc(cur['id'])}'>{esc(title)}</h3><img class='plot' alt='plots of {esc(cur['id'])}' "
                      f"src='data:image/png;base64,{cell_figure(suite, base, cur)}'>")
     parts.append("</section>")
     parts.append(f"<section id='all'><h2>All {len(cmp.tests)} metrics</h2>"
