@@ -25,6 +25,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
           jobs: Annotated[int, typer.Option(help="jobs run at once")] = 1,
           address: Annotated[Optional[str], typer.Option(help="HOST:PORT of a running Ray cluster the jobs run on "
                                                              "(default: each job starts Ray on this machine)")] = None,
+          results: Annotated[Optional[str], typer.Option(help="the sweeps' results root on object storage, "
+                                                             "s3://BUCKET/PREFIX (default: ROOT/runs)")] = None,
           max_queued: Annotated[int, typer.Option(help="queued jobs per user, at most")] = 5,
           submit_per_minute: Annotated[int, typer.Option(help="submissions per user per minute, at most")] = 10,
           add_user: Annotated[Optional[str], typer.Option(help="add a user NAME, print its API token once and exit")]
@@ -48,6 +50,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
         args += ["--workers", str(workers)]
     if address is not None:
         args += ["--address", address]
+    if results is not None:
+        args += ["--results", results]
     if add_user is not None:
         args += ["--add-user", add_user, "--role", role]
     if rotate_token is not None:

@@ -29,6 +29,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--port", type=int, default=DEFAULT_PORT)
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--address", default=None)
+    p.add_argument("--results", default=None)
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--max-queued", type=int, default=5)
     p.add_argument("--submit-per-minute", type=int, default=10)
@@ -59,6 +60,20 @@ def address_error(address: str) -> str | None:
     return None
 
 
+def results_error(results: str) -> str | None:
+    """The one line refusing a ``--results`` that is not an ``s3://BUCKET/PREFIX`` whose bucket answers (checked
+    before the service starts); None when it is one."""
+    from sim.storage import StorageError, is_uri, open_location
+    if not results.lower().startswith("s3://") or not is_uri(results):
+        return (f"--results {results[:100]!r}: expected s3://BUCKET/PREFIX (object storage; local results live in "
+                "--root)")
+    try:
+        open_location(results, probe=True)
+    except StorageError as e:
+        return f"--results: {e}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     a = parse(sys.argv[1:] if argv is None else argv)
     root = Path(a.root)
@@ -72,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.workers is not None and not 1 <= a.workers <= 4096:
         fail(f"--workers {a.workers} is out of range; expected an integer from 1 to 4096")
     if a.address is not None and (bad := address_error(a.address)) is not None:
+        fail(bad)
+    if a.results is not None and (bad := results_error(a.results)) is not None:
         fail(bad)
     if a.add_user is not None and a.rotate_token is not None:
         fail("--add-user and --rotate-token: give one of them")
@@ -116,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from service.app import Settings, create_app
     root.mkdir(parents=True, exist_ok=True)
-    app = create_app(Settings(root=root, jobs=a.jobs, workers=a.workers, address=a.address, max_queued=a.max_queued,
+    app = create_app(Settings(root=root, jobs=a.jobs, workers=a.workers, address=a.address, results=a.results or "", max_queued=a.max_queued,
                               submit_per_minute=a.submit_per_minute))
     if not app.state.catalog.users():
         print(f"warning: no users yet: add one with playtest serve --root {root} --add-user NAME --role admin",

@@ -54,6 +54,7 @@ CREATE TABLE IF NOT EXISTS nightly (
 # Columns added since the first catalogs: (table, column, declaration); each is added to an older catalog at open.
 COLUMNS = (
     ("jobs", "params", "TEXT NOT NULL DEFAULT '{}'"),          # a job kind's own inputs as JSON (service/kinds.py)
+    ("jobs", "results", "TEXT NOT NULL DEFAULT ''"),           # its results root on object storage ('': ROOT/runs)
     ("jobs", "priority", "INTEGER NOT NULL DEFAULT 0"),        # higher starts first (after the resumed ones)
     ("jobs", "rule_set", "TEXT NOT NULL DEFAULT ''"),          # service.specs.rule_set_of: "paws v4", "tales"
     ("jobs", "verdict", "TEXT NOT NULL DEFAULT ''"),           # the run's verdict in a word, once it has one
@@ -211,12 +212,13 @@ class Catalog:
     # jobs -----------------------------------------------------------------------------------------------
 
     def add_job(self, *, owner: User, title: str, description: str, spec_name: str, game: str, spec_text: str,
-                cells: int, games: int, kind: str = "sweep", params: dict | None = None, rule_set: str = "") -> str:
+                cells: int, games: int, kind: str = "sweep", params: dict | None = None, rule_set: str = "",
+                results: str = "") -> str:
         job = secrets.token_hex(6)
         self.x("INSERT INTO jobs (id, kind, title, description, owner_id, spec_name, game, spec_text, cells, games, "
-               "state, created, params, rule_set) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
+               "state, created, params, rule_set, results) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
                (job, kind, title, description, owner.id, spec_name, game, spec_text, cells, games, time.time(),
-                json.dumps(params or {}), rule_set))
+                json.dumps(params or {}), rule_set, results))
         self.follow(owner, job, True)                  # the owner follows their own runs (a notice when it ends)
         self.audit(owner.name, "submit", job, title)
         return job

@@ -88,6 +88,7 @@ class Kind:
     finish: Callable[[dict, dict[str, Path]], dict] | None = None      # after the last step: catalog values
     pages: tuple[tuple[str, str, str], ...] = ()   # (name, file in the job's folder, link text) served per run
     results: bool = True                   # whether it writes a results folder the console can read
+    object_storage: bool = False           # whether that folder may be on object storage (serve --results s3://)
 
 
 KINDS: dict[str, Kind] = {}
@@ -240,7 +241,7 @@ register(Kind(
             Field("cards", "Card files the spec names in [data] (by file name, no folder)", "cards")),
     check=_sweep_check, prepare=_sweep_prepare,
     steps=lambda row, paths, opts: [("sweep", sweep_args(paths, opts)), report_step(paths)],
-    pages=(("report", "report.html", "Open the report"),)))
+    pages=(("report", "report.html", "Open the report"),), object_storage=True))
 
 from service import kind_compare  # noqa: E402,F401 - registers its kinds
 

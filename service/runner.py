@@ -15,6 +15,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from service.catalog import Catalog
 from service.kinds import Options, kind_of
@@ -23,12 +24,26 @@ PROJECT = Path(__file__).resolve().parent.parent      # so the children import t
 TERM_GRACE_S = 10.0                                    # SIGTERM, then SIGKILL after this long
 
 
-def layout(root: Path, job: str) -> dict[str, Path]:
+def layout(root: Path, job: str, results: str = "") -> dict[str, Any]:
     """Where a job's files live: its results folder (the sweep's --out, nothing else in it, so status --verify
-    finds no stray file) and its own folder (spec, log, report page, summary, verdict)."""
+    finds no stray file) and its own folder (spec, log, report page, summary, verdict). ``results``: the job's results
+    root on object storage (the catalog's ``results`` column, ``s3://BUCKET/PREFIX``); then "out" is the URI
+    ``s3://BUCKET/PREFIX/runs/<id>`` (text, not a Path), its query (an endpoint) kept."""
     own = root / "jobs" / job
-    return {"out": root / "runs" / job, "own": own, "spec": own / "spec.toml", "log": own / "job.log",
-            "report": own / "report.html", "summary": own / "report.txt", "verdict": own / "verdict.json"}
+    return {"out": child_uri(results, f"runs/{job}") if results else root / "runs" / job, "own": own,
+            "spec": own / "spec.toml", "log": own / "job.log", "report": own / "report.html",
+            "summary": own / "report.txt", "verdict": own / "verdict.json"}
+
+
+def job_layout(root: Path, row: dict) -> dict[str, Any]:
+    """``layout`` of a catalog row (its id and results root)."""
+    return layout(root, row["id"], row.get("results") or "")
+
+
+def child_uri(base: str, rel: str) -> str:
+    """``rel`` under the URI ``base`` (before its ``?query``)."""
+    head, sep, query = base.partition("?")
+    return f"{head.rstrip('/')}/{rel}{sep}{query}"
 
 
 def params_of(row: dict) -> dict:
@@ -147,9 +162,10 @@ class Runner:
         sweep with its own --resume)."""
         row = self.catalog.job(job)
         kind = kind_of(row.get("kind", "sweep"))
-        paths = layout(self.root, job)
+        paths = job_layout(self.root, row)
         paths["own"].mkdir(parents=True, exist_ok=True)
-        paths["out"].parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(paths["out"], Path):
+            paths["out"].parent.mkdir(parents=True, exist_ok=True)
         row = {**row, "params": params_of(row)}
         try:
             if kind is None:
@@ -177,7 +193,7 @@ class Runner:
                                  or time.time())
             return
         steps, index = c.extra.get("steps", []), c.extra.get("index", 0)
-        paths = layout(self.root, c.job)
+        paths = job_layout(self.root, row)
         if code == 0 and index + 1 < len(steps):
             self._next(c.job, steps, index + 1)
             return
