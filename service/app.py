@@ -30,7 +30,7 @@ from starlette.concurrency import run_in_threadpool
 from cluster.manifest import ManifestError, counts, load_manifest
 from cluster.spec import SpecError
 from service import console, pages
-from service import manage
+from service import manage, nightly
 from service.catalog import ACTIVE, STATES, Catalog, CatalogError, User
 from service.live import SCRIPT as LIVE_SCRIPT
 from service.live import Snapshots
@@ -140,10 +140,12 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     async def lifespan(_app):
         if start_runner:
             runner.start()
+            app.state.nightly.start()          # the nightly scheduler (service/nightly.py), beside the runner
         try:
             yield
         finally:
             if start_runner:
+                app.state.nightly.stop()
                 runner.stop()
             catalog.close()
 
@@ -696,6 +698,9 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         return {"id": row["id"], "state": "cancelled"}
 
     app.state.live = add_live_routes(app, catalog=catalog, root=root, page_user=page_user, api_user=api_user)
+    app.state.nightly = nightly.add_routes(app, nightly=nightly.Nightly(catalog, root, context), page=page,
+                                           page_user=page_user, page_form=page_form, api_user=api_user,
+                                           base_url=base_url)     # scheduled regressions (service/nightly.py)
     manage.add_routes(app, catalog=catalog, root=root, runner=runner, page=page, page_user=page_user,
                       page_form=page_form, api_user=api_user)    # priorities, delete, follow, users (manage.py)
     app.add_middleware(_BodyLimit)

@@ -41,6 +41,7 @@ def layout(title: str, body: str, *, user: User | None, csrf: str | None, nonce:
     nav = ""
     if user is not None:
         nav = ("<a href='/runs'>Runs</a>" + ("<a href='/submit'>Submit</a>" if user.may("edit") else "")
+               + "<a href='/nightly'>Nightly</a>"
                + ("<a href='/users'>Users</a>" if user.may("admin") else "")
                + f"<form method='post' action='/logout'><input type='hidden' name='csrf' value='{esc(csrf)}'>"
                f"{esc(user.name)} ({esc(user.role)}) <button>Log out</button></form>")

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from results_helpers import give_results, sweep_folder  # noqa: F401 - a fixture
+from regress_helpers import TINY_SUITE, made_up_baseline
 from service_helpers import ROLES, TINY, csrf_of, fake_done_job, make_users
 
 from service.app import Settings, create_app
@@ -42,6 +43,9 @@ MATRIX = {
     ("GET", "/runs/{job}/queries/{name}"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
     ("GET", "/runs/{job}/download/{file}"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
     ("POST", "/api/runs/{job}/sql"): {"anonymous": 401, R: 200, E: 200, O: 200, A: 200},
+    # a game of a done run drawn (service/replays.py): the form and the replay page, read and up
+    ("GET", "/runs/{job}/replay"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
+    ("GET", "/runs/{job}/replay/game"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
     # the queue and its users (service/manage.py): priority of a queued run (admin), delete an ended run (its owner
     # or an admin), follow (anyone), notifications, a user's token, role and removal (admin)
     ("POST", "/runs/{job}/priority"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 303},
@@ -56,8 +60,17 @@ MATRIX = {
     ("POST", "/users/{username}/token"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 200},
     ("POST", "/users/{username}/role"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 303},
     ("POST", "/users/{username}/remove"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 303},
+    # nightly projects (service/nightly.py): read and up see them; admins define them and run them now
+    ("GET", "/nightly"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
+    ("POST", "/nightly"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 303},
+    ("GET", "/nightly/{project}"): {"anonymous": 303, R: 200, E: 200, O: 200, A: 200},
+    ("POST", "/nightly/{project}/run"): {"anonymous": 303, R: 403, E: 403, O: 403, A: 303},
+    ("GET", "/api/nightly"): {"anonymous": 401, R: 200, E: 200, O: 200, A: 200},
+    ("POST", "/api/nightly"): {"anonymous": 401, R: 403, E: 403, O: 403, A: 200},
+    ("GET", "/api/nightly/{project}"): {"anonymous": 401, R: 200, E: 200, O: 200, A: 200},
+    ("POST", "/api/nightly/{project}/run"): {"anonymous": 401, R: 403, E: 403, O: 403, A: 201},
 }
-WITH_RESULTS = ("/sql", "/queries", "/download/")         # routes that answer over a run's results
+WITH_RESULTS = ("/sql", "/queries", "/download/", "/replay")         # routes that answer over a run's results
 
 
 def test_the_matrix_names_every_route(quiet_app):
@@ -68,10 +81,16 @@ def test_the_matrix_names_every_route(quiet_app):
 
 def call(app, who, method: str, route: str, job: str):
     path = route.replace("{job}", job).replace("{name}", "round_limit").replace("{file}", "games.csv")
+    if path.endswith("/replay/game"):
+        path += "?cell=c000&index=0"
     if "{username}" in path:                # a user of its own for each call (its token, role or removal)
         target = f"target-{who.role}"
         app.state.catalog.add_user(target, "read")
         path = path.replace("{username}", target)
+    nightly = {"name": "paws-v4", "at": "03:00", "suite": TINY_SUITE, "baseline": made_up_baseline()}
+    if "/nightly" in path and app.state.nightly.project("paws-v4") is None:     # a project to see, change, run
+        app.state.nightly.save(app.state.catalog.users()[0], nightly)
+    path = path.replace("{project}", "paws-v4")
     api = path.startswith("/api/")
     client = who.api(app) if api else who.page(app)
     if method == "GET":
@@ -84,6 +103,8 @@ def call(app, who, method: str, route: str, job: str):
             body = {"sql": "SELECT count(*) FROM games"}
         if path.endswith("/priority"):
             body = {"priority": 3}
+        if path == "/api/nightly":
+            body = nightly
         return client.post(path, json=body, follow_redirects=False)
     if path == "/login":
         token = client.get("/login")
@@ -101,6 +122,8 @@ def call(app, who, method: str, route: str, job: str):
         data |= {"priority": "3"}
     if path.endswith("/role"):
         data |= {"role": "edit"}
+    if path == "/nightly":
+        data |= nightly
     return client.post(path, data=data, follow_redirects=False)
 
 
