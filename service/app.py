@@ -31,6 +31,7 @@ from cluster.manifest import ManifestError, counts, load_manifest
 from cluster.spec import SpecError
 from service import console, pages
 from service import manage, nightly
+from service import replays
 from service.catalog import ACTIVE, STATES, Catalog, CatalogError, User
 from service.live import SCRIPT as LIVE_SCRIPT
 from service.live import Snapshots
@@ -456,6 +457,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         body += manage.run_controls(row, s[0], s[1], catalog.following(s[0], row["id"]))
         body += live_section(row)                  # filled live from /runs/{id}/events (service/live.py)
         body += console.links(row, run_tables(row))
+        body += replays.link(row, root)             # one game drawn (service/replays.py)
         return page(row["title"], body, *s, script=pages.COPY_SCRIPT + LIVE_SCRIPT)
 
     @app.post("/runs/{job}/cancel")
@@ -698,6 +700,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         return {"id": row["id"], "state": "cancelled"}
 
     app.state.live = add_live_routes(app, catalog=catalog, root=root, page_user=page_user, api_user=api_user)
+    replays.add_routes(app, catalog=catalog, root=root, page_user=page_user, page=page, csp=REPORT_CSP)
     app.state.nightly = nightly.add_routes(app, nightly=nightly.Nightly(catalog, root, context), page=page,
                                            page_user=page_user, page_form=page_form, api_user=api_user,
                                            base_url=base_url)     # scheduled regressions (service/nightly.py)

@@ -39,7 +39,11 @@ def done_run(inputs: dict[str, Any], name: str, ctx: Context, label: str) -> dic
         raise SpecError(f"{label}: no run {value} on this service")
     if row["state"] != "done":
         raise SpecError(f"{label}: run {value} is {row['state']}; only a done run can be read")
-    if not (ctx.results(value) / "manifest.json").is_file():
+    out = ctx.results(value)
+    if not isinstance(out, Path):
+        raise SpecError(f"{label}: run {value}'s results are on object storage; this kind reads a run whose results "
+                        "are on the service's disk")
+    if not (out / "manifest.json").is_file():
         raise SpecError(f"{label}: run {value} has no results folder (a {row.get('kind', 'sweep')} job); give a "
                         "sweep's or a ladder's run")
     return row
