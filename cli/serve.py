@@ -29,6 +29,11 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
                                                              "s3://BUCKET/PREFIX (default: ROOT/runs)")] = None,
           max_queued: Annotated[int, typer.Option(help="queued jobs per user, at most")] = 5,
           submit_per_minute: Annotated[int, typer.Option(help="submissions per user per minute, at most")] = 10,
+          console_seconds: Annotated[float, typer.Option(help="the SQL console's time limit per statement, seconds "
+                                                         "(1 to 3600)")] = 10.0,
+          console_memory: Annotated[float, typer.Option(help="the SQL console's memory limit per statement, GiB "
+                                                        "(0.25 to 1024)")] = 1.0,
+          console_rows: Annotated[int, typer.Option(help="the most rows the SQL console shows (1 to 100000)")] = 1000,
           add_user: Annotated[Optional[str], typer.Option(help="add a user NAME, print its API token once and exit")]
           = None,
           role: Annotated[str, typer.Option(help="with --add-user: read, edit or admin")] = "read",
@@ -40,12 +45,16 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
     check_range("--max-queued", max_queued, 1, 10_000)
     check_range("--submit-per-minute", submit_per_minute, 1, 10_000)
     check_range("--workers", workers, 1, 4096)
+    from service.__main__ import console_problem
+    if (bad := console_problem(console_seconds, console_memory, console_rows)) is not None:
+        fail(bad)
     if add_user is not None and role not in ROLES:
         fail(f"--role {role!r}: expected one of {', '.join(ROLES)}")
     if root.exists() and not root.is_dir():
         fail(f"--root {root}: not a folder")
     args = ["--root", str(root), "--host", host, "--port", str(port), "--jobs", str(jobs), "--max-queued",
-            str(max_queued), "--submit-per-minute", str(submit_per_minute)]
+            str(max_queued), "--submit-per-minute", str(submit_per_minute), "--console-seconds", repr(console_seconds),
+            "--console-memory", repr(console_memory), "--console-rows", str(console_rows)]
     if workers is not None:
         args += ["--workers", str(workers)]
     if address is not None:
@@ -60,15 +69,22 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
     raise typer.Exit(main(args))
 
 
-def submit(spec: Annotated[Path, typer.Argument(help="a sweep spec (TOML; docs/sweeps.md)")],
-           server: Annotated[str, typer.Option(help="the service's URL, e.g. http://127.0.0.1:8321")],
+def submit(spec: Annotated[Optional[Path], typer.Argument(help="a sweep spec (TOML; docs/sweeps.md); left out for "
+                                                             "another --kind")] = None,
+           server: Annotated[str, typer.Option(help="the service's URL, e.g. http://127.0.0.1:8321")] = "",
            token: Annotated[Optional[str], typer.Option(help="your API token (default: $PLAYTEST_TOKEN)")] = None,
            title: Annotated[Optional[str], typer.Option(help="the run's title (default: the spec's name)")] = None,
            description: Annotated[str, typer.Option(help="the run's description")] = "",
+           kind: Annotated[str, typer.Option(help="the job kind: sweep, compare, ladder, report, regress, tune "
+                                                  "(docs/service.md)")] = "sweep",
+           field: Annotated[Optional[list[str]], typer.Option(
+               "--field", help="one of the kind's fields, NAME=VALUE, or NAME=@FILE for a file's text (repeatable), "
+                               "e.g. --kind compare --field a=RUN --field b=RUN")] = None,
            wait: Annotated[bool, typer.Option(help="wait for the run to end and print its report's summary")] = False,
            timeout: Annotated[float, typer.Option(help="with --wait: give up after this many seconds")] = 86_400.0
            ) -> None:
-    """Submit a sweep spec to a playtest service; prints the run's URL (with --wait, its summary when done).
+    """Submit a job to a playtest service (a sweep spec, or --kind with its --field values); prints the run's URL
+    (with --wait, its summary when done).
 
     Exit code: 0 (queued; with --wait: done), 1 (with --wait: failed or cancelled), 2 (bad input, refused)."""
     import httpx
@@ -78,19 +94,16 @@ def submit(spec: Annotated[Path, typer.Argument(help="a sweep spec (TOML; docs/s
              "--add-user NAME --role edit)")
     if not server.startswith(("http://", "https://")):
         fail(f"--server {server!r}: expected an http:// or https:// URL")
-    if not spec.is_file():
-        fail(f"{spec}: no such spec file")
-    if spec.stat().st_size > MAX_SPEC:
-        fail(f"{spec}: {spec.stat().st_size:,} bytes; the service accepts a spec of at most {MAX_SPEC:,}")
-    try:
-        text = spec.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        fail(f"{spec}: cannot read it as UTF-8 text ({e})")
+    body: dict = {"kind": kind, **_fields(field or [])}
+    if spec is not None:
+        body["spec"] = _text_of(spec, "the spec")
+    elif kind == "sweep" and "spec" not in body:
+        fail("give a sweep spec file (playtest submit SPEC), or --kind KIND with its --field values")
+    body.update(title=title or "", description=description)
     base = server.rstrip("/")
     headers = {"Authorization": f"Bearer {token}"}
     with httpx.Client(timeout=60.0, headers=headers) as client:
-        r = _call(client, "POST", f"{base}/api/runs",
-                  json={"spec": text, "title": title or "", "description": description})
+        r = _call(client, "POST", f"{base}/api/runs", json=body)
         run = r.json()
         typer.echo(run["url"])
         if not wait:
@@ -109,6 +122,29 @@ def submit(spec: Annotated[Path, typer.Argument(help="a sweep spec (TOML; docs/s
     typer.echo((got.get("summary") or "").rstrip("\n"))
     if got.get("report_url"):
         typer.echo(f"the report: {got['report_url']}")
+
+
+def _text_of(path: Path, what: str) -> str:
+    """A file's text to send (a spec, a card file, a suite): at most MAX_SPEC bytes of UTF-8."""
+    if not path.is_file():
+        fail(f"{path}: no such file ({what})")
+    if path.stat().st_size > MAX_SPEC:
+        fail(f"{path}: {path.stat().st_size:,} bytes; the service accepts {what} of at most {MAX_SPEC:,}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        fail(f"{path}: cannot read it as UTF-8 text ({e})")
+
+
+def _fields(items: list[str]) -> dict[str, str]:
+    """``--field NAME=VALUE`` (or ``NAME=@FILE``, the file's text) as the API body's keys."""
+    out = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            fail(f"--field {item!r}: expected NAME=VALUE (or NAME=@FILE)")
+        out[name.strip()] = _text_of(Path(value[1:]), f"--field {name.strip()}") if value.startswith("@") else value
+    return out
 
 
 def _call(client, method: str, url: str, **kw):

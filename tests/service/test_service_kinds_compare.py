@@ -108,3 +108,32 @@ def test_refusals_are_one_line_400_and_store_nothing(quiet_app, runs, body, need
     form = page.post("/submit", data={"csrf": users["edit"].csrf, "kind": "compare", "action": "start", **body})
     assert form.status_code == 400 and XSS not in form.text
     assert len(quiet_app.state.catalog.jobs()) == before
+
+
+def test_playtest_submit_takes_a_kind_and_its_fields(tmp_path, sweep_folder):  # noqa: F811
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from typer.testing import CliRunner
+    from cli.main import app as cli_app
+    with Live(tmp_path / "root") as live:
+        users = make_users(live.app)
+        a = fake_done_job(live.app, users["edit"], title="run A")
+        b = fake_done_job(live.app, users["edit"], title="run B")
+        for job in (a, b):
+            give_results(live.app, job, sweep_folder)
+        where = tmp_path / "where.txt"
+        where.write_text("players = 2")
+        base = ["submit", "--server", live.url, "--token", users["edit"].token, "--kind", "compare"]
+        r = CliRunner().invoke(cli_app, [*base, "--field", f"a={a}", "--field", f"b={b}", "--field",
+                                         f"where=@{where}", "--wait", "--timeout", "90"])
+        assert r.exit_code == 0, r.output
+        job = r.output.splitlines()[0].rsplit("/", 1)[1]
+        row = live.app.state.catalog.job(job)
+        assert row["state"] == "done" and row["verdict"] == "no real difference"
+        assert row["spec_text"] == f"playtest compare runs/{a} runs/{b} --where 'players = 2' --adjust holm --html ."
+        bad = CliRunner().invoke(cli_app, [*base, "--field", f"a={a}", "--field", "b=0123456789ab"])
+        assert bad.exit_code == 2 and "run B: no run 0123456789ab on this service" in bad.output
+        assert bad.output.strip().count("\n") == 0
+        odd = CliRunner().invoke(cli_app, [*base, "--field", "a"])
+        assert odd.exit_code == 2 and "--field 'a': expected NAME=VALUE" in odd.output
