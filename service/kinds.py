@@ -3,8 +3,9 @@ as text, never code or a path on the server), checks them with the command line'
 errors, nothing stored on a refusal), says its cost, and lists the command-line steps its child processes run, in
 order, over the job's folders (``service.runner.layout``). The runner knows nothing of a kind beyond that list.
 
-A kind is registered here with :func:`register`; the sweep kind is below, the others in their own modules
-(imported at the end so that ``KINDS`` holds them all)."""
+A kind is registered here with :func:`register`; the sweep kind is below, the others in their own modules, imported
+by service/jobkinds.py (which the runner imports, so that ``KINDS`` holds them all; not here: each imports this
+module, and importing it back would be a cycle)."""
 
 from __future__ import annotations
 
@@ -242,9 +243,3 @@ register(Kind(
     check=_sweep_check, prepare=_sweep_prepare,
     steps=lambda row, paths, opts: [("sweep", sweep_args(paths, opts)), report_step(paths)],
     pages=(("report", "report.html", "Open the report"),), object_storage=True))
-
-from service import kind_compare  # noqa: E402,F401 - registers its kinds
-
-from service import kind_regress  # noqa: E402,F401 - registers the regress and tune kinds
-from service import kind_ladder  # noqa: E402,F401 - registers its kinds
-from service import kind_report  # noqa: E402,F401 - registers its kinds

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from service.catalog import Catalog
+from service import jobkinds  # noqa: F401 - every job kind registered in KINDS
 from service.kinds import Options, kind_of
 
 PROJECT = Path(__file__).resolve().parent.parent      # so the children import this checkout's playtest
