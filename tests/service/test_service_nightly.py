@@ -148,6 +148,7 @@ def test_bad_projects_are_refused_in_one_line_and_user_text_is_escaped(quiet_app
         assert r.status_code == 400, r.text
         error = r.json()["error"]
         assert said in error and "\n" not in error, error
+    assert api.post("/api/nightly", content=b"{" + b" " * (1024 * 1024)).status_code == 413
     r = page.post("/nightly", data={"csrf": admin.csrf, **good, "baseline": "<b>not json</b>"})
     assert r.status_code == 400 and "&lt;b&gt;not json" in r.text and "<b>not json" not in r.text
     assert quiet_app.state.catalog.q("SELECT count(*) FROM nightly")[0][0] == 0
