@@ -532,7 +532,8 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     # results in the page: the SQL console, the canned queries as forms, downloads (service/console.py) ------
 
     limits = settings.console_limits
-    shared = console.Shared(lambda out, fresh: snapshots.get(out, "parts", console.parts_fingerprint, fresh))
+    shared = console.Shared(                # the console's gate and kept answers (service/console.py)
+        lambda out: snapshots.get(out, "parts", console.parts_fingerprint, every=console.FRESH_S))
     app.state.console = shared
 
     def results_of(row: dict | None) -> Path | None:
@@ -631,7 +632,8 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         if a.error:
             return JSONResponse({"error": a.error}, 503 if a.busy else 400)
         return {"columns": a.columns, "rows": console.json_rows(a.rows), "cut": a.cut, "max_rows": limits.max_rows,
-                "seconds": round(a.seconds, 3)}
+                "seconds": round(a.seconds, 3), "kept": a.cached,
+                "stale_s": None if a.stale_s is None else round(a.stale_s, 1)}
 
     # the API ----------------------------------------------------------------------------------------------
 

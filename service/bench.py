@@ -2,7 +2,7 @@
 
 Starts ``playtest serve`` on loopback over a temporary root with two users, submits a sweep of ``--games`` games of the
 smoke spec's shape (examples/smoke.toml: 4 cells), and while the sweep plays drives ``--users`` simulated users
-(asyncio + httpx; each logs in once, then asks for a page, waits a think time, and so on until the sweep ends) who
+(one asyncio process, a small HTTP/1.1 client; each logs in once, then asks for a page, waits a think time, and so on until the sweep ends) who
 browse the run list, the run page, its progress (API), its events stream (time to the first event) and, when the
 service has it, the SQL console (a console query). It records each route's latencies (p50, p95, p99) and the sweep's
 own games/s (the sweep's summary line in the job's log), then plays the same sweep again with no users on the same
@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import httpx
 
@@ -61,11 +62,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--users", type=int, default=50, help="simulated users while the sweep plays")
     p.add_argument("--think", type=float, nargs=2, default=(1.0, 3.0), metavar=("LOW", "HIGH"),
                    help="each user's wait between requests, uniform in seconds")
-    p.add_argument("--workers", type=int, default=None, help="the sweep's --workers (default: all cores)")
+    p.add_argument("--workers", type=int, nargs="+", default=None, metavar="N",
+                   help="the sweep's --workers (default: all cores); several: one design each, e.g. --workers 2 1")
     p.add_argument("--max-s", type=float, default=1800.0, help="each phase at most this long (seconds)")
     p.add_argument("--out", default=str(PROJECT / "bench" / "service-load"), help="writes OUT.md and OUT.json")
     p.add_argument("--seed", type=int, default=1, help="the users' random choices")
     a = p.parse_args(argv)
+    if any(not 1 <= w <= 256 for w in a.workers or []):
+        p.error("--workers: each from 1 to 256")
     if a.games < CELLS or a.users < 0 or a.users > 1000 or not 0 <= a.think[0] <= a.think[1] <= 60:
         p.error("--games at least 4, --users 0 to 1000, --think LOW <= HIGH within 0 to 60 s")
     return a
@@ -92,8 +96,9 @@ class Phase:
     """One sweep played on the service, with or without users browsing."""
 
     def __init__(self, url: str, root: Path, edit_token: str, read_token: str, spec: str, users: int,
-                 think: tuple[float, float], max_s: float, rng: random.Random):
+                 think: tuple[float, float], max_s: float, rng: random.Random, service_pid: int | None = None):
         self.url, self.root, self.spec, self.users, self.think, self.max_s = url, root, spec, users, think, max_s
+        self.service_pid = service_pid
         self.edit, self.read, self.rng = edit_token, read_token, rng
         self.lat: dict[str, list[float]] = {r: [] for r in ROUTES}
         self.errors: dict[str, int] = dict.fromkeys(ROUTES, 0)
@@ -115,6 +120,7 @@ class Phase:
                 self.console = await self._has_console(job)
                 tasks = [asyncio.create_task(self._user(i, job, stop)) for i in range(self.users)]
             t0 = time.monotonic()
+            cpu0, service0 = time.process_time(), cpu_seconds(self.service_pid)
             while True:                                   # the same look every second, users or not
                 got = (await api.get(f"/api/runs/{job}")).json()
                 p = got["progress"] or {}
@@ -125,6 +131,9 @@ class Phase:
             browsed = time.monotonic() - t0
             stop.set()
             await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), timeout=60)
+            users_cpu = time.process_time() - cpu0
+            service1 = cpu_seconds(self.service_pid)
+            service_cpu = None if service0 is None or service1 is None else service1 - service0
             while got["state"] in ("queued", "running"):  # the report too, before the next phase
                 self._bounded(deadline, "the report did not finish")
                 await asyncio.sleep(0.5)
@@ -138,6 +147,8 @@ class Phase:
         games, wall, rate = int(m[1].replace(",", "")), float(m[2]), int(m[3].replace(",", ""))
         return {"job": job, "users": self.users, "games": games, "sweep_wall_s": wall, "sweep_games_per_s": rate,
                 "browsed_s": round(browsed, 1), "console": self.console,
+                "cpu_s": {"users": round(users_cpu, 1),
+                          "service": None if service_cpu is None else round(service_cpu, 1)},
                 "routes": {r: {"requests": len(xs), "errors": self.errors[r],
                                **{f"p{q}_ms": None if percentile(xs, q) is None else round(1000 * percentile(xs, q), 1)
                                   for q in (50, 95, 99)}}
@@ -147,32 +158,37 @@ class Phase:
         if time.monotonic() > deadline:
             raise TimeoutError(f"{what} within --max-s {self.max_s:g} s")
 
-    async def _login(self, c: httpx.AsyncClient) -> None:
-        page = await c.get("/login")
-        csrf = re.search(r"name='csrf' value='([^']+)'", page.text)[1]
-        r = await c.post("/login", data={"csrf": csrf, "token": self.read})
-        if r.status_code != 303:
-            raise RuntimeError(f"login: {r.status_code}")
+    async def _login(self, c: "Http") -> None:
+        status, page = await c.request("GET", "/login")
+        csrf = re.search(r"name='csrf' value='([^']+)'", page.decode())[1]
+        status, _ = await c.request("POST", "/login", form={"csrf": csrf, "token": self.read})
+        if status != 303:
+            raise RuntimeError(f"login: {status}")
 
     async def _has_console(self, job: str) -> bool:
-        async with httpx.AsyncClient(base_url=self.url, timeout=30) as c:
+        c = Http(self.url)
+        try:
             await self._login(c)
-            return (await c.get(f"/runs/{job}/sql")).status_code == 200
+            return (await c.request("GET", f"/runs/{job}/sql"))[0] == 200
+        finally:
+            c.close()
 
     async def _user(self, i: int, job: str, stop: asyncio.Event) -> None:
         rng = random.Random(self.rng.random() + i)
         routes = [r for r in ROUTES if self.console or "sql" not in r]
         weights = [ROUTES[r] for r in routes]
-        async with httpx.AsyncClient(base_url=self.url, timeout=30) as c:
+        c = Http(self.url)
+        try:
             await asyncio.sleep(rng.uniform(*self.think))          # users arrive over the first think time
             await self._login(c)
             while not stop.is_set():
                 route = rng.choices(routes, weights)[0]
                 try:
                     t0 = time.perf_counter()
-                    ok = await self._ask(c, route, job)
+                    ok = await asyncio.wait_for(self._ask(c, route, job), timeout=30)
                     took = time.perf_counter() - t0
-                except httpx.HTTPError:
+                except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError):
+                    c.close()
                     ok, took = False, None
                 if ok and took is not None:
                     self.lat[route].append(took)
@@ -182,29 +198,100 @@ class Phase:
                     await asyncio.wait_for(stop.wait(), timeout=rng.uniform(*self.think))
                 except asyncio.TimeoutError:
                     pass
+        finally:
+            c.close()
 
-    async def _ask(self, c: httpx.AsyncClient, route: str, job: str) -> bool:
+    async def _ask(self, c: "Http", route: str, job: str) -> bool:
         if route == "GET /runs":
-            return (await c.get("/runs")).status_code == 200
+            return (await c.request("GET", "/runs"))[0] == 200
         if route == "GET /runs/{id}":
-            return (await c.get(f"/runs/{job}")).status_code == 200
+            return (await c.request("GET", f"/runs/{job}"))[0] == 200
         if route == "GET /api/runs/{id}/progress":
-            r = await c.get(f"/api/runs/{job}/progress", headers={"Authorization": f"Bearer {self.read}"})
-            return r.status_code == 200
+            got = await c.request("GET", f"/api/runs/{job}/progress", headers={"Authorization": f"Bearer {self.read}"})
+            return got[0] == 200
         if route == "GET /runs/{id}/events":                       # until the first event with the state
-            async with c.stream("GET", f"/runs/{job}/events") as r:
-                if r.status_code != 200:
-                    return False
-                async for line in r.aiter_lines():
-                    if line.startswith("data:"):
-                        return True
+            status, body = await c.request("GET", f"/runs/{job}/events", until=b"\ndata:")
+            return status == 200 and b"\ndata:" in body
+        status, page = await c.request("GET", f"/runs/{job}/sql")  # the console: its form, then one query
+        m = re.search(r"name='csrf' value='([^']+)'", page.decode())
+        if status != 200 or m is None:
             return False
-        page = await c.get(f"/runs/{job}/sql")                     # the console: its form, then one query
-        m = re.search(r"name='csrf' value='([^']+)'", page.text)
-        if page.status_code != 200 or m is None:
-            return False
-        r = await c.post(f"/runs/{job}/sql", data={"csrf": m[1], "sql": CONSOLE_SQL})
-        return r.status_code == 200
+        return (await c.request("POST", f"/runs/{job}/sql", form={"csrf": m[1], "sql": CONSOLE_SQL}))[0] == 200
+
+
+class Http:
+    """A small HTTP/1.1 client for the simulated users: one keep-alive loopback connection and its cookies, no
+    redirects followed. The users run on the same cores as the service and the sweep, so their client is kept
+    cheap (httpx costs several times the CPU per request); ``Phase`` reports what it cost."""
+
+    def __init__(self, url: str):
+        self.host, _, port = url.removeprefix("http://").partition(":")
+        self.port = int(port)
+        self.cookies: dict[str, str] = {}
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+    async def request(self, method: str, path: str, form: dict[str, str] | None = None,
+                      headers: dict[str, str] | None = None, until: bytes | None = None) -> tuple[int, bytes]:
+        """(status, body); ``until``: read a streamed body only until it holds these bytes, then hang up."""
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        body = urlencode(form).encode() if form is not None else b""
+        head = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}", *(f"{k}: {v}" for k, v in
+                                                                               (headers or {}).items())]
+        if self.cookies:
+            head.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
+        if form is not None:
+            head += ["Content-Type: application/x-www-form-urlencoded", f"Content-Length: {len(body)}"]
+        self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+        r = self.reader
+        status = int((await r.readuntil(b"\r\n")).split()[1])
+        length, chunked, close = 0, False, False
+        while (line := await r.readuntil(b"\r\n")) != b"\r\n":
+            name, _, value = line.decode("latin-1").partition(":")
+            name, value = name.strip().lower(), value.strip()
+            if name == "content-length":
+                length = int(value)
+            elif name == "transfer-encoding":
+                chunked = "chunked" in value.lower()
+            elif name == "connection":
+                close = value.lower() == "close"
+            elif name == "set-cookie":
+                pair, _, attrs = value.partition(";")
+                k, _, v = pair.partition("=")
+                if "max-age=0" in attrs.lower().replace(" ", "") or not v.strip('"'):
+                    self.cookies.pop(k.strip(), None)
+                else:
+                    self.cookies[k.strip()] = v
+        if not chunked:
+            got = await r.readexactly(length)
+        else:
+            got = b""
+            while size := int((await r.readuntil(b"\r\n")).split(b";")[0], 16):
+                got += (await r.readexactly(size + 2))[:-2]
+                if until is not None and until in got:
+                    self.close()
+                    return status, got
+            await r.readuntil(b"\r\n")
+        if close:
+            self.close()
+        return status, got
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """CPU seconds (user + system) a process has used itself so far (not its children), from /proc; None if unknown."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def start_service(root: Path, port: int, workers: int | None) -> subprocess.Popen:
@@ -262,52 +349,71 @@ def code_version() -> str:
         return "unknown"
 
 
-def run(a: argparse.Namespace) -> dict:
-    per_cell = a.games // CELLS
-    spec = SPEC.format(per_cell=per_cell)
-    rng = random.Random(a.seed)
-    with tempfile.TemporaryDirectory(prefix="playtest-bench-") as tmp:
-        root = Path(tmp) / "root"
-        edit, read = add_user(root, "bench-edit", "edit"), add_user(root, "bench-read", "read")
-        port = free_port()
-        proc = start_service(root, port, a.workers)
-        try:
-            url = f"http://127.0.0.1:{port}"
-            loaded = asyncio.run(Phase(url, root, edit, read, spec, a.users, tuple(a.think), a.max_s, rng).run())
-            alone = asyncio.run(Phase(url, root, edit, read, spec, 0, tuple(a.think), a.max_s, rng).run())
-        finally:
-            stop_service(proc)
+def design(a: argparse.Namespace, root: Path, spec: str, workers: int | None, rng: random.Random,
+           edit: str, read: str) -> dict:
+    """One design: a service whose sweeps use ``--workers workers``; the sweep with users, then alone."""
+    port = free_port()
+    proc = start_service(root, port, workers)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        loaded = asyncio.run(Phase(url, root, edit, read, spec, a.users, tuple(a.think), a.max_s, rng, proc.pid).run())
+        alone = asyncio.run(Phase(url, root, edit, read, spec, 0, tuple(a.think), a.max_s, rng, proc.pid).run())
+    finally:
+        stop_service(proc)
     ratio = loaded["sweep_games_per_s"] / alone["sweep_games_per_s"]
     worst_p95 = max((r["p95_ms"] for r in loaded["routes"].values() if r["p95_ms"] is not None), default=None)
-    return {"command": " ".join(["python -m service.bench", *sys.argv[1:]]), "machine": machine(),
-            "code_version": code_version(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "games": per_cell * CELLS, "users": a.users, "think_s": list(a.think), "workers": a.workers or os.cpu_count(),
-            "with_users": loaded, "no_users": alone, "games_per_s_ratio": round(ratio, 3), "worst_p95_ms": worst_p95,
+    return {"workers": workers or os.cpu_count(), "with_users": loaded, "no_users": alone,
+            "games_per_s_ratio": round(ratio, 3), "worst_p95_ms": worst_p95,
             "targets": {"page_p95_under_300_ms": worst_p95 is not None and worst_p95 < 300,
                         "games_per_s_within_10_percent": ratio >= 0.9}}
 
 
+def run(a: argparse.Namespace) -> dict:
+    per_cell = a.games // CELLS
+    spec = SPEC.format(per_cell=per_cell)
+    rng = random.Random(a.seed)
+    designs = []
+    with tempfile.TemporaryDirectory(prefix="playtest-bench-") as tmp:
+        root = Path(tmp) / "root"
+        edit, read = add_user(root, "bench-edit", "edit"), add_user(root, "bench-read", "read")
+        for workers in a.workers or [None]:
+            designs.append(design(a, root, spec, workers, rng, edit, read))
+    return {"command": " ".join(["python -m service.bench", *sys.argv[1:]]), "machine": machine(),
+            "code_version": code_version(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "games": per_cell * CELLS, "users": a.users, "think_s": list(a.think), "designs": designs}
+
+
 def markdown(r: dict) -> str:
-    w, n = r["with_users"], r["no_users"]
+    ds = r["designs"]
     out = [f"# Service load benchmark ({r['date']})", "",
            f"`{r['command']}` on {r['machine']}; code {r['code_version']}.", "",
-           (f"A sweep of {r['games']:,} games (the smoke spec's shape: 4 cells, parts of 2,500) with `--workers "
-            f"{r['workers']}`, played twice on one `playtest serve` over loopback: first while {r['users']} simulated "
-            f"users browse (each waits {r['think_s'][0]:g} to {r['think_s'][1]:g} s between requests), then alone."), "",
-           "| sweep | games/s (the sweep's own summary) | wall s |", "|---|---|---|",
-           f"| with {r['users']} users | {w['sweep_games_per_s']:,} | {w['sweep_wall_s']:g} |",
-           f"| no users | {n['sweep_games_per_s']:,} | {n['sweep_wall_s']:g} |", "",
-           (f"games/s ratio (with users / without): **{r['games_per_s_ratio']:.3f}** (target >= 0.90: "
-            f"{'met' if r['targets']['games_per_s_within_10_percent'] else 'not met'})"), "",
-           (f"Page latencies while the sweep played ({w['browsed_s']:g} s; the SQL console "
-            f"{'included' if w['console'] else 'absent in this service'}):"), "",
-           "| route | requests | errors | p50 ms | p95 ms | p99 ms |", "|---|---|---|---|---|---|"]
-    for route, x in w["routes"].items():
-        out.append(f"| `{route}` | {x['requests']:,} | {x['errors']} | {x['p50_ms']} | {x['p95_ms']} | {x['p99_ms']} |")
-    out += ["", (f"Worst p95: **{r['worst_p95_ms']} ms** (target under 300 ms: "
-                 f"{'met' if r['targets']['page_p95_under_300_ms'] else 'not met'}). `GET /runs/{{id}}/events` is the "
-                 "time to the stream's first event; `POST /runs/{id}/sql` the console query "
-                 f"(`{CONSOLE_SQL}`) alone, after its form."), ""]
+           (f"A sweep of {r['games']:,} games (the smoke spec's shape: 4 cells, parts of 2,500), played twice on one "
+            f"`playtest serve` over loopback: first while {r['users']} simulated users browse (each waits "
+            f"{r['think_s'][0]:g} to {r['think_s'][1]:g} s between requests), then alone; once per design (the "
+            "sweep's `--workers`). The users are one asyncio process (a small keep-alive HTTP/1.1 client); its CPU seconds and the service "
+            "process's own (its job children not included) are measured over the browsing time."), "",
+           "| design | games/s with users | games/s alone | ratio (target >= 0.90) | worst p95 ms (target < 300) "
+           "| users' CPU s | service's CPU s | browsed s |",
+           "|---|---|---|---|---|---|---|---|"]
+    for d in ds:
+        w, n, t = d["with_users"], d["no_users"], d["targets"]
+        out.append(f"| `--workers {d['workers']}` | {w['sweep_games_per_s']:,} | {n['sweep_games_per_s']:,} | "
+                   f"**{d['games_per_s_ratio']:.3f}** ({'met' if t['games_per_s_within_10_percent'] else 'not met'}) | "
+                   f"**{d['worst_p95_ms']}** ({'met' if t['page_p95_under_300_ms'] else 'not met'}) | "
+                   f"{w['cpu_s']['users']} | {w['cpu_s']['service']} | {w['browsed_s']:g} |")
+    for d in ds:
+        w, n = d["with_users"], d["no_users"]
+        out += ["", f"## `--workers {d['workers']}`", "",
+                f"Sweep wall time: {w['sweep_wall_s']:g} s with users, {n['sweep_wall_s']:g} s alone. Page latencies "
+                f"while the sweep played ({w['browsed_s']:g} s; the SQL console "
+                f"{'included' if w['console'] else 'absent in this service'}):", "",
+                "| route | requests | errors | p50 ms | p95 ms | p99 ms |", "|---|---|---|---|---|---|"]
+        for route, x in w["routes"].items():
+            out.append(f"| `{route}` | {x['requests']:,} | {x['errors']} | {x['p50_ms']} | {x['p95_ms']} | "
+                       f"{x['p99_ms']} |")
+    out += ["", ("`GET /runs/{id}/events` is the time to the stream's first event; `POST /runs/{id}/sql` the console "
+                 f"query (`{CONSOLE_SQL}`) alone, after its form. An error is a request that failed or did not answer "
+                 "200 (the console's 503 when busy counts as one)."), ""]
     return "\n".join(out)
 
 

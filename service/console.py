@@ -5,24 +5,33 @@ as one SELECT over the results' views (``check_select``) and run on the locked c
 only the run's verified part files; no other file, ATTACH, setting or extension), with the service's time and memory
 limit per statement and a cap on the rows fetched. A canned query's values are checked by the library's own binding
 (``bind``) and bound, never pasted. A download is a table the run's manifest lists, read by pyarrow from the same
-verified part files. No message shows a server path: the run's folder is "this run's results"."""
+verified part files. No message shows a server path: the run's folder is "this run's results".
+
+Cheap under load (docs/service.md, "Load"): a statement runs with one DuckDB thread (the other core stays the
+sweep's); at most ``AT_ONCE`` statements run at once in the service (``Shared``: the others wait up to ``WAIT_S``,
+then get 503 in one line); and an answer is kept (a small LRU) by (run, statement, the run's done parts): the same
+statement over the same finished parts, which never change once done, is answered from memory."""
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import math
 import os
 import re
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from queries import library
 from queries.variants import answer_per_variant
+from sim import folder
 from service.pages import esc
 
 CONSOLE = ("in the console", "the console runs")          # how a refusal says what runs (library.check_select)
@@ -30,6 +39,12 @@ MAX_SQL = 20_000                                          # characters of consol
 TABLE_NAME = re.compile(r"[a-z][a-z0-9_]{0,62}")           # a downloadable table's name (and the manifest's)
 QUERY_NAME = re.compile(r"\w{1,64}")
 FORMATS = {"parquet": "application/vnd.apache.parquet", "csv": "text/csv; charset=utf-8"}
+THREADS = 1                                               # DuckDB threads per statement
+AT_ONCE = max(1, min(2, (os.cpu_count() or 2) // 2))      # statements running at once in one service process
+WAIT_S = 5.0                                              # how long a statement waits for its turn, at most
+CACHE_ANSWERS = 64                                        # answers kept (each at most max_rows rows)
+FRESH_S = 10.0                                            # while a run plays, its parts are looked at this often
+STALE_S = 30.0                                            # while it plays, an older answer is shown this long at most
 
 
 @dataclass(frozen=True)
@@ -49,6 +64,122 @@ class Answer:
     seconds: float = 0.0
     error: str = ""                   # one line; the page shows it instead of a table
     notes: list[str] = field(default_factory=list)   # lines said under the table (why it is empty, how split)
+    busy: bool = False                # refused for now: AT_ONCE statements were running (503)
+    cached: bool = False              # the kept answer of the same statement over the same done parts
+    stale_s: float | None = None      # kept, made this long ago over fewer parts (the sweep plays on)
+
+
+def parts_fingerprint(out: Path) -> tuple[str, bool] | None:
+    """(a digest of the run's done parts as its manifest lists them: cell, batch, rows, each file's size and
+    SHA-256; whether the sweep is still playing), None when the manifest cannot be read. A done part never
+    changes, so the same digest means the same records."""
+    try:
+        m = library.read_manifest(out)
+    except (library.ResultsError, library.QueryError, OSError, ValueError):
+        return None
+    if not isinstance(m, dict):
+        return None
+    h = hashlib.sha256()
+    for cell, batch, p in folder.done_parts(m):
+        files = sorted((t, f.get("bytes"), f.get("sha256")) for t, f in (p.get("files") or {}).items())
+        h.update(repr((cell, batch, p.get("rows"), p.get("bytes"), files)).encode())
+    return h.hexdigest(), m.get("state") == "running"
+
+
+@dataclass
+class _Kept:
+    parts: str                        # the done parts' digest it was made over (at least those)
+    answer: Answer
+    made: float                       # time.monotonic() when it was made
+
+
+class Shared:
+    """What the console's statements share in one service process: the gate (at most ``at_once`` statements
+    run at once; a statement waits up to ``wait_s`` for its turn, else it is refused as busy) and the kept
+    answers (an LRU of ``size``): per (run folder, what was asked, limits) the last answer and the done parts it
+    was made over.
+
+    ``fingerprint(out)`` gives (the run's done-parts digest, whether its sweep still plays) as the service's
+    snapshot of the manifest knows it (service/live.py's Snapshots: while a run plays, at most ``FRESH_S`` old).
+    The same digest: the kept answer. Another digest: a new answer, made now, over the parts done when it runs
+    (those of the digest and any that finished since); except while the sweep still plays and the kept answer
+    is under ``STALE_S`` old: that one is shown at once, marked as such, and the new one is made in the
+    background (one at a time per statement, in the gate's turn). Errors are not kept: a time or memory limit met
+    under load says nothing about the next try."""
+
+    def __init__(self, fingerprint: Callable[[Path], tuple[str, bool] | None] | None = None, at_once: int = AT_ONCE,
+                 wait_s: float = WAIT_S, size: int = CACHE_ANSWERS):
+        self.fingerprint = fingerprint or parts_fingerprint
+        self.at_once, self.wait_s, self.size = at_once, wait_s, size
+        self.gate = threading.BoundedSemaphore(at_once)
+        self._answers: OrderedDict = OrderedDict()
+        self._making: set = set()     # keys whose fresher answer is being made in the background
+        self._lock = threading.Lock()
+
+    def kept(self, key: tuple) -> _Kept | None:
+        with self._lock:
+            got = self._answers.get(key)
+            if got is not None:
+                self._answers.move_to_end(key)
+            return got
+
+    def keep(self, key: tuple, parts: str | None, answer: Answer) -> None:
+        if parts is None or answer.error:
+            return
+        with self._lock:
+            self._answers[key] = _Kept(parts, answer, time.monotonic())
+            self._answers.move_to_end(key)
+            while len(self._answers) > self.size:
+                self._answers.popitem(last=False)
+
+    @staticmethod
+    def shown(k: _Kept, stale: bool) -> Answer:
+        a = k.answer
+        return Answer(a.columns, a.rows, a.cut, a.seconds, notes=list(a.notes), cached=True,
+                      stale_s=time.monotonic() - k.made if stale else None)
+
+    def answer(self, out: Path, asked: tuple, limits: ConsoleLimits, work: Callable[[], Answer]) -> Answer:
+        """The kept answer to ``asked`` over the run's done parts, else ``work()`` in its turn (or busy)."""
+        got = self.fingerprint(out)
+        parts, playing = got if got is not None else (None, False)
+        key = (str(out), asked, limits)
+        k = self.kept(key)
+        if k is not None and k.parts == parts:
+            return self.shown(k, False)
+        if k is not None and playing and time.monotonic() - k.made < STALE_S:
+            self._refresh(key, parts, work)
+            return self.shown(k, True)
+        if not self.gate.acquire(timeout=self.wait_s):
+            return Answer(error=f"the console is busy: {self.at_once} statement{'s' if self.at_once != 1 else ''} "
+                                f"running already (the most at once); try again in a few seconds", busy=True)
+        try:
+            k = self.kept(key)
+            if k is not None and k.parts == parts:          # made while this one waited for its turn
+                return self.shown(k, False)
+            answer = work()
+            self.keep(key, parts, answer)
+            return answer
+        finally:
+            self.gate.release()
+
+    def _refresh(self, key: tuple, parts: str | None, work: Callable[[], Answer]) -> None:
+        """Make the answer over ``parts`` in a background thread, if no other is making it and a turn is free."""
+        with self._lock:
+            if key in self._making:
+                return
+            self._making.add(key)
+
+        def made() -> None:
+            try:
+                if self.gate.acquire(blocking=False):
+                    try:
+                        self.keep(key, parts, work())
+                    finally:
+                        self.gate.release()
+            finally:
+                with self._lock:
+                    self._making.discard(key)
+        threading.Thread(target=made, name="console-refresh", daemon=True).start()
 
 
 def _scrub(message: str, out: Path, job: str) -> str:
@@ -63,16 +194,23 @@ def _scrub(message: str, out: Path, job: str) -> str:
 
 
 def _connect(out: Path, job: str):
-    return library.connect([str(out)], names=[f"runs/{job}"])
+    return library.connect([str(out)], names=[f"runs/{job}"], threads=THREADS)
 
 
-def run_sql(out: Path, job: str, sql: str, limits: ConsoleLimits) -> Answer:
-    """One statement of the user's over the run's results, on the locked connection: the answer or one line."""
+def run_sql(out: Path, job: str, sql: str, limits: ConsoleLimits, shared: Shared | None = None) -> Answer:
+    """One statement of the user's over the run's results, on the locked connection: the answer or one line.
+    With ``shared``: the kept answer when there is one, else run in its turn (or refused as busy)."""
     if not sql.strip():
         return Answer(error="sql: the statement is empty; give one SELECT over the view games, e.g. "
                             "SELECT players, count(*) FROM games GROUP BY ALL")
     if len(sql) > MAX_SQL:
         return Answer(error=f"sql: the statement is {len(sql):,} characters; at most {MAX_SQL:,}")
+    if shared is not None:
+        return shared.answer(out, ("sql", job, sql.strip()), limits, lambda: _run_sql(out, job, sql, limits))
+    return _run_sql(out, job, sql, limits)
+
+
+def _run_sql(out: Path, job: str, sql: str, limits: ConsoleLimits) -> Answer:
     t0 = time.monotonic()
     try:
         with library.limits(limits.timeout, limits.memory_gib):
@@ -104,12 +242,24 @@ def shown_default(p: library.Param) -> str:
     return ",".join(map(str, p.default)) if isinstance(p.default, list) else str(p.default)
 
 
-def run_query(out: Path, job: str, query: library.Query, given: dict[str, str], limits: ConsoleLimits) -> Answer:
+def run_query(out: Path, job: str, query: library.Query, given: dict[str, str], limits: ConsoleLimits,
+              shared: Shared | None = None) -> Answer:
     """A canned query with the form's values (checked and bound by the library), answered per variant as
-    ``playtest query`` answers it."""
-    t0 = time.monotonic()
+    ``playtest query`` answers it. With ``shared``: kept and gated as run_sql."""
     try:
         values = library.bind(query, given)
+    except (library.QueryError, library.ResultsError) as e:
+        return Answer(error=_scrub(str(e), out, job))
+    if shared is not None:
+        asked = ("query", job, query.name, repr(sorted(values.items())))
+        return shared.answer(out, asked, limits, lambda: _run_query(out, job, query, values, limits))
+    return _run_query(out, job, query, values, limits)
+
+
+def _run_query(out: Path, job: str, query: library.Query, values: dict[str, Any], limits: ConsoleLimits
+               ) -> Answer:
+    t0 = time.monotonic()
+    try:
         with library.limits(limits.timeout, limits.memory_gib):
             con = _connect(out, job)
             try:
@@ -216,7 +366,10 @@ def answer_html(a: Answer, limits: ConsoleLimits) -> str:
     note = (f"the first {limits.max_rows:,} rows are shown; the answer has more (the console's row cap)"
             if a.cut else f"{len(a.rows):,} row{'s' if len(a.rows) != 1 else ''}")
     said = "".join(f"<p class='note'>{esc(n)}</p>" for n in a.notes)
-    return (f"<p id='answer-note'>{esc(note)} in {a.seconds:.2f} s</p>"
+    kept = ("" if not a.cached else " (kept: the same statement over the same finished parts)" if a.stale_s is None
+            else f" (kept from {a.stale_s:.0f} s ago, over the parts finished then; the sweep plays on and a newer "
+                 "answer is being made: ask again)")
+    return (f"<p id='answer-note'>{esc(note)} in {a.seconds:.2f} s{kept}</p>"
             f"<table id='answer'><tr>{head}</tr>{body}</table>{said}")
 
 

@@ -3,9 +3,12 @@ its Wilson 95% interval, read from the sweep's finished parts; for a ``[stop]`` 
 and why it stopped (the manifest's own per-cell record). Served as JSON (``/api/runs/{id}/progress``) and as
 server-sent events (``/runs/{id}/events``) that the run page's small script renders.
 
-Cheap enough to ask every 2 s of a 1,000,000-game sweep: the manifest is re-read only when its file changed, and
-each done part is read once (a locked DuckDB connection over the new parts only, the game's own ``seats.sql`` saying
-who won); the per-cell counts are kept per run and keyed by the done-part count."""
+Cheap enough for 50 users asking during a 1,000,000-game sweep (docs/service.md, "Load"): one shared state per run
+serves every page, API call and stream; while the run is active it is made again at most every ``MIN_REREAD_S``
+(the manifest re-read only when its file's (inode, mtime, size) changed, each done part read once: a locked DuckDB
+connection over the new parts only, the game's own ``seats.sql`` saying who won); once the run has ended every
+look checks the file again (a stat). ``Snapshots`` does the same for the other things the pages derive from a
+run's manifest (its counts, its tables)."""
 
 from __future__ import annotations
 
@@ -30,13 +33,72 @@ from sim import folder
 
 EVENT_EVERY_S = 2.0           # how often a stream sends the state
 STREAM_S = 20.0               # a stream ends after this long (EventSource reconnects): a shutdown waits no longer
-MIN_REREAD_S = 1.0            # parts are read at most this often per run, however many pages ask
+MIN_REREAD_S = 2.0            # parts are read at most this often per run, however many pages ask
 
 COUNTS_SQL = """
 SELECT cell, count(*) AS games, count(*) FILTER (WHERE winning_side >= 0) AS decided,
        count(*) FILTER (WHERE winning_side = first_player_side) AS first_wins, any_value(sides) AS sides
 FROM seat_outcomes GROUP BY cell
 """
+
+
+def stat_key(out: Path) -> tuple | None:
+    """The manifest file's (inode, mtime, size): a new manifest is a new file (written atomically) or a new mtime."""
+    try:
+        st = (Path(out) / "manifest.json").stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+@dataclass
+class _Snap:
+    key: tuple | None = ()                             # the manifest's stat_key when last looked at
+    checked_at: float = -1e9
+    values: dict = field(default_factory=dict)         # name -> what fn(out) said for that key
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class Snapshots:
+    """Values derived from a run folder's manifest (its counts, its tables ...), each computed once per version of
+    the manifest file and shared by every request; the file is looked at (a stat) at most every ``every`` s per
+    run unless the caller asks for ``fresh`` (a run that has ended: its manifest changes no more, so a stat per
+    look costs little and nothing stale is shown)."""
+
+    def __init__(self, every: float = MIN_REREAD_S, size: int = 256):
+        self.every, self.size = every, size
+        self._runs: dict[str, _Snap] = {}
+        self._lock = threading.Lock()
+
+    def get(self, out: Path, name: str, fn, fresh: bool = False, every: float | None = None):
+        """``fn(out)`` as computed for the manifest file's version last seen; the file is looked at again when
+        ``fresh`` or when it was last looked at over ``every`` s ago (default: this one's ``every``)."""
+        with self._lock:
+            snap = self._runs.get(str(out))
+            if snap is None:
+                if len(self._runs) >= self.size:           # bounded: forget the oldest run's values
+                    self._runs.pop(next(iter(self._runs)))
+                snap = self._runs[str(out)] = _Snap()
+        with snap.lock:
+            now = time.monotonic()
+            if fresh or now - snap.checked_at >= (self.every if every is None else every):
+                snap.checked_at = now
+                key = stat_key(out)
+                if key != snap.key:
+                    snap.key, snap.values = key, {}
+            if name not in snap.values:
+                snap.values[name] = fn(out)
+            return snap.values[name]
+
+    def key(self, out: Path, fresh: bool = False) -> tuple | None:
+        """The manifest's stat_key as this snapshot knows it (at most ``every`` s old unless ``fresh``)."""
+        self.get(out, "key", lambda _out: None, fresh)
+        with self._lock:
+            return self._runs[str(out)].key
+
+    def forget(self, out: Path) -> None:
+        with self._lock:
+            self._runs.pop(str(out), None)
 
 
 @dataclass
@@ -47,6 +109,9 @@ class _Run:
     cells: dict = field(default_factory=dict)          # cell -> [games, decided, first_wins, sides]
     read_at: float = 0.0
     error: str | None = None
+    described: dict | None = None                      # the last state made, shared by every caller
+    described_at: float = -1e9
+    described_for: tuple = ()                          # (manifest key, parts counted, error) it was made from
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -57,23 +122,31 @@ class Live:
         self._runs: dict[str, _Run] = {}
         self._lock = threading.Lock()
 
-    def state(self, out: Path) -> dict[str, Any] | None:
-        """The run's live state (None before the sweep wrote its manifest)."""
+    def state(self, out: Path, fresh: bool = False) -> dict[str, Any] | None:
+        """The run's live state (None before the sweep wrote its manifest): the shared one if it is under
+        ``MIN_REREAD_S`` old, unless ``fresh`` (the run has ended: look at the manifest again)."""
         with self._lock:
             run = self._runs.setdefault(str(out), _Run())
-        if not run.lock.acquire(blocking=run.manifest is None):
-            return _describe(run.manifest, run)           # another thread is counting: the last state, at once
+        if not fresh and run.described is not None and time.monotonic() - run.described_at < MIN_REREAD_S:
+            return run.described
+        if not run.lock.acquire(blocking=run.manifest is None or fresh):
+            return run.described or _describe(run.manifest, run)  # another thread is making it: the last, at once
         try:
+            now = time.monotonic()
             m = self._manifest(out, run)
             if m is None:
                 return None
             done = {(c, b) for c, b, _ in folder.done_parts(m)}
             if not done:                                   # nothing finished yet (or a folder quarantined)
                 run.seen, run.cells, run.error = set(), {}, None
-            elif done != run.seen and (time.monotonic() - run.read_at >= MIN_REREAD_S
+            elif done != run.seen and (now - run.read_at >= MIN_REREAD_S
                                        or (m.get("state") != "running" and run.error is None)):
                 self._count(out, m, run, done)
-            return _describe(m, run)
+            made_from = (run.key, len(run.seen), run.error)
+            if run.described is None or made_from != run.described_for:
+                run.described, run.described_for = _describe(m, run), made_from
+            run.described_at = now
+            return run.described
         finally:
             run.lock.release()
 
@@ -83,11 +156,9 @@ class Live:
 
     @staticmethod
     def _manifest(out: Path, run: _Run) -> dict | None:
-        try:
-            st = (Path(out) / "manifest.json").stat()
-        except OSError:
+        key = stat_key(out)
+        if key is None:
             return None
-        key = (st.st_ino, st.st_mtime_ns, st.st_size)
         if key != run.key:
             try:
                 m = library.read_manifest(out)
@@ -204,7 +275,9 @@ def look(catalog, live: Live, root: Path, job: str) -> dict[str, Any] | None:
     row = catalog.job(job)
     if row is None:
         return None
-    got = live.state(layout(root, row["id"])["out"]) if row["state"] != "queued" or row["started"] else None
+    fresh = row["state"] not in ("queued", "running")       # ended: its manifest is final, look again
+    got = (live.state(layout(root, row["id"], row.get("results") or "")["out"], fresh=fresh) if row["state"] != "queued" or row["started"]
+           else None)
     return {"id": row["id"], "run_state": row["state"], "error": row["error"], "progress": got}
 
 
