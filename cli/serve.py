@@ -4,6 +4,7 @@ own entry point (service/__main__.py) in this process; ``submit`` speaks the ser
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from pathlib import Path
@@ -88,6 +89,8 @@ def submit(spec: Annotated[Optional[Path], typer.Argument(help="a sweep spec (TO
 
     Exit code: 0 (queued; with --wait: done), 1 (with --wait: failed or cancelled), 2 (bad input, refused)."""
     import httpx
+    if not (math.isfinite(timeout) and 1 <= timeout <= 30 * 86_400):
+        fail(f"--timeout {timeout:g} is out of range; expected seconds from 1 to 2592000 (30 days)")
     token = token or os.environ.get("PLAYTEST_TOKEN")
     if not token:
         fail("give your API token: --token TOKEN or PLAYTEST_TOKEN (an admin makes one with playtest serve "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import math
 import os
 import socket
 import sys
@@ -14,6 +15,18 @@ from pathlib import Path
 from service.catalog import ROLES, Catalog, CatalogError
 
 DEFAULT_PORT = 8321
+CONSOLE_SECONDS, CONSOLE_MEMORY_GIB, CONSOLE_ROWS = 10.0, 1.0, 1000      # the SQL console's limits per statement
+CONSOLE_RANGES = {"--console-seconds": (1, 3600), "--console-memory": (0.25, 1024), "--console-rows": (1, 100_000)}
+
+
+def console_problem(seconds: float, memory_gib: float, rows: int) -> str | None:
+    """One line naming the console limit that is out of range (playtest serve checks them too), else None."""
+    for flag, value in (("--console-seconds", seconds), ("--console-memory", memory_gib), ("--console-rows", rows)):
+        low, high = CONSOLE_RANGES[flag]
+        if not (math.isfinite(value) and low <= value <= high):
+            kind = "an integer" if flag == "--console-rows" else "a number"
+            return f"{flag} {value:g} is out of range; expected {kind} from {low:g} to {high:g}"
+    return None
 
 
 class _Args(argparse.ArgumentParser):
@@ -33,6 +46,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--max-queued", type=int, default=5)
     p.add_argument("--submit-per-minute", type=int, default=10)
+    p.add_argument("--console-seconds", type=float, default=CONSOLE_SECONDS)
+    p.add_argument("--console-memory", type=float, default=CONSOLE_MEMORY_GIB)
+    p.add_argument("--console-rows", type=int, default=CONSOLE_ROWS)
     p.add_argument("--add-user", default=None)
     p.add_argument("--role", default="read")
     p.add_argument("--rotate-token", default=None)
@@ -86,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
             fail(f"{flag} {value} is out of range; expected an integer from {low} to {high}")
     if a.workers is not None and not 1 <= a.workers <= 4096:
         fail(f"--workers {a.workers} is out of range; expected an integer from 1 to 4096")
+    if (bad := console_problem(a.console_seconds, a.console_memory, a.console_rows)) is not None:
+        fail(bad)
     if a.address is not None and (bad := address_error(a.address)) is not None:
         fail(bad)
     if a.results is not None and (bad := results_error(a.results)) is not None:
@@ -132,9 +150,12 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from service.app import Settings, create_app
+    from service.console import ConsoleLimits
     root.mkdir(parents=True, exist_ok=True)
     app = create_app(Settings(root=root, jobs=a.jobs, workers=a.workers, address=a.address, results=a.results or "", max_queued=a.max_queued,
-                              submit_per_minute=a.submit_per_minute))
+                              submit_per_minute=a.submit_per_minute,
+                              console_limits=ConsoleLimits(timeout=a.console_seconds, memory_gib=a.console_memory,
+                                                           max_rows=a.console_rows)))
     if not app.state.catalog.users():
         print(f"warning: no users yet: add one with playtest serve --root {root} --add-user NAME --role admin",
               file=sys.stderr)

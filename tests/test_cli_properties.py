@@ -233,6 +233,7 @@ import typer                                # noqa: E402
 
 from cli import compare as cli_compare, play as cli_play, reference as cli_reference  # noqa: E402
 from cli import regress as cli_regress, report as cli_report, tune_bot as cli_tune_bot  # noqa: E402
+from cli import serve as cli_serve  # noqa: E402
 
 REACHED = "stub reached"    # what the stubbed work says: the command got past its checks
 BIG = [0, -1, 1, 2, 4, 5, 100, 101, 4096, 4097, 100_000, 100_001, 10**6, 10**6 + 1, 10**9, 10**12, 10**12 + 1,
@@ -264,8 +265,17 @@ NUMERIC_FLAGS = [
     (["tune-bot", "paws"], "--games", 1, 10**6),
     (["tune-bot", "paws"], "--seed", 0, S),
     (["tune-bot", "paws"], "--workers", 1, W),
+    (["serve", "--host", "127.0.0.1"], "--port", 1, 65535),
+    (["serve", "--host", "127.0.0.1"], "--workers", 1, 4096),
+    (["serve", "--host", "127.0.0.1"], "--jobs", 1, 64),
+    (["serve", "--host", "127.0.0.1"], "--max-queued", 1, 10_000),
+    (["serve", "--host", "127.0.0.1"], "--submit-per-minute", 1, 10_000),
+    (["serve", "--host", "127.0.0.1"], "--console-seconds", 1, 3600),
+    (["serve", "--host", "127.0.0.1"], "--console-memory", 1, 1024),
+    (["serve", "--host", "127.0.0.1"], "--console-rows", 1, 100_000),
+    (["submit", "--server", "http://127.0.0.1:9"], "--timeout", 1, 30 * 86_400),
 ]
-NUMERIC_MODULES = (cli_play, cli_compare, cli_regress, cli_report, cli_tune_bot, cli_reference)
+NUMERIC_MODULES = (cli_play, cli_compare, cli_regress, cli_report, cli_tune_bot, cli_reference, cli_serve)
 
 
 def numeric_flags(module) -> set[tuple[str, str]]:
@@ -322,6 +332,8 @@ def stubbed(monkeypatch):
     monkeypatch.setattr(rep, "check_source", stub(rep.ReportError))
     monkeypatch.setattr(cli_regress, "run", stub(ValueError))
     monkeypatch.setattr(cli_tune_bot, "tune_heuristic", stub(ConnectionError))
+    import service.__main__ as service_main
+    monkeypatch.setattr(service_main, "main", lambda args: 0)     # serve's checks passed: no service started
 
 
 @pytest.mark.parametrize("case", NUMERIC_FLAGS, ids=lambda c: f"{c[0][0]}-{c[0][1]}-{c[1]}" if isinstance(c, tuple)
