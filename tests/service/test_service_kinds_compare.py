@@ -62,6 +62,18 @@ def test_compare_two_runs_from_the_api_and_one_run_by_players_from_the_form(tmp_
         split = page.get(f"/runs/{second}/pages/compare").text
         assert "players 2 vs 4" in split and "Benjamini-Hochberg" in split and "A = players=2; B = players=4" in split
         assert f"playtest compare runs/{a} --by players --adjust bh" in split
+        listed = page.get("/runs", params={"verdict": "real difference"}).text
+        assert f"/runs/{second}" in listed and f"/runs/{job}'" not in listed and XSS not in listed
+        assert [r["id"] for r in api.get("/api/runs", params={"verdict": "no real difference"}).json()["runs"]] == [job]
+
+        # a baseline no game has: the job fails with the library's one line, escaped on every page
+        r = api.post("/api/runs", json={"kind": "compare", "a": a, "by": "players", "baseline": XSS})
+        assert r.status_code == 201, r.text
+        failed = wait_state(api, r.json()["id"], ("done", "failed", "cancelled"))
+        assert failed["state"] == "failed" and failed["error"].startswith("--baseline '<script>"), failed
+        assert str(live.app.state.root) not in failed["error"]
+        shown = page.get(f"/runs/{r.json()['id']}").text
+        assert XSS not in shown and "--baseline &#x27;&lt;script&gt;" in shown
 
 
 @pytest.fixture
