@@ -5,6 +5,7 @@ into OWN/report.html, with the text summary (OWN/report.txt) and the verdict car
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from queries import library
 from queries import report as rep
 from queries.measure_pages import measure_page
 from sim.files import write_atomic
+from sim.storage import is_uri
 
 
 def build(results: str, own: Path, **options) -> list[str]:
@@ -44,8 +46,12 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("error: usage: python -m service.reportjob RESULTS OWN", file=sys.stderr)
         return 2
+    results, own = argv[0], Path(argv[1]).resolve()
+    if not is_uri(results):         # from the service's root: the page names runs/ID, never a server path
+        os.chdir(Path(results).resolve().parent.parent)
+        results = f"runs/{Path(results).name}"
     try:
-        for line in build(argv[0], Path(argv[1])):
+        for line in build(results, own):
             print(line)
     except (rep.ReportError, library.QueryError, library.ResultsError, OSError) as e:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)

@@ -50,6 +50,8 @@ def test_a_spec_with_its_card_file_plays_the_same_bytes_as_the_command_line(tmp_
             assert wait_state(api, job, ("done", "failed"))["state"] == "done"
     paths = layout(live.app.state.root, job)
     assert (paths["own"] / "strong-items.toml").read_text() == STRONG
+    page = paths["report"].read_text()
+    assert f"runs/{job}" in page and str(live.app.state.root) not in page      # no server path in the report
     ours, theirs = parts(paths["out"]), parts(local / "out")
     assert ours and ours == theirs
 
