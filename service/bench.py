@@ -107,6 +107,8 @@ class Phase:
     async def run(self) -> dict:
         api = httpx.AsyncClient(base_url=self.url, timeout=30, headers={"Authorization": f"Bearer {self.edit}"})
         async with api:
+            m0, w0 = machine_busy(), time.monotonic()
+            tree0, own0 = tree_seconds(self.service_pid), time.process_time()
             r = await api.post("/api/runs", json={"spec": self.spec, "title": f"load, {self.users} users"})
             r.raise_for_status()
             job = r.json()["id"]
@@ -138,6 +140,14 @@ class Phase:
                 self._bounded(deadline, "the report did not finish")
                 await asyncio.sleep(0.5)
                 got = (await api.get(f"/api/runs/{job}")).json()
+        m1, w1 = machine_busy(), time.monotonic()
+        tree1, own1 = tree_seconds(self.service_pid), time.process_time()
+        machine = None
+        if None not in (m0, m1, tree0, tree1):
+            ours = (tree1 - tree0) + (own1 - own0)
+            machine = {"wall_s": round(w1 - w0, 1), "busy_cores": round((m1 - m0) / (w1 - w0), 2),
+                       "ours_cores": round(ours / (w1 - w0), 2),
+                       "others_cores": round(max(0.0, (m1 - m0) - ours) / (w1 - w0), 2)}
         if got["state"] != "done":
             raise RuntimeError(f"the sweep ended {got['state']}: {got.get('error')}")
         log = " ".join((self.root / "jobs" / job / "job.log").read_text().split())
@@ -146,6 +156,7 @@ class Phase:
             raise RuntimeError("the sweep's summary line is not in its log")
         games, wall, rate = int(m[1].replace(",", "")), float(m[2]), int(m[3].replace(",", ""))
         return {"job": job, "users": self.users, "games": games, "sweep_wall_s": wall, "sweep_games_per_s": rate,
+                "machine": machine,
                 "browsed_s": round(browsed, 1), "console": self.console,
                 "cpu_s": {"users": round(users_cpu, 1),
                           "service": None if service_cpu is None else round(service_cpu, 1)},
@@ -294,6 +305,27 @@ def cpu_seconds(pid: int | None) -> float | None:
         return None
 
 
+def tree_seconds(pid: int | None) -> float | None:
+    """CPU seconds of a process and of its children it has waited for (the service and its ended jobs)."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def machine_busy() -> float | None:
+    """CPU seconds the whole machine has been busy (every process, every core), from /proc/stat."""
+    try:
+        cpu = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
+    except (OSError, ValueError, IndexError):
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = cpu
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def start_service(root: Path, port: int, workers: int | None) -> subprocess.Popen:
     env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
            "PYTHONPATH": os.pathsep.join(p for p in (str(PROJECT), os.environ.get("PYTHONPATH", "")) if p)}
@@ -383,6 +415,11 @@ def run(a: argparse.Namespace) -> dict:
             "games": per_cell * CELLS, "users": a.users, "think_s": list(a.think), "designs": designs}
 
 
+def others(phase: dict) -> str:
+    m = phase.get("machine")
+    return "?" if not m else f"{m['others_cores']:.2f}"
+
+
 def markdown(r: dict) -> str:
     ds = r["designs"]
     out = [f"# Service load benchmark ({r['date']})", "",
@@ -391,16 +428,19 @@ def markdown(r: dict) -> str:
             f"`playtest serve` over loopback: first while {r['users']} simulated users browse (each waits "
             f"{r['think_s'][0]:g} to {r['think_s'][1]:g} s between requests), then alone; once per design (the "
             "sweep's `--workers`). The users are one asyncio process (a small keep-alive HTTP/1.1 client); its CPU seconds and the service "
-            "process's own (its job children not included) are measured over the browsing time."), "",
+            "process's own (its job children not included) are measured over the browsing time. The machine is "
+            "shared: other processes' cores are the machine's busy CPU (/proc/stat) over the whole job, less the "
+            "service's, its jobs' and this benchmark's own; CPU they take is not the sweep's either."), "",
            "| design | games/s with users | games/s alone | ratio (target >= 0.90) | worst p95 ms (target < 300) "
-           "| users' CPU s | service's CPU s | browsed s |",
-           "|---|---|---|---|---|---|---|---|"]
+           "| users' CPU s | service's CPU s | browsed s | other processes' cores (with users / alone) |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for d in ds:
         w, n, t = d["with_users"], d["no_users"], d["targets"]
         out.append(f"| `--workers {d['workers']}` | {w['sweep_games_per_s']:,} | {n['sweep_games_per_s']:,} | "
                    f"**{d['games_per_s_ratio']:.3f}** ({'met' if t['games_per_s_within_10_percent'] else 'not met'}) | "
                    f"**{d['worst_p95_ms']}** ({'met' if t['page_p95_under_300_ms'] else 'not met'}) | "
-                   f"{w['cpu_s']['users']} | {w['cpu_s']['service']} | {w['browsed_s']:g} |")
+                   f"{w['cpu_s']['users']} | {w['cpu_s']['service']} | {w['browsed_s']:g} | "
+                   f"{others(w)} / {others(n)} |")
     for d in ds:
         w, n = d["with_users"], d["no_users"]
         out += ["", f"## `--workers {d['workers']}`", "",

@@ -39,6 +39,11 @@ MAX_SQL = 20_000                                          # characters of consol
 TABLE_NAME = re.compile(r"[a-z][a-z0-9_]{0,62}")           # a downloadable table's name (and the manifest's)
 QUERY_NAME = re.compile(r"\w{1,64}")
 FORMATS = {"parquet": "application/vnd.apache.parquet", "csv": "text/csv; charset=utf-8"}
+OPTIONS = {"where": "filter the games first (as playtest query --where): one boolean expression over their columns, "
+                    "e.g. players = 4 AND round_limit = 0; empty: every game",
+           "pool": "sum over these variant columns on purpose (as --pool; comma-separated); empty: an answer per "
+                   "value of every column that varies",
+           "by": "answer per value of these variant columns (as --by; comma-separated), e.g. bots"}
 THREADS = 1                                               # DuckDB threads per statement
 AT_ONCE = max(1, min(2, (os.cpu_count() or 2) // 2))      # statements running at once in one service process
 WAIT_S = 5.0                                              # how long a statement waits for its turn, at most
@@ -193,8 +198,8 @@ def _scrub(message: str, out: Path, job: str) -> str:
     return text.replace("--read-only", "the console").replace(": --param: ", ": ")
 
 
-def _connect(out: Path, job: str):
-    return library.connect([str(out)], names=[f"runs/{job}"], threads=THREADS)
+def _connect(out: Path, job: str, where: str | None = None):
+    return library.connect([str(out)], where, names=[f"runs/{job}"], threads=THREADS)
 
 
 def run_sql(out: Path, job: str, sql: str, limits: ConsoleLimits, shared: Shared | None = None) -> Answer:
@@ -242,37 +247,51 @@ def shown_default(p: library.Param) -> str:
     return ",".join(map(str, p.default)) if isinstance(p.default, list) else str(p.default)
 
 
+def query_options(query: library.Query, given: dict[str, str]) -> tuple[dict[str, str], str | None, tuple, tuple]:
+    """The form's values split into the query's parameters and ``playtest query``'s options (OPTIONS: ``where``,
+    ``pool`` and ``by``, unless the query has a parameter of that name): (parameters, where or None, pool, by).
+    ``pool`` and ``by`` are comma-separated column names."""
+    params = dict(given)
+    opts = {k: params.pop(k) for k in OPTIONS if k in params and k not in query.params}
+    names = {k: tuple(dict.fromkeys(c.strip() for c in opts.get(k, "").split(",") if c.strip()))
+             for k in ("pool", "by")}
+    return params, opts.get("where", "").strip() or None, names["pool"], names["by"]
+
+
 def run_query(out: Path, job: str, query: library.Query, given: dict[str, str], limits: ConsoleLimits,
               shared: Shared | None = None) -> Answer:
     """A canned query with the form's values (checked and bound by the library), answered per variant as
-    ``playtest query`` answers it. With ``shared``: kept and gated as run_sql."""
+    ``playtest query`` answers it, with its options: ``where`` (checked by the library's own filter check, as
+    ``--where``), ``pool`` and ``by`` (variant columns, checked against the results, as ``--pool`` and ``--by``).
+    With ``shared``: kept and gated as run_sql."""
+    params, where, pool, by = query_options(query, given)
     try:
-        values = library.bind(query, given)
+        values = library.bind(query, params)
     except (library.QueryError, library.ResultsError) as e:
         return Answer(error=_scrub(str(e), out, job))
     if shared is not None:
-        asked = ("query", job, query.name, repr(sorted(values.items())))
-        return shared.answer(out, asked, limits, lambda: _run_query(out, job, query, values, limits))
-    return _run_query(out, job, query, values, limits)
+        asked = ("query", job, query.name, repr(sorted(values.items())), where, pool, by)
+        return shared.answer(out, asked, limits, lambda: _run_query(out, job, query, values, limits, where, pool, by))
+    return _run_query(out, job, query, values, limits, where, pool, by)
 
 
-def _run_query(out: Path, job: str, query: library.Query, values: dict[str, Any], limits: ConsoleLimits
-               ) -> Answer:
+def _run_query(out: Path, job: str, query: library.Query, values: dict[str, Any], limits: ConsoleLimits,
+               where: str | None = None, pool: tuple = (), by: tuple = ()) -> Answer:
     t0 = time.monotonic()
     try:
         with library.limits(limits.timeout, limits.memory_gib):
-            con = _connect(out, job)
+            con = _connect(out, job, where)
             try:
                 if library.uses_seat_outcomes(query):
                     library.add_seat_outcomes(con, [str(out)])
-                columns, rows, variants = answer_per_variant(con, query, values, [str(out)])
+                columns, rows, variants = answer_per_variant(con, query, values, [str(out)], pool, by)
             finally:
                 con.close()
     except (library.QueryError, library.ResultsError) as e:
         return Answer(error=_scrub(str(e), out, job), seconds=time.monotonic() - t0)
     notes = [_scrub(line, out, job).replace("--pool", "playtest query --pool") for line in variants.notes()]
     if not rows:
-        notes.insert(0, query.why_empty())
+        notes.insert(0, query.why_empty(where))
     return Answer(columns, rows[:limits.max_rows], len(rows) > limits.max_rows, time.monotonic() - t0, notes=notes)
 
 
@@ -410,6 +429,10 @@ def query_page(job: dict, q: library.Query, given: dict[str, str], answer: Answe
         value = given.get(p.name, shown_default(p))
         fields += (f"<label for='p-{esc(p.name)}'>{esc(p.name)} ({esc(p.expected())}): {esc(p.help)}</label>"
                    f"<input type='text' id='p-{esc(p.name)}' name='{esc(p.name)}' value='{esc(value)}'>")
+    for name, said in OPTIONS.items():
+        if name not in q.params:
+            fields += (f"<label for='o-{name}'>{name}: {esc(said)}</label>"
+                       f"<input type='text' id='o-{name}' name='{name}' value='{esc(given.get(name, ''))}'>")
     out = (f"<p><a href='/runs/{jid}/queries'>All canned queries</a> · <a href='/runs/{jid}'>Back to the run</a></p>"
            f"<p id='question'>{esc(q.question)}</p>"
            f"<form method='get' action='/runs/{jid}/queries/{esc(q.name)}'>{fields}"

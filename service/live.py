@@ -52,53 +52,59 @@ def stat_key(out: Path) -> tuple | None:
 
 
 @dataclass
-class _Snap:
-    key: tuple | None = ()                             # the manifest's stat_key when last looked at
-    checked_at: float = -1e9
-    values: dict = field(default_factory=dict)         # name -> what fn(out) said for that key
-    lock: threading.Lock = field(default_factory=threading.Lock)
+class _Value:
+    key: tuple | None = ()                             # the manifest's stat_key it was computed for
+    checked_at: float = -1e9                           # when the file was last looked at for it
+    value: Any = None
+    cost: float = 0.0                                  # CPU seconds its last computing took
 
 
 class Snapshots:
     """Values derived from a run folder's manifest (its counts, its tables ...), each computed once per version of
-    the manifest file and shared by every request; the file is looked at (a stat) at most every ``every`` s per
-    run unless the caller asks for ``fresh`` (a run that has ended: its manifest changes no more, so a stat per
-    look costs little and nothing stale is shown)."""
+    the manifest file and shared by every request. While a run plays, its manifest changes several times a second;
+    a value looks at the file again (a stat) at most every ``min(every, max(FLOOR_S, cost / SHARE))`` s: a value
+    that costs little to make follows the sweep closely, a costly one (a 1,000,000-game sweep's manifest) at most
+    ``every`` s late, so keeping it costs at most about ``SHARE`` of a core. ``fresh``: look now (a run that has
+    ended: its manifest changes no more, a stat per look costs little and nothing stale is shown); ``every``: this
+    interval instead (the console's parts)."""
+
+    FLOOR_S = 0.05
+    SHARE = 0.01
 
     def __init__(self, every: float = MIN_REREAD_S, size: int = 256):
         self.every, self.size = every, size
-        self._runs: dict[str, _Snap] = {}
+        self._runs: dict[str, dict[str, _Value]] = {}
+        self._locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
     def get(self, out: Path, name: str, fn, fresh: bool = False, every: float | None = None):
-        """``fn(out)`` as computed for the manifest file's version last seen; the file is looked at again when
-        ``fresh`` or when it was last looked at over ``every`` s ago (default: this one's ``every``)."""
+        """``fn(out)`` as computed for the version of the manifest file last seen for it."""
         with self._lock:
-            snap = self._runs.get(str(out))
-            if snap is None:
+            values = self._runs.get(str(out))
+            if values is None:
                 if len(self._runs) >= self.size:           # bounded: forget the oldest run's values
-                    self._runs.pop(next(iter(self._runs)))
-                snap = self._runs[str(out)] = _Snap()
-        with snap.lock:
+                    oldest = next(iter(self._runs))
+                    self._runs.pop(oldest)
+                    self._locks.pop(oldest, None)
+                values = self._runs[str(out)] = {}
+            lock = self._locks.setdefault(str(out), threading.Lock())
+        with lock:
+            v = values.setdefault(name, _Value())
             now = time.monotonic()
-            if fresh or now - snap.checked_at >= (self.every if every is None else every):
-                snap.checked_at = now
+            wait = every if every is not None else min(self.every, max(self.FLOOR_S, v.cost / self.SHARE))
+            if fresh or now - v.checked_at >= wait:
+                v.checked_at = now
                 key = stat_key(out)
-                if key != snap.key:
-                    snap.key, snap.values = key, {}
-            if name not in snap.values:
-                snap.values[name] = fn(out)
-            return snap.values[name]
-
-    def key(self, out: Path, fresh: bool = False) -> tuple | None:
-        """The manifest's stat_key as this snapshot knows it (at most ``every`` s old unless ``fresh``)."""
-        self.get(out, "key", lambda _out: None, fresh)
-        with self._lock:
-            return self._runs[str(out)].key
+                if key != v.key:
+                    t0 = time.thread_time()
+                    v.value, v.key = fn(out), key
+                    v.cost = time.thread_time() - t0
+            return v.value
 
     def forget(self, out: Path) -> None:
         with self._lock:
             self._runs.pop(str(out), None)
+            self._locks.pop(str(out), None)
 
 
 @dataclass

@@ -126,18 +126,21 @@ def test_the_progress_snapshot_moves_when_the_manifest_changes(run, monkeypatch)
 
 
 def test_a_snapshot_is_shared_until_the_file_changes(tmp_path):
-    snaps = live.Snapshots(every=3600.0)
+    snaps = live.Snapshots()
     (tmp_path / "manifest.json").write_text("one")
     calls = []
 
     def read(out):
         calls.append(1)
         return (out / "manifest.json").read_text()
-    assert [snaps.get(tmp_path, "text", read) for _ in range(3)] == ["one"] * 3 and len(calls) == 1
+    hour = 3600.0
+    assert [snaps.get(tmp_path, "text", read, every=hour) for _ in range(3)] == ["one"] * 3 and len(calls) == 1
     (tmp_path / "manifest.json").write_text("two, longer")
-    assert snaps.get(tmp_path, "text", read) == "one"                # not looked at again within `every`
+    assert snaps.get(tmp_path, "text", read, every=hour) == "one"          # not looked at again within `every`
     assert snaps.get(tmp_path, "text", read, fresh=True) == "two, longer" and len(calls) == 2
     assert snaps.get(tmp_path, "text", read, fresh=True) == "two, longer" and len(calls) == 2   # same file: kept
+    assert snaps.get(tmp_path, "other", lambda out: "its own", every=hour) == "its own"        # one value per name
+    assert snaps.get(tmp_path, "text", read, every=hour) == "two, longer" and len(calls) == 2
 
 
 def test_the_console_answers_503_in_one_line_when_it_is_full(run):

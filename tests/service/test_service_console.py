@@ -167,6 +167,28 @@ def test_a_canned_query_from_its_form(run):
     assert unknown.status_code == 400 and "unknown parameter" in unknown.text and "<script>window" not in unknown.text
 
 
+def test_a_canned_query_takes_where_pool_and_by_as_playtest_query_does(run):
+    app, users, job, _ = run
+    c = users["read"].page(app)
+    form = c.get(f"/runs/{job}/queries/round_limit")
+    assert all(f"id='o-{name}' name='{name}'" in form.text for name in ("where", "pool", "by"))
+    ask = {"limits": "10,20", "run": "1"}
+    two = c.get(f"/runs/{job}/queries/round_limit", params={**ask, "where": "players = 2"})
+    assert two.status_code == 200, two.text[-1500:]
+    assert two.text.count("<td>200</td>") == 2 and "<td>4</td>" not in two.text
+    pooled = c.get(f"/runs/{job}/queries/round_limit", params={**ask, "pool": "players"})
+    assert pooled.status_code == 200 and pooled.text.count("<td>400</td>") == 2 and "<th>players</th>" not in pooled.text
+    split = c.get(f"/runs/{job}/queries/round_limit", params={**ask, "by": " players ,players"})
+    assert split.status_code == 200 and split.text.count("<td>200</td>") == 4
+    bad_where = c.get(f"/runs/{job}/queries/round_limit", params={**ask, "where": "1; DROP TABLE games"})
+    assert bad_where.status_code == 400 and error_line(bad_where.text).startswith("--where")
+    bad_by = c.get(f"/runs/{job}/queries/round_limit", params={**ask, "by": SCRIPT})
+    assert bad_by.status_code == 400 and "not a variant column" in error_line(bad_by.text)
+    assert "<script>window" not in bad_by.text
+    both = c.get(f"/runs/{job}/queries/round_limit", params={**ask, "by": "players", "pool": "players"})
+    assert both.status_code == 400 and "not both" in error_line(both.text)
+
+
 def test_downloads_are_the_runs_tables(run):
     app, users, job, out = run
     c = users["read"].page(app)
