@@ -32,6 +32,7 @@ from typing import Any
 from queries import library
 from queries.variants import answer_per_variant
 from sim import folder
+from service.live import lower_priority
 from service.pages import esc
 
 CONSOLE = ("in the console", "the console runs")          # how a refusal says what runs (library.check_select)
@@ -176,6 +177,7 @@ class Shared:
 
         def made() -> None:
             try:
+                lower_priority()
                 if self.gate.acquire(blocking=False):
                     try:
                         self.keep(key, parts, work())

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ from sim import folder
 
 EVENT_EVERY_S = 2.0           # how often a stream sends the state
 STREAM_S = 20.0               # a stream ends after this long (EventSource reconnects): a shutdown waits no longer
+BACKGROUND_NICE = 10          # the niceness of the threads that refresh a playing run's state (0: as the service)
 MIN_REREAD_S = 2.0            # parts are read at most this often per run, however many pages ask
 
 COUNTS_SQL = """
@@ -40,6 +43,16 @@ SELECT cell, count(*) AS games, count(*) FILTER (WHERE winning_side >= 0) AS dec
        count(*) FILTER (WHERE winning_side = first_player_side) AS first_wins, any_value(sides) AS sides
 FROM seat_outcomes GROUP BY cell
 """
+
+
+def lower_priority() -> None:
+    """This thread (only: Linux's niceness is per thread) at BACKGROUND_NICE, below the sweeps' workers, so the
+    service's background work takes the CPU they leave; elsewhere nothing."""
+    if BACKGROUND_NICE > 0 and sys.platform.startswith("linux"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+        except OSError:
+            pass
 
 
 def stat_key(out: Path) -> tuple | None:
@@ -118,6 +131,7 @@ class _Run:
     described: dict | None = None                      # the last state made, shared by every caller
     described_at: float = -1e9
     described_for: tuple = ()                          # (manifest key, parts counted, error) it was made from
+    refreshing: bool = False                           # a background thread is making a newer one
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -129,32 +143,58 @@ class Live:
         self._lock = threading.Lock()
 
     def state(self, out: Path, fresh: bool = False) -> dict[str, Any] | None:
-        """The run's live state (None before the sweep wrote its manifest): the shared one if it is under
-        ``MIN_REREAD_S`` old, unless ``fresh`` (the run has ended: look at the manifest again)."""
+        """The run's live state (None before the sweep wrote its manifest): the shared one; once it is
+        ``MIN_REREAD_S`` old, a newer one is made in a background thread of lower CPU priority (BACKGROUND_NICE)
+        while this caller gets the last one at once. The first state, and a ``fresh`` one (the run has ended: look
+        at the manifest again), is made by the caller."""
         with self._lock:
             run = self._runs.setdefault(str(out), _Run())
-        if not fresh and run.described is not None and time.monotonic() - run.described_at < MIN_REREAD_S:
+        if not fresh and run.described is not None:
+            if time.monotonic() - run.described_at >= MIN_REREAD_S:
+                self._refresh(out, run)
             return run.described
         if not run.lock.acquire(blocking=run.manifest is None or fresh):
             return run.described or _describe(run.manifest, run)  # another thread is making it: the last, at once
         try:
-            now = time.monotonic()
-            m = self._manifest(out, run)
-            if m is None:
-                return None
-            done = {(c, b) for c, b, _ in folder.done_parts(m)}
-            if not done:                                   # nothing finished yet (or a folder quarantined)
-                run.seen, run.cells, run.error = set(), {}, None
-            elif done != run.seen and (now - run.read_at >= MIN_REREAD_S
-                                       or (m.get("state") != "running" and run.error is None)):
-                self._count(out, m, run, done)
-            made_from = (run.key, len(run.seen), run.error)
-            if run.described is None or made_from != run.described_for:
-                run.described, run.described_for = _describe(m, run), made_from
-            run.described_at = now
-            return run.described
+            return self._make(out, run)
         finally:
             run.lock.release()
+
+    def _refresh(self, out: Path, run: _Run) -> None:
+        """Make the run's state again in a background thread (one at a time per run)."""
+        with self._lock:
+            if run.refreshing:
+                return
+            run.refreshing = True
+
+        def made() -> None:
+            try:
+                lower_priority()
+                with run.lock:
+                    self._make(out, run)
+            except Exception:  # noqa: BLE001 - the last state stays; the next look tries again
+                pass
+            finally:
+                run.refreshing = False
+        threading.Thread(target=made, name="live-refresh", daemon=True).start()
+
+    def _make(self, out: Path, run: _Run) -> dict[str, Any] | None:
+        """The run's state made now (the caller holds ``run.lock``)."""
+        now = time.monotonic()
+        m = self._manifest(out, run)
+        if m is None:
+            return None
+        done = {(c, b) for c, b, _ in folder.done_parts(m)}
+        if not done:                                   # nothing finished yet (or a folder quarantined)
+            run.seen, run.cells, run.error = set(), {}, None
+        elif done != run.seen and (now - run.read_at >= MIN_REREAD_S
+                                   or (m.get("state") != "running" and run.error is None)):
+            self._count(out, m, run, done)
+        made_from = (run.key, len(run.seen), run.error)
+        if run.described is None or made_from != run.described_for:
+            run.described, run.described_for = _describe(m, run), made_from
+        run.described_at = now
+        return run.described
 
     def forget(self, out: Path) -> None:
         with self._lock:

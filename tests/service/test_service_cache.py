@@ -114,8 +114,11 @@ def test_the_progress_snapshot_moves_when_the_manifest_changes(run, monkeypatch)
     assert (p["parts_done"], p["games_done"]) == (1, 200)
     assert api.get(f"/api/runs/{job}").json()["progress"]["games_done"] == 200
     set_part(out, "done")
-    monkeypatch.setattr(live, "MIN_REREAD_S", 0.0)        # no wait between snapshots
-    p = api.get(f"/api/runs/{job}/progress").json()["progress"]
+    monkeypatch.setattr(live, "MIN_REREAD_S", 0.0)        # no wait between snapshots (made in the background)
+    deadline = time.monotonic() + 30
+    while (p := api.get(f"/api/runs/{job}/progress").json()["progress"])["games_done"] != 400:
+        assert p["games_done"] == 200 and time.monotonic() < deadline, p       # the last state until the new one
+        time.sleep(0.01)
     assert (p["parts_done"], p["games_done"], p["cells"][1]["games_read"]) == (2, 400, 200)
     set_part(out, "pending")
     app.state.catalog.set_job(job, state="done", ended=2.0)   # an ended run: its manifest is looked at every time
