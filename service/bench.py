@@ -2,11 +2,12 @@
 
 Starts ``playtest serve`` on loopback over a temporary root with two users, submits a sweep of ``--games`` games of the
 smoke spec's shape (examples/smoke.toml: 4 cells), and while the sweep plays drives ``--users`` simulated users
-(one asyncio process, a small HTTP/1.1 client; each logs in once, then asks for a page, waits a think time, and so on until the sweep ends) who
-browse the run list, the run page, its progress (API), its events stream (time to the first event) and, when the
-service has it, the SQL console (a console query). It records each route's latencies (p50, p95, p99) and the sweep's
-own games/s (the sweep's summary line in the job's log), then plays the same sweep again with no users on the same
-service and reports the ratio. Writes ``OUT.md`` and ``OUT.json``.
+(one asyncio process, a small HTTP/1.1 client; each logs in once, then asks for a page, waits a think time, and so on
+until the sweep ends) who browse the run list, the run page, its progress (API), its events stream (time to the first
+event) and, when the service has it, the SQL console (a console query). It records each route's latencies (p50, p95,
+p99), the users' and the service's CPU seconds and the sweep's own games/s (the sweep's summary line in the job's
+log), then plays the same sweep again with no users on the same service and reports the ratio; once per design
+(``--workers 2 1``: one service each). Writes ``OUT.md`` and ``OUT.json``.
 
 Bounded in count and time: the users are ``--users`` coroutines, each request times out after 30 s, each phase
 after ``--max-s``; only the service process this started (and the job children it started) are stopped."""
@@ -427,7 +428,8 @@ def markdown(r: dict) -> str:
            (f"A sweep of {r['games']:,} games (the smoke spec's shape: 4 cells, parts of 2,500), played twice on one "
             f"`playtest serve` over loopback: first while {r['users']} simulated users browse (each waits "
             f"{r['think_s'][0]:g} to {r['think_s'][1]:g} s between requests), then alone; once per design (the "
-            "sweep's `--workers`). The users are one asyncio process (a small keep-alive HTTP/1.1 client); its CPU seconds and the service "
+            "sweep's `--workers`). The users are one asyncio process (a small keep-alive HTTP/1.1 client); its CPU "
+            "seconds and the service "
             "process's own (its job children not included) are measured over the browsing time. The machine is "
             "shared: other processes' cores are the machine's busy CPU (/proc/stat) over the whole job, less the "
             "service's, its jobs' and this benchmark's own; CPU they take is not the sweep's either."), "",
