@@ -37,7 +37,7 @@ from service.live import SCRIPT as LIVE_SCRIPT
 from service.live import Snapshots
 from service.live import add_routes as add_live_routes
 from service.live import section as live_section
-from service.runner import Runner, layout
+from service.runner import Runner, job_layout, layout
 from service.kinds import KINDS, MAX_CARD_FILES, Context, kind_of
 from service.specs import MAX_GAMES, MAX_UPLOAD
 from sim.games import GAMES
@@ -59,6 +59,7 @@ class Settings:
     jobs: int = 1                    # jobs run at once
     workers: int | None = None       # each sweep's --workers (None: all cores)
     address: str | None = None       # a Ray cluster's HOST:PORT the jobs' sweeps join (None: each starts its own)
+    results: str = ""                # the sweeps' results root on object storage (s3://BUCKET/PREFIX; '': ROOT/runs)
     max_queued: int = 5              # queued jobs per user
     submit_per_minute: int = 10      # submissions per user per minute
     max_games: int = MAX_GAMES
@@ -236,7 +237,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     def context() -> Context:
         return Context(scratch=root / "tmp", max_games=settings.max_games,
                        workers=settings.workers or os.cpu_count() or 1, job=catalog.job,
-                       results=lambda j: layout(root, j)["out"])
+                       results=lambda j: job_layout(root, catalog.job(j) or {"id": j})["out"])
 
     def submit(user: User, kind_name: Any, inputs: dict[str, Any], title: str, description: str,
                start: bool) -> tuple[int, dict]:
@@ -265,7 +266,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         job = catalog.add_job(owner=user, title=title or checked.name, description=description,
                               spec_name=checked.name, game=checked.game, spec_text=checked.text, cells=checked.cells,
                               games=checked.games, kind=checked.kind, params=checked.params,
-                              rule_set=checked.rule_set)
+                              rule_set=checked.rule_set, results=settings.results if kind.object_storage else "")
         return 201, {**cost, "id": job, "state": "queued"}
 
     def await_check(kind, inputs: dict[str, Any]):
@@ -289,11 +290,11 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         return counts(m) if m else None
 
     def progress(job: dict) -> dict | None:
-        out = layout(root, job["id"])["out"]
+        out = job_layout(root, job)["out"]
         return snapshots.get(out, "counts", manifest_counts, fresh=job["state"] not in ACTIVE)
 
     def run_tables(job: dict) -> list[str]:
-        out = layout(root, job["id"])["out"]
+        out = job_layout(root, job)["out"]
         return snapshots.get(out, "tables", console.tables, fresh=job["state"] not in ACTIVE)
 
     def read_own(job: dict, key: str) -> str | None:
@@ -538,7 +539,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
 
     def results_of(row: dict | None) -> Path | None:
         """The run's results folder, once its sweep has written a manifest; else None."""
-        out = layout(root, row["id"])["out"] if row else None
+        out = job_layout(root, row)["out"] if row else None
         return out if out is not None and run_tables(row) else None
 
     def no_results(s: tuple[User, str]) -> Response:

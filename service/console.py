@@ -32,6 +32,7 @@ from typing import Any
 from queries import library
 from queries.variants import answer_per_variant
 from sim import folder
+from sim.storage import is_uri, shown
 from service.live import lower_priority
 from service.pages import esc
 
@@ -192,7 +193,8 @@ class Shared:
 def _scrub(message: str, out: Path, job: str) -> str:
     """A library message without the server's paths: the run's folder is "this run's results"."""
     text = " ".join(str(message).split())
-    for p in sorted({str(out), str(out.resolve())}, key=len, reverse=True):
+    seen = {str(out)} | ({shown(str(out))} if is_uri(out) else {str(Path(out).resolve())})
+    for p in sorted(seen, key=len, reverse=True):
         text = text.replace(p + "/", "").replace(p, "this run's results")
     text = re.sub(r"the statement timeout \(--timeout SECONDS, at most [^)]*\)",
                   "the service's time limit per statement", text)
@@ -332,6 +334,8 @@ def tables(out: Path) -> list[str]:
 def dataset(out: Path, table: str):
     """The table as a pyarrow dataset over the manifest's verified done parts (with the ``cell`` column)."""
     import pyarrow.dataset as ds
+    if is_uri(out):                  # object storage: the done parts read in place (the library's own reader)
+        return library.remote_sources(str(out))[table]
     files = library.table_sources(out)[table][0]
     return ds.dataset(files, format="parquet", partitioning="hive", partition_base_dir=str(out / table))
 

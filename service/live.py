@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow.fs as pafs
 from fastapi import Request
 from fastapi.responses import (
     JSONResponse,
@@ -32,6 +33,7 @@ from fastapi.responses import (
 from queries import library
 from queries.stats import wilson
 from sim import folder
+from sim.storage import StorageError, is_uri, open_location
 
 EVENT_EVERY_S = 2.0           # how often a stream sends the state
 STREAM_S = 20.0               # a stream ends after this long (EventSource reconnects): a shutdown waits no longer
@@ -55,8 +57,17 @@ def lower_priority() -> None:
             pass
 
 
-def stat_key(out: Path) -> tuple | None:
-    """The manifest file's (inode, mtime, size): a new manifest is a new file (written atomically) or a new mtime."""
+def stat_key(out: Path | str) -> tuple | None:
+    """The manifest file's (inode, mtime, size): a new manifest is a new file (written atomically) or a new mtime. On
+    object storage (``s3://...``) the manifest object's (mtime, size): an object is replaced whole."""
+    if is_uri(out):
+        try:
+            info = open_location(str(out), probe=False).info("manifest.json")
+        except (StorageError, OSError, ValueError):
+            return None
+        if info.type != pafs.FileType.File:
+            return None
+        return (info.mtime_ns, info.size)
     try:
         st = (Path(out) / "manifest.json").stat()
     except OSError:
@@ -221,6 +232,9 @@ class Live:
             run.seen, run.cells = set(), {}
         fresh = {**m, "cells": [{**c, "parts": [p for p in c["parts"] if (c["id"], p["batch"]) not in run.seen]}
                                 for c in m["cells"]]}
+        if is_uri(out):                                    # object storage: every done part, read in place
+            _count_remote(out, run, done)
+            return
         try:                                               # each new part checked once (size and checksum)
             new = library.sweep_files(out, fresh).get("games", [])
         except library.ResultsError as e:
@@ -248,6 +262,23 @@ class Live:
 def _part_key(path: str) -> tuple[str, int]:
     p = Path(path)
     return p.parent.name.removeprefix("cell="), int(p.stem.removeprefix("part-"))
+
+
+def _count_remote(out: str, run: _Run, done: set) -> None:
+    """The counts of a run on object storage: its done parts read in place through the library's connection (all of
+    them at each look, which the snapshot's pace bounds)."""
+    try:
+        con = library.connect([str(out)], threads=1)
+        try:
+            library.add_seat_outcomes(con, [str(out)])
+            rows = con.execute(COUNTS_SQL).fetchall()
+        finally:
+            con.close()
+    except Exception as e:  # noqa: BLE001 - a part that cannot be read is shown, never raised
+        run.error = library.one_line(e)
+        return
+    run.cells = {cell: [games, decided, first_wins, sides] for cell, games, decided, first_wins, sides in rows}
+    run.seen, run.error = set(done), None
 
 
 def _connect_parts(files: list[str]):

@@ -23,7 +23,8 @@ from fastapi.responses import JSONResponse, RedirectResponse
 
 from service import pages
 from service.catalog import ACTIVE, ENDED, JOB_ID, PRIORITIES, ROLES, Catalog, CatalogError, User
-from service.runner import layout
+from service.runner import job_layout
+from sim.storage import StorageError, is_uri, open_location
 
 LOGIN_FAILURES = 10                  # failed logins (or bad API tokens) per client address ...
 LOGIN_WINDOW_S = 300.0               # ... in this many seconds; the next attempt is refused (429)
@@ -218,8 +219,20 @@ def add_routes(app, *, catalog: Catalog, root: Path, runner, page, page_user, pa
             return 409, "the run's process is still stopping; try again in a few seconds"
         if not JOB_ID.fullmatch(row["id"]):          # the catalog's own id; never a path from the request
             return 404, "no such run"
-        paths = layout(root, row["id"])
+        paths = job_layout(root, row)
+        if is_uri(paths["out"]):               # object storage: every object under the run's prefix
+            try:
+                loc = open_location(paths["out"], probe=False)
+                for rel in loc.files():
+                    loc.delete(rel)
+                loc.fs.delete_dir(loc.root)        # the folder markers left
+            except FileNotFoundError:
+                pass
+            except (StorageError, OSError) as e:
+                return 500, f"the run's results could not be removed ({e}); nothing else was changed"
         for key in ("out", "own"):
+            if not isinstance(paths[key], Path):
+                continue
             try:
                 if paths[key].is_symlink():
                     paths[key].unlink()
