@@ -9,6 +9,8 @@ import contextlib
 import json
 import os
 import secrets
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +65,7 @@ class Settings:
     max_queued: int = 5              # queued jobs per user
     submit_per_minute: int = 10      # submissions per user per minute
     max_games: int = MAX_GAMES
+    page_nice: int = 5               # the pages' threads this much nicer than the jobs (Linux; 0: the same priority)
     console_limits: console.ConsoleLimits = field(default_factory=console.ConsoleLimits)  # SQL console, downloads
 
 
@@ -141,8 +144,9 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_app):
         if start_runner:
-            runner.start()
+            runner.start()                     # its thread, and so the jobs' processes, at the service's priority
             app.state.nightly.start()          # the nightly scheduler (service/nightly.py), beside the runner
+        below_jobs(settings.page_nice)         # then this thread (the pages') and the threads it starts, nicer
         try:
             yield
         finally:
@@ -711,6 +715,20 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
                       page_form=page_form, api_user=api_user)    # priorities, delete, follow, users (manage.py)
     app.add_middleware(_BodyLimit)
     return app
+
+
+def below_jobs(nice: int) -> None:
+    """This thread (Linux niceness is per thread) and the threads it starts from now on ``nice`` steps nicer than the
+    service, so that the jobs' processes (started by the runner's thread, made before) take the cores they need and the
+    pages the CPU they leave: a page costs about a millisecond, so its latency holds while the sweep keeps its speed
+    (the load benchmark, docs/service.md). Elsewhere, or when the niceness cannot be changed, nothing."""
+    if nice <= 0 or not sys.platform.startswith("linux"):
+        return
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+    except OSError:
+        pass
 
 
 class _BodyLimit:

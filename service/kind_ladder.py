@@ -87,13 +87,7 @@ def _options(p: dict) -> list[str]:
 
 
 def _steps(row: dict, paths: dict[str, Path], opts) -> list[tuple[str, list[str]]]:
-    args = ["-c", CLI, "ladder", *_options(row["params"]), "--out", str(paths["out"]), "--no-progress"]
-    if opts.workers:
-        args += ["--workers", str(opts.workers)]
-    if opts.address:
-        args += ["--address", opts.address]
-    if opts.resume:
-        args.append("--resume")
+    args = ["-c", CLI, "ladder", *_options(row["params"]), "--out", str(paths["out"]), "--no-progress", *opts.args()]
     return [("ladder", args), ("ladder page", ["-m", "service.kind_ladder", str(paths["out"]), str(paths["own"])])]
 
 

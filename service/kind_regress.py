@@ -20,34 +20,13 @@ from typing import Any
 
 from cluster.spec import SpecError
 from service import kinds
-from service.kinds import CLI, Checked, Context, Field, Kind, Options, cards_of, register
-from service.specs import MAX_UPLOAD, _card_names
+from service.kinds import CLI, Checked, Context, Field, Kind, Options, cards_of, register, text_input
+from service.specs import _card_names
 
 SUITE = "suite.toml"                  # how the job's files are named (and errors name them: never a server path)
 BASELINE = "baseline.json"
 TUNE = "tune.toml"
 MAX_VERDICT = 80
-
-
-def text_input(data: Any, what: str, example: str) -> str:
-    """A pasted or uploaded text input, bounded (MAX_UPLOAD bytes), UTF-8, no NUL; a SpecError of one line."""
-    if data is None:
-        data = ""
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogatepass")
-    if not isinstance(data, (bytes, bytearray)):
-        raise SpecError(f"{what}: expected text ({example})")
-    if not bytes(data).strip():
-        raise SpecError(f"{what}: empty; paste or upload {example}")
-    if len(data) > MAX_UPLOAD:
-        raise SpecError(f"{what}: {len(data):,} bytes; at most {MAX_UPLOAD:,} are accepted")
-    try:
-        text = bytes(data).decode("utf-8")
-    except UnicodeDecodeError:
-        raise SpecError(f"{what}: not UTF-8 text; expected {example}") from None
-    if "\x00" in text:
-        raise SpecError(f"{what}: holds a NUL character; expected {example}")
-    return text
 
 
 def _scrub(message: str, folder: Path) -> str:
@@ -106,11 +85,7 @@ def regress_steps(row: dict, paths: dict[str, Path], opts: Options) -> list[tupl
     cleared by regress itself)."""
     args = ["-m", "service.regressjob", str(paths["own"] / SUITE), "--baseline", str(paths["own"] / BASELINE),
             "--report", str(paths["own"]), "--work", str(paths["out"])]
-    if opts.workers:
-        args += ["--workers", str(opts.workers)]
-    if opts.address:
-        args += ["--address", opts.address]
-    return [("regress", args)]
+    return [("regress", args + opts.args(resume=False))]
 
 
 def read_result(own: Path) -> dict:
@@ -170,13 +145,8 @@ def prepare_tune(row: dict, paths: dict[str, Path]) -> None:
 
 
 def tune_steps(row: dict, paths: dict[str, Path], opts: Options) -> list[tuple[str, list[str]]]:
-    args = ["-c", CLI, "tune", str(paths["own"] / TUNE), "--out", str(paths["out"]), "--no-progress"]
-    if opts.workers:
-        args += ["--workers", str(opts.workers)]
-    if opts.address:
-        args += ["--address", opts.address]
-    if opts.resume and (paths["out"] / "tune.json").is_file():      # a tune that began: finish it
-        args.append("--resume")
+    args = ["-c", CLI, "tune", str(paths["own"] / TUNE), "--out", str(paths["out"]), "--no-progress",
+            *opts.args(resume=(paths["out"] / "tune.json").is_file())]     # a tune that began: finish it
     return [("tune", args), ("answer", ["-m", "service.tunejob", str(paths["out"]), str(paths["own"])])]
 
 

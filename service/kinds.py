@@ -76,6 +76,12 @@ class Options:
     address: str | None = None
     resume: bool = False
 
+    def args(self, resume: bool | None = None) -> list[str]:
+        """The command-line options that say these (``resume``: the caller's own say, when it has one)."""
+        out = ["--workers", str(self.workers)] if self.workers else []
+        out += ["--address", self.address] if self.address else []
+        return out + (["--resume"] if (self.resume if resume is None else resume and self.resume) else [])
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -147,20 +153,29 @@ def cards_of(inputs: dict[str, Any]) -> dict[str, str]:
         if not isinstance(name, str) or not _bare_name(name):
             raise SpecError(f"card file {str(name)[:80]!r}: a file name of letters, digits, '_', '-' and '.', "
                             "ending .toml (no folder)")
-        if isinstance(data, str):
-            data = data.encode("utf-8", "surrogatepass")
-        if not isinstance(data, (bytes, bytearray)):
-            raise SpecError(f"card file {name}: expected TOML text")
-        if len(data) > MAX_UPLOAD:
-            raise SpecError(f"card file {name}: {len(data):,} bytes; at most {MAX_UPLOAD:,}")
-        try:
-            text = bytes(data).decode("utf-8")
-        except UnicodeDecodeError:
-            raise SpecError(f"card file {name}: not UTF-8 text; a card file is TOML") from None
-        if "\x00" in text:
-            raise SpecError(f"card file {name}: holds a NUL character; a card file is TOML text")
-        out[name] = text
+        out[name] = text_input(data, f"card file {name}", "a card file (TOML)")
     return out
+
+
+def text_input(data: Any, what: str, example: str) -> str:
+    """A pasted or uploaded text input, bounded (MAX_UPLOAD bytes), UTF-8, no NUL; a SpecError of one line."""
+    if data is None:
+        data = ""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    if not isinstance(data, (bytes, bytearray)):
+        raise SpecError(f"{what}: expected text ({example})")
+    if not bytes(data).strip():
+        raise SpecError(f"{what}: empty; paste or upload {example}")
+    if len(data) > MAX_UPLOAD:
+        raise SpecError(f"{what}: {len(data):,} bytes; at most {MAX_UPLOAD:,} are accepted")
+    try:
+        text = bytes(data).decode("utf-8")
+    except UnicodeDecodeError:
+        raise SpecError(f"{what}: not UTF-8 text; expected {example}") from None
+    if "\x00" in text:
+        raise SpecError(f"{what}: holds a NUL character; expected {example}")
+    return text
 
 
 def _bare_name(name: str) -> bool:
@@ -220,14 +235,7 @@ def _sweep_prepare(row: dict, paths: dict[str, Path]) -> None:
 
 def sweep_args(paths: dict[str, Path], opts: Options, spec: str = "spec.toml") -> list[str]:
     """``playtest sweep SPEC --out RESULTS`` with the runner's options (a kind playing a sweep uses these)."""
-    args = ["-c", CLI, "sweep", str(paths["own"] / spec), "--out", str(paths["out"]), "--no-progress"]
-    if opts.workers:
-        args += ["--workers", str(opts.workers)]
-    if opts.address:
-        args += ["--address", opts.address]
-    if opts.resume:
-        args.append("--resume")
-    return args
+    return ["-c", CLI, "sweep", str(paths["own"] / spec), "--out", str(paths["out"]), "--no-progress", *opts.args()]
 
 
 def report_step(paths: dict[str, Path]) -> tuple[str, list[str]]:

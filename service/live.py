@@ -241,12 +241,7 @@ class Live:
             run.error = str(e)
             return
         try:
-            con = _connect_parts(new)
-            try:
-                library.add_seat_outcomes(con, [out])
-                rows = con.execute(COUNTS_SQL).fetchall()
-            finally:
-                con.close()
+            rows = _seat_counts(_connect_parts(new), out)
         except Exception as e:  # noqa: BLE001 - a part that cannot be read is shown, never raised
             run.error = library.one_line(e)
             return
@@ -264,16 +259,20 @@ def _part_key(path: str) -> tuple[str, int]:
     return p.parent.name.removeprefix("cell="), int(p.stem.removeprefix("part-"))
 
 
+def _seat_counts(con, out) -> list[tuple]:
+    """COUNTS_SQL over the games ``con`` holds (closed after), who won told by the game's own seats.sql."""
+    try:
+        library.add_seat_outcomes(con, [str(out)])
+        return con.execute(COUNTS_SQL).fetchall()
+    finally:
+        con.close()
+
+
 def _count_remote(out: str, run: _Run, done: set) -> None:
     """The counts of a run on object storage: its done parts read in place through the library's connection (all of
     them at each look, which the snapshot's pace bounds)."""
     try:
-        con = library.connect([str(out)], threads=1)
-        try:
-            library.add_seat_outcomes(con, [str(out)])
-            rows = con.execute(COUNTS_SQL).fetchall()
-        finally:
-            con.close()
+        rows = _seat_counts(library.connect([str(out)], threads=1), out)
     except Exception as e:  # noqa: BLE001 - a part that cannot be read is shown, never raised
         run.error = library.one_line(e)
         return
