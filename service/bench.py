@@ -23,6 +23,7 @@ import random
 import re
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -66,6 +67,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--workers", type=int, nargs="+", default=None, metavar="N",
                    help="the sweep's --workers (default: all cores); several: one design each, e.g. --workers 2 1")
     p.add_argument("--max-s", type=float, default=1800.0, help="each phase at most this long (seconds)")
+    p.add_argument("--pairs", type=int, default=3, help="pairs of phases (with users, alone) per design, in turns "
+                   "(the first pair with users first, the next alone first ...): the ratio is the pairs' median")
     p.add_argument("--out", default=str(PROJECT / "bench" / "service-load"), help="writes OUT.md and OUT.json")
     p.add_argument("--seed", type=int, default=1, help="the users' random choices")
     a = p.parse_args(argv)
@@ -384,19 +387,31 @@ def code_version() -> str:
 
 def design(a: argparse.Namespace, root: Path, spec: str, workers: int | None, rng: random.Random,
            edit: str, read: str) -> dict:
-    """One design: a service whose sweeps use ``--workers workers``; the sweep with users, then alone."""
+    """One design: a service whose sweeps use ``--workers workers``; ``a.pairs`` pairs of the sweep with users and
+    alone, in turns (so that a slow spell of the machine or an order effect falls on both sides); the ratio is the
+    median of the pairs' ratios, the worst p95 the worst of every phase with users. The tables show the median pair."""
     port = free_port()
     proc = start_service(root, port, workers)
+    pairs = []
     try:
         url = f"http://127.0.0.1:{port}"
-        loaded = asyncio.run(Phase(url, root, edit, read, spec, a.users, tuple(a.think), a.max_s, rng, proc.pid).run())
-        alone = asyncio.run(Phase(url, root, edit, read, spec, 0, tuple(a.think), a.max_s, rng, proc.pid).run())
+        for k in range(max(1, a.pairs)):
+            phases = {}
+            for users in ((a.users, 0) if k % 2 == 0 else (0, a.users)):
+                phases[users > 0] = asyncio.run(Phase(url, root, edit, read, spec, users, tuple(a.think), a.max_s,
+                                                      rng, proc.pid).run())
+            pairs.append((phases[True], phases[False]))
     finally:
         stop_service(proc)
-    ratio = loaded["sweep_games_per_s"] / alone["sweep_games_per_s"]
-    worst_p95 = max((r["p95_ms"] for r in loaded["routes"].values() if r["p95_ms"] is not None), default=None)
+    ratios = [w["sweep_games_per_s"] / n["sweep_games_per_s"] for w, n in pairs]
+    middle = sorted(range(len(pairs)), key=lambda i: ratios[i])[len(pairs) // 2]
+    loaded, alone = pairs[middle]
+    ratio = statistics.median(ratios)
+    worst_p95 = max((r["p95_ms"] for w, _ in pairs for r in w["routes"].values() if r["p95_ms"] is not None),
+                    default=None)
     return {"workers": workers or os.cpu_count(), "with_users": loaded, "no_users": alone,
-            "games_per_s_ratio": round(ratio, 3), "worst_p95_ms": worst_p95,
+            "pair_ratios": [round(r, 3) for r in ratios], "games_per_s_ratio": round(ratio, 3),
+            "worst_p95_ms": worst_p95,
             "targets": {"page_p95_under_300_ms": worst_p95 is not None and worst_p95 < 300,
                         "games_per_s_within_10_percent": ratio >= 0.9}}
 
@@ -425,24 +440,28 @@ def markdown(r: dict) -> str:
     ds = r["designs"]
     out = [f"# Service load benchmark ({r['date']})", "",
            f"`{r['command']}` on {r['machine']}; code {r['code_version']}.", "",
-           (f"A sweep of {r['games']:,} games (the smoke spec's shape: 4 cells, parts of 2,500), played twice on one "
-            f"`playtest serve` over loopback: first while {r['users']} simulated users browse (each waits "
-            f"{r['think_s'][0]:g} to {r['think_s'][1]:g} s between requests), then alone; once per design (the "
+           (f"A sweep of {r['games']:,} games (the smoke spec's shape: 4 cells, parts of 2,500), played on one "
+            f"`playtest serve` over loopback: while {r['users']} simulated users browse (each waits "
+            f"{r['think_s'][0]:g} to {r['think_s'][1]:g} s between requests) and alone; once per design (the "
             "sweep's `--workers`). The users are one asyncio process (a small keep-alive HTTP/1.1 client); its CPU "
             "seconds and the service "
             "process's own (its job children not included) are measured over the browsing time. The machine is "
             "shared: other processes' cores are the machine's busy CPU (/proc/stat) over the whole job, less the "
             "service's, its jobs' and this benchmark's own; CPU they take is not the sweep's either."), "",
+           ("Each design plays the pair (with users, alone) several times in turns; the ratio is the median of the "
+            "pairs' ratios (each pair's in the last column), the worst p95 the worst of all the phases with users; "
+            "games/s and the tables below are the median pair's."), "",
            "| design | games/s with users | games/s alone | ratio (target >= 0.90) | worst p95 ms (target < 300) "
-           "| users' CPU s | service's CPU s | browsed s | other processes' cores (with users / alone) |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "| users' CPU s | service's CPU s | browsed s | other processes' cores (with users / alone) | "
+           "each pair's ratio |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for d in ds:
         w, n, t = d["with_users"], d["no_users"], d["targets"]
         out.append(f"| `--workers {d['workers']}` | {w['sweep_games_per_s']:,} | {n['sweep_games_per_s']:,} | "
                    f"**{d['games_per_s_ratio']:.3f}** ({'met' if t['games_per_s_within_10_percent'] else 'not met'}) | "
                    f"**{d['worst_p95_ms']}** ({'met' if t['page_p95_under_300_ms'] else 'not met'}) | "
                    f"{w['cpu_s']['users']} | {w['cpu_s']['service']} | {w['browsed_s']:g} | "
-                   f"{others(w)} / {others(n)} |")
+                   f"{others(w)} / {others(n)} | {', '.join(f'{x:.3f}' for x in d.get('pair_ratios', []))} |")
     for d in ds:
         w, n = d["with_users"], d["no_users"]
         out += ["", f"## `--workers {d['workers']}`", "",
