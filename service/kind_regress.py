@@ -70,8 +70,10 @@ def check_regress(inputs: dict[str, Any], ctx: Context) -> Checked:
     if games > ctx.max_games:
         raise SpecError(f"{SUITE}: {games:,} games ({len(spec.cells):,} cells x {spec.games_per_cell:,} x "
                         f"{len(suite.seeds)} seed(s)); this service plays at most {ctx.max_games:,} games a job")
+    one = kinds.estimate_seconds(spec, ctx.workers)          # a seed's sweep, from a pilot of its first cell
     return Checked(kind="regress", name=suite.name, game=suite.game, cells=len(spec.cells), games=games,
-                   text=suite_text, params={"baseline": base_text, **({"cards": cards} if cards else {})})
+                   text=suite_text, params={"baseline": base_text, **({"cards": cards} if cards else {})},
+                   seconds=None if one is None else one * len(suite.seeds))
 
 
 def prepare_regress(row: dict, paths: dict[str, Path]) -> None:
