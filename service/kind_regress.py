@@ -138,7 +138,22 @@ def check_tune(inputs: dict[str, Any], ctx: Context) -> Checked:
     if games > ctx.max_games:
         raise SpecError(f"{TUNE}: at most {games:,} games ({candidates:,} candidates x "
                         f"{spec.max_games_per_candidate:,}); this service plays at most {ctx.max_games:,} games a job")
-    return Checked(kind="tune", name=spec.name, game=spec.game, cells=cells, games=games, text=text, stop=True)
+    return Checked(kind="tune", name=spec.name, game=spec.game, cells=cells, games=games, text=text, stop=True,
+                   seconds=_tune_seconds(spec, games, ctx.workers))
+
+
+def _tune_seconds(spec, games: int, workers: int) -> float | None:
+    """The time of a tune's cap: a pilot of its first candidate's first cell (the candidates change rules, not bots,
+    so they play at about one speed); None when it cannot be piloted (a search that draws its candidates as it goes)."""
+    from cluster.tune import TuneError, check_sweep
+    if spec.search != "race":
+        return None
+    try:
+        sweep = check_sweep(spec, spec.candidates()[:1])
+    except (TuneError, SpecError, ValueError):
+        return None
+    one = kinds.estimate_seconds(sweep, workers)
+    return None if one is None or not sweep.total_games else one * games / sweep.total_games
 
 
 def prepare_tune(row: dict, paths: dict[str, Path]) -> None:

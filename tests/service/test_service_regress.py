@@ -63,7 +63,7 @@ def test_a_tune_job_plays_to_done_with_its_answer_page(tmp_path):
         api = users["edit"].api(live.app)
         r = api.post("/api/runs", json={"kind": "tune", "spec": TINY_TUNE})
         assert r.status_code == 201, r.text
-        assert r.json()["cost"].startswith("2 cells, at most 400 games")
+        assert r.json()["cost"].startswith("2 cells, at most 400 games, about ") and r.json()["seconds"] > 0
         got = wait_state(api, r.json()["id"], ("done", "failed"), timeout=180)
         assert got["state"] == "done", got
         row = live.app.state.catalog.job(got["id"])
