@@ -18,7 +18,7 @@ from typing import Any
 
 from cluster.spec import SpecError
 from service import kinds
-from service.kinds import Checked, Context, Field, Kind, text_of
+from service.kinds import Checked, Context, Field, Kind, has_manifest, text_of
 
 RUN_ID = re.compile(r"[0-9a-f]{12}")
 PAGE, ANSWER, INPUTS = "compare.html", "compare.json", "compare-inputs.json"
@@ -40,13 +40,16 @@ def done_run(inputs: dict[str, Any], name: str, ctx: Context, label: str) -> dic
     if row["state"] != "done":
         raise SpecError(f"{label}: run {value} is {row['state']}; only a done run can be read")
     out = ctx.results(value)
-    if not isinstance(out, Path):
-        raise SpecError(f"{label}: run {value}'s results are on object storage; this kind reads a run whose results "
-                        "are on the service's disk")
-    if not (out / "manifest.json").is_file():
+    if not has_manifest(out):
         raise SpecError(f"{label}: run {value} has no results folder (a {row.get('kind', 'sweep')} job); give a "
                         "sweep's or a ladder's run")
     return row
+
+
+def results_at(root: Path, job: str, at: str) -> str:
+    """A run's results as a step reads them: ``runs/ID`` under the service's root, or its URI on object storage
+    (``at``: the run's results root, the catalog's ``results``)."""
+    return kinds.child_uri(at, f"runs/{job}") if at else str(root / "runs" / job)
 
 
 def _check(inputs: dict[str, Any], ctx: Context) -> Checked:
@@ -88,7 +91,7 @@ def _check(inputs: dict[str, Any], ctx: Context) -> Checked:
             raise SpecError(f"by {by!r} is not a setup column or rule parameter of run {a['id']}'s {a['game']} "
                             f"records; expected one of {', '.join(cands + data_keys)}")
     params = {"a": a["id"], "b": b["id"] if b else "", "by": by, "baseline": baseline, "where": where,
-              "adjust": adjust}
+              "adjust": adjust, "a_at": a.get("results") or "", "b_at": (b.get("results") or "") if b else ""}
     name = f"compare {a['id']} vs {b['id']}" if b else f"compare {a['id']} by {by}"
     return Checked(kind="compare", name=name, game=a["game"], cells=0, games=0, text=command(params), params=params)
 
@@ -107,9 +110,10 @@ def command(p: dict) -> str:
 def _prepare(row: dict, paths: dict[str, Path]) -> None:
     own = paths["own"]
     own.mkdir(parents=True, exist_ok=True)
-    runs = own.parent.parent / "runs"
+    root = own.parent.parent
     p = row["params"]
-    inputs = {**p, "a_results": str(runs / p["a"]), "b_results": str(runs / p["b"]) if p.get("b") else ""}
+    inputs = {**p, "a_results": results_at(root, p["a"], p.get("a_at", "")),
+              "b_results": results_at(root, p["b"], p.get("b_at", "")) if p.get("b") else ""}
     (own / INPUTS).write_text(json.dumps(inputs), encoding="utf-8")
 
 

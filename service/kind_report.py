@@ -9,13 +9,15 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
 from cluster.spec import SpecError
 from service import kinds
-from service.kind_compare import done_run
+from service.kind_compare import done_run, results_at
 from service.kinds import Checked, Context, Field, Kind, text_of
+from sim.storage import is_uri
 
 
 def _check(inputs: dict[str, Any], ctx: Context) -> Checked:
@@ -33,7 +35,8 @@ def _check(inputs: dict[str, Any], ctx: Context) -> Checked:
         rep.check_source(str(ctx.results(row["id"])))
     except rep.ReportError:
         raise SpecError(f"run: run {row['id']}'s results cannot be reported") from None
-    params = {"run": row["id"], "shortest": shortest, "longest": longest, "behind_after": int(behind)}
+    params = {"run": row["id"], "shortest": shortest, "longest": longest, "behind_after": int(behind),
+              "at": row.get("results") or ""}
     return Checked(kind="report", name=f"report of {row['id']}", game=row["game"], cells=row["cells"], games=0,
                    text=command(params), params=params, rule_set=row.get("rule_set") or "")
 
@@ -45,7 +48,7 @@ def command(p: dict) -> str:
 
 def _steps(row: dict, paths: dict[str, Path], opts) -> list[tuple[str, list[str]]]:
     p = row["params"]
-    results = paths["own"].parent.parent / "runs" / p["run"]
+    results = results_at(paths["own"].parent.parent, p["run"], p.get("at", ""))
     return [("re-report", ["-m", "service.kind_report", str(results), str(paths["own"]), str(p["shortest"]),
                            str(p["longest"]), str(p["behind_after"])])]
 
@@ -58,9 +61,13 @@ def main(argv: list[str]) -> int:
         print("error: usage: python -m service.kind_report RESULTS OWN SHORTEST LONGEST BEHIND_AFTER", file=sys.stderr)
         return 2
     own = Path(argv[1]).resolve()
-    os.chdir(Path(argv[0]).resolve().parent.parent)   # the service root: the page names runs/ID, not a server path
-    results = f"runs/{Path(argv[0]).name}"
-    p = {"run": Path(results).name, "shortest": int(argv[2]), "longest": int(argv[3]), "behind_after": int(argv[4])}
+    if is_uri(argv[0]):                                  # object storage: the run's URI (shown without its query)
+        results, run = argv[0], Path(urllib.parse.urlsplit(argv[0]).path).name
+    else:
+        os.chdir(Path(argv[0]).resolve().parent.parent)  # the service root: the page names runs/ID, not a server path
+        results = run = f"runs/{Path(argv[0]).name}"
+        run = Path(run).name
+    p = {"run": run, "shortest": int(argv[2]), "longest": int(argv[3]), "behind_after": int(argv[4])}
     try:
         lines = reportjob.build(results, own, shortest=p["shortest"], longest=p["longest"],
                                 behind_after=p["behind_after"], command=command(p))

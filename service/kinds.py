@@ -110,6 +110,23 @@ def kind_of(name: Any) -> Kind | None:
     return KINDS.get(name) if isinstance(name, str) else None
 
 
+def child_uri(base: str, rel: str) -> str:
+    """``rel`` under the URI ``base`` (before its ``?query``): where a run's results are on object storage."""
+    head, sep, query = base.partition("?")
+    return f"{head.rstrip('/')}/{rel}{sep}{query}"
+
+
+def has_manifest(out: Path | str) -> bool:
+    """Whether a run's results (a folder, or a prefix on object storage) hold a sweep's manifest."""
+    if isinstance(out, Path):
+        return (out / "manifest.json").is_file()
+    from queries import library
+    try:
+        return library.read_manifest(out) is not None
+    except (library.ResultsError, library.QueryError, OSError, ValueError):
+        return False
+
+
 def _duration(seconds: float) -> str:
     if seconds < 90:
         return f"{max(1, round(seconds))} s"

@@ -24,11 +24,16 @@ from fastapi import Request
 from fastapi.responses import FileResponse
 
 from service import pages
-from service.kinds import CLI
+from cluster.part import part_path
+from service.kinds import CLI, has_manifest
+from sim.files import write_atomic
+from sim.kit import trace
+from sim.storage import StorageError, open_location
 from service.runner import PROJECT, job_layout, layout
 
 MAX_AT_ONCE = 2
 TIMEOUT_S = 60.0
+MAX_PART_BYTES = 1 << 30            # a part copied from object storage for a replay, at most
 CELL = re.compile(r"c[0-9]{3,6}")
 _slots = threading.BoundedSemaphore(MAX_AT_ONCE)
 
@@ -50,8 +55,7 @@ def cells_of(out: Path) -> tuple[list[tuple[str, str]], int] | None:
 
 def link(row: dict, root: Path) -> str:
     """The run page's link to its replay form (a done run with results only)."""
-    out = job_layout(root, row)["out"]
-    if row["state"] != "done" or not isinstance(out, Path) or not (out / "manifest.json").is_file():
+    if row["state"] != "done" or not has_manifest(job_layout(root, row)["out"]):
         return ""
     return f"<p><a id='replay' href='/runs/{pages.esc(row['id'])}/replay'>Replay a game of this run</a></p>"
 
@@ -82,10 +86,39 @@ def checked(cells: list[tuple[str, str]], per_cell: int, cell: str, index: str) 
     return cell, int(index)
 
 
-def draw(root: Path, job: str, cell: str, index: int) -> Path:
+def local_copy(out: str, own: Path, cell: str, index: int) -> str:
+    """A run on object storage, as ``playtest play --from`` reads a folder: its manifest and the parts that hold the
+    game (its games part, and its decision traces' where the sweep kept them), copied byte for byte into
+    ``OWN/replays/src`` (the command checks each part against the manifest as it would in place). Returns that folder,
+    relative to the service's root."""
+    from cluster.manifest import ManifestError, load_manifest
+    loc = open_location(out, probe=False)
+    try:
+        m = load_manifest(out)
+    except (ManifestError, OSError, ValueError) as e:
+        raise ValueError(f"the run's manifest cannot be read ({' '.join(str(e).split())[:200]})") from None
+    src = own / "replays" / "src"
+    batch = index // int(m["batch_size"])
+    wanted = ["manifest.json"] + [str(part_path("", t, cell, batch)) for t in ("games", trace.TABLE)
+                                  if t in (m.get("tables") or ["games"])]
+    for rel in wanted:
+        try:
+            data = loc.read_bytes(rel, MAX_PART_BYTES)
+        except StorageError as e:
+            raise ValueError(f"{rel}: cannot read it from the run's storage ({e})") from None
+        if data is None:
+            continue                                  # a part that is not there: the command says so
+        dest = src / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(dest, data)
+    return str(src.relative_to(own.parent.parent))
+
+
+def draw(root: Path, job: str, cell: str, index: int, results: str = "") -> Path:
     """The replay page of one game (cached); a ValueError of one line when it cannot be drawn, TimeoutError when it
-    took too long, BlockingIOError when MAX_AT_ONCE are being drawn."""
-    paths = layout(root, job)
+    took too long, BlockingIOError when MAX_AT_ONCE are being drawn. ``results``: the run's results root on object
+    storage (the catalog's), if there."""
+    paths = layout(root, job, results)
     folder = paths["own"] / "replays"
     page = folder / f"{cell}-{index}.html"
     if page.is_file():
@@ -97,7 +130,8 @@ def draw(root: Path, job: str, cell: str, index: int) -> Path:
         part = folder / f".{cell}-{index}-{secrets.token_hex(4)}.html"
         env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
                "PYTHONPATH": os.pathsep.join(p for p in (str(PROJECT), os.environ.get("PYTHONPATH", "")) if p)}
-        proc = subprocess.Popen([sys.executable, "-c", CLI, "play", "--from", f"runs/{job}", "--cell", cell,
+        where = local_copy(paths["out"], paths["own"], cell, index) if results else f"runs/{job}"
+        proc = subprocess.Popen([sys.executable, "-c", CLI, "play", "--from", where, "--cell", cell,
                                  "--game-index", str(index), "--html", str(part)], cwd=root, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 start_new_session=True)
@@ -127,7 +161,7 @@ def add_routes(app, *, catalog, root: Path, page_user, page, csp: str) -> None:
         s = page_user(request, "read")
         row = catalog.job(job)
         out = job_layout(root, row)["out"] if row and row["state"] == "done" else None
-        got = cells_of(out) if isinstance(out, Path) else None
+        got = cells_of(out) if out is not None else None
         return s, row, got
 
     def nothing(s):
@@ -150,7 +184,7 @@ def add_routes(app, *, catalog, root: Path, page_user, page, csp: str) -> None:
         index = (request.query_params.get("index") or "").strip()[:100]
         status, error = 400, ""
         try:
-            path = draw(root, row["id"], *checked(*got, cell, index))
+            path = draw(root, row["id"], *checked(*got, cell, index), row.get("results") or "")
             return FileResponse(path, media_type="text/html; charset=utf-8",
                                 headers={"Content-Security-Policy": csp})
         except BlockingIOError:

@@ -19,7 +19,7 @@ from typing import Any
 
 from service.catalog import Catalog
 from service import jobkinds  # noqa: F401 - every job kind registered in KINDS
-from service.kinds import Options, kind_of
+from service.kinds import Options, child_uri, kind_of
 
 PROJECT = Path(__file__).resolve().parent.parent      # so the children import this checkout's playtest
 TERM_GRACE_S = 10.0                                    # SIGTERM, then SIGKILL after this long
@@ -39,12 +39,6 @@ def layout(root: Path, job: str, results: str = "") -> dict[str, Any]:
 def job_layout(root: Path, row: dict) -> dict[str, Any]:
     """``layout`` of a catalog row (its id and results root)."""
     return layout(root, row["id"], row.get("results") or "")
-
-
-def child_uri(base: str, rel: str) -> str:
-    """``rel`` under the URI ``base`` (before its ``?query``)."""
-    head, sep, query = base.partition("?")
-    return f"{head.rstrip('/')}/{rel}{sep}{query}"
 
 
 def params_of(row: dict) -> dict:

@@ -1,7 +1,9 @@
 """A service whose results root is on object storage (``playtest serve --results s3://BUCKET/PREFIX``), against a
 real S3-compatible server on loopback (moto's): a sweep job writes its parts to the bucket, and the run's page, its
 progress, report, verdict card, SQL console and downloads read them there; the parts are the bytes ``playtest
-sweep`` writes on a local disk; deleting the run removes its objects; a bad --results is one line before start."""
+sweep`` writes on a local disk; a compare, a report and a replay read the run in the bucket (the replay the same page
+as ``playtest play --from`` of the local sweep); deleting the run removes its objects; a bad --results is one line
+before start."""
 
 from __future__ import annotations
 
@@ -62,6 +64,24 @@ def test_a_sweep_job_on_object_storage_is_played_shown_queried_and_deleted(tmp_p
             assert csv.status_code == 200 and csv.text.count("\n") == 401
             pq_file = page.get(f"/runs/{job}/download/games.parquet")
             assert pq_file.status_code == 200 and pq.read_table(io.BytesIO(pq_file.content)).num_rows == 400
+
+            for kind, fields, page_name in (("compare", {"a": job, "by": "players"}, "compare"),
+                                            ("report", {"run": job, "target": "4-12"}, "report")):
+                other = api.post("/api/runs", json={"kind": kind, **fields})          # over the run in the bucket
+                assert other.status_code == 201, other.text
+                ended = wait_state(api, other.json()["id"], ("done", "failed"), timeout=180)
+                assert ended["state"] == "done", ended
+                shown = page.get(f"/runs/{ended['id']}/report" if page_name == "report" else
+                                 f"/runs/{ended['id']}/pages/{page_name}")
+                assert shown.status_code == 200 and "testing" not in shown.text and str(tmp_path) not in shown.text
+            assert "verdict" in api.get(f"/api/runs/{other.json()['id']}").json()
+            assert "id='replay'" in run.text                        # a game of the run, drawn from the bucket's parts
+            drawn = page.get(f"/runs/{job}/replay/game", params={"cell": "c001", "index": "7"})
+            assert drawn.status_code == 200, drawn.text[-1500:]
+            res = CliRunner().invoke(cli_app, ["play", "--from", str(tmp_path / "local"), "--cell", "c001",
+                                               "--game-index", "7", "--html", str(tmp_path / "local-7.html")])
+            assert res.exit_code == 0, res.output
+            assert drawn.text == (tmp_path / "local-7.html").read_text()     # the same page as the disk's sweep
 
             owner = users["edit"].page(live.app)
             gone = owner.post(f"/runs/{job}/delete", data={"csrf": csrf_of(owner.get(f"/runs/{job}").text)},
