@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import math
 import shlex
-import time
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -22,7 +21,8 @@ import typer
 
 from cli.common import MAX_SEED, check_range, err, fail, fit_table, game_named, local_out
 from cli.sweep import play_spec
-from cluster.ladder import DEFAULT_FIELD, LadderError, check_field, field_of, lineups, shared_setup
+from cluster.ladder import (DEFAULT_FIELD, ENGINE, LadderError, check_field, field_of, lineups, seconds_per_game,
+                            shared_setup)
 from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_GAMES_PER_CELL, SpecError, parse_spec
 from cluster.sweep import LOCK, SweepError, check_out_dir, interrupts, workers_error
 from queries import intransitive, library, ratings
@@ -32,10 +32,7 @@ from sim.params import RuleError, parse_assignments
 
 SPEC_NAME = "ladder.toml"           # the ladder's sweep spec, in its results folder
 REPORT_NAME = "ladder.json"         # its ratings and win matrix, beside it (cluster/verify.py keeps both)
-ENGINE = "core"
 PART_SECONDS = 2.0                  # the automatic batch size aims at parts of about this long on one core
-PROBE_SECONDS = 0.05                # each bot is timed over games until this long (or PROBE_GAMES)
-PROBE_GAMES = 256
 
 
 def _field(text: Optional[str]) -> list[str]:
@@ -95,17 +92,7 @@ def probe_batch_size(g: Game, rules, overrides, setup, bots: list[str], line: li
     """Games per part for parts of about PART_SECONDS on one core: each bot is timed playing every seat
     (a line-up's game takes about the mean of its bots' times), the slowest line-up sets the size. Any
     bot kind, search bots included: nothing here knows what a bot is."""
-    per_game = {}
-    for b in bots:
-        match = g.resolve(rules, overrides, {**setup, "bots": b}, where="--bots")
-        n, spent, played = 1, 0.0, 0
-        while spent < PROBE_SECONDS and played < PROBE_GAMES:
-            t = time.perf_counter()
-            match.play_batch(seed, played, n, ENGINE)
-            spent += time.perf_counter() - t
-            played += n
-            n *= 2
-        per_game[b] = spent / played
+    per_game = seconds_per_game(g, rules, overrides, setup, bots, seed, ENGINE)
     slowest = max(sum(per_game[b] for b in lineup) / len(lineup) for lineup in line)
     size = max(1, min(AUTO_BATCH[ENGINE], int(PART_SECONDS / max(slowest, 1e-9))))
     parts = math.ceil(games / size)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from typing import Any, Optional
 
 from cluster.spec import MAX_CELLS
@@ -20,6 +21,29 @@ DEFAULT_FIELD = ("random", "heuristic", "heuristic:preset=tuned",
 
 class LadderError(ValueError):
     """A ladder's options refused: the message is the one line ``playtest ladder`` prints."""
+
+
+ENGINE = "core"                     # a ladder plays the compiled engine (record for record the reference's)
+PROBE_SECONDS = 0.05                # each bot is timed over games until this long (or PROBE_GAMES)
+PROBE_GAMES = 256
+
+
+def seconds_per_game(g: Game, rules, overrides, setup, bots: list[str], seed: int, engine: str) -> dict[str, float]:
+    """Each bot's seconds a game on one core, playing every seat (over about PROBE_SECONDS, or PROBE_GAMES games);
+    a line-up's game takes about the mean of its bots'. Any bot kind, search bots included: nothing here knows what
+    a bot is (so a deep search bot's one game is timed whole)."""
+    per_game = {}
+    for b in bots:
+        match = g.resolve(rules, overrides, {**setup, "bots": b}, where="--bots")
+        n, spent, played = 1, 0.0, 0
+        while spent < PROBE_SECONDS and played < PROBE_GAMES:
+            t = time.perf_counter()
+            match.play_batch(seed, played, n, engine)
+            spent += time.perf_counter() - t
+            played += n
+            n *= 2
+        per_game[b] = spent / played
+    return per_game
 
 
 def lineups(bots: list[str], seats: int) -> list[tuple[str, ...]]:

@@ -43,7 +43,7 @@ def _assignments(inputs: dict[str, Any], name: str) -> list[str]:
 
 
 def _check(inputs: dict[str, Any], ctx: Context) -> Checked:
-    from cluster.ladder import LadderError, check
+    from cluster.ladder import ENGINE, LadderError, check, seconds_per_game
     from sim.games import GAMES
     from sim.params import RuleError, parse_assignments
     game = text_of(inputs, "game", 40, label="game")
@@ -70,9 +70,12 @@ def _check(inputs: dict[str, Any], ctx: Context) -> Checked:
                         f"plays at most {ctx.max_games:,} in one job")
     params = {"game": game, "bots": ",".join(b.strip() for b in bots.split(",")), "games": games, "seed": seed,
               "players": players, "rules": rules, "set": sets, "setup": setups, "field": field}
+    per_game = kinds.piloted(lambda: seconds_per_game(g, rules, overrides, shared, field, seed, ENGINE))
+    seconds = None if per_game is None else \
+        games * sum(sum(per_game[b] for b in lu) / len(lu) for lu in line) / max(1, ctx.workers)
     return Checked(kind="ladder", name=f"ladder {game}: {', '.join(field)}"[:200], game=game, cells=len(line),
                    games=total, text=shlex.join(["playtest", "ladder", *_options(params)]), params=params,
-                   rule_set=rules or "")
+                   rule_set=rules or "", seconds=seconds)
 
 
 def _options(p: dict) -> list[str]:

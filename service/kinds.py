@@ -20,6 +20,7 @@ from service.specs import MAX_UPLOAD, check_text, rule_set_of
 CLI = "from cli.main import app; app()"                # how a step invokes the command line
 MAX_CARD_FILES = 8                                     # card files sent with one spec, at most
 PILOT_S = 0.2                                          # play this long (one core) to estimate a sweep's time
+PILOT_WAIT_S = 4 * PILOT_S + 0.5                       # a pilot that takes longer says nothing
 
 
 @dataclass(frozen=True)
@@ -217,23 +218,28 @@ def write_inputs(paths: dict[str, Path], text: str, cards: dict[str, str], spec_
 _pilot_lock = threading.Lock()
 
 
-def estimate_seconds(spec, workers: int) -> float | None:
-    """A sweep's time to play, from a pilot of about PILOT_S on one core of its first cell (cluster.skill's), scaled
-    to ``workers``; None when a pilot is running already or the first game alone outlasts the pilot by far (a
-    search bot: the pilot would cost more than it tells)."""
-    from cluster.skill import pilot_speed
+def piloted(measure: Callable[[], Any]) -> Any:
+    """``measure()`` (a pilot's timing), one at a time and for at most PILOT_WAIT_S; None when another pilot is
+    running or this one outlasts the wait (a deep search bot's first game: the pilot would cost more than it tells;
+    it finishes in the background, bounded by that one game)."""
     if not _pilot_lock.acquire(blocking=False):
         return None
     try:
-        done: list[float] = []
-        t = threading.Thread(target=lambda: done.append(pilot_speed(spec, PILOT_S)), daemon=True)
+        done: list[Any] = []
+        t = threading.Thread(target=lambda: done.append(measure()), daemon=True)
         t.start()
-        t.join(timeout=4 * PILOT_S + 0.5)
-        if not done or done[0] <= 0:
-            return None
-        return spec.total_games / (done[0] * max(1, workers))
+        t.join(timeout=PILOT_WAIT_S)
+        return done[0] if done else None
     finally:
         _pilot_lock.release()
+
+
+def estimate_seconds(spec, workers: int) -> float | None:
+    """A sweep's time to play, from a pilot of about PILOT_S on one core of its first cell (cluster.skill's), scaled
+    to ``workers``; None when it cannot be piloted (``piloted``)."""
+    from cluster.skill import pilot_speed
+    speed = piloted(lambda: pilot_speed(spec, PILOT_S))
+    return None if not speed or speed <= 0 else spec.total_games / (speed * max(1, workers))
 
 
 # the sweep kind ---------------------------------------------------------------------------------------------------

@@ -87,7 +87,7 @@ def test_the_automatic_batch_size_keeps_parts_of_slow_bots_short(monkeypatch):
         clock["t"] += clock["per_game"] * count
         return real(self, seed, start, count, engine)
     monkeypatch.setattr(sim.games.Match, "play_batch", timed)
-    monkeypatch.setattr("cli.ladder.time.perf_counter", lambda: clock["t"])
+    monkeypatch.setattr("cluster.ladder.time.perf_counter", lambda: clock["t"])
     assert probe_batch_size(g, None, {}, {"players": 2}, ["random", "heuristic"], line, 1, 1000) == 200
     assert probe_batch_size(g, None, {}, {"players": 2}, ["random", "heuristic"], line, 1, 500) == 167
     clock["per_game"] = 1e-5

@@ -21,6 +21,7 @@ def test_a_ladder_from_the_api_and_the_form_is_played_rated_and_drawn(tmp_path):
         cost = api.post("/api/runs", json={**body, "check_only": True})
         assert cost.status_code == 200, cost.text
         assert cost.json()["cells"] == 2 and cost.json()["games"] == 120            # 2 line-ups x 60 games
+        assert cost.json()["seconds"] > 0 and ", about " in cost.json()["cost"]      # each bot timed, as the CLI does
         r = api.post("/api/runs", json={**body, "title": XSS})
         assert r.status_code == 201, r.text
         job = r.json()["id"]
