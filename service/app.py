@@ -203,7 +203,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         """A page's POST: the user with ``role``, whose form carries the session's CSRF token; else a Refusal."""
         s = page_user(request, role)
         try:
-            form = await request.form(max_files=MAX_CARD_FILES + 1, max_fields=40, max_part_size=MAX_BODY)
+            form = await request.form(max_files=MAX_CARD_FILES + 2, max_fields=40, max_part_size=MAX_BODY)
         except TooLarge:
             raise Refusal(page("Refused", f"<p class='error'>the request is larger than {MAX_BODY:,} bytes; a spec "
                                f"may be at most {MAX_UPLOAD:,}</p>", s[0], s[1], status=413)) from None

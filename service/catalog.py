@@ -55,6 +55,7 @@ CREATE TABLE IF NOT EXISTS nightly (
 COLUMNS = (
     ("jobs", "params", "TEXT NOT NULL DEFAULT '{}'"),          # a job kind's own inputs as JSON (service/kinds.py)
     ("jobs", "results", "TEXT NOT NULL DEFAULT ''"),           # its results root on object storage ('': ROOT/runs)
+    ("nightly", "cards", "TEXT NOT NULL DEFAULT '{}'"),        # a nightly suite's card files, {name: TOML text}
     ("jobs", "priority", "INTEGER NOT NULL DEFAULT 0"),        # higher starts first (after the resumed ones)
     ("jobs", "rule_set", "TEXT NOT NULL DEFAULT ''"),          # service.specs.rule_set_of: "paws v4", "tales"
     ("jobs", "verdict", "TEXT NOT NULL DEFAULT ''"),           # the run's verdict in a word, once it has one

@@ -121,7 +121,8 @@ class Nightly:
         p = self.project(name)
         if p is None:
             raise SpecError(f"no nightly project {name!r}")
-        checked = kind_regress.check_regress({"suite": p["suite"], "baseline": p["baseline"]}, self.context())
+        checked = kind_regress.check_regress({"suite": p["suite"], "baseline": p["baseline"],
+                                              "cards": cards_of_project(p)}, self.context())
         rows = self.catalog.q("SELECT id, name, role FROM users WHERE id = ?", (p["owner_id"],))
         if not rows:
             raise SpecError(f"nightly {name}: its owner is gone; define it again")
@@ -157,18 +158,20 @@ class Nightly:
         enabled = inputs.get("enabled", True)
         if not isinstance(enabled, bool):
             raise SpecError("enabled: expected true or false")
-        checked = kind_regress.check_regress({"suite": inputs.get("suite"), "baseline": inputs.get("baseline")},
-                                             self.context())
+        checked = kind_regress.check_regress({"suite": inputs.get("suite"), "baseline": inputs.get("baseline"),
+                                              "cards": inputs.get("cards") or {}}, self.context())
+        cards = json.dumps(checked.params.get("cards") or {})
         now = time.time()
         with self._lock:
             new = self.project(name) is None
             if new and len(self.projects()) >= MAX_PROJECTS:
                 raise SpecError(f"name {name!r}: this service holds at most {MAX_PROJECTS} nightly projects")
-            self.catalog.x("INSERT INTO nightly (name, suite, baseline, at, enabled, owner_id, created, updated) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET suite = excluded.suite, "
-                           "baseline = excluded.baseline, at = excluded.at, enabled = excluded.enabled, "
-                           "owner_id = excluded.owner_id, updated = excluded.updated, last_error = ''",
-                           (name, checked.text, checked.params["baseline"], at, int(enabled), user.id, now, now))
+            self.catalog.x("INSERT INTO nightly (name, suite, baseline, cards, at, enabled, owner_id, created, updated) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET suite = excluded.suite, "
+                           "baseline = excluded.baseline, cards = excluded.cards, at = excluded.at, "
+                           "enabled = excluded.enabled, owner_id = excluded.owner_id, updated = excluded.updated, "
+                           "last_error = ''",
+                           (name, checked.text, checked.params["baseline"], cards, at, int(enabled), user.id, now, now))
         self.catalog.audit(user.name, "nightly-define" if new else "nightly-edit", None,
                            f"{name} at {at} UTC{'' if enabled else ' (disabled)'}")
         return name, new
@@ -299,6 +302,15 @@ def failing_cells(run: dict) -> list[dict]:
 
 # pages ------------------------------------------------------------------------------------------------------
 
+def cards_of_project(p: dict) -> dict:
+    """A project's card files as saved ({file name: TOML text}; none in a project saved before they were taken)."""
+    try:
+        cards = json.loads(p.get("cards") or "{}")
+    except ValueError:
+        return {}
+    return cards if isinstance(cards, dict) else {}
+
+
 def project_form(csrf: str, values: dict | None = None) -> str:
     v = values or {}
     checked = " checked" if v.get("enabled", True) else ""
@@ -316,6 +328,8 @@ def project_form(csrf: str, values: dict | None = None) -> str:
             f"<textarea id='baseline' name='baseline' rows='8'>{esc(v.get('baseline', ''))}</textarea>"
             "<label for='baseline_file'>... or upload the file (at most 256 KiB)</label>"
             "<input type='file' id='baseline_file' name='baseline_file' accept='.json,text/plain'>"
+            "<label for='cards'>Card files the suite's spec names in [data] (by file name, no folder; sent again "
+            "with each change)</label><input type='file' id='cards' name='cards' accept='.toml' multiple>"
             "<p><button>Save the nightly project</button></p></form>")
 
 
@@ -429,12 +443,14 @@ def add_routes(app, *, nightly: Nightly, page, page_user, page_form, api_user, b
         user, csrf, form = await page_form(request, "admin")
         inputs = {"name": str(form.get("name") or "").strip(), "at": str(form.get("at") or ""),
                   "enabled": form.get("enabled") is not None,
-                  "suite": await form_text(form, "suite"), "baseline": await form_text(form, "baseline")}
+                  "suite": await form_text(form, "suite"), "baseline": await form_text(form, "baseline"),
+                  "cards": {u.filename: await u.read(MAX_UPLOAD + 1) for u in form.getlist("cards")
+                            if not isinstance(u, str) and u.filename}}
         try:
             name, _ = nightly.save(user, inputs)
         except SpecError as e:
             shown = {k: (v if isinstance(v, (str, bool)) else v[:MAX_UPLOAD].decode("utf-8", "replace"))
-                     for k, v in inputs.items()}
+                     for k, v in inputs.items() if k != "cards"}
             return page("Nightly", list_page(nightly.projects(), last_runs(), user, csrf,
                                              error=" ".join(str(e).split()), values=shown), user, csrf, status=400)
         return RedirectResponse(f"/nightly/{name}", status_code=303)
@@ -476,12 +492,13 @@ def add_routes(app, *, nightly: Nightly, page, page_user, page_form, api_user, b
         except ValueError:
             body = None
         want = ("expected {\"name\": text, \"at\": \"HH:MM\" (UTC), \"suite\": TOML text, \"baseline\": JSON text, "
-                "\"enabled\": true|false}")
+                "\"cards\": {file name: TOML text}, \"enabled\": true|false}")
         if not isinstance(body, dict) or not all(isinstance(body.get(k), str) for k in ("name", "at", "suite",
-                                                                                          "baseline")):
+                                                                                          "baseline")) \
+                or not isinstance(body.get("cards", {}), dict):
             return JSONResponse({"error": want}, 400)
         try:
-            name, new = nightly.save(user, {k: body.get(k) for k in ("name", "at", "suite", "baseline")}
+            name, new = nightly.save(user, {k: body.get(k) for k in ("name", "at", "suite", "baseline", "cards")}
                                      | {"enabled": body.get("enabled", True)})
         except SpecError as e:
             return JSONResponse({"error": " ".join(str(e).split())}, 400)

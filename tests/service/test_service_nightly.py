@@ -156,3 +156,26 @@ def test_bad_projects_are_refused_in_one_line_and_user_text_is_escaped(quiet_app
     ok = page.post("/nightly", data={"csrf": admin.csrf, **good, "enabled": "1"}, follow_redirects=False)
     assert ok.status_code == 303 and ok.headers["location"] == "/nightly/p"
     assert users["read"].page(quiet_app).get("/nightly/no-such").status_code == 404
+
+
+def test_a_project_takes_the_card_files_its_suite_names_and_its_runs_carry_them(quiet_app):
+    from pathlib import Path
+    items = (Path(__file__).resolve().parents[2] / "sim" / "paws" / "data" / "items.toml").read_text()
+    suite = TINY_SUITE.replace("[sweep.setup]", '[sweep.data]\nitems = "my-items.toml"\n[sweep.setup]')
+    users = make_users(quiet_app)
+    admin = users["admin"].api(quiet_app)
+    body = {"name": "with-cards", "at": "03:00", "suite": suite, "baseline": made_up_baseline()}
+    missing = admin.post("/api/nightly", json=body)
+    assert missing.status_code == 400 and "my-items.toml" in missing.json()["error"]
+    assert "\n" not in missing.json()["error"] and quiet_app.state.nightly.project("with-cards") is None
+    assert admin.post("/api/nightly", json={**body, "cards": {"my-items.toml": items}}).status_code == 200
+    job = admin.post("/api/nightly/with-cards/run")
+    assert job.status_code in (200, 201), job.text
+    (row,) = quiet_app.state.catalog.jobs()
+    assert row["kind"] == "regress" and '"my-items.toml"' in row["params"]
+    page = users["admin"].page(quiet_app)
+    r = page.post("/nightly", data={"csrf": users["admin"].csrf, "name": "from-form", "at": "04:00", "enabled": "1",
+                                    "suite": suite, "baseline": made_up_baseline()},
+                  files=[("cards", ("my-items.toml", items.encode(), "text/plain"))], follow_redirects=False)
+    assert r.status_code == 303, r.text[-1500:]
+    assert "my-items.toml" in quiet_app.state.nightly.project("from-form")["cards"]
