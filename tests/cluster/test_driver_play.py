@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from part_bytes import parts as files
 from signals import default_sigint
 
 import cluster.local
@@ -22,19 +23,6 @@ SPEC = {"name": "driver", "game": "paws", "rules": "v4", "seed": 3, "games_per_c
         "setup": {"board": "beginner"}, "grid": {"players": [2, 4]}}
 STOP = {"name": "driver-stop", "game": "tales", "seed": 5, "batch_size": 250, "grid": {"mode": ["standard", "2v2"]},
         "stop": {"metric": "first_player_share", "half_width": 0.06, "max_games_per_cell": 5_000}}
-
-
-def files(out: Path) -> dict[str, bytes]:
-    """Every part file under ``out`` by its relative path, as bytes, with the code version written into it
-    (``playtest.code_version``: others commit while the tests run) blanked to a fixed width: the same
-    games give the same bytes whatever process wrote them."""
-    import pyarrow.parquet as pq
-    found = {}
-    for p in sorted(out.glob("*/cell=*/part-*.parquet")):
-        data = p.read_bytes()
-        version = pq.read_metadata(p).metadata[b"playtest.code_version"]
-        found[str(p.relative_to(out))] = data.replace(version, b"?" * len(version))
-    return found
 
 
 def ray_up() -> bool:

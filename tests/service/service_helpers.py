@@ -144,15 +144,3 @@ def serve(cli: list[str], url: str) -> subprocess.Popen:
             pass
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.1)
-
-
-def parts(out: Path) -> dict[str, bytes]:
-    """Every Parquet part under ``out`` by its relative path, as bytes, the code version in its metadata blanked
-    (another engineer's commit during the test changes it; the games are what must agree)."""
-    import pyarrow.parquet as pq
-    found = {}
-    for p in sorted(out.glob("*/cell=*/part-*.parquet")):
-        data = p.read_bytes()
-        version = pq.read_metadata(p).metadata[b"playtest.code_version"]
-        found[str(p.relative_to(out))] = data.replace(version, b"?" * len(version))
-    return found

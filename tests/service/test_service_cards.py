@@ -10,7 +10,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from service_helpers import TINY, Live, make_users, parts, wait_state
+from part_bytes import parts
+from service_helpers import TINY, Live, make_users, wait_state
 from typer.testing import CliRunner
 
 from cli.main import app as cli_app

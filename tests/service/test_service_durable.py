@@ -13,8 +13,8 @@ import time
 
 import httpx
 import pytest
+from part_bytes import parts
 from service_helpers import free_port, serve, wait_state
-from service_helpers import parts
 
 from service.runner import layout, start_time
 

@@ -12,7 +12,8 @@ import io
 import httpx
 import pyarrow.parquet as pq
 import pytest
-from service_helpers import TINY, Live, csrf_of, make_users, parts, wait_state
+from part_bytes import parts
+from service_helpers import TINY, Live, csrf_of, make_users, wait_state
 from typer.testing import CliRunner
 
 from cli.main import app as cli_app
