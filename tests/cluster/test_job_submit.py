@@ -10,6 +10,7 @@ done the parts are the same bytes as the same spec swept on a local disk. The he
 import json
 import os
 import re
+import threading
 import subprocess
 import sys
 import time
@@ -65,24 +66,37 @@ def test_a_sweep_submitted_as_a_ray_job_writes_to_s3_and_reports_progress(head_n
 
     uri = s3_server.uri("jobs", "sweep")      # the same bucket and prefix, its endpoint in the URI
     runner = CliRunner()
-    seen, printed, job_state, asked = [], [], None, 0.0
+    seen, printed, job_state = [], [], None
+    stop = threading.Event()
+
+    def watch():            # the manifest as often as it can be read (a `ray job status` takes a second or two)
+        while not stop.is_set():
+            m = load_manifest(uri)
+            if m is not None:
+                c = counts(m)
+                seen.append((m["state"], c["games_done"], c["parts_done"]))
+                if m["state"] == "running" and 0 < c["games_done"] < c["games"] and not printed:
+                    r = runner.invoke(app, ["status", uri, "--no-cells"])
+                    printed.append((r.exit_code, r.output))
+                if m["state"] != "running":
+                    return
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:     # the manifest often (saved about once a second), the job now and then
-        m = load_manifest(uri)
-        if m is not None:
-            c = counts(m)
-            seen.append((m["state"], c["games_done"], c["parts_done"]))
-            if m["state"] == "running" and 0 < c["games_done"] < c["games"] and not printed:
-                r = runner.invoke(app, ["status", uri, "--no-cells"])
-                printed.append((r.exit_code, r.output))
-        if m is None or m["state"] != "running" or time.monotonic() - asked > 3:
-            asked = time.monotonic()
+    try:
+        while time.monotonic() < deadline:     # the job's own state, now and then
             said = re.search(r"Job '[^']+' (\w+)|Status for job '[^']+': (\w+)",
                              _ray_job(head_node.dashboard, env, "status", job_id))
             job_state = next(g for g in said.groups() if g).upper() if said else None
             if job_state in ("SUCCEEDED", "FAILED", "STOPPED"):
                 break
-        time.sleep(0.1)
+            time.sleep(1.0)
+    finally:
+        watcher.join(timeout=30)
+        stop.set()
+        watcher.join(timeout=30)
     logs = _ray_job(head_node.dashboard, env, "logs", job_id)
     assert job_state == "SUCCEEDED", logs
     assert "240,000 games" in logs and "s3://jobs/sweep" in logs, logs
