@@ -81,6 +81,8 @@ def submit(spec: Annotated[Optional[Path], typer.Argument(help="a sweep spec (TO
            field: Annotated[Optional[list[str]], typer.Option(
                "--field", help="one of the kind's fields, NAME=VALUE, or NAME=@FILE for a file's text (repeatable), "
                                "e.g. --kind compare --field a=RUN --field b=RUN")] = None,
+           card: Annotated[Optional[list[Path]], typer.Option(
+               "--card", help="a card file the spec names in [data], sent by its file name (repeatable)")] = None,
            wait: Annotated[bool, typer.Option(help="wait for the run to end and print its report's summary")] = False,
            timeout: Annotated[float, typer.Option(help="with --wait: give up after this many seconds")] = 86_400.0
            ) -> None:
@@ -102,6 +104,12 @@ def submit(spec: Annotated[Optional[Path], typer.Argument(help="a sweep spec (TO
         body["spec"] = _text_of(spec, "the spec")
     elif kind == "sweep" and "spec" not in body:
         fail("give a sweep spec file (playtest submit SPEC), or --kind KIND with its --field values")
+    if card:
+        body["cards"] = {}
+        for path in card:
+            if path.name in body["cards"]:
+                fail(f"--card {path}: a second card file named {path.name}; the spec names card files by file name")
+            body["cards"][path.name] = _text_of(path, "a card file")
     body.update(title=title or "", description=description)
     base = server.rstrip("/")
     headers = {"Authorization": f"Bearer {token}"}

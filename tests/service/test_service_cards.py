@@ -122,3 +122,20 @@ def test_serve_refuses_a_bad_address_before_it_starts(tmp_path):
         res = CliRunner().invoke(cli_app, ["serve", "--root", str(tmp_path / "r"), "--address", address])
         assert res.exit_code == 2, res.output
         assert said in res.output and res.output.count("\n") == 1, res.output
+
+
+def test_playtest_submit_sends_the_card_files_a_spec_names(tmp_path):
+    (tmp_path / "spec.toml").write_text(WITH_CARDS)
+    (tmp_path / "strong-items.toml").write_text(STRONG)
+    with Live(tmp_path / "root") as live:
+        users = make_users(live.app)
+        base = ["submit", str(tmp_path / "spec.toml"), "--server", live.url, "--token", users["edit"].token]
+        res = CliRunner().invoke(cli_app, base)                       # without it: the service's one line, exit 2
+        assert res.exit_code == 2 and "send that card file with the spec" in res.output, res.output
+        res = CliRunner().invoke(cli_app, [*base, "--card", str(tmp_path / "strong-items.toml"), "--wait"])
+        assert res.exit_code == 0, res.output
+        (row,) = live.app.state.catalog.jobs()
+        assert row["state"] == "done" and "strong-items.toml" in row["params"]
+        twice = CliRunner().invoke(cli_app, [*base, "--card", str(tmp_path / "strong-items.toml"), "--card",
+                                             str(tmp_path / "strong-items.toml")])
+        assert twice.exit_code == 2 and "a second card file named strong-items.toml" in twice.output
