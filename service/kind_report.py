@@ -6,7 +6,6 @@ functions ``playtest report`` calls (service.reportjob). It plays no game and ha
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 import urllib.parse
@@ -17,7 +16,6 @@ from cluster.spec import SpecError
 from service import kinds
 from service.kind_compare import done_run, results_at
 from service.kinds import Checked, Context, Field, Kind, text_of
-from sim.storage import is_uri
 
 
 def _check(inputs: dict[str, Any], ctx: Context) -> Checked:
@@ -61,12 +59,8 @@ def main(argv: list[str]) -> int:
         print("error: usage: python -m service.kind_report RESULTS OWN SHORTEST LONGEST BEHIND_AFTER", file=sys.stderr)
         return 2
     own = Path(argv[1]).resolve()
-    if is_uri(argv[0]):                                  # object storage: the run's URI (shown without its query)
-        results, run = argv[0], Path(urllib.parse.urlsplit(argv[0]).path).name
-    else:
-        os.chdir(Path(argv[0]).resolve().parent.parent)  # the service root: the page names runs/ID, not a server path
-        results = run = f"runs/{Path(argv[0]).name}"
-        run = Path(run).name
+    results = reportjob.from_root(argv[0])
+    run = Path(urllib.parse.urlsplit(results).path).name     # the run's id: runs/ID or .../runs/ID?query
     p = {"run": run, "shortest": int(argv[2]), "longest": int(argv[3]), "behind_after": int(argv[4])}
     try:
         lines = reportjob.build(results, own, shortest=p["shortest"], longest=p["longest"],

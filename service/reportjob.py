@@ -42,14 +42,21 @@ def build(results: str, own: Path, **options) -> list[str]:
     return summary
 
 
+def from_root(results: str) -> str:
+    """A run's results as a report step names them: a local run's folder as ``runs/ID`` from the service's root (the
+    process moves there, so the page names no server path), a run on object storage by its URI."""
+    if is_uri(results):
+        return results
+    os.chdir(Path(results).resolve().parent.parent)
+    return f"runs/{Path(results).name}"
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("error: usage: python -m service.reportjob RESULTS OWN", file=sys.stderr)
         return 2
-    results, own = argv[0], Path(argv[1]).resolve()
-    if not is_uri(results):         # from the service's root: the page names runs/ID, never a server path
-        os.chdir(Path(results).resolve().parent.parent)
-        results = f"runs/{Path(results).name}"
+    own = Path(argv[1]).resolve()
+    results = from_root(argv[0])
     try:
         for line in build(results, own):
             print(line)
