@@ -17,7 +17,7 @@ try:                                # typer >= 0.20 carries its own click
 except ImportError:                 # pragma: no cover - older typer uses click itself
     from click import exceptions as clickx
 
-from cli import card_worth, compare, kingmaker, ladder, play, query, reference, regress, report, restrict, serve, sweep, tension, train_bot, tune, tune_bot
+from cli import card_worth, compare, kingmaker, ladder, play, query, reference, regress, report, restrict, serve, sweep, tension, train_bot, tune, tune_bot, validate
 from cli.common import BUG_EXIT, err, one_line, plain
 
 
@@ -111,10 +111,11 @@ EXAMPLES = {
     "tension": "playtest tension tales --games 2000 --out results/tension-tales --html tension.html",
     "card-worth": "playtest card-worth tales --deck equipment --games 2000 --out results/worth-tales",
     "serve": "playtest serve --root service-root --port 8321",
+    "validate": "playtest validate restrict --game paws",
     "submit": "playtest submit examples/smoke.toml --server http://127.0.0.1:8321 --token $PLAYTEST_TOKEN --wait",
 }
 
-for _area in (play, reference, sweep, ladder, query, report, regress, compare, tune, tune_bot, train_bot, restrict, kingmaker, tension, card_worth, serve):
+for _area in (play, reference, sweep, ladder, query, report, regress, compare, tune, tune_bot, train_bot, restrict, kingmaker, tension, card_worth, validate, serve):
     for _name, _command in _area.COMMANDS.items():
         app.command(name=_name, epilog=f"Example: {EXAMPLES[_name]}" if _name in EXAMPLES else None)(_command)
 

@@ -11,13 +11,15 @@ and answered from the sweep's folder (measures/restrict.py). The change is the p
 the seat's scores (1 a win, the fair share a draw, 0 a loss), the line-ups weighted equally, with a 95%
 interval (normal, the line-ups' variances added): cluster.train's paired_gain and equal_weight.
 
-Verdicts, on the cost of forbidding (the unrestricted score less the restricted):
-- **dominant**: its whole interval is above ``threshold`` (default 5 points of win share): the bot's play
-  leans on this option;
-- **useless**: its whole interval lies within +-``margin`` (default 1 point): forbidding it changes nothing;
-- **overused**: its whole interval is below 0: the bot does better without it (it takes it when it should not);
-- **matters**: above 0 but not shown above the threshold;
-- **unclear**: the interval is too wide to say (more games).
+Verdicts, on the cost of forbidding (the unrestricted score less the restricted), with an equivalence margin
+``margin`` (default 2 points of win share) judged by two one-sided tests (queries.stats.equivalence), never by
+whether intervals overlap (measures/restrict.py ``verdict``):
+- **dominant**: its whole 95% interval is above ``threshold`` (default 5 points): the bot's play leans on it;
+- **useless**: the same within +-``margin``: its 90% interval lies inside the margin and its 95% holds zero;
+- **negligible**: it differs from zero (its 95% interval leaves zero out) by less than the margin;
+- **overused**: its whole interval is below 0 (and not within the margin): the bot does better without it;
+- **matters**: above 0 and beyond the margin, not shown above the threshold;
+- **unclear**: not enough games to say (the answer gives the games that would settle it).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from sim.kit.bots import RESTRICTABLE
 from sim.params import RuleError, fields
 
 THRESHOLD = 0.05
-MARGIN = 0.01
+MARGIN = 0.02               # the equivalence margin: within +-2 points of win share is "the same"
 
 
 def forbiddable(game_name: str) -> tuple[str, ...]:
@@ -91,23 +93,13 @@ def games_to_play(game_name: str, base: str, options: Sequence[str], games: int)
     return sum(len(cells) for _, cells in line_up_cells(game_name, base, options)) * games
 
 
-def verdict(cost: float, low: float, high: float, threshold: float = THRESHOLD, margin: float = MARGIN) -> str:
-    if low > threshold:
-        return "dominant"
-    if -margin <= low and high <= margin:
-        return "useless"
-    if high < 0:
-        return "overused"
-    if low > 0:
-        return "matters"
-    return "unclear"
-
-
 SAYS = {"dominant": "the bot's play leans on it: forbidding it costs more than {t} points",
-        "useless": "forbidding it changes nothing (within {m} point{s})",
+        "useless": "forbidding it changes the win share by less than {m} point{s} either way (the same, by an "
+                   "equivalence test)",
+        "negligible": "forbidding it changes the win share, by less than {m} point{s}",
         "overused": "the bot does better without it: it takes it when it should not",
-        "matters": "forbidding it costs something, not shown to be over {t} points",
-        "unclear": "too few games to say"}
+        "matters": "forbidding it costs more than {m} point{s}, not shown to be over {t} points",
+        "unclear": "not enough games to say whether it is within {m} point{s}{need}"}
 
 
 def points(x: float) -> str:
@@ -120,7 +112,8 @@ def sentences(result: dict) -> list[str]:
     out = []
     for r in sorted(result["options"], key=lambda r: -r["cost"]):
         low, high = r["cost_95"]
-        said = SAYS[r["verdict"]].format(t=f"{t:g}", m=f"{m:g}", s="" if m == 1 else "s")
+        need = f" (about {r['games_needed']:,} paired games would settle it)" if r.get("games_needed") else ""
+        said = SAYS[r["verdict"]].format(t=f"{t:g}", m=f"{m:g}", s="" if m == 1 else "s", need=need)
         out.append(f"forbid {r['option']}: {r['verdict']}, it costs {points(r['cost'])} points of win share "
                    f"(95%: {points(low)} to {points(high)}; {r['games']:,} paired games): {said}")
     return out

@@ -15,12 +15,33 @@ from pathlib import Path
 
 import numpy as np
 
-from cluster.restrict import MARGIN, THRESHOLD, verdict
+from cluster.restrict import MARGIN, THRESHOLD
 from cluster.train import equal_weight, paired_gain
 from queries import library
+from queries.stats import Z95, equivalence
 from sim.games import GAMES
 
 FORBID = re.compile(r":forbid=([A-Za-z0-9_]+)")
+
+
+def verdict(cost: float, low: float, high: float, games: int, threshold: float = THRESHOLD,
+            margin: float = MARGIN) -> tuple[str, int | None]:
+    """(verdict, games that would settle it or None) of a cost with its 95% interval from ``games`` paired games:
+    cluster/restrict.py's verdicts, "useless" and "negligible" by the two one-sided tests of
+    queries.stats.equivalence against ``margin``."""
+    se = (high - low) / (2 * Z95)
+    eq = equivalence(cost, se, games, margin)
+    if low > threshold:
+        return "dominant", None
+    if eq.verdict == "same":
+        return "useless", None
+    if eq.verdict == "negligible":
+        return "negligible", None
+    if high < 0:
+        return "overused", None
+    if low > 0:
+        return "matters", None
+    return "unclear", eq.games_needed
 
 
 def _key(cell: dict) -> str:
@@ -129,7 +150,7 @@ def restricted_play(folder: str | Path, threshold: float = THRESHOLD, margin: fl
                "cost": -over.diff, "cost_95": [-over.high, -over.low],
                "line_ups": [{"line_up": r.label, "games": r.games, "cost": -r.diff, "cost_95": [-r.high, -r.low]}
                             for r in rows]}
-        row["verdict"] = verdict(row["cost"], *row["cost_95"], threshold, margin)
+        row["verdict"], row["games_needed"] = verdict(row["cost"], *row["cost_95"], over.games, threshold, margin)
         options.append(row)
     return {"game": game.name, "bot": lay["bot"], "seed": manifest["seed"], "games_per_seat": manifest["games_per_cell"],
             "line_ups": list(dict.fromkeys(labels.values())), "threshold": threshold, "margin": margin,
@@ -138,5 +159,6 @@ def restricted_play(folder: str | Path, threshold: float = THRESHOLD, margin: fl
                       "every other seat; paired on game_index with the line-up's base cell (the unrestricted bot in "
                       "every seat, the same seed: the same deals); cost = the seat's score there less the restricted "
                       "bot's (1 a win, the fair share a draw), line-ups weighted equally, 95% normal interval of the "
-                      "paired differences",
+                      f"paired differences; 'useless' and 'negligible' by two one-sided tests at 5% against a margin "
+                      f"of +-{100 * margin:g} points",
             "note": "bots, not people: what an option is worth to this bot's play"}

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from queries.pages import CSS, SCRIPT, esc, html_table, png_base64
 
-COLOURS = {"dominant": "#a01c17", "matters": "#d95f02", "useless": "#8c8c8c", "overused": "#1b6fa8",
+COLOURS = {"dominant": "#a01c17", "matters": "#d95f02", "useless": "#8c8c8c", "negligible": "#a6a6a6",
+           "overused": "#1b6fa8",
            "unclear": "#bbbbbb"}
 PAGE_CSS = CSS + """
 .note { color: #555; font-size: 13px; } .bots { background: #fff3e0; padding: .4em .8em; border-radius: 6px; }
@@ -59,9 +60,10 @@ def restrict_section(result: dict, sentences: list[str]) -> str:
         "played unrestricted beside them. What each option is worth to this bot's play.</p><ul>"
         + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>",
         f"<img class='plot' alt='cost of forbidding each option' src='data:image/png;base64,{cost_figure(result)}'>",
-        f"<p class='note'>Dominant: the whole interval above {_points(result['threshold'])} points; useless: within "
-        f"+-{100 * result['margin']:g} point(s); overused: below 0 (the bot does better without it). Dashed line: "
-        "the threshold; dotted: the margin.</p></section>",
+        f"<p class='note'>Dominant: the whole interval above {_points(result['threshold'])} points. Useless: the same "
+        f"within the margin of +-{100 * result['margin']:g} point(s), by two one-sided tests (its 90% interval inside "
+        "the margin); negligible: differs from zero, by less than the margin; overused: below 0 (the bot does better "
+        "without it); unclear: not enough games to say. Dashed line: the threshold; dotted: the margin.</p></section>",
         "<section id='table'><h2>Per option and line-up</h2>" + table + "</section>",
         f"<p class='note'>{esc(result['method'])}; seed {result['seed']}.</p>"])
 

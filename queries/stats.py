@@ -10,6 +10,7 @@ discovery rate) or Holm (family-wise error), across every metric of a run.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -249,3 +250,72 @@ def paired_median_difference(pairs: Mapping[tuple[float, float], int], replicate
         meds.append(hist_median(values, draws @ onto))
     diff = meds[1] - meds[0]
     return _bootstrap_summary(float(diff[0]), diff[1:])
+
+
+# ---------------------------------------------------------------------------------------------------
+# Same or different: equivalence by two one-sided tests (Lakens 2017), never from overlapping intervals
+# ---------------------------------------------------------------------------------------------------
+
+MARGIN = 0.02                # default equivalence margin: 2 points of win share
+VERDICTS = ("same", "negligible", "differs", "not enough games")
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """A difference judged against a margin: ``verdict`` one of :data:`VERDICTS`.
+
+    - **same**: the 90% interval lies inside +-margin (both one-sided tests at 5% reject a difference of
+      margin or more) and the 95% interval holds zero;
+    - **negligible**: the 95% interval leaves out zero but the 90% lies inside +-margin: it differs, by less
+      than the margin;
+    - **differs**: the 95% interval leaves out zero and the 90% does not lie inside +-margin;
+    - **not enough games**: neither; ``games_needed`` is the games (at the same spread) with which a true
+      difference of zero would be called the same 80% of the time.
+    """
+
+    verdict: str
+    diff: float
+    low: float                   # 95% interval
+    high: float
+    margin: float
+    games: int
+    games_needed: int | None     # with "not enough games"
+
+    def words(self, scale: float = 100.0, unit: str = " points") -> str:
+        """The verdict in words: "the same within +-2 points (+0.3 [-0.8, +1.4])"."""
+        m, d, lo, hi = self.margin * scale, self.diff * scale, self.low * scale, self.high * scale
+        shown = f"{d:+.1f} [{lo:+.1f}, {hi:+.1f}]"
+        if self.verdict == "same":
+            return f"the same within +-{m:g}{unit} ({shown})"
+        if self.verdict == "negligible":
+            return f"differs by {shown}{unit}, less than the +-{m:g}{unit} margin: negligible"
+        if self.verdict == "differs":
+            return f"differs by {shown}{unit}"
+        need = f"; about {self.games_needed:,} games would settle it" if self.games_needed else ""
+        return f"not enough games to say ({shown}{unit}, margin +-{m:g}{unit}){need}"
+
+
+def equivalence(diff: float, se: float, games: int, margin: float = MARGIN, alpha: float = 0.05) -> Equivalence:
+    """Judge a difference ``diff`` with standard error ``se`` (from ``games`` games or pairs) against ``margin``:
+    two one-sided tests at ``alpha`` for "the same" (the 1 - 2 alpha interval inside +-margin) and the
+    two-sided 1 - alpha interval for "differs"."""
+    from scipy.stats import norm
+    if not (margin > 0 and math.isfinite(margin)):
+        raise ValueError(f"margin {margin!r}: expected a positive number")
+    z2, z1 = float(norm.ppf(1 - alpha / 2)), float(norm.ppf(1 - alpha))
+    if not math.isfinite(se):
+        return Equivalence("not enough games", diff, -math.inf, math.inf, margin, games, None)
+    low, high = diff - z2 * se, diff + z2 * se
+    inside = -margin < diff - z1 * se and diff + z1 * se < margin
+    apart = low > 0 or high < 0
+    if inside:
+        verdict = "negligible" if apart else "same"
+    elif apart:
+        verdict = "differs"
+    else:
+        verdict = "not enough games"
+    needed = None
+    if verdict == "not enough games" and se > 0 and games > 0:
+        sd = se * math.sqrt(games)          # per game: the spread stays, the standard error shrinks with games
+        needed = int(math.ceil(((z1 + float(norm.ppf(0.9))) * sd / margin) ** 2))
+    return Equivalence(verdict, diff, low, high, margin, games, needed)

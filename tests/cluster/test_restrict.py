@@ -145,11 +145,17 @@ def test_the_sweep_pairs_as_the_bare_tasks_did():
 
 
 @pytest.mark.parametrize("cost, low, high, want", [
-    (0.08, 0.051, 0.1, "dominant"), (0.06, 0.049, 0.07, "matters"), (0.0, -0.01, 0.01, "useless"),
-    (0.0, -0.011, 0.01, "unclear"), (-0.02, -0.03, -0.001, "overused"), (0.01, 0.001, 0.02, "matters"),
+    (0.08, 0.051, 0.1, "dominant"), (0.06, 0.049, 0.07, "matters"), (0.0, -0.02, 0.02, "useless"),
+    (0.0, -0.023, 0.023, "useless"), (0.0, -0.025, 0.025, "unclear"), (-0.04, -0.06, -0.02, "overused"),
+    (0.03, 0.021, 0.039, "matters"), (0.005, 0.003, 0.008, "negligible"), (-0.005, -0.008, -0.003, "negligible"),
 ])
 def test_verdicts_at_their_borders(cost, low, high, want):
-    assert restrict.verdict(cost, low, high) == want
+    """Useless and negligible by two one-sided tests against the 2-point margin: the 90% interval (0.84 of the 95%
+    half-width) inside +-2 points; buy's +0.5 [+0.3, +0.8] of the issue is negligible, not useless."""
+    from measures.restrict import verdict
+    said, needed = verdict(cost, low, high, 1000)
+    assert said == want
+    assert (needed is not None) == (want == "unclear")
 
 
 def test_the_command_runs_a_sweep_and_answers_from_its_folder(tmp_path):
