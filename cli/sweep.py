@@ -13,18 +13,21 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cli.common import err, fail, warn
+from cli.common import err, fail, one_line, plain, warn
 from queries.report import stop_line
 from cli.report import summary_lines as report_summary
 from cluster.manifest import BEYOND, DONE, NAME, ManifestError, counts, load_manifest, save_manifest
 from cluster.part import part_path
 from cluster.spec import SpecError, SweepSpec, load_spec, parse_spec
-from cluster.sweep import (LOCK, SweepError, SweepInterrupted, check_out_dir, check_remote_out, interrupts,
-                           run_sweep, workers_error)
+from cluster.sweep import (LOCK, SweepError, SweepFailed, SweepInterrupted, check_out_dir, check_remote_out,
+                           interrupts, run_sweep, workers_error)
 from cluster.tune import stopper_for, tune_report
 from cluster.verify import VerifyError, quarantine, reconcile, scan, settle_stop
 from sim import folder
 from sim.storage import StorageError, is_uri, open_location
+
+
+FAILED_EXIT = 1     # a sweep that began and failed (bad input is 2, Ctrl-C 130, SIGTERM 143)
 
 
 def _size(n: float) -> str:
@@ -182,6 +185,11 @@ def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optio
             err.print("[bold yellow]interrupted[/] " + escape(f"before any game was played.\nresume with: {hint}"),
                       highlight=False)
             raise typer.Exit(code=128 + ints.signum)
+        except SweepFailed as e:      # it began and failed: not bad input (exit 1), and how to go on
+            err.print(f"[bold red]error:[/] {plain(one_line(str(e)))}", highlight=False, soft_wrap=True)
+            err.print(escape(f"the finished parts are kept in {out}; resume with: {hint}"), highlight=False,
+                      soft_wrap=True)
+            raise typer.Exit(code=FAILED_EXIT) from None
         except (SweepError, ManifestError) as e:
             fail(str(e))
     err.print(f"{r.games:,} games in {r.wall_s:.1f} s ({r.games_per_s:,.0f} games/s; playing {r.play_s:.1f} s, "

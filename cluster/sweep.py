@@ -66,6 +66,11 @@ class SweepError(RuntimeError):
     """A sweep was refused (other spec in DIR, ...) or failed (a task raised); the message says why."""
 
 
+class SweepFailed(SweepError):
+    """A sweep that began and then failed (a part raised, its player was lost, neither Ray nor the driver's players
+    could play it): not a refusal of its input. The finished parts are kept; ``--resume`` plays the rest."""
+
+
 class SweepInterrupted(KeyboardInterrupt):
     """Ctrl-C or SIGTERM: the parts in flight were drained or dropped and the manifest saved; ``summary`` holds
     what was done, ``signum`` the signal (the command exits 128 + it: 130 for Ctrl-C, 143 for SIGTERM)."""
@@ -475,6 +480,7 @@ class _Run:
         self.bar = None
         self.games = self.parts = self.driver_parts = 0
         self.ray_started, self.ray_up, self.guard = False, False, None
+        self.ray_failed: str | None = None     # why an embedded Ray could not start (the driver's players play)
         self.running = workers or os.cpu_count() or 1
         self.ray_start_s = 0.0
         self.last_save, self.save_gap = time.perf_counter(), SAVE_EVERY_S
@@ -495,7 +501,8 @@ class _Run:
             return self.settle_idle()
         if not self.local_first:
             try:
-                self.start_ray()
+                if not self.start_ray():     # an embedded Ray that could not start: the driver's players play
+                    self.local_first = True
             except KeyboardInterrupt:
                 summary = _summary(self.manifest, self.out_dir, self.t0, time.perf_counter(), 0.0, 0, 0, self.before,
                                    0, self.report)
@@ -566,16 +573,43 @@ class _Run:
         return _summary(self.manifest, self.out_dir, self.t0, self.t0, 0.0, 0, 0, self.before, 0, self.report,
                         self.plan)
 
-    def start_ray(self) -> None:
+    def can_fall_back(self) -> bool:
+        """Whether the driver's forked players (cluster.local) may play instead of Ray: an embedded Ray (no
+        ``--address``: a cluster the user named is not replaced behind their back) and a local results folder
+        (the S3 client's threads do not survive a fork)."""
+        return not self.address and self.remote is None
+
+    def start_ray(self) -> bool:
         """Start or join Ray (before anything is written when it comes first: a cluster that cannot be joined
-        leaves DIR as it was)."""
+        leaves DIR as it was). True when Ray is up. An embedded Ray that cannot start (a busy machine: "node timed
+        out during startup") is not the sweep's end: one line is logged and False returned, and the driver's
+        forked players play instead (:meth:`can_fall_back`); joining a cluster that fails stays a SweepError."""
         t = time.perf_counter()
         try:
             self.ray_started, self.running, self.guard = _start_ray(self.workers, self.address)
         except (ConnectionError, RuntimeError, ValueError) as e:
-            raise SweepError(f"could not {'join Ray at ' + self.address if self.address else 'start Ray'}: "
-                             f"{e}") from e
+            if not self.can_fall_back():
+                raise SweepError(f"could not {'join Ray at ' + self.address if self.address else 'start Ray'}: "
+                                 f"{e}") from e
+            self.fall_back(e, time.perf_counter() - t)
+            return False
+        except Exception as e:        # noqa: BLE001 - Ray's own start-up errors are plain Exceptions
+            if not self.can_fall_back():
+                raise SweepFailed(f"could not {'join Ray at ' + self.address if self.address else 'start Ray'}: "
+                                  f"{_error_text(e)}") from e
+            self.fall_back(e, time.perf_counter() - t)
+            return False
         self.ray_start_s, self.ray_up = time.perf_counter() - t, True
+        return True
+
+    def fall_back(self, e: BaseException, seconds: float) -> None:
+        """Ray could not start: say so in one line; the driver's forked players play the rest."""
+        self.ray_started, self.guard, self.ray_start_s = False, None, seconds
+        self.running = self.workers or os.cpu_count() or 1
+        self.ray_failed = " ".join(str(e).split())[:300] or type(e).__name__
+        if self.log:
+            self.log(f"note: Ray could not start ({self.ray_failed}); the sweep plays on {self.running} forked "
+                     "local player(s) instead")
 
     def begin(self) -> None:
         """The run's record in the manifest, the part queue and the progress line."""
@@ -673,10 +707,11 @@ class _Run:
             if self.bar:
                 self.bar.refresh()
             self.save_now()
-            if local.alive() and local.ray_pays(self.games_todo - local.games, self.spec.engine):
-                self.start_ray()          # the players play on while Ray starts
-                local.stop()
-                break
+            if self.ray_failed is None and local.alive() and \
+                    local.ray_pays(self.games_todo - local.games, self.spec.engine):
+                if self.start_ray():      # the players play on while Ray starts
+                    local.stop()
+                    break                 # else (Ray could not start) the players play every part
 
     def play_ray(self) -> None:
         """Play on Ray, a bounded number of tasks in flight (a lost worker or node: Ray plays the part again)."""
@@ -734,7 +769,7 @@ class _Run:
         if self.local is not None:
             self.local.stop()
         self.manifest.update(state="failed", error=_error_text(e))
-        raise SweepError(f"sweep failed: {self.manifest['error']}") from e
+        raise SweepFailed(f"sweep failed: {self.manifest['error']}") from e
 
     def settle(self) -> None:
         """The run's record, the stopping state and the manifest saved (a ManifestError, e.g. a full disk, still
