@@ -384,3 +384,211 @@ def skill_sentence(columns: Sequence[str], rows: Sequence[tuple]) -> str | None:
 
 
 SUMMARIES = {"skill_depth": skill_sentence}     # canned queries whose answer ends in a sentence
+
+
+# ---------------------------------------------------------------------------------------------------
+# The fit test of games of more than 2 seats: who won each game, per line-up (Luce with side effects)
+# ---------------------------------------------------------------------------------------------------
+
+TABLE_RIDGE = 1e-4            # a tiny prior on the model's parameters: a bot that never wins stays finite
+TABLE_BOOTSTRAP = 200         # parametric bootstrap replicates when the chi-square approximation is not safe
+TABLE_BOOTSTRAP_SEED = 20261207
+COCHRAN_SMALL = 5.0           # Cochran's rule: at most 20% of expected counts below 5, none below 1
+COCHRAN_SHARE = 0.2
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The decided games of each line-up (the bots per seat and each seat's side), as arrays for the model:
+    ``x[l, s]`` the design row of side slot s of line-up l (one column per bot but the anchor: how many of its
+    seats that bot holds; one per side label but 0: 1 on that side), ``wins[l, s]`` the games that side won,
+    ``valid[l, s]`` whether slot s is a side of line-up l, ``draws[l]`` its games nobody won."""
+
+    lineups: list[tuple[tuple[str, ...], tuple[int, ...]]]
+    x: np.ndarray
+    wins: np.ndarray
+    valid: np.ndarray
+    draws: np.ndarray
+    columns: list[str]
+
+
+def tables_of(bots: Sequence[str], outcomes: Sequence[dict], anchor: int = 0) -> Tables:
+    """Group ``read_outcomes`` rows (bots, seat_sides, winning_side, games) by line-up; a bot outside ``bots``
+    or a winning side that is not one of the line-up's sides is a RatingError."""
+    index = {b: i for i, b in enumerate(bots)}
+    by: dict[tuple, dict] = {}
+    for o in outcomes:
+        seated, sides = tuple(o["bots"]), tuple(int(s) for s in o["seat_sides"])
+        if len(seated) != len(sides):
+            raise RatingError(f"a game seats {len(seated)} bots on {len(sides)} seat sides")
+        for b in seated:
+            if b not in index:
+                raise RatingError(f"the results hold games of bot {b!r}, which is not one of the ladder's bots "
+                                  f"({', '.join(bots)})")
+        rec = by.setdefault((seated, sides), {"wins": {}, "draws": 0})
+        won = int(o["winning_side"])
+        if won == -1:
+            rec["draws"] += int(o["games"])
+        elif won in sides:
+            rec["wins"][won] = rec["wins"].get(won, 0) + int(o["games"])
+        else:
+            raise RatingError(f"a game of line-up {', '.join(seated)} was won by side {won}, which no seat holds")
+    lineups = sorted(by)
+    labels = sorted({s for _, sides in lineups for s in sides})
+    free = [b for i, b in enumerate(bots) if i != anchor]
+    columns = free + [f"side {s}" for s in labels[1:]]
+    width = max((len(set(sides)) for _, sides in lineups), default=0)
+    x = np.zeros((len(lineups), width, len(columns)))
+    wins = np.zeros((len(lineups), width))
+    valid = np.zeros((len(lineups), width), dtype=bool)
+    draws = np.zeros(len(lineups))
+    col = {b: k for k, b in enumerate(free)}
+    side_col = {s: len(free) + k for k, s in enumerate(labels[1:])}
+    for li, (seated, sides) in enumerate(lineups):
+        for si, side in enumerate(sorted(set(sides))):
+            valid[li, si] = True
+            wins[li, si] = by[(seated, sides)]["wins"].get(side, 0)
+            for b, s in zip(seated, sides):
+                if s == side and b in col:
+                    x[li, si, col[b]] += 1.0
+            if side in side_col:
+                x[li, si, side_col[side]] = 1.0
+        draws[li] = by[(seated, sides)]["draws"]
+    return Tables(lineups, x, wins, valid, draws, columns)
+
+
+def _side_probabilities(t: Tables, beta: np.ndarray) -> np.ndarray:
+    u = np.where(t.valid, t.x @ beta, -np.inf)
+    u = u - u.max(axis=1, keepdims=True)
+    e = np.where(t.valid, np.exp(u), 0.0)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def luce_fit(t: Tables, wins: np.ndarray | None = None, ridge: float = TABLE_RIDGE) -> np.ndarray:
+    """The maximum-likelihood parameters (``t.columns``) of the model: each decided game is won by one of its
+    line-up's sides with probability proportional to exp(the sum of its bots' strengths + its side's effect)
+    (Luce's choice axiom; a conditional logit), by scipy's trust-region Newton on the concave log-likelihood
+    plus ``ridge`` / 2 |beta|^2. ``wins`` replaces the line-ups' win counts (the bootstrap's redrawn games)."""
+    from scipy.optimize import minimize
+    n = t.wins if wins is None else wins
+    total = n.sum(axis=1)
+    observed = np.einsum("ls,lsp->p", n, t.x)
+
+    def objective(beta):
+        u = np.where(t.valid, t.x @ beta, -np.inf)
+        top = u.max(axis=1)
+        log_z = top + np.log(np.where(t.valid, np.exp(u - top[:, None]), 0.0).sum(axis=1))
+        ll = float((np.where(n > 0, n * u, 0.0)).sum() - (total * log_z).sum())
+        p = _side_probabilities(t, beta)
+        grad = observed - np.einsum("l,ls,lsp->p", total, p, t.x)
+        return -ll + 0.5 * ridge * beta @ beta, -grad + ridge * beta
+
+    def hessian(beta):
+        p = _side_probabilities(t, beta)
+        mean = np.einsum("ls,lsp->lp", p, t.x)
+        second = np.einsum("l,ls,lsp,lsq->pq", total, p, t.x, t.x)
+        return second - np.einsum("l,lp,lq->pq", total, mean, mean) + ridge * np.eye(len(beta))
+
+    res = minimize(objective, np.zeros(t.x.shape[2]), jac=True, hess=hessian, method="trust-exact",
+                   options={"gtol": 1e-8, "maxiter": MAX_ITERATIONS})
+    if not np.all(np.isfinite(res.x)):
+        raise RatingError("the table model did not converge to finite values")
+    return res.x
+
+
+def _deviance(wins: np.ndarray, p: np.ndarray) -> float:
+    """G = 2 sum n log(n / (N p)) over the cells that hold games: the model against each line-up its own shares."""
+    expected = wins.sum(axis=1, keepdims=True) * p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(wins > 0, wins * np.log(wins / expected), 0.0)
+    return max(0.0, 2.0 * float(terms.sum()))
+
+
+def _free_parameters(t: Tables, played: np.ndarray) -> int:
+    """How many of the model's parameters the played line-ups identify: the rank of the differences between
+    each side's design row and its line-up's first side's."""
+    rows = [t.x[li, si] - t.x[li, 0] for li in np.flatnonzero(played) for si in range(1, t.x.shape[1])
+            if t.valid[li, si]]
+    return int(np.linalg.matrix_rank(np.array(rows))) if rows else 0
+
+
+def table_fit(bots: Sequence[str], outcomes: Sequence[dict], anchor: int = 0,
+              replicates: int = TABLE_BOOTSTRAP, seed: int = TABLE_BOOTSTRAP_SEED) -> dict:
+    """Does one rating per bot describe games of more than two seats? The winner of each decided game
+    (``read_outcomes``: games nobody won are left out) against a model of one strength per bot and one
+    effect per side (seat, or team), where a side wins with probability proportional to exp(its bots'
+    strengths + its effect) (:func:`luce_fit`), tested against the saturated model (every line-up, bots in
+    seat order, its own win shares; the side effects are the seats' edge, or the teams') by the likelihood-ratio deviance on (the line-ups' free shares) - (the
+    model's identified parameters) degrees of freedom. The p-value is the chi-square's when the expected
+    counts are large enough (Cochran: at most 20% below 5, none below 1), else a parametric bootstrap's
+    (``replicates`` data sets drawn from the fitted model, refitted; (1 + as large) / (1 + replicates)).
+
+    Seat rotations give the test its degrees of freedom: with every bot at every table (as many bots as
+    seats) it can still find a bot whose strength depends on its seat or on who sits where, though not one
+    that does better with or against some bots than others, which needs tables of different bots (4 bots in
+    2 vs. 2 teams: three ratings fit the three ways to split them exactly)."""
+    t = tables_of(bots, outcomes, anchor)
+    played = t.wins.sum(axis=1) > 0
+    cells = int(np.maximum(t.valid[played].sum(axis=1) - 1, 0).sum())
+    df = cells - _free_parameters(t, played)
+    draws = int(t.draws.sum())
+    decided = int(t.wins.sum())
+    seats = max((len(s) for s, _ in t.lineups), default=0)
+    every = len(bots) <= seats
+    base = {"model": "luce", "df": df, "games": decided, "draws": draws, "lineups": int(played.sum()),
+            "every_bot_every_game": every, "method": "none"}
+    if df <= 0:
+        return {**base, "deviance": 0.0, "p": 1.0, "fits": None}
+    beta = luce_fit(t)
+    p = _side_probabilities(t, beta)
+    deviance = _deviance(t.wins, p)
+    expected = (t.wins.sum(axis=1, keepdims=True) * p)[t.valid & played[:, None]]
+    safe = bool(expected.min() >= 1.0 and np.mean(expected < COCHRAN_SMALL) <= COCHRAN_SHARE)
+    if safe:
+        pvalue, method = stats.chi2_sf(deviance, df), "chi-square"
+    else:
+        rng = np.random.default_rng(seed)
+        total = t.wins.sum(axis=1).astype(np.int64)
+        larger = 0
+        for _ in range(replicates):
+            drawn = rng.multinomial(total, np.where(t.valid, p, 0.0)).astype(float)
+            larger += _deviance(drawn, _side_probabilities(t, luce_fit(t, drawn))) >= deviance - 1e-9
+        pvalue, method = (1 + larger) / (1 + replicates), f"parametric bootstrap ({replicates} replicates)"
+    effects = {c: float(beta[k]) for k, c in enumerate(t.columns) if c.startswith("side ")}
+    return {**base, "deviance": deviance, "p": float(pvalue), "fits": bool(pvalue >= FIT_LEVEL), "method": method,
+            "side_effects": effects}
+
+
+def table_fit_line(check: dict) -> str:
+    """The table fit test in words."""
+    games = f"{check['games']:,} games somebody won, {check['lineups']:,} line-ups"
+    if check["fits"] is None:
+        return (f"fit: these games ({games}) leave no degrees of freedom to test one rating per bot against each "
+                "line-up's own results, so no fit is claimed")
+    head = (f"fit of one rating per bot and one effect per seat side (Luce) against each line-up's own win shares "
+            f"({games}): deviance {check['deviance']:.1f} on {check['df']} degree{'s' if check['df'] != 1 else ''}"
+            f" of freedom (p {check['p']:.2g}, {check['method']})")
+    scope = ("; every game seats every bot, so this tests whether a bot's strength depends on its seat or on who "
+             "sits where, not whether it does better with or against some bots than others (that needs more bots "
+             "than seats)"
+             if check["every_bot_every_game"] else "")
+    if check["fits"]:
+        return f"{head}: one rating per bot describes these games{scope}"
+    return (f"{head}: one rating per bot does NOT describe these games (some bot does better or worse in some "
+            f"line-ups or seats than its rating says){scope}; read the head-to-head matrix first, the ratings are "
+            "an average")
+
+
+def fit_of(bots: Sequence[str], meetings: Sequence[dict], seats: int, outcomes: Sequence[dict] | None = None,
+           anchor: int = 0) -> dict:
+    """The fit test a ladder of ``seats`` seats gets, with its line (``says``): heads-up, Bradley-Terry
+    against every pair's own share (:func:`fit_check`); more seats, the winners per line-up
+    (:func:`table_fit`, which needs ``outcomes``): there one game's meetings are not independent and, with
+    every bot at every table, Bradley-Terry reproduces the meetings exactly, so its deviance tests nothing."""
+    if seats <= 2:
+        check = {"model": "bradley-terry", **fit_check(score_table(bots, meetings))}
+        return {**check, "says": fit_line(check)}
+    if outcomes is None:
+        raise RatingError("the fit of games of more than 2 seats needs their outcomes per line-up")
+    check = table_fit(bots, outcomes, anchor)
+    return {**check, "says": table_fit_line(check)}
