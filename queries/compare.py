@@ -45,6 +45,7 @@ class Side:
     label: str
     predicate: str
     params: dict[str, Any]
+    name: str = ""            # how a verdict names it beside A or B ("items=a.toml", a folder's name)
 
 
 @dataclass
@@ -420,10 +421,17 @@ def _unit_word(r: Row, x: float) -> str:
     return ""
 
 
-def verdict(r: Row, tested: int = 1) -> str:
+def verdict(r: Row, tested: int = 1, a: str = "", b: str = "") -> str:
     """'B lowers the first player's edge by 1.0 point [0.3, 1.7]', or 'no real difference in ...'. The verdict
     follows the adjusted p (``tested`` metrics and cells); when this metric's own 95% interval leaves out zero
-    but the adjustment says no real difference, the line says so, so the interval never seems to contradict it."""
+    but the adjustment says no real difference, the line says so, so the interval never seems to contradict it.
+    ``a``, ``b``: the sides' names; given, the verdict names both ('B (items=b.toml) lowers ... than A
+    (items=a.toml)', 'no real difference between A (...) and B (...) in ...')."""
+    if a and b:
+        plain = verdict(r, tested)
+        if plain.startswith("B "):
+            return f"B ({b}) {plain[2:]} against A ({a})"
+        return plain.replace("no real difference in ", f"no real difference between A ({a}) and B ({b}) in ", 1)
     if not r.differs:
         alone = r.low > 0 or r.high < 0
         why = (f"; its own 95% interval [{amount(r, r.low)}, {amount(r, r.high)}] leaves out 0, but not once "
@@ -469,7 +477,9 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
     cands = _candidates(game, columns)
     header, rows, unmatched, plots = [], [], [], []
     bots_seen: list[str] = []
+    names: list[tuple[str, str]] = []          # each row's sides, as its verdict names them
     for a, b, comparison in pairs:
+        n_rows = len(rows)
         va, vb = _distinct(con, a, cands, results), _distinct(con, b, cands, results)
         keys = [c for c in cands if c not in exclude and (len(va[c]) > 1 or len(vb[c]) > 1)]
         differ = [f"{'card data' if c == CARD_DATA else c} {_short(va[c][0])} -> {_short(vb[c][0])}" for c in cands
@@ -498,6 +508,7 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
             rows += cell_rows
             plots.append(plot)
             n_paired += paired
+        names += [(a.name, b.name)] * (len(rows) - n_rows)
         header.append(f"{what}paired on common random numbers (the same seed and game index on both sides) in "
                       f"{n_paired} of {len(matched)} matched cells" if n_paired else
                       f"{what}unpaired (no game of A has the same seed and game index as one of B)")
@@ -505,8 +516,8 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
     tested = [r for r in rows if not r.constant]
     for r, q in zip(tested, stats.adjust([r.p for r in tested], method)):
         r.p_adj = q
-    for r in rows:
-        r.verdict = verdict(r, len(tested))
+    for r, (na, nb) in zip(rows, names):
+        r.verdict = verdict(r, len(tested), na, nb)
     header.append(f"95% intervals; p-values adjusted by {METHODS[method]} across all {len(tested)} tested metrics "
                   f"and cells (a metric with one value in every game of both sides, such as no draws, is not tested); "
                   f"'no real difference' when the adjusted p is {LEVEL} or more")
@@ -523,8 +534,8 @@ def compare_folders(a: str, b: str, where: str | None = None, method: str = "hol
     results = [str(a), str(b)]
     con = library.connect(results, where)
     try:
-        sides = [Side(f"A ({a})", "results = $side", {"side": str(a)}),
-                 Side(f"B ({b})", "results = $side", {"side": str(b)})]
+        sides = [Side(f"A ({a})", "results = $side", {"side": str(a)}, _folder_name(a)),
+                 Side(f"B ({b})", "results = $side", {"side": str(b)}, _folder_name(b))]
         game, header, rows, unmatched, plots = _analyse(con, [(sides[0], sides[1], "")], (), results, method)
     finally:
         con.close()
@@ -551,8 +562,11 @@ def compare_by(folder: str, by: str, baseline: str | None = None, where: str | N
         if by not in cands:
             raise CompareError(f"--by {by!r} is not a setup column or rule parameter of these {games[0]} records; "
                                f"expected one of {', '.join(cands)}")
+        # in the spec's order (its first cell holding each value: cell ids follow the spec's grid and cells),
+        # so A is the value the spec lists first; results without cells, by value
         values = [v for (v,) in _q(con, f"SELECT {_text(by)} FROM games WHERE {_ident(by)} IS NOT NULL "
-                                        f"GROUP BY {_ident(by)} ORDER BY {_ident(by)}", None, results)]
+                                        f"GROUP BY {_ident(by)} ORDER BY min(cell) NULLS LAST, {_ident(by)}",
+                                   None, results)]
         name = {v: v for v in values}
         if data_key is not None:    # "items=a.toml; monsters=monsters.toml" -> "a.toml", the --by file's name
             name = {v: dict(p.partition("=")[::2] for p in v.split("; ")).get(data_key, "?") for v in values}
@@ -571,13 +585,20 @@ def compare_by(folder: str, by: str, baseline: str | None = None, where: str | N
             raise CompareError(f"--baseline {baseline!r}: no game has {by_shown} = {baseline}; its values: "
                                f"{', '.join(name[v] for v in values)}")
         what = f"{data_key}" if data_key is not None else by
-        side = {v: Side(f"{what}={name[v]}", f"{_text(by)} = $side", {"side": v}) for v in values}
+        side = {v: Side(f"{what}={name[v]}", f"{_text(by)} = $side", {"side": v}, f"{what}={name[v]}")
+                for v in values}
         pairs = [(side[base], side[v], f"{what} {name[base]} vs {name[v]}") for v in values if v != base]
         game, header, rows, unmatched, plots = _analyse(con, pairs, (by,), results, method)
     finally:
         con.close()
     label_b = ", ".join(name[v] for v in values if v != base)
     return Report(game, f"{what}={name[base]}", f"{what}={label_b}", header, rows, unmatched, method, plots=plots)
+
+
+def _folder_name(path: str) -> str:
+    """A results folder as a verdict names it: its last name (a URI without its ?query), never its whole path."""
+    head = str(path).partition("?")[0].rstrip("/")
+    return head.rsplit("/", 1)[-1] or head
 
 
 def _check_method(method: str) -> None:

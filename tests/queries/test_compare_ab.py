@@ -59,11 +59,12 @@ def test_desert_heal_flags_the_metrics_that_move_with_the_right_sign(desert):
     for metric, sign in expected.items():
         r = _row(report, metric)
         assert r.differs and np.sign(r.diff) == sign and r.low <= r.diff <= r.high, (metric, r)
-        assert r.verdict.startswith("B raises" if sign > 0 else "B lowers")
+        assert r.verdict.startswith("B (B) raises" if sign > 0 else "B (B) lowers")
+        assert r.verdict.endswith(" against A (A)")
     # fewer games decided is not a smaller edge: the share of all games says "undecided included", and the edge
     # is measured among the games somebody won, its own row
     assert _row(report, "first player's win share").verdict.startswith(
-        "B lowers the first player's share of all games (undecided included) by ")
+        "B (B) lowers the first player's share of all games (undecided included) by ")
     edge = _row(report, "first player's share of decided games")
     assert "the first player's edge among decided games" in edge.verdict and edge.low <= edge.diff <= edge.high
     won = [_row(report, f"Player {s}'s share of decided games") for s in (1, 2, 3)]          # 3 players
@@ -184,7 +185,7 @@ def test_html_is_a_self_contained_page_titled_a_vs_b(desert, tmp_path):
     assert res.exit_code == 0, res.output
     page = (tmp_path / "page" / "compare.html").read_text()
     assert "<title>A vs B</title>" in page and "<h1>A vs B</h1>" in page
-    assert "B lowers knockouts per game by" in page
+    assert "B (B) lowers knockouts per game by" in page
     sources = re.findall(r"src=['\"]([^'\"]{0,22})", page)
     assert sources == ["data:image/png;base64,"]            # one plot per matched cell, inline
     text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", page)
