@@ -212,6 +212,10 @@ cdef class PausedGame:
         search_determinize(self.g, observer, &r)
         self.g.rng = saved
 
+    def reseed(self, uint64_t seed):
+        """Seed the game's own generator (the dice and draws from here on) from ``seed``."""
+        pcg32_seed(&self.g.rng, seed, 11)
+
     def hidden(self, int observer):
         """What ``observer`` cannot see: {"hands": the other seats' item card ids, "item_deck",
         "monster_deck"} (top = end)."""
