@@ -26,6 +26,7 @@ from typing import Any
 import duckdb
 
 from queries import library, stats
+from queries.first_player import edge_verdict, edge_words
 from queries.library import QueryError, ResultsError, execute
 from queries.pages import BASE, CSS, CUR, SCRIPT, esc, html_table, png_base64
 from queries.tension import TABLE as TENSION_TABLE, sentences as tension_sentences, tension
@@ -319,7 +320,7 @@ def _beside(source: str, name: str) -> Path | None:
 
 def _ladder(con, source: str) -> dict:
     """A ladder's answer worked out from its games (not from ladder.json, which anyone could edit): each bot's
-    rating with its interval and win chance against the anchor, the Bradley-Terry fit check and the win matrix."""
+    rating with its interval and win chance against the anchor, the fit check (ratings.fit_of) and the win matrix."""
     from queries import ratings
     meetings = ratings.read_meetings(con, [source])
     bots = sorted({m["bot"] for m in meetings}, key=lambda b: (b != "random", b))
@@ -328,15 +329,16 @@ def _ladder(con, source: str) -> dict:
     seats = _rows(con, "SELECT max(len(bots)) AS n FROM games", None, source)[0]["n"]
     anchor = ratings.anchor_of(bots)
     try:
+        outcomes = ratings.read_outcomes(con, [source]) if seats > 2 else None
         rated = ratings.ratings(bots, meetings, anchor, games=ratings.games_played(con, [source]),
-                                outcomes=ratings.read_outcomes(con, [source]) if seats > 2 else None)
-        fit = ratings.fit_check(ratings.score_table(bots, meetings))
+                                outcomes=outcomes)
+        fit = ratings.fit_of(bots, meetings, seats, outcomes, anchor)
     except ratings.RatingError as e:
         return {"note": str(e)}
     from queries import intransitive
     return {"ratings": rated, "anchor": anchor, "fit": fit, "lines": ratings.rating_lines(rated, anchor),
-            "fit_line": ratings.fit_line(fit), "matrix": ratings.win_matrix(bots, meetings), "bots": bots,
-            "field": intransitive.analyse(bots, meetings)}
+            "fit_line": fit["says"], "matrix": ratings.win_matrix(bots, meetings), "bots": bots,
+            "field": intransitive.analyse(bots, meetings, seats=seats)}
 
 
 TUNE_BYTES = 64 * 2**20
@@ -561,16 +563,65 @@ def first_label(cell: Cell) -> str:
     return "the first player's team" if cell.unit == "team" else "the first player"
 
 
+LEADS = ("round_limit", "team_vp_target")      # a spec that varies one of these is asking about it (``lead_answer``)
+NO_WINNER_ENDS = ("stalled", "draw")            # end reasons with no winner that are not the round limit
+
+
+def varied(report: Report) -> list[str]:
+    """The columns the report's cells differ in (each cell's ``values``), in the order first met."""
+    out: list[str] = []
+    for c in report.cells:
+        out += [k for k in c.values if k not in out]
+    return out
+
+
+def lead_answer(report: Report, cell: Cell) -> str | None:
+    """The answer to the question the spec asks by what it varies, for one cell, with its 95% interval (None: the
+    spec varies neither, and the first player's edge leads): a round limit, the games it ends and how many of
+    those are ties (games the limit ended that nobody won: no winner, less stalls and draws); a team target, how
+    long games last and how many stall."""
+    keys = varied(report)
+    if not cell.games:
+        return None
+    n = cell.games
+    ends = dict(cell.ends)
+    if "round_limit" in keys:
+        limit = cell.values.get("round_limit", "")
+        k = int(ends.get("round_limit", 0))
+        if str(limit) in ("0", "") and not k:
+            return f"No round limit in this cell (round_limit = {limit or 0}): no game is ended by one."
+        ties = min(k, max(0, int(cell.no_winner) - sum(int(ends.get(r, 0)) for r in NO_WINNER_ENDS)))
+        lo, hi = stats.wilson(k, n)
+        tlo, thi = stats.wilson(ties, k) if k else (None, None)
+        return (f"The round limit ({limit}) ends {pct(k / n)} of games ({k:,} of {n:,}; 95%: {interval(lo, hi)}); "
+                + (f"{ties:,} of those are ties, nobody winning ({pct(ties / k)}; 95%: {interval(tlo, thi)})."
+                   if k else "none of them is a tie."))
+    if "team_vp_target" in keys:
+        total = sum(cell.lengths.values())
+        mean = sum(x * v for x, v in cell.lengths.items()) / total if total else None
+        stalled = int(ends.get("stalled", 0))
+        lo, hi = stats.wilson(stalled, n)
+        target = cell.values.get("team_vp_target", "")
+        length = (f"games last {mean:.1f} rounds on average (median {_quantile(cell.lengths, 0.5)}, 95th "
+                  f"percentile {_quantile(cell.lengths, 0.95)})" if mean is not None else "no game length recorded")
+        return (f"With a team target of {target} VP, {length}; {pct(stalled / n)} stall ({stalled:,} of {n:,}; "
+                f"95%: {interval(lo, hi)}).")
+    return None
+
+
 def headlines(report: Report, cell: Cell) -> list[str]:
-    """The answer to each question for one cell, in words, each with its 95% interval."""
-    out = []
+    """The answer to each question for one cell, in words, each with its 95% interval; first the answer to the
+    question the spec varies (``lead_answer``), else the first player's edge among decided games."""
+    first = lead_answer(report, cell)
+    out = [first] if first else []
     m = {k: (v[0] if v else None) for k, v in cell.metrics.items()}
     f = m.get("first_player_advantage")
     if f and f["first_share"] is not None:
         out.append(f"Of the games somebody won, {first_label(cell)} wins {pct(f['first_share'])} (95%: "
                    f"{interval(f['ci95_low'], f['ci95_high'])}); the fair share is {pct(f['fair_share'])}, so the "
                    f"edge is {points(f['advantage'])} points ({points(f['advantage_low'])} to "
-                   f"{points(f['advantage_high'])}).")
+                   f"{points(f['advantage_high'])}): "
+                   f"{edge_words(edge_verdict(int(f['first_wins']), int(f['decided']), round(1 / f['fair_share'])), first_label(cell))}.")
     elif f:
         out.append("Nobody won any of these games: there is no first-player edge to measure.")
     b = m.get("balance")
@@ -1069,13 +1120,14 @@ def _ladder_section(ladder: dict) -> str:
                      f"{pct(by[(a, b)]['ci95_high'], 0)})") for b in bots] for a in bots]
     matrix = ("<h3>Head to head</h3><p class='note'>The row bot's win share against the column bot over both seat "
               "orders, Wilson 95% interval.</p>" + html_table(["bot"] + bots, cells))
-    fit = f"<p class='{'note' if ladder['fit']['fits'] else 'warn'}'>{esc(ladder['fit_line'])}</p>"
+    fits = ladder["fit"]["fits"] is not False          # None: nothing to test, no claim either way
+    fit = f"<p class='{'note' if fits else 'warn'}'>{esc(ladder['fit_line'])}</p>"
     lines = "<ul>" + "".join(f"<li>{esc(x)}</li>" for x in ladder["lines"]) + "</ul>"
     field = ladder["field"]
     fit += ("<h3>Which bots matter</h3><ul id='field'>"
             + "".join(f"<li class='{'warn' if i == 0 and field['cycle'] else 'note'}'>{esc(x)}</li>"
                       for i, x in enumerate(field["says"])) + "</ul>")
-    body = (fit + matrix + "<h3>Ratings (an average)</h3>" + ratings_table + lines) if not ladder["fit"]["fits"] \
+    body = (fit + matrix + "<h3>Ratings (an average)</h3>" + ratings_table + lines) if not fits \
         else (lines + ratings_table + fit + matrix)
     return ("<section id='ladder'><h2>Ratings</h2><p class='note'>Bradley-Terry ratings on the Elo scale from "
             "these games' meetings (bots, not people), with 95% intervals and the share of games each would win "

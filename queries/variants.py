@@ -12,6 +12,7 @@ never pasted into SQL.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from queries.library import Query, QueryError, _ident, answer, execute
+from queries.stats import MARGIN, Z95, Equivalence, equivalence
 from sim.games import GAMES
 from sim.params import fields
 
@@ -178,11 +180,11 @@ def estimates(columns: Sequence[str]) -> list[tuple[str, int, int, int]]:
 
 
 def skill_lines(columns: Sequence[str], rows: Sequence[tuple], query_columns: Sequence[str], split: Sequence[str],
-                by: str = "bots", levels: Sequence[str] | None = None) -> list[str]:
+                by: str = "bots", levels: Sequence[str] | None = None, margin: float = MARGIN) -> list[str]:
     """Where an answer is split by bots: for each setting (the other split columns and the query's own
-    grouping columns), whether each estimate holds across the bots (their 95% intervals overlap) or changes
-    with them (some two do not overlap), in plain words. Empty when the answer is not split by bots or no
-    setting has two bots."""
+    grouping columns), whether each estimate is the same across the bots, changes with them, or there are not
+    enough games to say, in plain words (:func:`judge`: equivalence within +-``margin`` for shares, never from
+    overlapping intervals). Empty when the answer is not split by bots or no setting has two bots."""
     if by not in split or by not in columns:
         return []
     found = estimates(columns)
@@ -202,23 +204,29 @@ def skill_lines(columns: Sequence[str], rows: Sequence[tuple], query_columns: Se
         if len(members) < 2 or len(set(bots)) != len(bots):      # one row per bot line-up, or no verdict
             continue
         where = ", ".join(f"{k}={_show(members[0][columns.index(k)])}" for k in varying) or "these results"
-        held, moved = [], []
+        held, moved, unsure = [], [], []
         for name, v, lo, hi in found:
-            rated = [(r, r[lo], r[hi]) for r in members if r[lo] is not None and r[hi] is not None]
+            rated = [r for r in members if None not in (r[v], r[lo], r[hi])]
             if len(rated) < 2:
                 continue
-            apart = max(x[1] for x in rated) > min(x[2] for x in rated)
-            if not apart:
+            pairs = [(x, y) for i, x in enumerate(rated) for y in rated[i + 1:]]
+            said = [judge(name, x, y, v, lo, hi, margin, len(pairs)) for x, y in pairs]
+            shown = "; ".join(f"{_lineup(r[b])} {_num(r[v])} [{_num(r[lo])}, {_num(r[hi])}]" for r in rated)
+            if any(e.verdict == "differs" for e in said):
+                moved.append(f"{name}: {shown}")
+            elif all(e.verdict in ("same", "negligible") for e in said):
                 held.append(name)
-                continue
-            shown = "; ".join(f"{_lineup(r[b])} {_num(r[v])} [{_num(l)}, {_num(h)}]" for r, l, h in rated)
-            moved.append(f"{name}: {shown}")
+            else:
+                unsure.append(f"{name}: {shown}")
         for m in moved:
-            lines.append(f"{where}: changes with the bot (95% intervals apart): {m}")
+            lines.append(f"{where}: changes with the bot (some two differ, 95%, Bonferroni over the pairs): {m}")
         if held:
-            lines.append(f"{where}: holds across these bots (95% intervals overlap): {', '.join(held)}")
+            lines.append(f"{where}: the same across these bots within +-{_margin(margin)} (two one-sided tests, "
+                         f"every pair): {', '.join(held)}")
+        for m in unsure:
+            lines.append(f"{where}: not enough games to say whether it changes with the bot: {m}")
         if levels:
-            lines += _top_two(where, members, b, found, levels)
+            lines += _top_two(where, members, b, found, levels, margin)
     return lines
 
 
@@ -233,9 +241,39 @@ def _level_of(v: Any, levels: Sequence[str]) -> int | None:
     return levels.index(names.pop()) if len(names) == 1 and next(iter(names)) in levels else None
 
 
-def _top_two(where: str, members: Sequence[tuple], b: int, found, levels: Sequence[str]) -> list[str]:
-    """Does the answer hold under stronger play? The two strongest levels present (``levels``: weakest first)
-    agree when every estimate's 95% intervals overlap; else how each moved."""
+def _is_share(name: str, *values: float) -> bool:
+    """A share or a difference of shares (win share, first player's edge): equivalence margins are in its
+    points. Other estimates (rounds, counts) have no default margin."""
+    return any(w in name for w in ("share", "advantage", "edge", "rate")) and all(-1.0 <= x <= 1.0 for x in values)
+
+
+def _margin(margin: float) -> str:
+    return f"{100 * margin:g} points for shares"
+
+
+def judge(name: str, a: tuple, z: tuple, v: int, lo: int, hi: int, margin: float = MARGIN,
+          pairs: int = 1) -> Equivalence:
+    """Estimate ``v`` of rows ``a`` and ``z`` (independent games: other bots) compared: the difference z - a with
+    the standard error from each 95% interval (half its width over 1.96). A share is judged by equivalence
+    against ``margin``; another estimate can only differ or leave it open (no margin in its units). ``pairs``:
+    the pairs judged at once (the "differs" test at 5% / pairs, Bonferroni)."""
+    se = ((a[hi] - a[lo]) ** 2 + (z[hi] - z[lo]) ** 2) ** 0.5 / (2 * Z95)
+    alpha = 0.05 / pairs
+    e = equivalence(z[v] - a[v], se, 0, margin, alpha=0.05)
+    apart = equivalence(z[v] - a[v], se, 0, margin, alpha=alpha)
+    if not _is_share(name, a[v], z[v]):          # no margin in its units: differs, or not enough games to say
+        shown_apart = apart.low > 0 or apart.high < 0
+        return dataclasses.replace(e, verdict="differs" if shown_apart else "not enough games", games_needed=None)
+    if e.verdict in ("differs", "negligible") and not (apart.low > 0 or apart.high < 0):
+        return dataclasses.replace(e, verdict="same" if e.verdict == "negligible" else "not enough games")
+    return e
+
+
+def _top_two(where: str, members: Sequence[tuple], b: int, found, levels: Sequence[str],
+             margin: float = MARGIN) -> list[str]:
+    """Does the answer hold under stronger play? The two strongest levels present (``levels``: weakest first),
+    each estimate judged by :func:`judge`: the same within the margin (two one-sided tests), moves with skill
+    (their difference's 95% interval leaves out zero), or not enough games to say; never from overlap."""
     at = {}
     for r in members:
         k = _level_of(r[b], levels)
@@ -245,23 +283,30 @@ def _top_two(where: str, members: Sequence[tuple], b: int, found, levels: Sequen
         return []
     lo, hi = sorted(at)[-2:]
     a, z = at[lo], at[hi]
-    moved, kept = [], []
+    moved, kept, unsure = [], [], []
     for name, v, low, high in found:
-        if None in (a[low], a[high], z[low], z[high]):
+        if None in (a[v], a[low], a[high], z[v], z[low], z[high]):
             continue
-        if a[high] < z[low] or z[high] < a[low]:
-            moved.append(f"{name} {_num(a[v])} [{_num(a[low])}, {_num(a[high])}] -> {_num(z[v])} [{_num(z[low])}, "
-                         f"{_num(z[high])}]")
-        else:
+        e = judge(name, a, z, v, low, high, margin)
+        shown = (f"{name} {_num(a[v])} [{_num(a[low])}, {_num(a[high])}] -> {_num(z[v])} [{_num(z[low])}, "
+                 f"{_num(z[high])}]")
+        if e.verdict == "differs":
+            moved.append(shown)
+        elif e.verdict in ("same", "negligible"):
             kept.append(name)
+        else:
+            unsure.append(shown)
     pair = f"{levels[lo]} and {levels[hi]}"
     out = []
     if kept:
-        out.append(f"{where}: holds under stronger play (the two strongest levels, {pair}, agree within 95%): "
-                   f"{', '.join(kept)}")
+        out.append(f"{where}: holds under stronger play (the two strongest levels, {pair}, the same within "
+                   f"+-{_margin(margin)} by two one-sided tests): {', '.join(kept)}")
     if moved:
-        out.append(f"{where}: moves with skill from {levels[lo]} to {levels[hi]} (95% intervals apart): "
-                   f"{'; '.join(moved)}")
+        out.append(f"{where}: moves with skill from {levels[lo]} to {levels[hi]} (their difference's 95% interval "
+                   f"leaves out zero): {'; '.join(moved)}")
+    if unsure:
+        out.append(f"{where}: not enough games to say whether it holds from {levels[lo]} to {levels[hi]} "
+                   f"(neither the same within +-{_margin(margin)} nor shown to differ): {'; '.join(unsure)}")
     return out
 
 

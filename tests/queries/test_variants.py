@@ -189,11 +189,19 @@ def test_skill_lines_say_which_estimates_hold_and_which_change_with_the_bot():
             ("learned", "beginner", 100, 0.255, 0.24, 0.265, 0.005, -0.01, 0.015)]
     lines = skill_lines(cols, rows, ["game", "board?", "games", "first_share"], ["bots"])
     assert lines == [
-        "board=explorer: changes with the bot (95% intervals apart): first_share: heuristic 0.56 [0.55, 0.57]; "
-        "learned 0.47 [0.45, 0.49]",
-        "board=explorer: changes with the bot (95% intervals apart): advantage: heuristic 0.06 [0.05, 0.07]; "
-        "learned -0.03 [-0.05, -0.01]",
-        "board=beginner: holds across these bots (95% intervals overlap): first_share, advantage"]
+        "board=explorer: changes with the bot (some two differ, 95%, Bonferroni over the pairs): first_share: "
+        "heuristic 0.56 [0.55, 0.57]; learned 0.47 [0.45, 0.49]",
+        "board=explorer: changes with the bot (some two differ, 95%, Bonferroni over the pairs): advantage: "
+        "heuristic 0.06 [0.05, 0.07]; learned -0.03 [-0.05, -0.01]",
+        "board=beginner: the same across these bots within +-2 points for shares (two one-sided tests, every pair): "
+        "first_share, advantage"]
+    wide = [("heuristic", "beginner", 100, 0.26, 0.22, 0.30, 0.01, -0.03, 0.05),
+            ("learned", "beginner", 100, 0.255, 0.21, 0.30, 0.005, -0.04, 0.05)]
+    assert skill_lines(cols, wide, ["board?"], ["bots"]) == [           # overlap is not sameness
+        "these results: not enough games to say whether it changes with the bot: first_share: heuristic 0.26 "
+        "[0.22, 0.3]; learned 0.255 [0.21, 0.3]",
+        "these results: not enough games to say whether it changes with the bot: advantage: heuristic 0.01 "
+        "[-0.03, 0.05]; learned 0.005 [-0.04, 0.05]"]
     assert skill_lines(cols, rows, ["board?"], ["board"]) == []          # not split by bots: nothing to say
     twice = rows + [("learned", "beginner", 50, 0.2, 0.1, 0.3, 0.0, -0.1, 0.1)]
     assert len(skill_lines(cols, twice, ["board?"], ["bots"])) == 2      # beginner: two rows of one bot, no verdict
