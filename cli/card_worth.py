@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -44,18 +45,23 @@ def card_worth_command(
                                                                "(repeatable; copied into DIR/card-files)")] = None,
         games: Annotated[int, typer.Option(help="games per cell: the real deck and each variant of each card")] = 2000,
         seed: Annotated[int, typer.Option(help="master seed (every cell plays the same games)")] = 1,
+        margin: Annotated[float, typer.Option(help="in line: a card's worth within this many points of win share "
+                                                   "of its deck's reference (an equivalence test)")] = 2.0,
         json_: Annotated[Optional[Path], typer.Option(
             "--json", help="also write the answer as JSON here (it is always in DIR/card-worth.json)")] = None,
         workers: Annotated[Optional[int], typer.Option(help="Ray workers (default: every core)")] = None,
         address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run on")] = None,
         quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
     """Change each card (its main number blank, one step up and down; one copy fewer), play the same games again
-    as a sweep into --out, and say what the card is worth to the seat that used it, with intervals; rank the
-    cards too strong or too weak. playtest status, --verify and --resume work on the folder."""
+    as a sweep into --out, and say what the card is worth to the seat that used it, with intervals; judge each
+    card against its deck's reference (too strong, too weak, in line within --margin, or not enough games).
+    playtest status, --verify and --resume work on the folder."""
     g = game_named(game)
     check_range("--games", games, 2, 10_000_000)
     check_range("--seed", seed, 0, MAX_SEED)
     check_range("--players", players, 1, 64)
+    if not (math.isfinite(margin) and 0 < margin <= 50):
+        fail(f"--margin {margin:g} is out of range; expected points of win share above 0 and at most 50")
     if workers is not None:
         check_range("--workers", workers, 1, MAX_WORKERS)
     if json_ is not None:
@@ -67,7 +73,7 @@ def card_worth_command(
         fail("give --out DIR (play the sweep there) or --from DIR (answer from a sweep already played), not "
              + ("both" if out else "neither"))
     if from_ is not None:
-        result = _answer(from_)
+        result = _answer(from_, margin)
         if result["game"] != g.name:
             fail(f"--from {from_}: a card-worth sweep of {result['game']}, not {g.name}")
     else:
@@ -90,29 +96,36 @@ def card_worth_command(
                      header=f"card worth of {g.name}: written by playtest card-worth (docs/card-worth.md); the card "
                             "files are in card-files/",
                      cost=f"card worth: {len(todo)} card(s) of {g.name}, the real deck and {len(cells)} variant(s)")
-        result = _answer(folder)
+        result = _answer(folder, margin)
         (folder / f"{SPEC_STEM}.json").write_text(json.dumps(result, indent=1) + "\n")
     rows = []
     for c in sorted(result["cards"], key=lambda c: -(c["blank"] or {}).get("effect", -9)):
         b, r, u, d = (c[k] if c[k] and c[k].get("se") is not None else {} for k in ("blank", "removed", "up", "down"))
+        cmp = c.get("comparison") or {}
         rows.append([c["card"], c["deck"], f"{c['field']} {c['value']}" if c["field"] else "", c["verdict"],
+                     c.get("against") or "",
                      _pts(b.get("effect")), f"{_pts(b['family_ci95'][0])} to {_pts(b['family_ci95'][1])}" if b else "",
+                     f"{_pts(cmp['diff'])} ({_pts(cmp['ci'][0])} to {_pts(cmp['ci'][1])})" if cmp else "",
                      _pts(r.get("effect")), _pts(u.get("effect")), _pts(d.get("effect")), f"{c['used_in']:,}"])
-    typer.echo(fit_table(f"what each card is worth to its holder: {g.name} (bots, not people; points of win share)",
-                         ["card", "deck", "number", "verdict", "worth", "family 95%", "removed (unpaired)", "one step up",
-                          "one step down", "games used"], rows))
+    unfinished = result.get("unfinished")
+    title = f"what each card is worth to its holder: {g.name} (bots, not people; points of win share)"
+    if unfinished:
+        title = f"UNFINISHED ({unfinished['done']:,} of {unfinished['parts']:,} parts done, nothing judged): " + title
+    typer.echo(fit_table(title, ["card", "deck", "number", "verdict", "against", "worth", "family 95%",
+                                 "worth less the reference", "removed (unpaired)", "one step up", "one step down",
+                                 "games used"], rows))
     for line in sentences(result):
         typer.echo(line)
     if json_ is not None:
         json_.write_text(json.dumps(result, indent=1) + "\n")
 
 
-def _answer(folder: Path) -> dict:
-    """The answer from ``folder``'s parts (measures/card_worth.py); a folder that is not a card-worth sweep, or
-    cannot be read safely, exits 2 in one line."""
+def _answer(folder: Path, margin: float) -> dict:
+    """The answer from ``folder``'s parts (measures/card_worth.py), ``margin`` in points; a folder that is not a
+    card-worth sweep, or cannot be read safely, exits 2 in one line."""
     from measures.card_worth import card_worth
     try:
-        result = card_worth(folder)
+        result = card_worth(folder, margin / 100)
     except (ResultsError, QueryError) as e:
         fail(str(e))
     if result is None:

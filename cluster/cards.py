@@ -17,9 +17,17 @@ The holders are the seats that used the card in the real game (Paws: played the 
 card; Tales: carried the equipment or fielded the creature); each holder's score (1 a win of its side, the
 fair share a game nobody won, 0 a loss) is compared game by game, the holders of one game averaged, the games
 the card was used in averaged: a paired mean with a normal 95% interval, and a Bonferroni interval over all
-the cards measured (the family's 95%); the worth's p-values are Holm-adjusted. A card is **too strong** when
-its family interval lies above the median worth of the cards, **too weak** when below it. The answer is read
-from the sweep's folder (measures/card_worth.py).
+the cards measured (the family's 95%); the worth's p-values are Holm-adjusted.
+
+A card already at its weakest number is measured too: its blank is the card as printed, so its worth is 0
+exactly (what its number adds over the weakest is nothing), and it can be too weak. Each card is judged
+against its deck's **reference**, the median worth of the deck's cards measured (the whole deck when the sweep
+measured every card of it; otherwise the selected cards, and every line says so): the difference (the card's
+worth less the reference, its standard error by a bootstrap over the games, which carries the reference's own
+error) goes through an equivalence test (queries.stats.equivalence, two one-sided tests; measures/card_worth.py
+``judge``) with a stated margin, at the family's level (Bonferroni over the cards judged): **too strong** or **too weak** when it differs,
+**in line** only when the interval lies inside +-margin, otherwise **not enough games to say**. A sweep that is
+not finished judges nothing (measures/card_worth.py says how many parts are done).
 """
 
 from __future__ import annotations
@@ -75,6 +83,11 @@ def deck(game: str, key: str) -> Deck:
     return next(d for d in _decks(game) if d.key == key)
 
 
+# Paws item effects whose ``amount`` says how much (sim/paws/kinds.py Effect)
+AMOUNT_EFFECTS = frozenset({"heal", "fight_bonus", "roll_bonus", "grenade", "snare", "poison", "extra_ap",
+                            "gain_barricade", "draw"})
+
+
 @dataclasses.dataclass(frozen=True)
 class Knob:
     """A card's main number: the field, what is better (+1 more, -1 less: a shield's block roll), its bounds
@@ -93,7 +106,9 @@ def knob(game: str, card) -> Knob | None:
     """The main number of a card (None: the card has none to change; it may still be removed)."""
     if game == "paws":
         if hasattr(card, "effect") and hasattr(card, "timing"):          # an item: how much it does
-            return Knob("amount", +1, 0, 20) if card.amount > 0 else None
+            # by its effect: a heal of 0 is a number at its weakest; an escape, ward, teleport or reflect has
+            # none (escape's amount is a yes/no: protected or not)
+            return Knob("amount", +1, 0, 20) if card.effect.name.lower() in AMOUNT_EFFECTS else None
         return Knob("hp", +1, 1, 50)                                      # a monster: its HP
     from sim.tales.kinds import Kind
     if hasattr(card, "hand"):                                             # equipment
@@ -155,11 +170,12 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "card"
 
 
-def variant_files(match: Match, decks: Sequence[str] | None, names: Sequence[str] | None
-                  ) -> tuple[dict[str, str], list[dict]]:
+def variant_files(match: Match, decks: Sequence[str] | None, names: Sequence[str] | None,
+                  hows: Sequence[str] = VARIANTS) -> tuple[dict[str, str], list[dict]]:
     """The card files of the sweep ({path relative to DIR: text}: the real deck's files copied as they are,
-    then every variant's) and its variant cells ({data key: file}); a variant the game's card rules refuse
-    (the last Champion of a people gone, say) is left out."""
+    then every variant's of ``hows``) and its variant cells ({data key: file}); a variant the game's card rules
+    refuse (the last Champion of a people gone, say) is left out. A card whose number is already at its weakest
+    has no blank to play (its worth is 0 exactly): its one step up is played, so the sweep names it."""
     game = GAMES[match.game]
     sources = dict(game.data_files(match.data))
     files = {f"{CARD_FILES}/{key}.toml": Path(path).read_text(encoding="utf-8") for key, path in sources.items()}
@@ -172,7 +188,11 @@ def variant_files(match: Match, decks: Sequence[str] | None, names: Sequence[str
                 if names and card.name not in names:
                     continue
                 seen = set()
+                k = knob(match.game, card)
+                weakest_now = k is not None and getattr(card, k.field) == k.weakest
                 for how in VARIANTS:
+                    if how not in hows and not (how == "up" and "blank" in hows and weakest_now):
+                        continue
                     change = changed(match.game, card, how)
                     if change is None or change in seen:     # one step down may be the blank: played once
                         continue
@@ -215,12 +235,22 @@ def sweep_raw(match: Match, rules: str | None, overrides: dict, setup: dict, see
 
 def paired(base: dict, other: dict, users: dict[int, list[int]]) -> dict:
     """The holders' mean score change (other less base), per game averaged, with a normal 95% interval; games
-    ``other`` lacks (an unfinished sweep) are left out."""
-    d = np.array([np.mean([other[(gi, s)] - base[(gi, s)] for s in seats]) for gi, seats in sorted(users.items())
-                  if (gi, seats[0]) in other])
-    if len(d) < 2:
-        return {"games": int(len(d)), "diff": float(d.mean()) if len(d) else None, "se": None}
-    return {"games": int(len(d)), "diff": float(d.mean()), "se": float(d.std(ddof=1) / math.sqrt(len(d)))}
+    ``other`` lacks (an unfinished sweep) are left out. ``per_game`` ({game index: change}) is for the
+    verdicts' bootstrap and is not kept in the answer (measures/card_worth.py ``judge`` drops it)."""
+    kept = [(gi, float(np.mean([other[(gi, s)] - base[(gi, s)] for s in seats]))) for gi, seats in sorted(users.items())
+            if (gi, seats[0]) in other]
+    d = np.array([x for _, x in kept])
+    out = {"games": int(len(d)), "diff": float(d.mean()) if len(d) else None, "se": None, "per_game": dict(kept)}
+    if len(d) >= 2:
+        out["se"] = float(d.std(ddof=1) / math.sqrt(len(d)))
+    return out
+
+
+def at_weakest(users: dict[int, list[int]]) -> dict:
+    """The blank of a card already at its weakest number: the card as printed, every game it was used in changed
+    by 0 exactly."""
+    return {"games": len(users), "diff": 0.0, "se": 0.0 if len(users) >= 2 else None, "at_weakest": True,
+            "per_game": {gi: 0.0 for gi in users}}
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -236,8 +266,8 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 
 def summarise(rows: list[dict]) -> list[dict]:
-    """Each card's worth (real less blank), removed, up and down with 95% and family (Bonferroni) intervals, the
-    worth's Holm-adjusted p-value, and the verdict against the median worth."""
+    """Each card's worth (real less blank), removed, up and down with 95% and family (Bonferroni) intervals and
+    the worth's Holm-adjusted p-value; the verdicts are measures/card_worth.py ``judge``'s."""
     measured_rows = [r for r in rows if r.get("blank") and r["blank"]["se"] is not None]
     family = NormalDist().inv_cdf(1 - 0.025 / max(1, len(measured_rows)))
     for r in rows:
@@ -252,40 +282,63 @@ def summarise(rows: list[dict]) -> list[dict]:
     ps = holm([r["blank"]["p"] for r in measured_rows])
     for r, p in zip(measured_rows, ps):
         r["blank"]["p_holm"] = p
-    median = float(np.median([r["blank"]["effect"] for r in measured_rows])) if measured_rows else 0.0
-    for r in rows:
-        b = r.get("blank")
-        if not r["used_in"]:
-            r["verdict"] = "never used"
-        elif not (b and b.get("se") is not None):
-            r["verdict"] = "not measured"       # no main number to blank (its removal is still measured)
-        elif b["se"] == 0 and b["diff"] == 0:
-            r["verdict"] = "number changes nothing"      # every paired game the same: the rules do not read it
-        elif b["family_ci95"][0] > median:
-            r["verdict"] = "too strong"
-        elif b["family_ci95"][1] < median:
-            r["verdict"] = "too weak"
-        else:
-            r["verdict"] = "in line"
-        r["median_worth"] = median
     return rows
 
 
+JUDGED = ("too strong", "too weak", "in line", "not enough games to say")
+
+
+def _names(cards: list[dict]) -> str:
+    return ", ".join(c["card"] + (" (at its weakest)" if (c.get("blank") or {}).get("at_weakest") else "")
+                     for c in cards)
+
+
 def sentences(r: dict) -> list[str]:
+    """The answer in words: an unfinished sweep first, each deck's reference, then every verdict, each line
+    saying what the card is judged against."""
     pts = points
-    rows = [c for c in r["cards"] if c.get("blank") and c["blank"].get("se") is not None]
-    out = [f"median worth of a card to its holder: {pts(rows[0]['median_worth']) if rows else 'n/a'} points of "
-           "win share (the holder's score in the real games less with the card blank)"]
-    for c in sorted(rows, key=lambda c: -c["blank"]["effect"]):
+    out = []
+    if r.get("unfinished"):
+        u = r["unfinished"]
+        out.append(f"UNFINISHED: {u['done']:,} of {u['parts']:,} parts done; no card is judged (too strong, too "
+                   "weak or in line) until the sweep is done: the numbers below are partial (finish it with "
+                   "--resume)")
+    margin = r.get("margin")
+    for key, ref in (r.get("references") or {}).items():
+        if ref["worth"] is None:
+            continue
+        out.append(f"{key}: the reference is the median worth of {ref['against']} ({ref['cards']} card(s) measured): "
+                   f"{pts(ref['worth'])} points of win share (the holder's score in the real games less with the "
+                   "card blank)")
+    judged = [c for c in r["cards"] if c.get("comparison")]
+    for c in sorted(judged, key=lambda c: -c["comparison"]["diff"]):
         if c["verdict"] in ("too strong", "too weak"):
-            b = c["blank"]
-            out.append(f"{c['card']} ({c['deck']}, {c['field']} {c['value']}): {c['verdict']}, worth {pts(b['effect'])} "
-                       f"points (family 95%: {pts(b['family_ci95'][0])} to {pts(b['family_ci95'][1])}; used in "
-                       f"{c['used_in']:,} games)")
-    never = [c["card"] for c in r["cards"] if c["verdict"] == "never used"]
-    if never:
-        out.append(f"never used by these bots: {', '.join(never)}")
-    idle = [c["card"] for c in r["cards"] if c["verdict"] == "number changes nothing"]
-    if idle:
-        out.append(f"whose number changes no game (blank, the same games): {', '.join(idle)}")
+            b, cmp = c["blank"], c["comparison"]
+            weakest = ", at its weakest: worth 0 exactly" if b.get("at_weakest") else ""
+            out.append(f"{c['card']} ({c['deck']}, {c['field']} {c['value']}{weakest}): {c['verdict']} against "
+                       f"{c['against']}: worth {pts(b['effect'])} points, {cmp['words']} from the reference "
+                       f"(family 95%; used in {c['used_in']:,} games)")
+    for verdict, say in (("in line", f"in line with"), ("not enough games to say", "not enough games to say against")):
+        for against in dict.fromkeys(c["against"] for c in judged if c["verdict"] == verdict):
+            cards = [c for c in judged if c["verdict"] == verdict and c["against"] == against]
+            extra = ""
+            if verdict == "in line":
+                extra = f" (within +-{pts(margin).lstrip('+')} points of its reference, family 95%)"
+            else:
+                need = [c["comparison"]["games_needed"] for c in cards if c["comparison"].get("games_needed")]
+                if need:
+                    extra = f" (the closest needs about {min(need):,} games used to settle it)"
+            out.append(f"{say} {against}{extra}: {_names(cards)}")
+    if r.get("unfinished"):
+        held = [c for c in r["cards"] if c["verdict"] == "not judged: the sweep is unfinished"]
+        if held:
+            out.append(f"not judged, the sweep is unfinished: {_names(held)}")
+    for verdict, say in (("alone in its deck", "alone in its deck, no other card measured to compare with"),
+                         ("never used", "never used by these bots"),
+                         ("number changes nothing", "whose number changes no game (blank, the same games)"),
+                         ("no main number", "with no number to make blank (their removal only, unpaired)"),
+                         ("too few games", "used in fewer than 2 games")):
+        names = [c["card"] for c in r["cards"] if c["verdict"] == verdict]
+        if names:
+            out.append(f"{say}: {', '.join(names)}")
     return out
