@@ -114,8 +114,8 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
         finally:
             con.close()
         rated = ratings.ratings(bots, meetings, anchor, games=played, outcomes=outcomes)
-        fit = ratings.fit_check(ratings.score_table(bots, meetings))
-        field = intransitive.analyse(bots, meetings)
+        fit = ratings.fit_of(bots, meetings, seats, outcomes, anchor)
+        field = intransitive.analyse(bots, meetings, seats=seats)
     except (library.QueryError, library.ResultsError, ratings.RatingError) as e:
         fail(f"{out}: {e}")
     return {
@@ -125,7 +125,7 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
         "anchor": bots[anchor],
         "ratings": rated,
         "win_matrix": ratings.win_matrix(bots, meetings),
-        "fit": {**fit, "says": ratings.fit_line(fit)},
+        "fit": fit,
         "intransitivity": field,
         "method": {
             "ratings": "Bradley-Terry by maximum likelihood over every meeting (two bots on opposing seats of a "
@@ -137,12 +137,24 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
                          (f"95%: rating +- 1.96 standard deviations over a bootstrap of the games "
                           f"({ratings.BOOTSTRAP} replicates, each line-up's games resampled; one game's "
                           "meetings are not independent), relative to the anchor"),
+            "fit": ("Bradley-Terry against every pair's own win share (draws half): deviance on (pairs that met) - "
+                    "(bots - 1) degrees of freedom, chi-square p; below 0.01 one rating per bot does not describe "
+                    "the games") if seats == 2 else
+                   ("the winner of each game somebody won against a model of one strength per bot and one effect "
+                    "per seat side (a side wins with probability proportional to exp(its bots' strengths + its "
+                    "effect): Luce's choice axiom), tested against every line-up's own win shares by the "
+                    "likelihood-ratio deviance; chi-square p, or a parametric bootstrap's "
+                    f"({ratings.TABLE_BOOTSTRAP} replicates) when expected counts are small; below 0.01 one "
+                    "rating per bot does not describe the games; no degrees of freedom, no fit claimed"),
             "win_matrix": "the row bot's win share against the column bot over both seat orders (wins / "
                           "games; draws are the games nobody won), Wilson 95% interval",
             "intransitivity": "a cycle: bots each beating the next, the last the first, each with a Wilson 95% "
                               "interval above a half of the games one of the two won; the equilibrium: the Nash "
                               "equilibrium of the symmetric zero-sum game of score shares less one half (linear "
-                              "programming; the mean of the equilibria that favour each bot), with 95% intervals "
+                              "programming; the mean of the equilibria that favour each bot); alpha-Rank (Omidshafiei "
+                              "et al. 2019): the stationary distribution of a population of "
+                              f"{intransitive.ALPHARANK_POPULATION} imitating players, selection intensity "
+                              f"{intransitive.ALPHARANK_ALPHA:g}, over the same matrix; each with 95% intervals "
                               f"from a parametric bootstrap of the matrix ({intransitive.BOOTSTRAP} replicates)",
             "pairwise": "heads-up: one meeting per game" if seats == 2 else
                         "the winner's seats beat every opposing seat; two seats that both lost are no meeting; "
@@ -155,7 +167,7 @@ def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
 def _print(report: dict) -> None:
     """The ratings, then the head-to-head matrix; when one rating per bot does not describe the games (the
     Bradley-Terry fit check), the fit's verdict and the matrix come first and the ratings are called an average."""
-    fits = report["fit"]["fits"]
+    fits = report["fit"]["fits"] is not False         # None: nothing to test, no claim either way
     if not fits:
         typer.echo(report["fit"]["says"])
         _print_matrix(report)

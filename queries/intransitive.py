@@ -14,6 +14,15 @@ while "which bots matter" still has one (Balduzzi et al., "Re-evaluating Evaluat
   gives that bot the most weight, so every bot that takes part in some equilibrium gets weight and the
   answer does not depend on the order of the bots. Bots with weight are the ones that matter: each of the
   others is beaten on average by the mix. Two bots that never met count as even.
+- **α-Rank** (Omidshafiei, Papadimitriou, Piliouras, Tuyls, Rowland, Lespiau, Czarnecki, Lanctot, Perolat,
+  Munos, "α-Rank: Multi-Agent Evaluation by Evolution", Scientific Reports 2019) beside the equilibrium: the
+  share of time a population of ``ALPHARANK_POPULATION`` players spends on each bot when now and then one
+  player switches to another bot and the switch spreads or dies out by how the two bots score against the
+  population (selection intensity ``ALPHARANK_ALPHA``; the stationary distribution of that Markov chain).
+  Unlike the equilibrium it is unique, with no choice among equilibria, and it ranks every bot.
+  Both are computed on the pairwise matrix, for any number of seats: the ladder never seats one bot twice, so
+  a bot's score at a table among copies of another, which α-Rank of the many-player game itself needs, is
+  never played; the pairwise matrix is the game of two bots that the meetings measure.
 - **Intervals** come from a parametric bootstrap of the matrix (each pair's games redrawn from its measured
   shares, ``BOOTSTRAP`` replicates, a fixed seed): the 2.5th and 97.5th percentiles of each bot's weight,
   and how often it is in the mix at all.
@@ -31,6 +40,8 @@ from queries.stats import Z95, wilson
 BOOTSTRAP = 200
 BOOTSTRAP_SEED = 20261206
 WEIGHT_FLOOR = 1e-6          # a weight below this is no weight (the solver's rounding)
+ALPHARANK_POPULATION = 50    # alpha-Rank's population size m
+ALPHARANK_ALPHA = 100.0      # its selection intensity, on score shares in [0, 1] (large: near the paper's limit)
 
 
 def tallies(bots: Sequence[str], meetings: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
@@ -139,14 +150,70 @@ def equilibrium(a: np.ndarray, spread: bool = True) -> np.ndarray:
     return mix / mix.sum()
 
 
-def analyse(bots: Sequence[str], meetings: Sequence[dict], replicates: int = BOOTSTRAP) -> dict:
-    """The cycle (or None) and the equilibrium with bootstrap intervals, and what they say in words."""
+def shares(a: np.ndarray) -> np.ndarray:
+    """Score shares from the zero-sum payoff (:func:`payoff`): a + 1/2, a half on the diagonal."""
+    return np.asarray(a, dtype=float) + 0.5
+
+
+def fixation(share: np.ndarray, resident: int, mutant: int, alpha: float = ALPHARANK_ALPHA,
+             m: int = ALPHARANK_POPULATION) -> float:
+    """The chance that one ``mutant`` player in a population of ``m`` playing ``resident`` takes it over
+    (Fermi imitation with selection intensity ``alpha``; Omidshafiei et al. 2019, single population): with k
+    mutants, each scores its mean share against the m - 1 others; rho = 1 / (1 + sum_l prod_{k<=l}
+    exp(-alpha (f_mutant(k) - f_resident(k))))."""
+    from scipy.special import logsumexp
+    k = np.arange(1, m)
+    f_mut = ((k - 1) * share[mutant, mutant] + (m - k) * share[mutant, resident]) / (m - 1)
+    f_res = (k * share[resident, mutant] + (m - k - 1) * share[resident, resident]) / (m - 1)
+    steps = -alpha * np.cumsum(f_mut - f_res)
+    return float(np.exp(-logsumexp(np.concatenate([[0.0], steps]))))
+
+
+def stationary(c: np.ndarray) -> np.ndarray:
+    """The stationary distribution of the Markov chain with transition matrix ``c`` by the
+    Grassmann-Taksar-Heyman elimination (no subtraction: exact to rounding however small the transitions)."""
+    p = np.array(c, dtype=float)
+    n = len(p)
+    for k in range(n - 1, 0, -1):
+        s = p[k, :k].sum()
+        p[:k, k] /= max(s, 1e-300)
+        p[:k, :k] += np.outer(p[:k, k], p[k, :k])
+    pi = np.zeros(n)
+    pi[0] = 1.0
+    for k in range(1, n):
+        pi[k] = pi[:k] @ p[:k, k]
+    return pi / pi.sum()
+
+
+def alpharank(share: np.ndarray, alpha: float = ALPHARANK_ALPHA, m: int = ALPHARANK_POPULATION) -> np.ndarray:
+    """α-Rank of a field whose bot i scores ``share[i, j]`` against bot j (a half against itself): the
+    stationary distribution of the chain that moves from a population of one bot to one of another with chance
+    fixation / (bots - 1)."""
+    share = np.array(share, dtype=float)
+    np.fill_diagonal(share, 0.5)
+    n = len(share)
+    if n == 1:
+        return np.ones(1)
+    c = np.zeros((n, n))
+    for s in range(n):
+        for t in range(n):
+            if s != t:
+                c[s, t] = max(fixation(share, s, t, alpha, m), 1e-300) / (n - 1)
+        c[s, s] = 1.0 - c[s].sum()
+    return stationary(c)
+
+
+def analyse(bots: Sequence[str], meetings: Sequence[dict], replicates: int = BOOTSTRAP, seats: int = 2) -> dict:
+    """The cycle (or None), the equilibrium and α-Rank with bootstrap intervals, and what they say in words
+    (``seats``: the ladder's, for the words)."""
     wins, draws = tallies(bots, meetings)
     cycle = shortest_cycle(beats(wins))
     mix = equilibrium(payoff(wins, draws))
+    ranked = alpharank(shares(payoff(wins, draws)))
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     games = wins + wins.T + draws + draws.T
     boot = np.zeros((replicates, len(bots)))
+    boot_rank = np.zeros((replicates, len(bots)))
     iu = np.triu_indices(len(bots), 1)
     for r in range(replicates):
         w, d = np.zeros_like(wins), np.zeros_like(draws)
@@ -156,11 +223,34 @@ def analyse(bots: Sequence[str], meetings: Sequence[dict], replicates: int = BOO
                 probs = np.array([wins[i, j], wins[j, i], draws[i, j] + draws[j, i]]) / n
                 w[i, j], w[j, i], d[i, j] = rng.multinomial(n, probs)
         boot[r] = equilibrium(payoff(w, d), spread=False)
+        boot_rank[r] = alpharank(shares(payoff(w, d)))
     low, high = np.percentile(boot, [2.5, 97.5], axis=0)
     rows = [{"bot": b, "weight": float(mix[k]), "ci95_low": float(low[k]), "ci95_high": float(high[k]),
              "in_mix_share": float((boot[:, k] > 0).mean())} for k, b in enumerate(bots)]
-    return {"cycle": [bots[k] for k in cycle] if cycle else None, "equilibrium": rows, "says": sentences(
-        [bots[k] for k in cycle] if cycle else None, rows), "replicates": replicates}
+    rank_low, rank_high = np.percentile(boot_rank, [2.5, 97.5], axis=0)
+    rank_rows = [{"bot": b, "mass": float(ranked[k]), "ci95_low": float(rank_low[k]),
+                  "ci95_high": float(rank_high[k])} for k, b in enumerate(bots)]
+    named = [bots[k] for k in cycle] if cycle else None
+    return {"cycle": named, "equilibrium": rows, "alpharank": rank_rows,
+            "says": sentences(named, rows) + [alpharank_sentence(rank_rows, seats)], "replicates": replicates,
+            "alpharank_method": {"population": ALPHARANK_POPULATION, "alpha": ALPHARANK_ALPHA}}
+
+
+def alpharank_sentence(rows: Sequence[dict], seats: int = 2) -> str:
+    """α-Rank in plain words: each bot's long-run share, highest first (shares under 0.005 are named as none)."""
+    shown = sorted(rows, key=lambda r: -round(r["mass"], 6))
+    parts = ", ".join(f"{r['bot']} {r['mass']:.2f} (95%: {r['ci95_low']:.2f} to {r['ci95_high']:.2f})"
+                      for r in shown if r["mass"] >= 0.005)
+    none = [r["bot"] for r in shown if r["mass"] < 0.005]
+    line = (f"alpha-Rank (the share of the long run an evolving population of {ALPHARANK_POPULATION} players spends "
+            f"on each bot, selection intensity {ALPHARANK_ALPHA:g}): {parts}")
+    if none:
+        line += f"; {', '.join(none)} next to none"
+    if seats > 2:
+        line += (f"; with {seats} seats both this and the equilibrium read the pairwise meetings: the ladder never "
+                 "seats a bot twice, so a bot's score among copies of another, which the many-player game's own "
+                 "alpha-Rank needs, is not played")
+    return line
 
 
 def sentences(cycle: Sequence[str] | None, rows: Sequence[dict]) -> list[str]:

@@ -113,3 +113,60 @@ def test_the_bootstrap_intervals_cover_the_true_mix():
             total += 1
     print(f'coverage {covered / total:.3f}')
     assert covered / total >= 0.88, covered / total
+
+
+# ---------------------------------------------------------------------------------------------------------
+# alpha-Rank beside the equilibrium
+# ---------------------------------------------------------------------------------------------------------
+
+def _fixation_by_solving_the_chain(share, resident, mutant, alpha, m):
+    """The mutant's fixation chance as the absorbing probability of the birth-death chain over k mutants,
+    solved as a linear system (no closed form): from k, one more mutant with chance
+    k (m - k) / m^2 * 1 / (1 + exp(-alpha (f_mut - f_res))), one fewer with the same times exp(...)."""
+    a = np.zeros((m + 1, m + 1))
+    b = np.zeros(m + 1)
+    a[0, 0] = a[m, m] = 1.0
+    b[m] = 1.0
+    for k in range(1, m):
+        f_mut = ((k - 1) * share[mutant, mutant] + (m - k) * share[mutant, resident]) / (m - 1)
+        f_res = (k * share[resident, mutant] + (m - k - 1) * share[resident, resident]) / (m - 1)
+        meet = k * (m - k) / m ** 2
+        up = meet / (1 + np.exp(-alpha * (f_mut - f_res)))
+        down = meet / (1 + np.exp(alpha * (f_mut - f_res)))
+        a[k, k], a[k, k + 1], a[k, k - 1] = -(up + down), up, down
+    return np.linalg.solve(a, b)[1]
+
+
+@pytest.mark.parametrize("alpha, m", [(1.0, 10), (5.0, 20), (20.0, 8)])
+def test_the_fixation_chance_is_the_birth_death_chains(alpha, m):
+    share = np.array([[0.5, 0.62, 0.3], [0.38, 0.5, 0.55], [0.7, 0.45, 0.5]])
+    for s in range(3):
+        for t in range(3):
+            if s != t:
+                assert it.fixation(share, s, t, alpha, m) == pytest.approx(
+                    _fixation_by_solving_the_chain(share, s, t, alpha, m), rel=1e-9)
+
+
+def test_a_neutral_mutant_fixes_with_chance_one_over_the_population():
+    assert it.fixation(np.full((2, 2), 0.5), 0, 1) == pytest.approx(1 / it.ALPHARANK_POPULATION)
+
+
+def test_alpharank_of_two_bots_is_the_ratio_of_their_fixation_chances():
+    share = np.array([[0.5, 0.51], [0.49, 0.5]])
+    pi = it.alpharank(share, alpha=3.0, m=10)
+    assert pi[0] / pi[1] == pytest.approx(it.fixation(share, 1, 0, 3.0, 10) / it.fixation(share, 0, 1, 3.0, 10))
+
+
+def test_alpharank_of_rock_paper_scissors_is_uniform_and_of_a_ladder_its_top_bot():
+    r = it.analyse(BOTS, cyclic(0.2, 0.2, 0.2), replicates=20)
+    assert [round(e["mass"], 6) for e in r["alpharank"]] == [round(1 / 3, 6)] * 3
+    assert r["says"][2].startswith("alpha-Rank") and "seats" not in r["says"][2]
+    rows = [("a", "b", 600, 0, 400), ("b", "c", 600, 0, 400), ("a", "c", 700, 0, 300)]
+    r = it.analyse(["c", "b", "a"], meetings(rows), replicates=20, seats=3)
+    assert r["alpharank"][2]["mass"] > 0.999 and r["alpharank"][2]["ci95_low"] > 0.99
+    assert "c, b next to none" in r["says"][2] and "with 3 seats both this and the equilibrium" in r["says"][2]
+
+
+def test_stationary_by_elimination_solves_a_chain_worked_by_hand():
+    """Two states, 0 -> 1 with 0.1, 1 -> 0 with 0.3: pi = (0.75, 0.25)."""
+    assert it.stationary(np.array([[0.9, 0.1], [0.3, 0.7]])) == pytest.approx([0.75, 0.25])
