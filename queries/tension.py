@@ -322,3 +322,24 @@ def sentences(r: dict) -> list[str]:
                      f"{c['max_ece']:g}; the oracle's own {c['raw_ece']:.3f}), Brier {c['brier']:.3f} against "
                      f"{c['uninformed_brier']:.3f} for the uninformed forecast")
     return lines
+
+
+def tension_of_batch(game: str, tables: dict, decided: float = DECIDED, calibrate: bool = True) -> dict:
+    """The tension answer of one batch played in memory (``Match.play_batch``'s tables ``games`` and
+    ``win_prob``), as one cell: what the known-answer cases and tests read without writing a sweep."""
+    import duckdb
+    import pyarrow as pa
+
+    from queries.library import SEATS_SQL
+    from sim.games import GAMES
+    con = duckdb.connect()
+    try:
+        for name in ("games", TABLE):
+            t = tables[name]
+            t = t.append_column("results", pa.array(["batch"] * t.num_rows, pa.string()))
+            con.register(f"_{name}", t.append_column("cell", pa.array(["0"] * t.num_rows, pa.string())))
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM _{name}")
+        con.execute(f"CREATE VIEW seat_outcomes AS {(GAMES[game].sql_dir / SEATS_SQL).read_text()}")
+        return tension(con, "0", decided, calibrate)
+    finally:
+        con.close()
