@@ -40,7 +40,7 @@ from service.live import Snapshots
 from service.live import add_routes as add_live_routes
 from service.live import section as live_section
 from service.runner import Runner, job_layout, layout
-from service.kinds import KINDS, MAX_CARD_FILES, Context, kind_of
+from service.kinds import KINDS, MAX_CARD_FILES, Context, calibrated, kind_of
 from service.specs import MAX_GAMES, MAX_UPLOAD
 from sim.games import GAMES
 
@@ -257,9 +257,14 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
             checked = await_check(kind, inputs)
         except SpecError as e:
             return 400, {"error": " ".join(str(e).split())}
+        # the pilot's time, calibrated on what this kind's finished runs took here (service.kinds.calibrated)
+        est = calibrated(checked.seconds, catalog.timings(checked.kind)) if checked.seconds else None
         cost = {"kind": checked.kind, "name": checked.name, "game": checked.game, "cells": checked.cells,
                 "games": checked.games, "stop": checked.stop, "rule_set": checked.rule_set,
-                "seconds": None if checked.seconds is None else round(checked.seconds, 3), "cost": checked.cost()}
+                "seconds": None if checked.seconds is None else round(checked.seconds, 3),
+                "estimate": None if est is None else {"low_s": round(est.low, 1), "high_s": round(est.high, 1),
+                                                      "runs": est.runs},
+                "cost": checked.cost(est)}
         if not start:
             return 200, cost
         if catalog.submissions_since(user, time.time() - 60) >= settings.submit_per_minute:
@@ -270,7 +275,8 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
         job = catalog.add_job(owner=user, title=title or checked.name, description=description,
                               spec_name=checked.name, game=checked.game, spec_text=checked.text, cells=checked.cells,
                               games=checked.games, kind=checked.kind, params=checked.params,
-                              rule_set=checked.rule_set, results=settings.results if kind.object_storage else "")
+                              rule_set=checked.rule_set, results=settings.results if kind.object_storage else "",
+                              pilot_s=checked.seconds, estimate="" if est is None else est.text())
         return 201, {**cost, "id": job, "state": "queued"}
 
     def await_check(kind, inputs: dict[str, Any]):
@@ -322,7 +328,8 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     def job_json(job: dict, base: str) -> dict:
         out = {k: job[k] for k in ("id", "title", "description", "owner", "state", "spec_name", "game", "cells",
                                    "games", "created", "started", "ended", "error", "priority", "rule_set",
-                                   "verdict")}
+                                   "verdict", "estimate")}
+        out["took_s"] = round(job["ended"] - job["started"], 1) if job["ended"] and job["started"] else None
         out["url"] = f"{base}/runs/{job['id']}"
         out["report_url"] = f"{base}/runs/{job['id']}/report" if layout(root, job["id"])["report"].is_file() else None
         out["progress"] = progress(job)
@@ -751,7 +758,10 @@ def verdict_card(job: dict, facts: dict, link: str) -> str:
     for c in facts.get("cells", []):
         head = (c.get("headlines") or ["no headline"])[0]
         ends = ", ".join(f"{r} {100 * n / c['games']:.1f}%" for r, n in c.get("ends", []) if c.get("games"))
-        out.append(f"- {line(c.get('label'))}: {line(head)} Ends: {ends or 'none'}. ({c.get('games', 0):,} games)")
+        nobody = (f" Nobody wins: {100 * c['no_winner'] / c['games']:.1f}%."
+                  if isinstance(c.get("no_winner"), int) and c.get("games") else "")
+        out.append(f"- {line(c.get('label'))}: {line(head)} Ends: {ends or 'none'}.{nobody} "
+                   f"({c.get('games', 0):,} games)")
     for m in facts.get("measure", []):
         out.append(f"- {line(m)}")
     out += ["", (f"Games: {facts.get('games', 0):,} · Bots: {'; '.join(line(b) for b in bots) or 'see the report'} · "

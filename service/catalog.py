@@ -61,6 +61,8 @@ COLUMNS = (
     ("jobs", "verdict", "TEXT NOT NULL DEFAULT ''"),           # the run's verdict in a word, once it has one
     ("users", "removed", "REAL"),                              # when an admin removed the user (its runs stay)
     ("jobs", "project", "TEXT NOT NULL DEFAULT ''"),           # the nightly project that queued it (service/nightly.py)
+    ("jobs", "pilot_s", "REAL"),                               # the pilot's time to play, uncalibrated (service/kinds.py)
+    ("jobs", "estimate", "TEXT NOT NULL DEFAULT ''"),          # the time shown before Start: "20 s to 1 min"
 )
 
 
@@ -214,15 +216,23 @@ class Catalog:
 
     def add_job(self, *, owner: User, title: str, description: str, spec_name: str, game: str, spec_text: str,
                 cells: int, games: int, kind: str = "sweep", params: dict | None = None, rule_set: str = "",
-                results: str = "") -> str:
+                results: str = "", pilot_s: float | None = None, estimate: str = "") -> str:
         job = secrets.token_hex(6)
         self.x("INSERT INTO jobs (id, kind, title, description, owner_id, spec_name, game, spec_text, cells, games, "
-               "state, created, params, rule_set, results) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
+               "state, created, params, rule_set, results, pilot_s, estimate) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)",
                (job, kind, title, description, owner.id, spec_name, game, spec_text, cells, games, time.time(),
-                json.dumps(params or {}), rule_set, results))
+                json.dumps(params or {}), rule_set, results, pilot_s, estimate))
         self.follow(owner, job, True)                  # the owner follows their own runs (a notice when it ends)
         self.audit(owner.name, "submit", job, title)
         return job
+
+    def timings(self, kind: str, limit: int = 20) -> list[tuple[float, float]]:
+        """(the pilot's seconds, the seconds it took from start to end) of this kind's latest done runs that were
+        piloted: what the cost estimate is calibrated on (service.kinds.calibrated)."""
+        rows = self.q("SELECT pilot_s, ended - started FROM jobs WHERE kind = ? AND state = 'done' AND pilot_s > 0 "
+                      "AND started > 0 AND ended >= started ORDER BY ended DESC LIMIT ?", (kind, limit))
+        return [(float(a), float(b)) for a, b in rows]
 
     def job(self, job: str) -> dict[str, Any] | None:
         if not JOB_ID.fullmatch(job or ""):

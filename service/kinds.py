@@ -9,6 +9,7 @@ module, and importing it back would be a cycle)."""
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,11 +51,62 @@ class Checked:
     rule_set: str = ""
     seconds: float | None = None           # the estimated time to play, when it could be measured
 
-    def cost(self) -> str:
+    def cost(self, estimate: "Estimate | None" = None) -> str:
+        """The cost in words; ``estimate``: the time calibrated on this service's finished runs (:func:`calibrated`),
+        shown as a range."""
         what = f"{self.cells:,} cells, {'at most ' if self.stop else ''}{self.games:,} games" if self.games else \
             f"{self.cells:,} cells" if self.cells else "no games to play"
-        eta = f", about {_duration(self.seconds)} of play at this service's measured speed" if self.seconds else ""
+        if estimate is None and self.seconds:
+            estimate = calibrated(self.seconds, [])
+        eta = f", {estimate.words()}" if estimate is not None else ""
         return f"{what}{eta} ({self.name}, {self.game})"
+
+
+START_S = 8.0          # a job's fixed time besides play (measured, 2 cores: the step's imports, the report step)
+SPREAD = 2.0           # the range before any run of the kind has finished here: a factor of 2 either way
+MIN_SPREAD, MAX_SPREAD = 1.3, 4.0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A job's time from start to end: ``low`` to ``high`` seconds, calibrated on ``runs`` finished runs."""
+
+    low: float
+    high: float
+    runs: int
+
+    def text(self) -> str:
+        lo, hi = _duration(self.low), _duration(self.high)
+        return lo if lo == hi else f"{lo} to {hi}"
+
+    def words(self) -> str:
+        how = (f"calibrated on the {self.runs} latest finished run(s) of this kind on this machine" if self.runs else
+               "from a pilot on this machine, not yet calibrated on a finished run")
+        return f"about {self.text()} from start to end ({how})"
+
+
+def calibrated(pilot_s: float, history: list[tuple[float, float]]) -> Estimate:
+    """The range a job should take, from its pilot's time to play (``pilot_s``) and ``history``: (pilot's seconds,
+    the seconds it took from start to end) of the kind's latest done runs here. A run takes ``START_S`` plus
+    ``scale`` x its pilot's time, the scale the median of the runs' own (so a pilot that is slow or fast on this
+    machine, or blind to a spec's later cells, is corrected by what the runs took); the range is as wide as the
+    worst of those runs was off under that scale (at least x1.3, at most x4; x2 either way before any run)."""
+    pilot_s = max(0.0, float(pilot_s))
+    pairs = [(p, t) for p, t in history if p > 0 and t > 0]
+    if not pairs:
+        mid = START_S + pilot_s
+        return Estimate(mid / SPREAD, mid * SPREAD, 0)
+    logs = sorted(math.log(max(t - START_S, 0.05 * t) / p) for p, t in pairs)
+    scale = math.exp(_median(logs))
+    worst = max(abs(math.log(t / (START_S + scale * p))) for p, t in pairs)
+    spread = min(MAX_SPREAD, max(MIN_SPREAD, math.exp(worst) * 1.1))
+    mid = START_S + scale * pilot_s
+    return Estimate(mid / spread, mid * spread, len(pairs))
+
+
+def _median(xs: list[float]) -> float:
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
 @dataclass(frozen=True)

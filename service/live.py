@@ -383,8 +383,10 @@ def add_routes(app, *, catalog, root: Path, page_user, api_user) -> Live:
 def section(job: dict) -> str:
     """The live block of a run page (filled by SCRIPT from the run's events); the run's id in a data attribute."""
     from service.pages import esc
+    first = {"queued": "queued: waiting for its turn", "running": "waiting for the first finished part"}.get(
+        job["state"], f"{job['state']}: no part of a sweep in its results folder")
     return (f"<div id='live' data-events='/runs/{esc(job['id'])}/events' data-state='{esc(job['state'])}'>"
-            "<h2>Current estimate</h2><p id='live-status'>waiting for the first finished part</p>"
+            f"<h2>Current estimate</h2><p id='live-status'>{esc(first)}</p>"
             "<table id='live-cells'><thead><tr><th>cell</th><th>parts</th><th>games</th>"
             "<th>first player's share of decided games (95% Wilson)</th><th>fair</th>"
             "<th class='stopcol'>stop: estimate (interval)</th><th class='stopcol'>why it stopped</th></tr></thead>"
@@ -402,7 +404,8 @@ SCRIPT = """
  function show(s){
   var st=document.getElementById('state'); if(st){st.textContent=s.run_state;st.className='state '+s.run_state;}
   var p=s.progress, status=document.getElementById('live-status'), body=box.querySelector('tbody');
-  if(!p){status.textContent=s.run_state==='queued'?'queued: waiting for its turn':'starting';return;}
+  if(!p){status.textContent=s.run_state==='queued'?'queued: waiting for its turn':s.run_state==='running'?'starting':
+   s.run_state+': no part of a sweep in its results folder';return;}
   var share=p.games?p.games_done/p.games:0;
   status.textContent=num(p.parts_done)+' of '+num(p.parts)+' parts, '+num(p.games_done)+' of '+num(p.games)+
    ' games ('+(100*share).toFixed(1)+'%)'+(p.estimate_error?' - the estimate: '+p.estimate_error:'');

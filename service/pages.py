@@ -130,13 +130,50 @@ def field_html(f, value: str) -> str:
             f"<input type='text' id='{name}' name='{name}' value='{esc(value)}'>")
 
 
-def progress_html(p: dict | None) -> str:
+def no_progress(job: dict | None) -> str:
+    """Where a run stands when its results folder holds no sweep manifest, in words true for its state: a
+    finished job never reads as one that has not started (a comparison plays no game; a regression's sweeps
+    are in folders of their own)."""
+    state = (job or {}).get("state", "running")
+    games = (job or {}).get("games") or 0
+    if state == "queued":
+        return "Queued: waiting for its turn; no game played yet."
+    if state == "running":
+        return ("Started: no part of its sweep has finished yet." if games else
+                "Running: this job plays no games (it reads finished runs).")
+    if state == "done":
+        return (f"Done: its {games:,} games were played (the results are below)." if games else
+                "Done: this job played no games (it reads finished runs); its answer is below.")
+    return f"{state.capitalize()} before any part of a sweep was recorded."
+
+
+def progress_html(p: dict | None, job: dict | None = None) -> str:
     if not p:
-        return "<p id='progress'>No progress yet (the sweep has not written its manifest).</p>"
+        return f"<p id='progress'>{esc(no_progress(job))}</p>"
     share = p["games_done"] / p["games"] if p["games"] else 0.0
     return (f"<div id='progress'><p>{p['parts_done']:,} of {p['parts']:,} parts, {p['games_done']:,} of "
             f"{p['games']:,} games ({100 * share:.1f}%)</p><div class='bar'><div style='width:{360 * share:.0f}px'>"
             "</div></div></div>")
+
+
+def duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def time_text(job: dict) -> str:
+    """The time estimated before Start beside the time the run took (or has taken so far)."""
+    est = job.get("estimate") or ""
+    said = f"estimated {est}" if est else "not estimated (no pilot)"
+    started, ended = job.get("started"), job.get("ended")
+    if started and ended and ended >= started:
+        return f"{said}; took {duration(ended - started)}"
+    if started and job.get("state") == "running":
+        return f"{said}; running for {duration(max(0.0, time.time() - started))}"
+    return said
 
 
 def run_page(job: dict, *, progress: dict | None, verdict: str | None, summary: str | None, may_cancel: bool,
@@ -145,14 +182,15 @@ def run_page(job: dict, *, progress: dict | None, verdict: str | None, summary: 
     rows = [("state", f"<span class='state {esc(job['state'])}' id='state'>{esc(job['state'])}</span>"),
             ("kind", esc(job.get("kind", "sweep"))),
             ("question (spec name)", esc(job["spec_name"])), ("game", esc(job["game"])),
-            ("cost", f"{job['cells']:,} cells, {job['games']:,} games"), ("owner", esc(job["owner"])),
+            ("cost", f"{job['cells']:,} cells, {job['games']:,} games"),
+            ("time", f"<span id='time'>{esc(time_text(job))}</span>"), ("owner", esc(job["owner"])),
             ("submitted", when(job["created"])), ("started", when(job["started"])), ("ended", when(job["ended"])),
             ("permalink", f"<a href='/runs/{esc(job['id'])}'>/runs/{esc(job['id'])}</a>")]
     out = ("<table>" + "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows) + "</table>"
            + (f"<p>{esc(job['description'])}</p>" if job["description"] else ""))
     if job["error"]:
         out += f"<p class='error' id='job-error'>{esc(job['error'])}</p>"
-    out += progress_html(progress)
+    out += progress_html(progress, job)
     if may_cancel:
         out += (f"<form method='post' action='/runs/{esc(job['id'])}/cancel'>{hidden_csrf(csrf)}"
                 "<button id='cancel'>Cancel this run</button></form>")

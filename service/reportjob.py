@@ -36,7 +36,7 @@ def build(results: str, own: Path, **options) -> list[str]:
         for c in r.cells:
             facts["cells"].append({"id": c.id, "label": c.label, "games": c.games, "bots": c.bots,
                                    "headlines": rep.headlines(r, c),
-                                   "ends": [[reason, n] for reason, n in c.ends]})
+                                   "ends": [[reason, n] for reason, n in c.ends], "no_winner": c.no_winner})
     write_atomic(own / "report.txt", "\n".join(summary) + "\n")
     write_atomic(own / "verdict.json", json.dumps(facts, indent=1, default=str))
     return summary
