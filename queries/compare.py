@@ -31,6 +31,9 @@ from sim.games import GAMES, CompareColumns
 from sim.params import fields
 
 LEVEL = 0.05                                   # "no real difference" when the adjusted p is at least this
+# "the same" only by two one-sided tests within these margins (queries.stats.equivalence), per unit of the metric;
+# a metric not shown to differ and not shown the same is "not enough games to say"
+MARGINS = {"points": stats.MARGIN, "rounds": 0.5, "knockouts": 0.1}
 METHODS = {"holm": "Holm (family-wise error)", "bh": "Benjamini-Hochberg (false discovery rate)"}
 
 
@@ -78,6 +81,19 @@ class Row:
         return self.p_adj < LEVEL
 
     @property
+    def sameness(self) -> stats.Equivalence:
+        """B - A judged against its unit's margin (:data:`MARGINS`) by two one-sided tests; its games are the
+        pairs (paired) or the smaller side."""
+        se = (self.high - self.low) / (2 * stats.Z95) if math.isfinite(self.high - self.low) else math.inf
+        margin = MARGINS.get(self.unit, stats.MARGIN)
+        return stats.equivalence(self.diff, se, self.n_pairs if self.paired else min(self.n_a, self.n_b), margin)
+
+    @property
+    def same(self) -> bool:
+        """Not shown to differ, and shown the same within its margin."""
+        return not self.differs and self.sameness.verdict in ("same", "negligible")
+
+    @property
     def constant(self) -> bool:
         """The same single value in every game of both sides (no draws anywhere): shown, never tested."""
         return self.low == self.high == self.diff == 0 and self.unpaired_low == self.unpaired_high or \
@@ -96,6 +112,8 @@ class Row:
         d.pop("phrase")
         d["width_ratio"] = self.width_ratio
         d["differs"] = self.differs
+        d["same"] = self.same
+        d["margin"] = MARGINS.get(self.unit, stats.MARGIN)
         return d
 
 
@@ -431,13 +449,23 @@ def verdict(r: Row, tested: int = 1, a: str = "", b: str = "") -> str:
         plain = verdict(r, tested)
         if plain.startswith("B "):
             return f"B ({b}) {plain[2:]} against A ({a})"
-        return plain.replace("no real difference in ", f"no real difference between A ({a}) and B ({b}) in ", 1)
+        return plain.replace("no real difference in ", f"no real difference between A ({a}) and B ({b}) in ", 1) \
+            .replace("no real difference shown in ", f"no real difference shown between A ({a}) and B ({b}) in ", 1)
     if not r.differs:
         alone = r.low > 0 or r.high < 0
         why = (f"; its own 95% interval [{amount(r, r.low)}, {amount(r, r.high)}] leaves out 0, but not once "
                f"{tested} metrics are tested together (adjusted p {p_text(r.p_adj)})") if alone else \
             f" [{amount(r, r.low)}, {amount(r, r.high)}]"
-        return (f"no real difference in {r.phrase} ({amount(r, r.diff)} {_unit_word(r, r.diff)}"
+        eq = r.sameness
+        margin = f"+-{100 * eq.margin:g} points" if r.unit == "points" else f"+-{eq.margin:g} {r.unit}"
+        if r.same:
+            said = f"no real difference in {r.phrase}, the same within {margin}"
+        else:
+            need = f"; about {eq.games_needed:,} {'pairs' if r.paired else 'games a side'} would settle it" \
+                if eq.games_needed else ""
+            said = f"no real difference shown in {r.phrase}, but not enough games to say it is the same within " \
+                   f"{margin}{need}"
+        return (f"{said} ({amount(r, r.diff)} {_unit_word(r, r.diff)}"
                 f"{why})").replace("  ", " ").replace(" )", ")").replace(" ;", ";")
     up = r.diff > 0
     lo, hi = (r.low, r.high) if up else (-r.high, -r.low)
@@ -520,7 +548,10 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
         r.verdict = verdict(r, len(tested), na, nb)
     header.append(f"95% intervals; p-values adjusted by {METHODS[method]} across all {len(tested)} tested metrics "
                   f"and cells (a metric with one value in every game of both sides, such as no draws, is not tested); "
-                  f"'no real difference' when the adjusted p is {LEVEL} or more")
+                  f"'no real difference' when the adjusted p is {LEVEL} or more, and 'the same' only when two one-sided "
+                  f"tests put B - A within its margin (shares +-{100 * MARGINS['points']:g} points, lengths "
+                  f"+-{MARGINS['rounds']:g} rounds, knockouts +-{MARGINS['knockouts']:g}); otherwise 'not enough games "
+                  "to say'")
     return game, header, rows, unmatched, plots
 
 
@@ -661,10 +692,16 @@ def records(report: Report) -> tuple[list[str], list[tuple]]:
 def summary(report: Report) -> list[str]:
     """The verdict lines that say B differs (the others: one line counting them)."""
     differ = [r for r in report.rows if r.differs]
-    out = [f"{(r.comparison + ', ') if r.comparison else ''}{r.cell or 'all games'}: {r.verdict}" for r in differ]
-    rest = len(report.rows) - len(differ)
-    out.append(f"no real difference in the other {rest} metric(s)" if differ else
-               f"no real difference in any of the {rest} metric(s)")
+    open_ = [r for r in report.rows if not r.differs and not r.same]
+    out = [f"{(r.comparison + ', ') if r.comparison else ''}{r.cell or 'all games'}: {r.verdict}"
+           for r in differ + open_]
+    same = len(report.rows) - len(differ) - len(open_)
+    margins = ", ".join(f"+-{100 * m:g} points" if u == "points" else f"+-{m:g} {u}" for u, m in MARGINS.items())
+    if same:
+        out.append(f"the same within the margins ({margins}, two one-sided tests) in "
+                   f"{'the other' if differ or open_ else 'all'} {same} metric(s)")
+    elif not differ and not open_:
+        out.append("nothing to compare")
     return out
 
 
@@ -768,8 +805,11 @@ def page(report: Report) -> str:
     differ = [r for r in report.rows if r.differs]
     state = "differs" if differ else "same"
     title = "A vs B"
+    unsure = [r for r in report.rows if not r.differs and not r.same]
     head = (f"B differs in {len(differ)} of {len(report.rows)} metrics" if differ else
-            f"no real difference in any of the {len(report.rows)} metrics")
+            f"not enough games to say whether B is the same as A in {len(unsure)} of {len(report.rows)} metrics "
+            "(none shown to differ)" if unsure else
+            f"no real difference in any of the {len(report.rows)} metrics: the same within the margins")
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{_css()}</style>"
              f"</head><body><h1>{title}</h1>",
              f"<div class='verdict {state}' id='verdict'>{esc(head)}</div>",

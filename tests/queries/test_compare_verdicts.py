@@ -17,13 +17,19 @@ def row(kind="share", diff=0.02, low=0.004, high=0.036, p_adj=0.21, phrase="seat
 
 def test_no_real_difference_with_an_interval_that_leaves_out_zero_says_why():
     text = verdict(row(), tested=11)
-    assert text == ("no real difference in seat 3's win share (+2.0 points; its own 95% interval [+0.4, +3.6] "
-                    "leaves out 0, but not once 11 metrics are tested together (adjusted p 0.210))")
+    assert text == ("no real difference shown in seat 3's win share, but not enough games to say it is the same within "
+                    "+-2 points (+2.0 points; its own 95% interval [+0.4, +3.6] leaves out 0, but not once 11 metrics "
+                    "are tested together (adjusted p 0.210))")
 
 
 def test_no_real_difference_with_an_interval_around_zero_is_the_short_line():
+    """"The same" only by two one-sided tests within the 2-point margin; a wide interval around zero is "not enough
+    games to say", with the pairs that would settle it."""
     assert verdict(row(diff=0.007, low=-0.004, high=0.018, p_adj=1.0)) == \
-        "no real difference in seat 3's win share (+0.7 points [-0.4, +1.8])"
+        "no real difference in seat 3's win share, the same within +-2 points (+0.7 points [-0.4, +1.8])"
+    assert verdict(row(diff=0.007, low=-0.03, high=0.044, p_adj=1.0)) == \
+        ("no real difference shown in seat 3's win share, but not enough games to say it is the same within +-2 "
+         "points; about 7,630 pairs would settle it (+0.7 points [-3.0, +4.4])")
 
 
 def test_a_tiny_real_change_shows_the_digits_it_needs():
