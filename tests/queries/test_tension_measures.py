@@ -78,7 +78,7 @@ def a_game(draw):
 @given(st.lists(a_game(), min_size=1, max_size=25))
 def test_the_query_computes_the_per_game_definition(games):
     con = _tables(games)
-    r = tq.tension(con, "c001")
+    r = tq.tension(con, "c001", calibrate=False)     # the definitions, on the oracle's own chances
     ms = [m for p, t, w, c in games if (m := tq.game_measures(c, w, 2 if t else p)) is not None]
     assert r["games"] == len(games) and r["won"] == len(ms)
     assert r["undecided"]["count"] == sum(w < 0 for _, _, w, _ in games)
@@ -102,6 +102,14 @@ def test_shares_carry_wilson_intervals_and_nothing_to_count_is_said():
     assert tq.share(0, 0) == {"count": 0, "of": 0, "share": None, "ci95": [None, None]}
     s = tq.share(30, 100)
     assert s["share"] == 0.3 and 0.21 < s["ci95"][0] < 0.22 and 0.39 < s["ci95"][1] < 0.40
-    empty = tq.tension(_tables([(2, False, -1, np.array([[0.5, 0.5]]))]), "c001")
+    empty = tq.tension(_tables([(2, False, -1, np.array([[0.5, 0.5]]))]), "c001", calibrate=False)
     assert empty["won"] == 0 and empty["undecided"]["share"] == 1.0
     assert "n/a" in " ".join(tq.sentences(empty))
+
+
+def test_a_cell_with_too_few_won_games_is_refused_in_one_line():
+    games = [(2, False, k % 2, np.array([[0.5, 0.5], [0.6, 0.4], [0.7, 0.3]])) for k in range(20)]
+    r = tq.tension(_tables(games), "c001")
+    assert r["refused"].startswith("tension refused: 20 won games are too few") and "\n" not in r["refused"]
+    assert tq.sentences(r) == [r["refused"]]
+    assert r["decided_early"]["share"] is None and r["decisive_point"]["mean"] is None
