@@ -307,9 +307,9 @@ def sentences(r: dict) -> list[str]:
     for key, ref in (r.get("references") or {}).items():
         if ref["worth"] is None:
             continue
-        out.append(f"{key}: the reference is the median worth of {ref['against']} ({ref['cards']} card(s) measured): "
-                   f"{pts(ref['worth'])} points of win share (the holder's score in the real games less with the "
-                   "card blank)")
+        out.append(f"{key}: reference worth {pts(ref['worth'])} points of win share, the median worth of "
+                   f"{ref['against']}, {ref['cards']} of them measured (worth: the holder's score in the real games "
+                   "less with the card blank)")
     judged = [c for c in r["cards"] if c.get("comparison")]
     for c in sorted(judged, key=lambda c: -c["comparison"]["diff"]):
         if c["verdict"] in ("too strong", "too weak"):

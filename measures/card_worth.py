@@ -122,7 +122,8 @@ def judge(rows: list[dict], against: dict[str, str], *, margin: float = MARGIN, 
     (every cell plays the same game indices, so one resampling of the games serves every card and the median,
     their correlation included); :func:`queries.stats.equivalence` at ``alpha`` / (cards judged) with ``margin``
     gives too strong / too weak (differs), in line (inside +-margin) or not enough games to say. A card whose
-    number changes no game is in the reference but not judged; ``unfinished``: nobody is judged. Drops the
+    number changes no game is in the reference but not judged; ``unfinished``: no card is judged (nor said never
+used or too rarely used: the parts so far are partial). Drops the
     per-game changes the bootstrap reads."""
     pools: dict[str, list[dict]] = {}
     for r in rows:
@@ -177,6 +178,8 @@ def judge(rows: list[dict], against: dict[str, str], *, margin: float = MARGIN, 
             r["verdict"] = UNFINISHED if unfinished else _judgement(eq, diff)
     for r in rows:
         r["reference"] = references.get(r["deck"])
+        if unfinished and r["verdict"] != "no main number":       # partial parts: nothing is said of any card
+            r["verdict"] = UNFINISHED
         for how in VARIANTS:
             if r.get(how):
                 r[how].pop("per_game", None)

@@ -14,6 +14,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
@@ -81,28 +82,34 @@ def test_the_paired_mean_and_holms_adjustment_by_hand():
     assert cw.holm([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.09, 0.09, 0.5])
 
 
-def _absurd_items(tmp_path: Path) -> Path:
-    """The shipped item deck with Golden Fist's fight bonus made 20."""
+def _items_with(tmp_path: Path, name: str, amount: int) -> Path:
+    """The shipped item deck with card ``name``'s amount made ``amount``."""
     text = (Path(__file__).resolve().parents[2] / "sim/paws/data/items.toml").read_text()
-    head, _, rest = text.partition('name = "Golden Fist"')
-    rest = re.sub(r"amount = \d+", "amount = 20", rest, count=1)
+    head, _, rest = text.partition(f'name = "{name}"')
+    rest = re.sub(r"amount = \d+", f"amount = {amount}", rest, count=1)
     path = tmp_path / "items.toml"
-    path.write_text(head + 'name = "Golden Fist"' + rest)
+    path.write_text(head + f'name = "{name}"' + rest)
     return path
 
 
 def test_a_card_made_absurdly_strong_is_called_too_strong(tmp_path):
-    items = str(_absurd_items(tmp_path))
-    names = "Golden Fist,Bandage Kit,Fruit Smoothie,Doppelganger,Honey Jar,War Cry"
+    """Grenade made 20 damage to everyone near (a fight bonus of 20 is not absurd: 3 already wins most fights)
+    is too strong against four typical cards, and every line says it is judged against the selected cards."""
+    items = str(_items_with(tmp_path, "Grenade", 20))
+    names = "Grenade,Honey Jar,Sharp Claws,Log Pile,Magpie Trade"
     res = runner.invoke(app, ["card-worth", "paws", "--data", f"items={items}", "--deck", "items", "--cards", names,
-                              "--games", "1500", "--seed", "5", "--out", str(tmp_path / "w"), "--quiet"])
+                              "--games", "800", "--seed", "5", "--out", str(tmp_path / "w"), "--quiet"])
     assert res.exit_code == 0, res.output
-    out = {r["card"]: r for r in json.loads((tmp_path / "w" / "card-worth.json").read_text())["cards"]}
-    fist = out["Golden Fist"]
-    assert fist["value"] == 20 and fist["verdict"] == "too strong", fist
-    assert fist["blank"]["effect"] > max(r["blank"]["effect"] for n, r in out.items() if n != "Golden Fist")
-    assert all(r["verdict"] != "too strong" for n, r in out.items() if n != "Golden Fist")
-    assert "Golden Fist (items, amount 20): too strong" in res.stdout
+    r = json.loads((tmp_path / "w" / "card-worth.json").read_text())
+    out = {c["card"]: c for c in r["cards"]}
+    grenade = out["Grenade"]
+    assert grenade["value"] == 20 and grenade["verdict"] == "too strong", grenade
+    assert grenade["comparison"]["ci"][0] > 0 and grenade["comparison"]["level"] == pytest.approx(1 - 0.05 / 5)
+    assert all(c["verdict"] != "too strong" for n, c in out.items() if n != "Grenade")
+    against = "the selected cards (5 of the items deck's 66)"
+    assert {c["against"] for c in r["cards"]} == {against} and r["references"]["items"]["against"] == against
+    assert f"Grenade (items, amount 20): too strong against {against}" in " ".join(res.stdout.split())
+    assert r["unfinished"] is None and r["margin"] == 0.02
 
 
 def _worth(tmp_path, *extra):
@@ -127,7 +134,7 @@ def test_the_command_runs_a_sweep_and_answers_from_its_folder(tmp_path):
     assert (tmp_path / "w.json").read_text() == text and r == card_worth(out)
     assert [c["card"] for c in r["cards"]] == ["Bone Knife", "Tower Shield"] and r["games"] == 300
     assert all(c[k]["games"] == c["used_in"] > 0 for c in r["cards"] for k in ("blank", "removed", "up", "down"))
-    assert "median worth of a card to its holder" in res.stdout
+    assert "equipment: reference worth" in res.stdout and "the selected cards (2 of the equipment deck" in res.stdout
     again = runner.invoke(app, ["card-worth", "tales", "--from", str(out), "--json", str(tmp_path / "from.json")])
     assert again.exit_code == 0 and (tmp_path / "from.json").read_text() == text and again.stdout == res.stdout
 
@@ -170,6 +177,8 @@ def test_an_edited_card_file_or_part_is_refused(tmp_path):
     (["tales", "--cards", "Excalibur"], r"--cards: Excalibur: no such card"),
     (["tales", "--cards", "Troll Blood"], r"no such card dealt"),
     (["paws", "--games", "1"], r"--games 1 is out of range"),
+    (["paws", "--margin", "0"], r"--margin 0 is out of range"),
+    (["paws", "--margin", "nan"], r"--margin nan is out of range"),
     (["paws", "--data", "items=/no/such/file.toml"], r"no/such/file"),
     (["paws", "--setup", "bots=random"], r"give the bots with --bots"),
     (["paws", "NO-OUT"], r"give --out DIR .* or --from DIR"),
@@ -189,14 +198,108 @@ def test_bad_input_is_one_line_and_exit_2_before_any_game(tmp_path, args, messag
     assert res.exit_code == 2 and len(lines) == 1 and re.search(message, lines[0]), res.output
 
 
-def test_the_verdicts_against_the_median_card():
-    def row(name, diff, se, used=50):
-        return {"card": name, "deck": "items", "field": "amount", "value": 2, "used_in": used, "holders": used,
-                "blank": None if se is None else {"games": used, "diff": diff, "se": se}, "up": None, "down": None}
-    rows = cw.summarise([row("strong", -0.30, 0.02), row("mid1", -0.05, 0.02), row("mid2", -0.06, 0.02),
-                         row("weak", 0.20, 0.02), row("idle", 0.0, 0.0), row("unused", 0, None, used=0)])
+def _row(name, worth, games, deck="items", used=None, **blank):
+    """A card as the folder gives it: blanking it loses the holder ``worth`` of a point per game used on average
+    (a game lost in round(worth x games) of the ``games`` it was used in, none changed in the others)."""
+    lost = int(round(worth * games))
+    per_game = {gi: (-1.0 if gi < lost else 0.0) for gi in range(games)}
+    d = np.array(list(per_game.values()))
+    b = {"games": games, "diff": float(d.mean()) if games else None,
+         "se": float(d.std(ddof=1) / np.sqrt(games)) if games >= 2 else None, "per_game": per_game, **blank}
+    return {"card": name, "deck": deck, "field": "amount", "value": 2, "used_in": games if used is None else used,
+            "holders": games, "blank": b, "removed": None, "up": None, "down": None}
+
+
+def test_the_verdicts_against_the_decks_reference():
+    """Worked by hand: the reference is the median worth of the deck's cards measured (3 points here: the
+    strong, the worthless and the number that changes nothing are in it); in line needs the family interval
+    of the difference inside +-2 points; a card at its weakest is worth 0 exactly and can be too weak; a card
+    alone in its deck, never used, with no number or too few games is said so, not judged."""
+    from measures.card_worth import judge
+    rows = cw.summarise([
+        _row("strong", 0.30, 4000), _row("mid1", 0.03, 4000), _row("mid2", 0.03, 4000), _row("mid3", 0.031, 4000),
+        _row("worthless", 0.0, 4000, at_weakest=True), _row("idle", 0.0, 4000), _row("rare", 0.10, 40),
+        _row("unused", 0.0, 0, used=0), _row("few", 0.0, 1), _row("monster", 0.2, 500, deck="monsters"),
+        {**_row("rope", 0.0, 0, used=30), "field": None, "blank": None}])
+    judge(rows, {"items": "the whole items deck", "monsters": "the selected cards (1 of the monsters deck's 12)"})
     verdict = {r["card"]: r["verdict"] for r in rows}
-    # worth = real less blank: strong 0.30, mid 0.05-0.06, weak -0.20, idle 0; median of the five measured 0.05
-    assert verdict == {"strong": "too strong", "mid1": "in line", "mid2": "in line", "weak": "too weak",
-                       "idle": "number changes nothing", "unused": "never used"}
-    assert rows[0]["median_worth"] == pytest.approx(0.05)
+    assert verdict == {"strong": "too strong", "mid1": "in line", "mid2": "in line", "mid3": "in line",
+                       "worthless": "too weak", "idle": "number changes nothing", "rare": "not enough games to say",
+                       "unused": "never used", "few": "too few games", "monster": "alone in its deck",
+                       "rope": "no main number"}
+    ref = rows[0]["reference"]
+    assert ref == {"worth": pytest.approx(0.03), "against": "the whole items deck", "cards": 7}
+    cmp = {r["card"]: r["comparison"] for r in rows if r["comparison"]}
+    assert set(cmp) == {"strong", "mid1", "mid2", "mid3", "worthless", "rare"}       # judged: 6, Bonferroni over 6
+    assert cmp["worthless"]["diff"] == pytest.approx(-0.03) and cmp["worthless"]["level"] == pytest.approx(1 - 0.05 / 6)
+    assert cmp["mid3"]["diff"] == pytest.approx(0.001) and -0.02 < cmp["mid3"]["ci"][0] < cmp["mid3"]["ci"][1] < 0.02
+    assert cmp["strong"]["equivalence"] == "differs" and cmp["rare"]["games_needed"] > 40
+    assert all("per_game" not in r["blank"] for r in rows if r["blank"])               # the bootstrap's, not kept
+    said = cw.sentences({"cards": rows, "references": {"items": ref}, "margin": 0.02})
+    assert said[0].startswith("items: reference worth +3.0 points of win share, the median worth of the whole items")
+    assert "worthless (items, amount 2, at its weakest: worth 0 exactly): too weak against the whole items deck" \
+        in " ".join(said)
+    assert "in line with the whole items deck (within +-2.0 points of its reference, family 95%): mid1, mid2, mid3" \
+        in said
+    again = judge(cw.summarise([_row("strong", 0.30, 4000), _row("mid1", 0.03, 4000), _row("mid2", 0.03, 4000),
+                                _row("worthless", 0.0, 4000, at_weakest=True)]), {"items": "x"}, unfinished=True)
+    assert {r["verdict"] for r in again} == {"not judged: the sweep is unfinished"}
+
+
+def test_an_unfinished_sweep_judges_nothing_and_says_so(tmp_path):
+    """A sweep stopped after 3 of its 8 parts: the answer says how many parts are done, no card is judged (never
+    "in line"), the sentences, the table and the report's section say it is unfinished."""
+    from cluster.measure_sweep import prepare
+    from cluster.sweep import SweepInterrupted, run_sweep
+    from measures.card_worth import card_worth
+    from queries.measure_pages import card_worth_section
+    m = GAMES["tales"].resolve(None, {}, {})
+    files, cells = cw.variant_files(m, ["equipment"], ["Tower Shield", "Bone Knife"])
+    spec = prepare(tmp_path / "w", "card-worth", cw.sweep_raw(m, None, {}, {}, 1, 200, cells), files, False,
+                   "card-worth sweep", "test")
+    played = []
+
+    def stop(cell, batch):
+        played.append(cell)
+        if len(played) == 3:
+            raise KeyboardInterrupt
+    with pytest.raises(SweepInterrupted):
+        run_sweep(spec, tmp_path / "w", workers=1, progress=False, on_part=stop)
+    r = card_worth(tmp_path / "w")
+    assert r["unfinished"]["parts"] == 8 and 3 <= r["unfinished"]["done"] < 8, r["unfinished"]
+    assert {c["verdict"] for c in r["cards"]} == {"not judged: the sweep is unfinished"}
+    said = cw.sentences(r)
+    assert said[0].startswith(f"UNFINISHED: {r['unfinished']['done']} of 8 parts done; no card is judged")
+    page = card_worth_section(r, said)
+    assert page.count("Unfinished sweep:") == 2 and "none judged: the sweep is unfinished" in page
+    assert ">in line<" not in page and "not judged: the sweep is unfinished" in page
+    res = runner.invoke(app, ["card-worth", "tales", "--from", str(tmp_path / "w")])
+    assert res.exit_code == 0 and "UNFINISHED" in res.stdout.split("\n")[0] + res.stdout, res.output
+
+
+def test_a_card_at_its_weakest_is_in_the_sweep_and_worth_0(tmp_path):
+    """An item whose amount says how much has a number even at 0 (a heal of 0: its weakest), so it is measured:
+    no blank to play (the card is its own blank), its one step up played; an escape has no number."""
+    items = str(_items_with(tmp_path, "Bandage Kit", 0))
+    m = GAMES["paws"].resolve(None, {}, {"players": 4}, {"items": items})
+    kit = next(c for c in m.data.items if c.name == "Bandage Kit")
+    rope = next(c for c in m.data.items if c.name == "Escape Rope")
+    assert cw.knob("paws", kit).weakest == kit.amount == 0 and cw.knob("paws", rope) is None
+    files, cells = cw.variant_files(m, ["items"], ["Bandage Kit", "Honey Jar"], ("blank",))
+    assert sorted(rel for c in cells for rel in c.values()) == ["card-files/items-bandage-kit-up.toml",
+                                                                  "card-files/items-honey-jar-blank.toml"]
+
+
+def test_the_whole_deck_is_the_reference_when_every_card_is_measured(tmp_path):
+    """A deck of four cards, all measured: every card is judged against the whole items deck."""
+    text = (Path(__file__).resolve().parents[2] / "sim/paws/data/items.toml").read_text()
+    head, *blocks = text.split("\n[[card]]")
+    keep = [re.sub(r"copies = \d+", "copies = 6", b) for b in blocks
+            if re.search(r'name = "(Bandage Kit|Golden Fist|Grenade|Honey Jar)"', b)]
+    (tmp_path / "items.toml").write_text(head + "".join("\n[[card]]" + b for b in keep))
+    res = runner.invoke(app, ["card-worth", "paws", "--data", f"items={tmp_path / 'items.toml'}", "--games", "100",
+                              "--deck", "items", "--out", str(tmp_path / "w"), "--quiet", "--margin", "3"])
+    assert res.exit_code == 0, res.output
+    r = json.loads((tmp_path / "w" / "card-worth.json").read_text())
+    assert len(r["cards"]) == 4 and {c["against"] for c in r["cards"]} == {"the whole items deck"}
+    assert r["margin"] == 0.03 and "the median worth of the whole items deck, 4 of them measured" in res.stdout
