@@ -2,8 +2,8 @@
 table, its cost up front, and nothing else.
 
 Each game's analysis is played in the simulation layer (sim/kit/kingmaking.py: out seats by the oracle's value
-head, every option of an out seat's later decisions played to the end on a copy, the decisions that make a
-king); a sweep asks for it with ``tables = ["games", "kingmaking"]`` and ``[kingmaking] threshold, oracle``, so
+head, every option of an out seat's later decisions played to the end on a copy, on the game's own stream and
+again against chance under re-deals); a sweep asks for it with ``tables = ["games", "kingmaking"]`` and ``[kingmaking] threshold, oracle``, so
 it runs on Ray like any sweep (``playtest status DIR``, ``--verify``, ``--resume``), and the answer is read from
 the folder (queries/kingmaking.py).
 """
@@ -53,7 +53,7 @@ class Cost:
     games: int                   # games still to play
     pilot_games: int
     pilot_s: float               # seconds the pilot took on one core
-    pilot_playouts: int
+    pilot_playouts: int          # every copy played to the end: on the game's own stream and against chance
 
     @property
     def playouts_per_game(self) -> float:
@@ -78,5 +78,6 @@ def pilot(match: Match, seed: int, games: int, n: int = PILOT) -> Cost:
     value = oracle_value(match.game, opts["oracle"])
     n = min(n, max(games, 1))
     t0 = time.process_time()
-    playouts = sum(game_row(paused, value, opts["threshold"], seed, i)["playouts"] for i in range(n))
+    rows = [game_row(paused, value, opts["threshold"], seed, i) for i in range(n)]
+    playouts = sum(r["playouts"] + r["chance_playouts"] for r in rows)
     return Cost(games, n, time.process_time() - t0, playouts)

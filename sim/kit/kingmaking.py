@@ -9,6 +9,15 @@ random numbers). The decision **makes a king** when two of its options end diffe
 (different winners among them, or a winner and none); an option with which the out seat itself wins is a
 **self-rescue**, counted apart (the oracle called it out too soon).
 
+That count also counts chance: after another choice the dice fall differently. So each such decision is also
+played against chance, paired: for each of its K options a copy gets its own **re-deal** (the cards the out
+seat cannot see dealt again and the game's generator reseeded, ``redeal`` and ``reseed``), and on that copy
+the option is taken (the **dealt options**) and, on a second copy of the same re-deal, the seat's own bot
+decides (the **chance** playouts). The same rule (two different winners among the other sides) over each set
+of K gives the decision's two verdicts; where the choice does not matter the two sets are alike in law, so
+the options' excess over chance (queries/kingmaking.py) reads zero there, and the share of decisions whose
+choice decides the winner where it does.
+
 This module only plays games, so it sits beside the engines: a sweep asks for its table with
 ``tables = ["games", "kingmaking"]`` (options in the spec's ``[kingmaking]``: ``threshold``, ``oracle``), each
 game's plugin declares :data:`SCHEMA` and adds :func:`table` to its batches; ``cluster/`` only orchestrates and
@@ -17,6 +26,7 @@ game's plugin declares :data:`SCHEMA` and adds :func:`table` to its batches; ``c
 
 from __future__ import annotations
 
+import hashlib
 import math
 from functools import lru_cache
 from pathlib import Path
@@ -50,7 +60,15 @@ SCHEMA = pa.schema([
     pa.field("playouts", pa.int32(), nullable=False),
     pa.field("self_rescues", pa.int32(), nullable=False),
     pa.field("king_kinds", pa.list_(pa.string()), nullable=False),
+    pa.field("dealt_king_decisions", pa.int32(), nullable=False),
+    pa.field("dealt_king_at", pa.list_(pa.int32()), nullable=False),
+    pa.field("chance_king_decisions", pa.int32(), nullable=False),
+    pa.field("chance_king_at", pa.list_(pa.int32()), nullable=False),
+    pa.field("chance_playouts", pa.int32(), nullable=False),
 ])
+CHANCE_COLUMNS = ("dealt_king_decisions", "dealt_king_at", "chance_king_decisions", "chance_king_at",
+                  "chance_playouts")     # added with the chance comparison: a folder without them is older
+CHANCE = 1                     # the chance comparison's version, in the resolved options (so in the spec digest)
 COLUMN_DOCS = {
     "seed": "master seed of the batch",
     "game_index": "game number within the batch",
@@ -70,6 +88,16 @@ COLUMN_DOCS = {
     "self_rescues": "options with which the out seat itself would have won (the oracle called it out too soon)",
     "king_kinds": "at each kingmaking decision, every option that hands the win to another side than the game's "
                   "own winner, in the rulebook's words ('raid', 'end the turn', ...); repeated per option",
+    "dealt_king_decisions": "of out_decisions, those whose options, each taken on a copy with its own re-deal of "
+                            "what the out seat cannot see and of the dice, end with two different winners among "
+                            "the other sides",
+    "dealt_king_at": "the decisions counted in dealt_king_decisions",
+    "chance_king_decisions": "of out_decisions, those where the out seat's own choice (its bot deciding) on the same "
+                             "re-deals, one per option, ends with two different winners among the other sides: "
+                             "chance alone",
+    "chance_king_at": "the decisions counted in chance_king_decisions",
+    "chance_playouts": "copies played to the end for the chance comparison: two per option of each out decision "
+                       "with two or more options",
 }
 
 
@@ -116,7 +144,7 @@ def resolve_options(game, match, options: Mapping[str, Any], where: str) -> tupl
     name = ref.partition("@")[0] if isinstance(ref, str) else model.name
     if name.endswith(".json") or "/" in name:          # a file: by its full path, so a worker finds it
         name = str(Path(name).resolve())
-    return (("oracle", f"{name}@{model.digest}"), ("threshold", threshold))
+    return (("chance", CHANCE), ("oracle", f"{name}@{model.digest}"), ("threshold", threshold))
 
 
 @lru_cache(maxsize=8)
@@ -126,9 +154,46 @@ def oracle_value(game_name: str, oracle: str) -> tuple[float, ...]:
     return tuple(oracle_model(game, oracle).value)
 
 
+def deal_seed(seed: int, index: int, decision: int, k: int) -> int:
+    """The 64-bit seed of re-deal ``k`` at ``decision`` of game ``index`` of master seed ``seed``."""
+    key = f"kingmaking-chance {seed} {index} {decision} {k}".encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
+
+
+def dealt(pg, seat: int, seed: int):
+    """A copy of paused game ``pg`` with what ``seat`` cannot see re-dealt and the dice reseeded from ``seed``."""
+    c = pg.copy()
+    c.redeal(seat, seed)
+    c.reseed(seed)
+    return c
+
+
+def changes_winner(winners: list[int], mine: int) -> bool:
+    """Two of ``winners`` differ among the sides other than ``mine`` (another winner, or one and none)."""
+    return len({w for w in winners if w != mine}) > 1
+
+
+def against_chance(games, pg, seat: int, n_options: int, seed: int, index: int) -> tuple[bool, bool]:
+    """At ``pg`` (paused at a decision of out seat ``seat``): (the dealt options change the winner, chance does).
+    Option k is taken on a copy with re-deal k; the seat's own bot decides on a second copy of re-deal k."""
+    mine = games.side_of(seat)
+    options, own = [], []
+    for k in range(n_options):
+        s = deal_seed(seed, index, pg.decisions, k)
+        c = dealt(pg, seat, s)
+        c.take(k)
+        c.play_on(-1)
+        options.append(games.winner(c.record()))
+        c = dealt(pg, seat, s)
+        c.play_on(-1)
+        own.append(games.winner(c.record()))
+    return changes_winner(options, mine), changes_winner(own, mine)
+
+
 def game_row(games, value, threshold: float, seed: int, index: int, oracle: str = "") -> dict:
     """One game's row (:data:`SCHEMA`): ``games`` a :class:`sim.games.PausedGames` (or anything with its
-    ``new``, ``winner``, ``kind`` and ``side_of``), ``value`` the oracle's value-head weights."""
+    ``new``, ``winner``, ``kind`` and ``side_of``; its paused games with ``redeal`` and ``reseed``), ``value``
+    the oracle's value-head weights."""
     pg = games.new(seed, index, 0)
     final = pg.copy()
     final.play_on(-1)
@@ -137,7 +202,9 @@ def game_row(games, value, threshold: float, seed: int, index: int, oracle: str 
     out_at: list[int] = []
     king_at: list[int] = []
     kinds: list[str] = []
-    out_decisions = playouts = rescues = 0
+    dealt_at: list[int] = []
+    chance_at: list[int] = []
+    out_decisions = playouts = rescues = chance_playouts = 0
     while pg.paused:
         seat = pg.seat
         _, seats = pg.learned_features()
@@ -158,15 +225,24 @@ def game_row(games, value, threshold: float, seed: int, index: int, oracle: str 
             out_decisions += 1
             mine = games.side_of(seat)
             rescues += sum(w == mine for w in winners)
-            if len({w for w in winners if w != mine}) > 1:
+            if changes_winner(winners, mine):
                 king_at.append(pg.decisions)
                 kinds += [games.kind(pg, options[k]) for k, w in enumerate(winners)   # those handing the win on
                           if w != mine and w != actual]
+            if len(options) > 1:                       # one option: neither set can change the winner
+                by_options, by_chance = against_chance(games, pg, seat, len(options), seed, index)
+                chance_playouts += 2 * len(options)
+                if by_options:
+                    dealt_at.append(pg.decisions)
+                if by_chance:
+                    chance_at.append(pg.decisions)
         pg.play_on(pg.decisions + 1)
     return {"seed": seed, "game_index": index, "oracle": oracle, "threshold": threshold, "winner": actual,
             "decisions": final.decisions, "seat_out": bool(out_seats), "out_seats": out_seats, "out_at": out_at,
             "out_decisions": out_decisions, "king_decisions": len(king_at), "king": bool(king_at),
-            "king_at": king_at, "playouts": playouts, "self_rescues": rescues, "king_kinds": kinds}
+            "king_at": king_at, "playouts": playouts, "self_rescues": rescues, "king_kinds": kinds,
+            "dealt_king_decisions": len(dealt_at), "dealt_king_at": dealt_at,
+            "chance_king_decisions": len(chance_at), "chance_king_at": chance_at, "chance_playouts": chance_playouts}
 
 
 def table(match, seed: int, start: int, count: int, engine: str = "core") -> pa.Table:

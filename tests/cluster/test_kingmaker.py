@@ -85,6 +85,12 @@ class Position:
     def record(self) -> dict:
         return {"winner_seat": list(self.ends.values())[self.chosen]}
 
+    def redeal(self, observer: int, seed: int) -> None:        # nothing hidden, no dice: chance changes nothing
+        pass
+
+    def reseed(self, seed: int) -> None:
+        pass
+
     def learned_features(self):
         return [], [[0.0], [0.0], [-10.0]]        # with value [1.0]: Player 3's chance about 0.00005
 
@@ -109,6 +115,9 @@ def test_a_seat_that_cannot_win_and_decides_between_the_others_makes_a_king():
     assert (row["out_decisions"], row["king_decisions"], row["king_at"], row["playouts"]) == (1, 1, [2], 2)
     assert row["king"] and row["self_rescues"] == 0
     assert row["king_kinds"] == ["raid"]          # the option that hands the win to another: in the book's words
+    # against chance: the options (each re-dealt) change the winner, the own choice re-dealt never does
+    assert (row["dealt_king_decisions"], row["dealt_king_at"], row["chance_king_decisions"]) == (1, [2], 0)
+    assert row["chance_playouts"] == 4
 
 
 def test_a_winner_and_a_stalled_game_is_a_king_too():
@@ -120,16 +129,19 @@ def test_options_that_all_lead_to_the_same_winner_make_no_king():
     row = kit.game_row(position({RAID_P1: 1, RAID_P2: 1, Position.END: 1}, bot=2), [1.0], 0.05, 7, 0)
     assert row["seat_out"] and row["out_decisions"] == 1 and row["playouts"] == 3
     assert not row["king"] and row["king_decisions"] == 0 and row["king_at"] == [] and row["king_kinds"] == []
+    assert row["dealt_king_decisions"] == row["chance_king_decisions"] == 0 and row["chance_playouts"] == 6
 
 
 def test_an_option_with_which_the_out_seat_wins_is_a_self_rescue_not_a_king():
     row = kit.game_row(position({RAID_P1: 2, Position.END: 1}, bot=1), [1.0], 0.05, 7, 0)
     assert row["self_rescues"] == 1 and not row["king"] and row["king_kinds"] == []
+    assert row["dealt_king_decisions"] == 0          # the out seat's own win is not a winner among the others
 
 
 def test_nobody_under_the_threshold_is_nobody_out():
     row = kit.game_row(position({RAID_P1: 0, Position.END: 1}, bot=1), [1.0], 1e-9, 7, 0)
-    assert not row["seat_out"] and row["out_decisions"] == row["playouts"] == 0 and not row["king"]
+    assert not row["seat_out"] and row["out_decisions"] == row["playouts"] == row["chance_playouts"] == 0
+    assert not row["king"]
 
 
 # -- real games --------------------------------------------------------------------------------------------------
@@ -147,7 +159,7 @@ def test_a_real_games_counts_are_the_ones_worked_by_hand():
     kings = outs = 0
     for index, got in enumerate(rows):
         pg = games.new(3, index, 0)
-        gone, decisions, king_at, playouts, kinds = set(), 0, [], 0, []
+        gone, decisions, king_at, playouts, kinds, dealt_at, chance_at = set(), 0, [], 0, [], [], []
         final = pg.copy()
         final.play_on(-1)
         actual = games.winner(final.record())
@@ -167,8 +179,26 @@ def test_a_real_games_counts_are_the_ones_worked_by_hand():
                 if len({w for w in ends if w != pg.seat}) > 1:
                     king_at.append(pg.decisions)
                     kinds += [games.kind(pg, pg.options()[k]) for k, w in enumerate(ends) if w not in (pg.seat, actual)]
+                if len(ends) > 1:        # against chance: option k and the own choice, each on re-deal k
+                    dealt, own = [], []
+                    for k in range(len(ends)):
+                        s = kit.deal_seed(3, index, pg.decisions, k)
+                        for take, into in ((k, dealt), (None, own)):
+                            c = pg.copy()
+                            c.redeal(pg.seat, s)
+                            c.reseed(s)
+                            if take is not None:
+                                c.take(take)
+                            c.play_on(-1)
+                            into.append(games.winner(c.record()))
+                    if len({w for w in dealt if w != pg.seat}) > 1:
+                        dealt_at.append(pg.decisions)
+                    if len({w for w in own if w != pg.seat}) > 1:
+                        chance_at.append(pg.decisions)
             pg.play_on(pg.decisions + 1)
         assert (got["out_decisions"], got["king_at"], got["playouts"]) == (decisions, king_at, playouts)
+        assert (got["dealt_king_at"], got["chance_king_at"]) == (dealt_at, chance_at)
+        assert got["dealt_king_decisions"] == len(dealt_at) and got["chance_king_decisions"] == len(chance_at)
         assert got["seat_out"] == bool(gone) and set(got["out_seats"]) == gone and got["king"] == bool(king_at)
         assert got["king_kinds"] == kinds and got["winner"] == actual and got["oracle"] == ORACLE
         kings += got["king"]
@@ -195,6 +225,9 @@ def test_the_rows_give_the_answer_the_command_gave_before_it_was_a_sweep():
            "playouts": sum(r["playouts"] for r in rows), "self_rescues": sum(r["self_rescues"] for r in rows)}
     assert got == {"out_games": 81, "king_games": 8, "out_decisions": 120, "king_decisions": 73, "playouts": 1132,
                    "self_rescues": 16}
+    # the chance comparison, added since (the same decisions): as played at its introduction
+    assert (sum(r["dealt_king_decisions"] for r in rows), sum(r["chance_king_decisions"] for r in rows),
+            sum(r["chance_playouts"] for r in rows)) == (94, 98, 2256)
 
 
 # -- the sweep ---------------------------------------------------------------------------------------------------
@@ -207,7 +240,8 @@ def _spec(**kingmaking):
 
 def test_threshold_and_oracle_are_part_of_the_spec_digest():
     a = parse_spec(_spec())
-    assert a.cells[0].match.options == (("kingmaking", (("oracle", ORACLE), ("threshold", 0.05))),)
+    assert a.cells[0].match.options == (("kingmaking", (("chance", kit.CHANCE), ("oracle", ORACLE),
+                                                         ("threshold", 0.05))),)
     assert parse_spec(_spec(threshold=0.1)).digest != a.digest
     assert parse_spec(_spec(oracle="paws-1")).digest != a.digest
     assert parse_spec(_spec(oracle=ORACLE)).digest == a.digest         # a name and its pinned digest: the same
@@ -269,7 +303,10 @@ def test_the_command_plays_a_sweep_and_answers_from_its_folder(swept):
     assert r["games"] == 120 and r["oracle"] == ORACLE and r["bots"] == ["heuristic"] * 3 and r["threshold"] == 0.1
     assert r == json.loads(json.dumps(kingmaking(out)))                  # the folder's answer is the printed one
     lines = [x[2:] for x in res.stdout.splitlines() if x.startswith("- ")]
-    assert lines == sentences(kingmaking(out)) and "kingmaking: in" in res.stdout and "bots, not people" in res.stdout
+    assert lines == sentences(kingmaking(out)) and "bots, not people" in res.stdout
+    assert re.match(r"kingmaking(: no kingmaking shown| beyond chance: a seat)", lines[0])     # the headline first
+    assert "a caveat about the oracle, not a finding" in res.stdout or r["self_rescues"] == 0
+    assert r["beyond_chance"]["decisions"] == r["out_decisions"] and r["beyond_chance_games"]["games"] == 120
     assert re.search(r"120 games to play, each replayed decision by decision; estimated from the first 50 games "
                      r"\(a pilot, [0-9.]+ s\): [0-9.]+ playouts a game", res.stderr)
     rows = pq.read_table(out / "kingmaking").to_pylist()            # the same rows as the match plays in-process
@@ -350,3 +387,19 @@ def test_ray_workers_write_the_same_bytes(swept, tmp_path, ray_local):
     res = runner.invoke(app, [*ARGS, "--out", str(on_ray), "--quiet"])
     assert res.exit_code == 0, res.output
     assert _parts(on_ray) == _parts(out)
+
+
+def test_a_folder_written_before_the_chance_comparison_is_refused_in_one_line(swept, tmp_path):
+    """Parts without the chance columns (as every folder before them had): --from says so in one line, exit 2."""
+    import shutil
+    out, _ = swept
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    for part in (old / "kingmaking").glob("cell=*/*.parquet"):
+        t = pq.read_table(part)
+        pq.write_table(t.drop_columns(list(kit.CHANCE_COLUMNS)), part)
+    res = runner.invoke(app, ["kingmaker", "paws", "--from", str(old)])
+    lines = [x for x in res.stderr.splitlines() if x.strip()]
+    assert res.exit_code == 2 and len(lines) == 1, res.output
+    assert re.search(r"written before kingmaking was measured against chance \(part-\d+\.parquet has no column "
+                     r"dealt_king_decisions\): play it again", lines[0]), lines[0]
