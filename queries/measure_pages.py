@@ -81,25 +81,36 @@ def card_worth_section(result: dict, sentences: list[str]) -> str:
 
 
 def kingmaking_section(answer: dict, sentences: list[str]) -> str:
-    """The kingmaking answer in words, and per cell where the folder has several."""
+    """The kingmaking answer in words (the headline first: what the options change beyond chance), and per cell
+    where the folder has several."""
     cells = answer.get("cells") or []
     per_cell = ""
     if len(cells) > 1:
-        def share(s: dict) -> str:
-            return "n/a" if s["share"] is None else (f"{100 * s['share']:.1f}% ({100 * s['ci95'][0]:.1f} to "
-                                                     f"{100 * s['ci95'][1]:.1f})")
+        def beyond(c: dict) -> str:
+            b = c["beyond_chance"]
+            if b["verdict"] == "not enough":
+                return "not enough"
+            lo, hi = b["excess"]["ci95"]
+            if b["verdict"] == "shown":
+                return f"{100 * b['excess']['rate']:.1f}% ({100 * lo:.1f} to {100 * hi:.1f})"
+            return f"none shown ({100 * lo:+.1f} to {100 * hi:+.1f} points)"
+
+        def rate(r: dict) -> str:
+            return "n/a" if r["rate"] is None else f"{100 * r['rate']:.1f}%"
         per_cell = "<h3>Per cell</h3>" + html_table(
-            ["cell", "games", "a seat out", "kingmaker games", "out decisions that made a king"],
-            [[str(c.get("cell", "")), f"{c['games']:,}", share(c["games_with_a_seat_out"]),
-              share(c["kingmaker_games"]), share(c["kingmaker_decisions"])] for c in cells])
+            ["cell", "games", "out decisions", "beyond chance (95%)", "options re-dealt", "chance alone"],
+            [[str(c.get("cell", "")), f"{c['games']:,}", f"{c['out_decisions']:,}", beyond(c),
+              rate(c["beyond_chance"]["options"]), rate(c["beyond_chance"]["chance"])] for c in cells])
+    head, rest = (sentences[0], sentences[1:]) if sentences else ("", [])
     return "\n".join([
         "<section id='kingmaking'><h2>Kingmaking: can a player who can no longer win decide who does?</h2>",
         f"<p class='bots'><b>Bots, not people:</b> <code>{esc(', '.join(answer.get('bots') or []))}</code>; a seat "
         f"is out once the oracle <code>{esc(str(answer.get('oracle')))}</code> rates its chance under "
         f"{esc(str(answer.get('threshold')))}; every later decision of an out seat tried with each of its options "
-        "on the same random stream (docs/kingmaking.md).</p><ul>"
-        + "".join(f"<li>{esc(s)}</li>" for s in sentences) + "</ul>", per_cell,
-        f"<p class='note'>{esc(answer.get('method') or '')}. Shares with Wilson 95% intervals.</p></section>"])
+        "and against chance, under re-deals of the hidden cards and dice (docs/kingmaking.md).</p>",
+        f"<p class='headline'><b>{esc(head)}</b></p><ul>" + "".join(f"<li>{esc(s)}</li>" for s in rest) + "</ul>",
+        per_cell,
+        f"<p class='note'>{esc(answer.get('method') or '')}.</p></section>"])
 
 
 def measure_page(title: str, sections: list[str], source: str, command: str = "") -> str:
