@@ -38,24 +38,26 @@ def _sweep(tmp_path, name: str, players: str, extra: str = ""):
 
 
 def _curves(out, cell: str) -> dict:
-    """Per game: (its side curve over the turns, the winning side), read from the parts with pyarrow."""
+    """Per game: (its side curve over the turns, the winning side, each turn's round, the side whose turn begins),
+    read from the parts with pyarrow."""
     wp = ds.dataset(out / "win_prob" / f"cell={cell}").to_table().to_pylist()
     games = {g["game_index"]: g for g in ds.dataset(out / "games" / f"cell={cell}").to_table(
         columns=["game_index", "mode", "players", "winner_seat", "winner_team"]).to_pylist()}
     rows: dict[int, list] = {}
     for r in sorted(wp, key=lambda r: (r["game_index"], r["turn"])):
         if r["seat"] >= 0:
-            rows.setdefault(r["game_index"], []).append(r["chances"])
+            rows.setdefault(r["game_index"], []).append((r["chances"], r["round"], r["seat"]))
     out_ = {}
-    for gi, chances in rows.items():
+    for gi, t in rows.items():
         g = games[gi]
-        assert g["mode"] != "teams"
-        out_[gi] = (np.array(chances, dtype=float), g["winner_seat"])
+        assert g["mode"] != "teams"                         # one side per seat
+        out_[gi] = (np.array([c for c, _, _ in t], dtype=float), g["winner_seat"],
+                    np.array([x for _, x, _ in t], dtype=float), np.array([s for _, _, s in t], dtype=np.int64))
     return out_
 
 
 def test_the_report_shows_tension_per_cell_as_the_stored_curves_define_it(tmp_path):
-    from tests.test_report import open_page
+    from test_report import open_page
     out = _sweep(tmp_path, "tension", "[2, 4]")
     page = tmp_path / "page.html"
     res = runner.invoke(app, ["report", str(out), "--out", str(page)])
@@ -64,12 +66,15 @@ def test_the_report_shows_tension_per_cell_as_the_stored_curves_define_it(tmp_pa
     found = open_page(page, tmp_path / "page.png")
     assert not found["errors"] and "tension" in found["sections"] and found["decoded"] == found["images"]
     assert "Is it tense to the end?" in found["text"] and "players=4" in found["text"]
-    # the page's numbers are the per-game definition applied to the stored curves
+    # the page's numbers are the per-game definition applied to the stored curves recalibrated on the cell's
+    # own won games (the cross-fit, recomputed game by game in Python)
     from queries import report as rep
+    from test_tension import recalibrated
     r = rep.read(str(out))
     for cell in r.cells:
         curves = _curves(out, cell.id)
-        ms = [m for c, w in curves.values() if (m := tq.game_measures(c, w, c.shape[1])) is not None]
+        ms = [tq.game_measures(c, curves[gi][1], c.shape[1]) for gi, c in recalibrated(curves).items()]
+        assert cell.tension["calibration"]["passed"]
         assert cell.tension["games"] == len(curves) == cell.games
         assert cell.tension["won"] == len(ms)
         assert np.isclose(cell.tension["lowest_chance_of_winner"]["mean"], np.mean([m["lowest"] for m in ms]))
@@ -94,7 +99,7 @@ def test_compare_adds_tension_rows_paired_on_the_same_games(tmp_path):
 
 @pytest.mark.slow
 def test_a_measure_folders_report_is_its_answer_and_kingmaking_adds_a_section(tmp_path):
-    from tests.test_report import open_page
+    from test_report import open_page
     r = tmp_path / "restrict"
     res = runner.invoke(app, ["restrict", "tales", "--games", "60", "--out", str(r), "--quiet"])
     assert res.exit_code == 0, res.output

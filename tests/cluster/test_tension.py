@@ -23,21 +23,38 @@ from queries import tension as tq
 runner = CliRunner()
 
 
-def _curves(out) -> list[tuple[np.ndarray, int]]:
-    """(side curve over the turns, the winning side) per game of a Tales standard sweep (two sides, one seat
-    each), read from the parts with pyarrow."""
+def _curves(out) -> dict[int, tuple[np.ndarray, int, np.ndarray, np.ndarray]]:
+    """Per game of a Tales standard sweep (two sides, one seat each): (its side curve over the turns, the winning
+    side, each turn's round, the side whose turn begins), read from the parts with pyarrow."""
     wp = sorted(ds.dataset(out / "win_prob").to_table().to_pylist(), key=lambda r: (r["game_index"], r["turn"]))
     games = {g["game_index"]: g["winner_side"] for g in ds.dataset(out / "games").to_table(
         columns=["game_index", "winner_side"]).to_pylist()}
     rows: dict[int, list] = {}
     for r in wp:
         if r["seat"] >= 0:
-            rows.setdefault(r["game_index"], []).append(r["chances"])
-    return [(np.array(c, dtype=float), games[gi]) for gi, c in rows.items()]
+            rows.setdefault(r["game_index"], []).append((r["chances"], r["round"], r["seat"]))
+    return {gi: (np.array([c for c, _, _ in t], dtype=float), games[gi], np.array([x for _, x, _ in t], dtype=float),
+                 np.array([s for _, _, s in t], dtype=np.int64)) for gi, t in rows.items()}
+
+
+def recalibrated(curves: dict) -> dict[int, np.ndarray]:
+    """The won games' curves as tension reads them: the oracle's chances recalibrated over all the cell's won games
+    at once by the cross-fit (sim/kit/calibration.py, tested in tests/kit/), game by game in Python (``curves``:
+    game index -> (curve, winner, rounds, movers), one side per seat)."""
+    from sim.kit.calibration import crossfit
+    won = [gi for gi, (c, w, _, _) in sorted(curves.items()) if w >= 0 and len(c)]
+    p = np.concatenate([curves[gi][0] for gi in won])
+    rounds = np.concatenate([curves[gi][2] for gi in won])
+    mover = np.concatenate([curves[gi][3] for gi in won])
+    winner = np.concatenate([np.full(len(curves[gi][0]), curves[gi][1]) for gi in won])
+    game = np.concatenate([np.full(len(curves[gi][0]), gi) for gi in won])
+    q, check = crossfit(p, rounds, mover, winner, game, len(won))
+    assert q is not None and check.passed, check.refusal
+    return {gi: q[game == gi] for gi in won}
 
 
 def test_the_command_plays_a_sweep_and_answers_from_its_folder(tmp_path):
-    from tests.test_report import open_page
+    from test_report import open_page
     out, js, page = tmp_path / "t", tmp_path / "t.json", tmp_path / "t.html"
     res = runner.invoke(app, ["tension", "tales", "--games", "300", "--out", str(out), "--json", str(js),
                               "--html", str(page), "--quiet"])
@@ -46,10 +63,27 @@ def test_the_command_plays_a_sweep_and_answers_from_its_folder(tmp_path):
     assert json.loads((out / "tension.json").read_text()) == answer
     assert answer["games"] == 300 and answer["oracle"].startswith("tales-2@")
     assert answer["won"] + answer["undecided"]["count"] == 300
-    ms = [m for c, w in _curves(out) if (m := tq.game_measures(c, w, 2)) is not None]
-    assert answer["won"] == len(ms)
+    curves = _curves(out)
+    # the answer is the per-game definition over the curves recalibrated on these games ...
+    cal = recalibrated(curves)
+    ms = [tq.game_measures(c, curves[gi][1], 2) for gi, c in cal.items()]
+    assert answer["won"] == len(ms) and answer["calibration"]["passed"]
     assert np.isclose(answer["lowest_chance_of_winner"]["mean"], np.mean([m["lowest"] for m in ms]))
+    assert np.isclose(answer["leader_changes"]["mean"], np.mean([m["leader_changes"] for m in ms]))
     assert answer["decided_early"]["count"] == sum(m["decided_early"] for m in ms)
+    assert answer["comebacks"]["count"] == sum(m["comeback"] for m in ms)
+    # ... and, uncalibrated, over the stored curves as they are
+    raw = [m for c, w, _, _ in curves.values() if (m := tq.game_measures(c, w, 2)) is not None]
+    from queries import library
+    con = library.connect([out])
+    try:
+        library.add_seat_outcomes(con, [out])
+        plain = tq.tension(con, calibrate=False)
+    finally:
+        con.close()
+    assert plain["won"] == len(raw) and plain["calibration"] is None
+    assert np.isclose(plain["lowest_chance_of_winner"]["mean"], np.mean([m["lowest"] for m in raw]))
+    assert plain["decided_early"]["count"] == sum(m["decided_early"] for m in raw)
     assert runner.invoke(app, ["status", str(out), "--verify"]).exit_code == 0
     again = runner.invoke(app, ["tension", "tales", "--from", str(out)])
     assert again.exit_code == 0 and again.output.strip() and again.output.strip() in res.output
