@@ -254,10 +254,13 @@ def headline(r: dict) -> str:
                f"95%: {_points(d['excess']['ci95'])} of its decisions; {where})")
         if d["verdict"] == "below":
             out += "; chance changed the winner more often than the options"
-    if g["verdict"] == "shown":
+    if g["verdict"] == "shown" and d["verdict"] == "shown":      # per game claimed only beside the checked headline
         ex = g["excess"]
         out += (f"; per game: in {100 * ex['rate']:.1f}% of the games beyond chance (95%: {100 * ex['ci95'][0]:.1f} "
                 f"to {100 * ex['ci95'][1]:.1f})")
+    elif g["verdict"] == "shown":
+        out += (f"; per game: not claimed without the decisions (95%: {_points(g['excess']['ci95'])} of the "
+                "games)")
     elif g["verdict"] != "not enough":
         out += f"; per game: none shown beyond chance (95%: {_points(g['excess']['ci95'])} of the games)"
     return out

@@ -77,6 +77,8 @@ def test_the_headline_is_a_rate_only_above_zero():
     none = headline(_answer([4] * 30, [2] * 30, [2] * 29 + [3], [True] * 30, [True] * 30))
     assert none.startswith("kingmaking: no kingmaking shown beyond chance") and "%" not in none.split("(")[0]
     assert "per game: none shown beyond chance" in none
+    gated = headline(_answer([4] * 30, [2] * 30, [2] * 29 + [3], [True] * 30, [False] * 30))
+    assert "per game: not claimed without the decisions (95%: +100.0 to +100.0 points" in gated   # no rate alone
     below = headline(_answer([4] * 30, [1] * 30, [3] * 30, [True] * 30, [True] * 30))
     assert "chance changed the winner more often than the options" in below
 
