@@ -112,3 +112,13 @@ def test_a_variant_plays_the_designers_rules():
     with pytest.raises(ValidateError, match="allowed: "):
         select("nosuch", Context(), slow=False)
     assert set(MINE) <= set(measures())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [c.measure + "/" + c.name for c in cases() if c.slow])
+def test_a_slow_case_passes(name):
+    """Every slow case (any measure's), as CI runs them."""
+    measure, _, which = name.partition("/")
+    c = next(c for c in cases() if c.measure == measure and c.name == which)
+    out = c.run(Context(seed=1, workers=2))
+    assert out.passed, out.measured
