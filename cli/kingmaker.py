@@ -57,8 +57,9 @@ def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more side
               address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run on")] = None,
               quiet: Annotated[bool, typer.Option("--quiet", help="no cost or progress lines")] = False) -> None:
     """Replay games decision by decision as a sweep (tables games and kingmaking); once the oracle says a seat
-    can no longer win, try each of its options to the end on the same random stream, and count the games where
-    its choice decides which other seat wins (Wilson 95% intervals), from the results folder."""
+    can no longer win, try each of its options to the end under re-deals of the hidden cards and dice against
+    its own choice under the same re-deals, and say what its choice changes beyond chance (a 95% interval,
+    claimed only above zero), from the results folder."""
     if from_ is not None:
         if out is not None or resume:
             fail("--from reads a folder and plays nothing; give either --from DIR or --out DIR [--resume]")
