@@ -231,11 +231,16 @@ def _short(v: Any) -> str:
 
 
 # a side's games with their tension measures (queries/tension.py) where the results hold a win_prob table: a
-# game without one counts as not won there, so a side without the table has no tension rows to compare
+# game without one counts as not won there, so a side without the table has no tension rows to compare; a game
+# of a configuration whose recalibration tension refused (not in tension_games) carries the refusal (t_refusal),
+# and a cell with one has no tension rows: the refusal is said instead
 TENSION_GAMES = """(SELECT g.*, coalesce(t.winning_side >= 0, false)::TINYINT AS t_won,
-    coalesce(t.decisive < 0.5, false)::TINYINT AS t_early, coalesce(t.comeback, false)::TINYINT AS t_comeback
+    coalesce(t.decisive < 0.5, false)::TINYINT AS t_early, coalesce(t.comeback, false)::TINYINT AS t_comeback,
+    coalesce(c.refusal, '') AS t_refusal
     FROM games g LEFT JOIN tension_games t ON g.seed = t.seed AND g.game_index = t.game_index
-        AND g.results IS NOT DISTINCT FROM t.results AND g.cell IS NOT DISTINCT FROM t.cell) AS games"""
+        AND g.results IS NOT DISTINCT FROM t.results AND g.cell IS NOT DISTINCT FROM t.cell
+    LEFT JOIN (SELECT * FROM tension_calibration WHERE NOT passed) c
+        ON g.results IS NOT DISTINCT FROM c.results AND g.cell IS NOT DISTINCT FROM c.cell) AS games"""
 
 
 def _with_tension(con, results: Sequence[str]) -> bool:
@@ -258,7 +263,7 @@ def _games(con, game: str, side: Side, keys: Sequence[str], key: tuple, results:
         f"SELECT seed, game_index, ({sql.first_win})::TINYINT AS first_win, ({sql.winner})::INTEGER AS winner, "
         f"end_reason, ({sql.draw})::TINYINT AS draw, rounds::INTEGER AS rounds, "
         f"({sql.knockouts or '0'})::DOUBLE AS knockouts, {sql.unit} AS unit, ({sql.units})::INTEGER AS units"
-        + (", t_won, t_early, t_comeback" if tension else "")
+        + (", t_won, t_early, t_comeback, t_refusal" if tension else "")
         + f" FROM {TENSION_GAMES if tension else 'games'} WHERE {' AND '.join(cond)} ORDER BY seed, game_index",
         params)
     return {k: np.asarray(v) for k, v in res.fetchnumpy().items()}
@@ -320,13 +325,24 @@ def _metrics(cols: CompareColumns, a: dict, b: dict) -> list[tuple[str, str, str
     out.append(("game length (median)", "median", "the median game length", a["rounds"], b["rounds"]))
     if cols.knockouts:
         out.append(("knockouts per game", "mean", "knockouts per game", a["knockouts"], b["knockouts"]))
-    if "t_won" in a and "t_won" in b:     # tension, from the stored win-probability trace (docs/tension.md)
+    if "t_won" in a and "t_won" in b and not tension_refused(a, b):  # tension, from the stored win-probability
+        # trace (docs/tension.md), where it calibrated the oracle on both sides' games
         out.append(("won games decided in their first half", "ratio",
                     "the share of won games decided in their first half (tension)",
                     np.stack([a["t_early"], a["t_won"]], axis=1), np.stack([b["t_early"], b["t_won"]], axis=1)))
         out.append(("won games with a comeback", "ratio",
                     "the share of won games whose winner came back from under half its fair share (tension)",
                     np.stack([a["t_comeback"], a["t_won"]], axis=1), np.stack([b["t_comeback"], b["t_won"]], axis=1)))
+    return out
+
+
+def tension_refused(a: dict, b: dict) -> list[str]:
+    """Why a matched cell has no tension rows: each side's refusal of its configuration's recalibration
+    ('A: tension refused: ...'), empty when neither side's games were refused (or neither has tension)."""
+    out = []
+    for name, side in (("A", a), ("B", b)):
+        for line in sorted({str(x) for x in side.get("t_refusal", ()) if x}):
+            out.append(f"{name}: {line}")
     return out
 
 
@@ -533,6 +549,10 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
             ga, gb = (_games(con, game, a, keys, key, results, tension),
                       _games(con, game, b, keys, key, results, tension))
             cell_rows, paired, plot = _cell_rows(game, comparison, label, ga, gb)
+            refused = tension_refused(ga, gb)
+            if refused and "t_won" in ga and "t_won" in gb:    # the tension rows left out: the refusal instead
+                header.append(f"{what}{'cell ' + label + ': ' if label else ''}no tension rows ("
+                              + "; ".join(refused) + ")")
             rows += cell_rows
             plots.append(plot)
             n_paired += paired

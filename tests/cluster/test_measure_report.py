@@ -97,6 +97,27 @@ def test_compare_adds_tension_rows_paired_on_the_same_games(tmp_path):
     assert res.exit_code == 0 and "comeback" not in res.output      # one side without the table: no tension row
 
 
+def test_compare_says_the_refusal_where_tension_refused_a_cell(tmp_path):
+    # 120 games a cell: too few won games to calibrate the oracle there, so tension refuses both cells; compare
+    # must say so instead of counting their games as not won (which would read as a difference of 0 vs 0)
+    a = _sweep(tmp_path, "a", "[4]")
+    for name, extra in (("small_a", ""), ("small_b", "[overrides]\nround_limit = 10\n")):
+        spec = tmp_path / f"{name}.toml"
+        spec.write_text(SPEC.format(name=name, players="[4]", extra=extra).replace("games_per_cell = 300",
+                                                                                   "games_per_cell = 120"))
+        assert runner.invoke(app, ["sweep", str(spec), "--out", str(tmp_path / name)]).exit_code == 0
+    res = runner.invoke(app, ["compare", str(tmp_path / "small_a"), str(tmp_path / "small_b")])
+    assert res.exit_code == 0, res.output
+    assert "comeback" not in res.output and "decided in their first half" not in res.output
+    assert "no tension rows (A: tension refused:" in res.output and "B: tension refused:" in res.output
+    assert "too few to calibrate" in res.output
+    # one side refused, the other calibrated: still no tension rows, and only the refused side's line
+    res = runner.invoke(app, ["compare", str(a), str(tmp_path / "small_b")])
+    assert res.exit_code == 0, res.output
+    assert "comeback" not in res.output and "no tension rows (B: tension refused:" in res.output
+    assert "A: tension refused" not in res.output
+
+
 @pytest.mark.slow
 def test_a_measure_folders_report_is_its_answer_and_kingmaking_adds_a_section(tmp_path):
     from test_report import open_page
