@@ -427,8 +427,9 @@ def test_train_bot_refuses_a_work_folder_of_another_run(tmp_path, monkeypatch):
 # -- bench --strength ----------------------------------------------------------------------------------
 def test_bench_strength_measures_each_level_against_the_heuristic_in_every_seat(tmp_path):
     """The strength of a level is its edge over the fair share against the heuristic, every seat of every skill
-    line-up in turn: the heuristic against itself scores exactly the fair share (each game counted from every
-    seat), the random bot far below; the numbers are those of cluster.strength on the same seed."""
+    line-up in turn, and its wins, draws and losses: the heuristic against itself scores exactly the fair share
+    and wins as many games as it loses (each game counted from every seat), its win share below a half by the
+    draws; the random bot far below; the numbers are those of cluster.strength on the same held-out seed."""
     from cluster.strength import strength
     out = tmp_path / "s.json"
     res = runner.invoke(app, ["bench", "--game", "tales", "--bots", "heuristic", "--bots", "random", "--bot-games",
@@ -436,7 +437,10 @@ def test_bench_strength_measures_each_level_against_the_heuristic_in_every_seat(
     assert res.exit_code == 0, res.output
     rows = json.loads(out.read_text())["strength"]
     assert [r["bot"] for r in rows] == ["heuristic", "random"] and all(r["games"] == 2 * 2 * 40 for r in rows)
-    assert rows[0]["edge"] == 0 and rows[0]["win_share"] == 0.5 and rows[1]["win_share_95"][1] < 0.5
+    assert rows[0]["edge"] == 0 and rows[0]["score"] == 0.5 and rows[1]["score_95"][1] < 0.5
+    assert rows[0]["wins"]["count"] == rows[0]["losses"]["count"] and rows[0]["draws"]["count"] > 0
+    assert rows[0]["win_share"] == rows[0]["wins"]["share"] < 0.5 and rows[1]["win_share_95"][1] < 0.5
+    assert all(r["seed"] == 2 ** 63 + 1 for r in rows)            # --seed 1 plays the held-out seed 2^63 + 1
     assert rows[1] == strength("tales", "random", 1, 40)
     assert "| random | 160 | " in out.with_suffix(".md").read_text()
 
@@ -495,20 +499,20 @@ def test_a_shipped_models_games_keep_their_invariants_and_replay_through_their_t
 @pytest.mark.slow
 def test_the_shipped_paws_model_beats_the_heuristic_seat_rotated():
     """paws-2 against three heuristics, each seat of 4-player Beginner and Explorer in turn, 500 games a seat
-    on a seed it was neither trained nor improved on: the 95% interval of its win share lies above the fair
-    share (a quarter)."""
+    on a held-out seed (2^63 + 77, never a training seed): the 95% interval of its win share (wins alone) lies
+    above the fair share (a quarter)."""
     from cluster.strength import strength
     r = strength("paws", "learned:model=paws-2", 77, 500)
-    assert r["games"] == 4000 and r["fair_share"] == 0.25
+    assert r["games"] == 4000 and r["fair_share"] == 0.25 and r["seed"] == 2 ** 63 + 77
     assert r["win_share_95"][0] > 0.25, r
 
 
 @pytest.mark.slow
 def test_the_shipped_tales_model_beats_the_heuristic_seat_rotated():
     """tales-2 against the heuristic, each seat of standard and Survive! in turn, 1,000 games a seat on a
-    seed it was neither trained nor improved on: the 95% interval of its win share lies above the fair
-    share (a half)."""
+    held-out seed (2^63 + 77): it wins more games than it loses (the 95% interval of its share of the decided
+    games above a half), and its wins alone lie above its losses."""
     from cluster.strength import strength
     r = strength("tales", "learned:model=tales-2", 77, 1000)
-    assert r["games"] == 4000 and r["fair_share"] == 0.5
-    assert r["win_share_95"][0] > 0.5, r
+    assert r["games"] == 4000 and r["fair_share"] == 0.5 and r["seed"] == 2 ** 63 + 77
+    assert r["share_of_decided"]["ci95"][0] > 0.5 and r["wins"]["ci95"][0] > r["losses"]["ci95"][1], r
