@@ -8,7 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, game_named, plain
+from cli.common import MAX_WORKERS, check_output_file, check_range, err, fail, game_named, plain
+from cluster.strength import TRAINING_SPACE as TRAINING_SEEDS
 from cluster.train_bot import TrainSpec, check_spec, train
 from cluster.version import code_version
 from sim.games import EngineError
@@ -61,7 +62,8 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     check_range("--improve-games", improve_games, 2, 10_000_000)
     if not (0.001 <= improve_spread <= 100.0):
         fail(f"--improve-spread {improve_spread!r} is not allowed; expected a number from 0.001 to 100")
-    check_range("--seed", seed, 0, MAX_SEED)
+    # training seeds stay below 2^63: the seeds at or above are kept for measuring models on games they never saw
+    check_range("--seed", seed, 0, TRAINING_SEEDS - 1)
     if workers is not None:
         check_range("--workers", workers, 1, MAX_WORKERS)
     name = name or f"{g.name}-learned"
@@ -93,12 +95,18 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
              if "improvement" in model.provenance else f"{len(model.provenance['iterations'])} iterations")
     err.print(f"model written: {plain(out)}; play it with --bots learned:model="
               f"{model.name if ship else plain(out)}", highlight=False)
-    cal = last["value_calibration_on_this_iterations_games"]
+    # the value head on games it was not fitted on (the last iteration's, by the previous iteration's head) when
+    # there are two iterations or more; otherwise in sample, and said so
+    held = last.get("previous_value_calibration_on_fresh_games")
+    cal, where = ((held, "the previous iteration's head on the last iteration's games, held out") if held else
+                  (last["value_calibration_on_this_iterations_games"], "in sample: one iteration, nothing held out"))
+    seed_note = f" on seed {rung['seed']}, which no self-play or improvement played" if "seed" in rung else ""
     typer.echo(f"{model.name}@{model.digest}: after {stage}, the learned bot against the heuristic scores "
                f"{100 * rung['edge']:+.1f} points over the fair share ({100 * rung['edge_95'][0]:+.1f} to "
-               f"{100 * rung['edge_95'][1]:+.1f}, 95%; {rung['games']:,} games, each seat in turn); value head "
-               f"Brier {cal.get('brier')}, "
-               f"calibration error {cal.get('ece')}. Bots, not people.")
+               f"{100 * rung['edge_95'][1]:+.1f}, 95%; {rung['games']:,} games{seed_note}, each seat in turn); value "
+               f"head Brier {cal.get('brier')}, calibration error {cal.get('ece')} ({where}). Measure it on held-out "
+               f"seeds: playtest bench --game {g.name} --bots learned:model={model.name if ship else plain(out)} "
+               "--strength. Bots, not people.")
 
 
 COMMANDS = {"train-bot": train_bot}

@@ -25,6 +25,12 @@ Imitation alone gives a policy that plays like the heuristic where the search's 
 this stage keeps what the fit learned and the value head, and pushes the policy to where it wins. The
 improved model's ladder is measured on games of a seed of its own (seed + 3000).
 
+Every seed a run plays is below 2^63 (``% 2^63``); the seeds at or above are kept for measuring the model
+afterwards (cluster/strength.py: ``evaluation_seed``), and ``cluster.strength.training_seeds`` lists a model's
+from its provenance, so an evaluation on one of them is refused. Within a run the streams are apart: self-play
+seed + k, the ladders seed + 1000 + k (k < 100), improvement seed + 2000 + g (g < 1000), the improved ladder
+seed + 3000.
+
 The samples of all iterations so far are fitted together. Everything a run produces goes into its work
 folder (``--work``): each iteration's samples and model, so a stopped run resumes where it stopped (a work
 folder of another spec is refused). The model file holds the weights and their provenance: the training
@@ -235,13 +241,16 @@ def calibration(p: np.ndarray, y: np.ndarray, bins: int = 10) -> dict:
 
 def ladder(game_name: str, model_json: str, seed: int, games: int) -> dict:
     """The learned bot against the heuristic, each seat of each skill line-up in turn: its edge over the fair
-    share (1 a win, the fair share a draw), with a 95% interval (one Ray task; the model travels as text)."""
+    share (1 a win, the fair share a draw), with a 95% interval, and its wins, draws and losses; on ``seed``, a seed
+    of the ladder's own that no self-play or improvement of the run plays (one Ray task; the model travels as
+    text)."""
     import tempfile
-    from cluster.strength import edge_summary
+    from cluster.strength import edge_summary, results
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "model.json"
         path.write_text(model_json)
-        return {"vs": "heuristic", **edge_summary(edges(game_name, f"learned:model={path}", "heuristic", seed, games))}
+        per = edges(game_name, f"learned:model={path}", "heuristic", seed, games)
+        return {"vs": "heuristic", "seed": seed, **edge_summary(per), **results(per)}
 
 
 # -- policy improvement -----------------------------------------------------------------------------------

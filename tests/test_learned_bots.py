@@ -222,6 +222,13 @@ def test_training_twice_gives_the_same_model_bytes(tmp_path, ray_local):
     assert a.provenance["iterations"][1]["guided_by_model"] is True
     rows = a.provenance["improvement"]["rows"]
     assert [r["generation"] for r in rows] == [1, 2] and a.provenance["improvement"]["ladder"]["games"] == 2 * 4 * 4
+    # each ladder names its seed, one no self-play or improvement of the run played; wins, draws and losses apart
+    from cluster.strength import training_seeds
+    final = a.provenance["improvement"]["ladder"]
+    assert final["seed"] == 5 + 3000 and [it["ladder"]["seed"] for it in a.provenance["iterations"]] == [1005, 1006]
+    assert final["wins"]["count"] + final["draws"]["count"] + final["losses"]["count"] == final["games"]
+    used = training_seeds(a.provenance)
+    assert set(used) == {5, 6, 1005, 1006, 2005, 2006, 3005} and used[2006] == "policy improvement, generation 2"
     fitted = read_model(tmp_path / "a.work" / "model-1.json", registry.get("paws").features)
     assert fitted.value == a.value                          # the improvement moves the policy only
     resumed = train(spec, tmp_path / "c.json", tmp_path / "a.work")          # from the work folder: no new games
@@ -404,6 +411,8 @@ def test_tales_learned_bot_games_keep_their_invariants(tmp_path):
     (["--improve-spread", "0"], r"--improve-spread 0.0 is not allowed; expected a number from 0.001 to 100"),
     (["--improve-spread", "nan"], r"--improve-spread nan is not allowed"),
     (["--improve-spread", "1e9"], r"--improve-spread 1000000000.0 is not allowed"),
+    (["--seed", str(2 ** 63)], r"--seed 9223372036854775808 is out of range; expected an integer from 0 to "
+                               r"9223372036854775807"),      # the seeds at or above 2^63 are kept for evaluation
 ])
 def test_train_bot_refuses_bad_input_in_one_line_before_any_game(tmp_path, monkeypatch, args, message):
     import re
@@ -412,6 +421,20 @@ def test_train_bot_refuses_bad_input_in_one_line_before_any_game(tmp_path, monke
     lines = [x for x in res.stderr.splitlines() if x.strip()]
     assert res.exit_code == 2 and len(lines) == 1 and re.search(message, lines[0]), res.output
     assert not list(tmp_path.iterdir())                     # nothing written
+
+
+@pytest.mark.slow
+def test_train_bot_says_where_its_numbers_come_from(tmp_path, ray_local):
+    """The closing line names the ladder's seed (one the run never trained on) and says the value head's
+    calibration is held out (the previous iteration's head on the last iteration's games)."""
+    out = tmp_path / "m.json"
+    res = runner.invoke(app, ["train-bot", "paws", "--iterations", "2", "--games", "8", "--batch", "4", "--eval-games",
+                              "4", "--improve", "0", "--search", "mcts:iterations=6:depth=4", "--seed", "5",
+                              "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "32 games on seed 1006, which no self-play or improvement played" in res.stdout
+    assert "(the previous iteration's head on the last iteration's games, held out)" in res.stdout
+    assert f"playtest bench --game paws --bots learned:model={out}" in res.stdout.replace("\n", "")
 
 
 def test_train_bot_refuses_a_work_folder_of_another_run(tmp_path, monkeypatch):
