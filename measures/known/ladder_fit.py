@@ -164,4 +164,4 @@ def one_rating_heads_up(ctx: Context) -> Outcome:
       'four bots at three seats from one rating per bot, 4 games per line-up (too few for the chi-square: the '
       'parametric bootstrap decides): "does NOT describe" in at most 1% of ladders', slow=True)
 def one_rating_3_seats_few_games(ctx: Context) -> Outcome:
-    return rate(ctx, one_rating, 3, 4, 300, null=True, rate_=ratings.FIT_LEVEL)
+    return rate(ctx, one_rating, 3, 4, 120, null=True, rate_=ratings.FIT_LEVEL)
