@@ -19,6 +19,10 @@ are resampled (``BOOTSTRAP`` replicates, a fixed seed: the same results give the
 ratings refitted; the interval is rating +- 1.96 bootstrap standard deviations. Under a model where a
 seat wins with probability proportional to exp(theta) (Luce's choice axiom) each meeting is still a
 Bradley-Terry comparison, so the fit is right; the tests check the coverage of both kinds of interval.
+
+Whether one rating per bot describes the games (:func:`fit_of`): heads-up, Bradley-Terry against every pair's
+own share (:func:`fit_check`); with more seats, the winner of each game against Luce's choice model with one
+effect per seat side, tested against every line-up's own win shares (:func:`table_fit`; docs/ladder.md).
 """
 
 from __future__ import annotations
@@ -149,8 +153,9 @@ def fit_check(scores: np.ndarray) -> dict:
     """Does one rating per bot describe the meetings? Bradley-Terry against the saturated model (every pair its
     own win share): deviance 2 * sum over ordered pairs of s_ij * log(s_ij / (n_ij * p_ij)), on (pairs that met)
     - (bots - 1) degrees of freedom, with its chi-square p-value (no prior: the maximum-likelihood fit itself).
-    A game of more than two seats makes several meetings that are not independent, which inflates the deviance:
-    its p-value is then a warning sign, not a test at its stated level."""
+    For heads-up games only (:func:`fit_of`): a game of more than two seats makes several meetings that are not
+    independent, and when every game seats every bot this fit reproduces the meetings exactly (deviance 0
+    whatever the games): those games get :func:`table_fit`."""
     s = np.asarray(scores, dtype=float).copy()
     np.fill_diagonal(s, 0.0)
     games = s + s.T
