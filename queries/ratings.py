@@ -469,15 +469,18 @@ def _side_probabilities(t: Tables, beta: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def luce_fit(t: Tables, wins: np.ndarray | None = None, ridge: float = TABLE_RIDGE) -> np.ndarray:
+def luce_fit(t: Tables, wins: np.ndarray | None = None, ridge: float = TABLE_RIDGE,
+             start: np.ndarray | None = None) -> np.ndarray:
     """The maximum-likelihood parameters (``t.columns``) of the model: each decided game is won by one of its
     line-up's sides with probability proportional to exp(the sum of its bots' strengths + its side's effect)
     (Luce's choice axiom; a conditional logit), by scipy's trust-region Newton on the concave log-likelihood
-    plus ``ridge`` / 2 |beta|^2. ``wins`` replaces the line-ups' win counts (the bootstrap's redrawn games)."""
+    plus ``ridge`` / 2 |beta|^2. ``wins`` replaces the line-ups' win counts (the bootstrap's redrawn games);
+    ``start``: where the search starts (zeros by default)."""
     from scipy.optimize import minimize
     n = t.wins if wins is None else wins
     total = n.sum(axis=1)
-    observed = np.einsum("ls,lsp->p", n, t.x)
+    flat = t.x.reshape(-1, t.x.shape[2])
+    observed = n.reshape(-1) @ flat
 
     def objective(beta):
         u = np.where(t.valid, t.x @ beta, -np.inf)
@@ -485,16 +488,18 @@ def luce_fit(t: Tables, wins: np.ndarray | None = None, ridge: float = TABLE_RID
         log_z = top + np.log(np.where(t.valid, np.exp(u - top[:, None]), 0.0).sum(axis=1))
         ll = float((np.where(n > 0, n * u, 0.0)).sum() - (total * log_z).sum())
         p = _side_probabilities(t, beta)
-        grad = observed - np.einsum("l,ls,lsp->p", total, p, t.x)
+        grad = observed - (total[:, None] * p).reshape(-1) @ flat
         return -ll + 0.5 * ridge * beta @ beta, -grad + ridge * beta
 
     def hessian(beta):
         p = _side_probabilities(t, beta)
-        mean = np.einsum("ls,lsp->lp", p, t.x)
-        second = np.einsum("l,ls,lsp,lsq->pq", total, p, t.x, t.x)
-        return second - np.einsum("l,lp,lq->pq", total, mean, mean) + ridge * np.eye(len(beta))
+        weight = (total[:, None] * p).reshape(-1)
+        mean = (p[:, :, None] * t.x).sum(axis=1)
+        second = (flat * weight[:, None]).T @ flat
+        return second - (mean * total[:, None]).T @ mean + ridge * np.eye(len(beta))
 
-    res = minimize(objective, np.zeros(t.x.shape[2]), jac=True, hess=hessian, method="trust-exact",
+    first = np.zeros(t.x.shape[2]) if start is None else start
+    res = minimize(objective, first, jac=True, hess=hessian, method="trust-exact",
                    options={"gtol": 1e-8, "maxiter": MAX_ITERATIONS})
     if not np.all(np.isfinite(res.x)):
         raise RatingError("the table model did not converge to finite values")
@@ -557,7 +562,7 @@ def table_fit(bots: Sequence[str], outcomes: Sequence[dict], anchor: int = 0,
         larger = 0
         for _ in range(replicates):
             drawn = rng.multinomial(total, np.where(t.valid, p, 0.0)).astype(float)
-            larger += _deviance(drawn, _side_probabilities(t, luce_fit(t, drawn))) >= deviance - 1e-9
+            larger += _deviance(drawn, _side_probabilities(t, luce_fit(t, drawn, start=beta))) >= deviance - 1e-9
         pvalue, method = (1 + larger) / (1 + replicates), f"parametric bootstrap ({replicates} replicates)"
     effects = {c: float(beta[k]) for k, c in enumerate(t.columns) if c.startswith("side ")}
     return {**base, "deviance": deviance, "p": float(pvalue), "fits": bool(pvalue >= FIT_LEVEL), "method": method,
