@@ -93,12 +93,19 @@ def bot_markdown(report: dict) -> str:
         first = report["strength"][0]
         lines += ["", f"Strength: each bot against {first['vs']}, on {', '.join(first['line_ups'])} (the edge is "
                   "the score over the fair share: 1 a win, the fair share a draw; 95% intervals).", "",
-                  "| bots | games | edge | win share |", "|---|---:|---|---|"]
+                  "| bots | games | edge | wins | draws | losses |", "|---|---:|---|---|---|---|"]
+
+        def part(r: dict, key: str) -> str:
+            """Wins, draws or losses as a share with its interval (a draw is never half a win here)."""
+            s = r.get(key)
+            if not isinstance(s, dict) or s.get("share") is None:
+                return ""
+            low, high = s["ci95"]
+            fair = f" (fair {r['fair_share']:g})" if key == "wins" and "fair_share" in r else ""
+            return f"{s['share']:.3f} [{low:.3f}, {high:.3f}]{fair}"
         for r in report["strength"]:
-            share = (f"{r['win_share']:.3f} [{r['win_share_95'][0]:.3f}, {r['win_share_95'][1]:.3f}] (fair "
-                     f"{r['fair_share']:g})" if "win_share" in r else "")
             lines.append(f"| {r['bot']} | {r['games']:,} | {r['edge']:+.3f} [{r['edge_95'][0]:+.3f}, "
-                         f"{r['edge_95'][1]:+.3f}] | {share} |")
+                         f"{r['edge_95'][1]:+.3f}] | {part(r, 'wins')} | {part(r, 'draws')} | {part(r, 'losses')} |")
     return "\n".join(lines) + "\n"
 
 
