@@ -98,7 +98,7 @@ SAYS = {"dominant": "the bot's play leans on it: forbidding it costs more than {
                    "equivalence test)",
         "negligible": "forbidding it changes the win share, by less than {m} point{s}",
         "overused": "the bot does better without it: it takes it when it should not",
-        "matters": "forbidding it costs more than {m} point{s}, not shown to be over {t} points",
+        "matters": "forbidding it costs something, not shown to be within {m} point{s} nor over {t} points",
         "unclear": "not enough games to say whether it is within {m} point{s}{need}"}
 
 
