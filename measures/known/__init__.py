@@ -136,3 +136,13 @@ def rate_outcome(hits: int, runs: int, *, null: bool, rate: float, what: str) ->
     bound = f"alpha {100 * rate:g}%" if null else f"stated power {100 * rate:g}%"
     return Outcome(f"said {what} in {100 * hits / runs:.1f}% [{100 * low:.1f}, {100 * high:.1f}] of {runs:,} runs "
                    f"({bound})", passed, hits / runs, (low, high))
+
+
+def rate_case(simulate: Callable[[Context], list[str]], said: set[str], *, null: bool, rate: float,
+              what: str) -> Callable[[Context], Outcome]:
+    """A case judged by :func:`rate_outcome`: ``simulate(ctx)`` gives one verdict per simulated run; a run "says
+    the property is there" when its verdict is in ``said``."""
+    def run(ctx: Context) -> Outcome:
+        verdicts = simulate(ctx)
+        return rate_outcome(sum(v in said for v in verdicts), len(verdicts), null=null, rate=rate, what=what)
+    return run

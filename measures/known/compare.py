@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from measures.known import ALPHA, Context, Outcome, case, rate_outcome
+from measures.known import ALPHA, Context, Outcome, case, rate_case
 from measures.known._play import played, variant_raw
 from queries.compare import compare_by, compare_folders
 from queries.stats import MARGIN, Z95, equivalence, paired_difference
@@ -38,10 +38,8 @@ def _simulated(diff: float, pairs: int, seed: int, runs: int = RUNS) -> list[str
 
 
 def _sim(diff: float, pairs: int, said: str, null: bool, rate: float, what: str):
-    def run(ctx: Context) -> Outcome:
-        v = _simulated(diff, ctx.games(pairs), ctx.seed)
-        return rate_outcome(v.count(said), len(v), null=null, rate=rate, what=what)
-    return run
+    return rate_case(lambda ctx: _simulated(diff, ctx.games(pairs), ctx.seed), {said}, null=null, rate=rate,
+                     what=what)
 
 
 case("compare", "sim-no-difference", "null", f"no true difference (4,000 pairs) called a difference in at most "

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from measures.known import ALPHA, Context, Outcome, case, rate_outcome
+from measures.known import ALPHA, case, rate_case
 from queries.first_player import edge_verdict
 from queries.stats import MARGIN
 
@@ -30,10 +30,8 @@ def _simulated(edge: float, sides: int, decided: int, seed: int, runs: int = RUN
 
 
 def _sim(edge: float, sides: int, decided: int, said: set[str], null: bool, rate: float, what: str):
-    def run(ctx: Context) -> Outcome:
-        v = _simulated(edge, sides, ctx.games(decided), ctx.seed)
-        return rate_outcome(sum(x in said for x in v), len(v), null=null, rate=rate, what=what)
-    return run
+    return rate_case(lambda ctx: _simulated(edge, sides, ctx.games(decided), ctx.seed), said, null=null, rate=rate,
+                     what=what)
 
 
 case("first-player", "sim-uniform-winner", "null", f"a winner drawn uniformly among 4 seats (4,000 decided games) "

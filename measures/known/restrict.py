@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from cluster.restrict import MARGIN, THRESHOLD
-from measures.known import ALPHA, Context, Outcome, case, rate_outcome
+from measures.known import ALPHA, Context, Outcome, case, rate_case
 from measures.known._play import played, variant_raw
 from measures.restrict import restricted_play, verdict
 from queries.stats import Z95
@@ -38,10 +38,8 @@ def _simulated_verdicts(cost: float, games: int, seed: int, runs: int = RUNS) ->
 
 
 def _sim_case(cost: float, games: int, said: set[str], null: bool, rate: float, what: str):
-    def run(ctx: Context) -> Outcome:
-        v = _simulated_verdicts(cost, ctx.games(games), ctx.seed)
-        return rate_outcome(sum(x in said for x in v), len(v), null=null, rate=rate, what=what)
-    return run
+    return rate_case(lambda ctx: _simulated_verdicts(cost, ctx.games(games), ctx.seed), said, null=null, rate=rate,
+                     what=what)
 
 
 case("restrict", "sim-cost-10-points", "planted", f"a true cost of 10 points (2,000 paired games) called dominant "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from measures.known import ALPHA, Context, Outcome, case, rate_outcome
+from measures.known import ALPHA, case, rate_case
 from queries.stats import MARGIN, wilson
 from queries.variants import judge
 
@@ -32,10 +32,8 @@ def _simulated(p_low: float, p_high: float, games: int, seed: int, runs: int = R
 
 
 def _sim(p_low: float, p_high: float, games: int, said: set[str], null: bool, rate: float, what: str):
-    def run(ctx: Context) -> Outcome:
-        v = _simulated(p_low, p_high, ctx.games(games), ctx.seed)
-        return rate_outcome(sum(x in said for x in v), len(v), null=null, rate=rate, what=what)
-    return run
+    return rate_case(lambda ctx: _simulated(p_low, p_high, ctx.games(games), ctx.seed), said, null=null, rate=rate,
+                     what=what)
 
 
 case("skill", "sim-same-share", "null", f"the same true share at both levels (5,000 games each) called 'moves with "

@@ -120,7 +120,6 @@ def reliability(q: np.ndarray, y: np.ndarray, bins: int = BINS) -> tuple[float, 
     outcomes ``y`` (cluster/train_bot.py ``calibration``, the same bins)."""
     p, o = q.ravel(), y.ravel()
     which = np.minimum((p * bins).astype(int), bins - 1)
-    count = np.bincount(which, minlength=bins)
     gap = np.abs(np.bincount(which, p, bins) - np.bincount(which, o, bins))
     return float(gap.sum() / len(p)) if len(p) else 0.0, float(((p - o) ** 2).mean()) if len(p) else 0.0
 
