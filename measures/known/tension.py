@@ -10,7 +10,7 @@ of its turns to the end.
 
 from __future__ import annotations
 
-from measures.known import Context, Outcome, case
+from measures.known import Context, Outcome, case, rate_outcome
 
 MEASURE = "tension"
 PAWS_RIGGED = "heuristic,heuristic:forbid=move,heuristic:forbid=move,heuristic:forbid=move"
@@ -107,3 +107,38 @@ def paws_not_early(ctx: Context) -> Outcome:
     s = a["decided_early"]
     return Outcome(f"decided early in {100 * s['share']:.1f}% [{100 * s['ci95'][0]:.1f}, {100 * s['ci95'][1]:.1f}] "
                    f"of {s['of']:,} won games (limit 5%)", s["ci95"][1] < 0.05, s["share"], tuple(s["ci95"]))
+
+
+# -- error rates by simulation: the same comparison over many seeds (slow) -----------------------------------------
+SEEDS = 40                 # samples a rate is measured over
+SEED_GAMES = 600           # games a sample
+
+
+def _over_seeds(ctx: Context, rigged: bool) -> tuple[int, int]:
+    """(claims, samples): how often the decided-early difference of two Paws 4-player samples on fresh seeds has a
+    95% interval above zero, the first sample rigged (three seats forbidden to move) or normal."""
+    hits = 0
+    for k in range(SEEDS):
+        seed = ctx.seed * 1_000_003 + 2 * k
+        first = _answer("paws", {"players": 4, "bots": PAWS_RIGGED if rigged else "heuristic"}, seed, SEED_GAMES)
+        second = _answer("paws", {"players": 4, "bots": "heuristic"}, seed + 1, SEED_GAMES)
+        if first["refused"] or second["refused"]:
+            continue
+        _, low, _ = _difference(first, second)
+        hits += low > 0
+    return hits, SEEDS
+
+
+@case(MEASURE, "rigged-paws-over-seeds", "planted", f"Paws with three seats forbidden to move against the normal game, "
+      f"{SEEDS} fresh seeds of {SEED_GAMES} games: decided early more often in at least 90% of them", game="paws",
+      slow=True)
+def rigged_over_seeds(ctx: Context) -> Outcome:
+    hits, runs = _over_seeds(ctx, rigged=True)
+    return rate_outcome(hits, runs, null=False, rate=0.9, what="decided early more often")
+
+
+@case(MEASURE, "normal-paws-over-seeds", "null", f"two samples of the normal Paws game, {SEEDS} fresh seeds of "
+      f"{SEED_GAMES} games: decided early more often in at most 5% of them", game="paws", slow=True)
+def normal_over_seeds(ctx: Context) -> Outcome:
+    hits, runs = _over_seeds(ctx, rigged=False)
+    return rate_outcome(hits, runs, null=True, rate=0.05, what="decided early more often")
