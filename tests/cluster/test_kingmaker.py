@@ -395,9 +395,24 @@ def test_a_folder_written_before_the_chance_comparison_is_refused_in_one_line(sw
     out, _ = swept
     old = tmp_path / "old"
     shutil.copytree(out, old)
+    import hashlib
+    import json
+
+    from cluster.manifest import save_manifest
     for part in (old / "kingmaking").glob("cell=*/*.parquet"):
         t = pq.read_table(part)
         pq.write_table(t.drop_columns(list(kit.CHANCE_COLUMNS)), part)
+    # the manifest records the parts as the older sweep wrote them (sizes and hashes), signed as it was
+    manifest = json.loads((old / "manifest.json").read_text())
+    manifest.pop("signature", None)
+    for cell in manifest["cells"]:
+        for p in cell["parts"]:
+            f = old / "kingmaking" / f"cell={cell['id']}" / f"part-{p['batch']:05d}.parquet"
+            if f.is_file() and "kingmaking" in p.get("files", {}):
+                raw = f.read_bytes()
+                p["bytes"] += len(raw) - p["files"]["kingmaking"]["bytes"]
+                p["files"]["kingmaking"] = {"bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}
+    save_manifest(old, manifest)
     res = runner.invoke(app, ["kingmaker", "paws", "--from", str(old)])
     lines = [x for x in res.stderr.splitlines() if x.strip()]
     assert res.exit_code == 2 and len(lines) == 1, res.output

@@ -43,7 +43,7 @@ def test_a_designer_submits_the_smoke_spec_reads_the_report_and_copies_the_verdi
             tab.set_input_files("#spec_file", str(ROOT / "examples" / "smoke.toml"))
             tab.click("button:has-text('Check and show the cost')")
             cost = tab.inner_text("#cost")
-            assert "4 cells, 20,000 games, about " in cost and "of play" in cost and "(smoke, paws)" in cost, cost
+            assert "4 cells, 20,000 games, about " in cost and " from start to end (" in cost and "(smoke, paws)" in cost, cost
             t0 = time.monotonic()
             tab.click("button:has-text('Start this sweep')")
             tab.wait_for_url(f"{live.url}/runs/*")

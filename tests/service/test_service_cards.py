@@ -84,7 +84,7 @@ def test_card_files_from_the_page_form_and_the_cost_with_its_estimated_time(quie
     r = page.post("/submit", data=form, files=[("cards", ("strong-items.toml", STRONG.encode(), "text/plain"))])
     assert r.status_code == 200, r.text
     cost = re.search(r"id='cost'>([^<]*)<", r.text)[1]
-    assert cost.startswith("Cost: 2 cells, 400 games, about ") and "measured speed" in cost, cost
+    assert cost.startswith("Cost: 2 cells, 400 games, about ") and "from a pilot on this machine" in cost, cost
     _nothing_stored(quiet_app)
     said = users["edit"].api(quiet_app).post("/api/runs", json={"spec": TINY, "check_only": True}).json()
     assert said["cells"] == 2 and said["games"] == 400 and said["kind"] == "sweep" and said["seconds"] > 0

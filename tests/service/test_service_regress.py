@@ -119,7 +119,8 @@ def test_the_regress_form_takes_uploads_and_shows_the_cost(tmp_path):
                files={"suite_file": ("s.toml", TINY_SUITE.encode()),
                       "baseline_file": ("b.json", made_up_baseline().encode())})
     assert r.status_code == 200 and "2 cells, 120 games, about " in r.text, r.text[-2000:]
-    assert "of play at this service&#x27;s measured speed (tiny-nightly, paws)" in r.text  # the seeds' time, piloted
+    assert "from start to end (from a pilot on this machine, not yet calibrated on a finished run) (tiny-nightly, " \
+        "paws)" in r.text  # the seeds' time, piloted
     r = c.post("/submit", data={"csrf": ed.csrf, "kind": "regress", "action": "check", "suite": TINY_SUITE,
                                 "baseline": "<script>alert(1)</script>"})
     assert r.status_code == 400 and "<script>alert" not in r.text and "&lt;script&gt;" in r.text
