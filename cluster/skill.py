@@ -72,15 +72,26 @@ def level_specs(raw: dict[str, Any], src: str, base_dir: Path, levels: Sequence[
     return out
 
 
+PILOT_CELLS = 4           # cells a pilot samples, spread over the spec (the first, the last and between)
+
+
 def pilot_speed(spec: SweepSpec, seconds: float = PILOT_SECONDS) -> float:
-    """Games per second of one core on the spec's first cell, over about ``seconds``."""
-    cell = spec.cells[0]
-    played, n, t0 = 0, 1, time.perf_counter()
-    while time.perf_counter() - t0 < seconds and played < spec.games_per_cell:
-        cell.match.play_batch(spec.seed, played, n, spec.engine)
-        played += n
-        n = min(2 * n, 2048)
-    return played / max(time.perf_counter() - t0, 1e-9)
+    """Games per second of one core over the spec's cells, from about ``seconds`` of play spread over up to
+    :data:`PILOT_CELLS` of them (the first, the last and evenly between): cells differ in speed (2 players against 4,
+    a round limit, another board), so the first cell alone can be ten times off. The mean time a game over the
+    sampled cells."""
+    cells = spec.cells
+    k = min(PILOT_CELLS, len(cells))
+    picked = [cells[round(i * (len(cells) - 1) / max(1, k - 1))] for i in range(k)]
+    per_game = []
+    for cell in picked:
+        played, n, t0 = 0, 1, time.perf_counter()
+        while time.perf_counter() - t0 < seconds / k and played < spec.games_per_cell:
+            cell.match.play_batch(spec.seed, played, n, spec.engine)
+            played += n
+            n = min(2 * n, 2048)
+        per_game.append(max(time.perf_counter() - t0, 1e-9) / played)
+    return 1.0 / (sum(per_game) / len(per_game))
 
 
 def budgets(specs: Sequence[SweepSpec], seconds: float, workers: int) -> list[int]:

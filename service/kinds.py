@@ -62,7 +62,7 @@ class Checked:
         return f"{what}{eta} ({self.name}, {self.game})"
 
 
-START_S = 8.0          # a job's fixed time besides play (measured, 2 cores: the step's imports, the report step)
+START_S = 12.0         # a job's fixed time besides play (2 cores: the steps' start, the report; bench/service-estimates.md)
 SPREAD = 2.0           # the range before any run of the kind has finished here: a factor of 2 either way
 MIN_SPREAD, MAX_SPREAD = 1.3, 4.0
 
