@@ -261,10 +261,10 @@ def judge(name: str, a: tuple, z: tuple, v: int, lo: int, hi: int, margin: float
     alpha = 0.05 / pairs
     e = equivalence(z[v] - a[v], se, 0, margin, alpha=0.05)
     apart = equivalence(z[v] - a[v], se, 0, margin, alpha=alpha)
+    shown_apart = apart.low > 0 or apart.high < 0          # the Bonferroni interval leaves out zero
     if not _is_share(name, a[v], z[v]):          # no margin in its units: differs, or not enough games to say
-        shown_apart = apart.low > 0 or apart.high < 0
         return dataclasses.replace(e, verdict="differs" if shown_apart else "not enough games", games_needed=None)
-    if e.verdict in ("differs", "negligible") and not (apart.low > 0 or apart.high < 0):
+    if e.verdict in ("differs", "negligible") and not shown_apart:
         return dataclasses.replace(e, verdict="same" if e.verdict == "negligible" else "not enough games")
     return e
 
