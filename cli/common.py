@@ -146,7 +146,7 @@ def fit_table(name: str, columns: list[str], cells: list[list[str]], width: int 
 def local_out(out: str, who: str, beside: str) -> Path:
     """``--out`` as a local folder (``who``: "a tune", "a ladder"), an ``s3://`` one refused in one line: ``who``
     writes ``beside`` the parts, which object storage cannot lock (``playtest sweep`` writes to s3://)."""
-    from sim.storage import is_uri
+    from infra.storage import is_uri
     if is_uri(out):
         fail(f"--out {out}: {who} writes a local folder only ({beside}); give a local path (playtest sweep "
              "writes to s3://)")

@@ -24,7 +24,7 @@ from cluster.spec import SpecError
 from cluster.sweep import SweepError
 from queries.kingmaking import kingmaking as answer_of, sentences
 from queries.library import ResultsError
-from sim import folder
+from infra import folder
 from sim.games import EngineError
 from sim.params import RuleError
 

@@ -20,15 +20,15 @@ from cluster.manifest import ManifestError, load_manifest
 from cluster.part import part_path
 from cluster.spec import SpecError, parse_spec
 from sim import output
-from sim.bench import BenchError, run_bench, run_bot_bench, run_core_speed
+from infra.bench import BenchError, run_bench, run_bot_bench, run_core_speed
 from sim import games as registry
 from sim.events import EventLog, render, write_jsonl
-from sim.folder import part_problem
+from infra.folder import part_problem
 from sim.games import GAMES, EngineError, Match, check_engine
 from sim.kit import trace
 from sim.kit.bots import CORE_ONLY
 from sim.params import RuleError, parse_assignments
-from sim.progress import GamesBar
+from infra.progress import GamesBar
 
 
 def _setup_help(key: str) -> str:

@@ -23,8 +23,8 @@ from cluster.sweep import (LOCK, SweepError, SweepFailed, SweepInterrupted, chec
                            interrupts, run_sweep, workers_error)
 from cluster.tune import stopper_for, tune_report
 from cluster.verify import VerifyError, quarantine, reconcile, scan, settle_stop
-from sim import folder
-from sim.storage import StorageError, is_uri, open_location
+from infra import folder
+from infra.storage import StorageError, is_uri, open_location
 
 
 FAILED_EXIT = 1     # a sweep that began and failed (bad input is 2, Ctrl-C 130, SIGTERM 143)

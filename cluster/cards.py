@@ -24,7 +24,7 @@ exactly (what its number adds over the weakest is nothing), and it can be too we
 against its deck's **reference**, the median worth of the deck's cards measured (the whole deck when the sweep
 measured every card of it; otherwise the selected cards, and every line says so): the difference (the card's
 worth less the reference, its standard error by a bootstrap over the games, which carries the reference's own
-error) goes through an equivalence test (queries.stats.equivalence, two one-sided tests; measures/card_worth.py
+error) goes through an equivalence test (infra.stats.equivalence, two one-sided tests; measures/card_worth.py
 ``judge``) with a stated margin, at the family's level (Bonferroni over the cards judged): **too strong** or **too weak** when it differs,
 **in line** only when the interval lies inside +-margin, otherwise **not enough games to say**. A sweep that is
 not finished judges nothing (measures/card_worth.py says how many parts are done).

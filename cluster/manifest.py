@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from cluster.spec import SweepSpec
-from sim import derived, folder
+from infra import derived, folder
 from sim.files import TMP_MARK, write_atomic
-from sim.storage import StorageError, is_uri, open_location
+from infra.storage import StorageError, is_uri, open_location
 
 FORMAT = 1
 NAME = "manifest.json"
@@ -69,7 +69,7 @@ def new_manifest(spec: SweepSpec, code_version: str, core_digest: str) -> dict[s
         "games_per_cell": spec.games_per_cell, "batch_size": spec.batch_size, "parts_per_cell": spec.parts_per_cell,
         "tables": list(spec.tables), "games_total": spec.total_games, "parts_total": spec.total_parts,
         "state": "running", "error": None, "created": now(), "updated": now(), "runs": [], "cells": cells,
-        "derived": derived.VERSION,          # its parts carry the per-game columns of sim.derived
+        "derived": derived.VERSION,          # its parts carry the per-game columns of infra.derived
         **({"stop": spec.stop.describe()} if spec.stop is not None else {}),
     }
 
@@ -167,17 +167,17 @@ def check_manifest(m: Any, path: Path) -> dict[str, Any]:
 
 class Loaded(dict):
     """A manifest as read (a plain dict for every use) that remembers what its signature said
-    (``sim.folder.signature``): SIGNED when this machine's key vouches for every part's size and SHA-256."""
+    (``infra.folder.signature``): SIGNED when this machine's key vouches for every part's size and SHA-256."""
 
     signature: str = folder.UNSIGNED
 
 
 def load_manifest(out_dir: str | Path) -> dict[str, Any] | None:
     """The manifest in ``out_dir``, or None if there is none; read through the one bounded reader
-    (``sim.folder``: a regular file inside the folder, size-capped, nesting bounded), then every field
+    (``infra.folder``: a regular file inside the folder, size-capped, nesting bounded), then every field
     type-checked; anything else a ManifestError in one line. Its ``signature`` says whether this machine signed it;
     a manifest whose part entries disagree with the sweep's size is returned (``--verify`` and ``--resume``
-    rebuild them from the spec): :func:`sim.folder.manifest_problem` says what disagrees."""
+    rebuild them from the spec): :func:`infra.folder.manifest_problem` says what disagrees."""
     try:
         read = folder.read_manifest(out_dir, whole=False)
     except folder.FolderError as e:
@@ -194,7 +194,7 @@ def save_manifest(out_dir: str | Path, manifest: dict[str, Any]) -> None:
 
     A failure (full disk, ...) removes the temporary file and is a ManifestError in one line."""
     manifest["updated"] = now()
-    if is_uri(out_dir):          # one object, written whole (sim.storage); the driver's lock makes it the only writer
+    if is_uri(out_dir):          # one object, written whole (infra.storage); the driver's lock makes it the only writer
         try:
             open_location(str(out_dir), probe=False).write_bytes(NAME, folder.sign(json.dumps(manifest, default=str)))
         except StorageError as e:

@@ -21,14 +21,14 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from cluster.version import loaded_core_digest
-from sim import derived
+from infra import derived
 from sim.files import TMP_MARK, write_atomic
 from sim.games import Match
-from sim.metrics import Metric, summarize
-from sim.storage import is_uri, open_location
+from infra.metrics import Metric, summarize
+from infra.storage import is_uri, open_location
 
 CHECKSUM_KEY = "playtest.content_sha256"
-DERIVED_KEY = "playtest.derived"        # the sim.derived version of the columns a part adds to the games
+DERIVED_KEY = "playtest.derived"        # the infra.derived version of the columns a part adds to the games
 
 
 class CoreMismatch(RuntimeError):
@@ -129,7 +129,7 @@ def encode_part(table, metadata: dict[str, str]) -> pa.Buffer:
 
 def write_part_object(table, out_uri: str, rel: str, metadata: dict[str, str]) -> tuple[int, str]:
     """:func:`write_part` into a results folder on object storage: one object at its final key, visible only
-    once whole (``sim.storage``)."""
+    once whole (``infra.storage``)."""
     data = encode_part(table, metadata)
     open_location(out_uri, probe=False).write_bytes(rel, data.to_pybytes())
     return data.size, hashlib.sha256(data).hexdigest()
@@ -142,14 +142,14 @@ def play_part(match: Match, engine: str, seed: int, start: int, count: int, out_
 
     Returns (cell, batch, rows, bytes, files, summary): ``files`` maps each table to ``{"bytes", "sha256"}`` of
     its file; ``summary`` maps each of ``metrics`` to (games, sum of scaled values) over the games table in
-    memory (``sim.metrics.summarize``; computed before writing, so a metric that fails writes nothing)."""
+    memory (``infra.metrics.summarize``; computed before writing, so a metric that fails writes nothing)."""
     want = metadata.get("playtest.core_digest")
     if engine == "core" and want and want != loaded_core_digest():
         raise CoreMismatch(f"this worker runs engine core {loaded_core_digest()}, the sweep started with {want} "
                            "(rebuilt since, or another build on this node); use one build on every node")
     tables = match.play_batch(seed, start, count, engine)
     summary = summarize(match.definition, metrics, tables["games"]) if metrics else {}
-    if metadata.get(DERIVED_KEY) == derived.VERSION:     # per-game values for the queries (sim.derived)
+    if metadata.get(DERIVED_KEY) == derived.VERSION:     # per-game values for the queries (infra.derived)
         tables = {**tables, "games": derived.derive(match.definition, tables["games"])}
     meta = {**metadata, "playtest.cell": cell_id, "playtest.batch": str(batch), "playtest.first_game": str(start),
             "playtest.games": str(count), "playtest.seed": str(seed), "playtest.engine": engine,

@@ -8,7 +8,7 @@ alive candidate finished round r and the eliminations ran. So which parts are pl
 spec and the games alone, never from worker timing: a rerun plays the same parts.
 
 At each round's end, for every candidate, hold cell and metric, the confidence sequence of
-``sim.sequential.share_interval`` (at level ``alpha / sequences``, a union bound over every candidate,
+``infra.sequential.share_interval`` (at level ``alpha / sequences``, a union bound over every candidate,
 hold cell and metric, so all of them hold at once, at every look, with probability >= 1 - alpha) gives
 an interval for the metric; from it:
 
@@ -29,7 +29,7 @@ interval is at most ``2 * tolerance`` wide ("narrow"), no candidate is left ("no
 cap is reached ("cap").
 
 Nothing here knows a game or Ray: a metric is anything with ``name``, ``low`` and ``high`` (values are
-summarised scaled into [0, 1], as ``sim.metrics.summarize`` does).
+summarised scaled into [0, 1], as ``infra.metrics.summarize`` does).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from sim.sequential import share_interval
+from infra.sequential import share_interval
 
 GOALS = ("target", "min", "max")
 COMBINES = ("worst", "mean")

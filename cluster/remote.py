@@ -16,7 +16,7 @@ line (its results can still be read by ``playtest status`` and the queries).
 
 **Checking the folder.** The same rules as a local folder (``cluster.verify``): every expected part object
 is read and checked on its own evidence, objects that do not belong are moved (copied, then deleted) to
-``PREFIX/.quarantine/<UTC time>/``. A part is always written whole to its final key (``sim.storage``), so
+``PREFIX/.quarantine/<UTC time>/``. A part is always written whole to its final key (``infra.storage``), so
 there are no temporary objects to clean up.
 """
 
@@ -38,7 +38,7 @@ from cluster.part import part_path
 from cluster.spec import SweepSpec
 from cluster.verify import (LOCK, MAX_PART_BYTES, QUARANTINE, FileCheck, Report, VerifyError, check_data,
                             expected_files, outdated_error, reconcile, tally)
-from sim.storage import Location, StorageError, one_line
+from infra.storage import Location, StorageError, one_line
 
 HEARTBEAT_S = 10.0          # the owner rewrites its lock this often
 STALE_S = 60.0              # a lock not rewritten for this long belongs to a driver that is gone

@@ -12,7 +12,7 @@ the seat's scores (1 a win, the fair share a draw, 0 a loss), the line-ups weigh
 interval (normal, the line-ups' variances added): cluster.train's paired_gain and equal_weight.
 
 Verdicts, on the cost of forbidding (the unrestricted score less the restricted), with an equivalence margin
-``margin`` (default 2 points of win share) judged by two one-sided tests (queries.stats.equivalence), never by
+``margin`` (default 2 points of win share) judged by two one-sided tests (infra.stats.equivalence), never by
 whether intervals overlap (measures/restrict.py ``verdict``):
 - **dominant**: its whole 95% interval is above ``threshold`` (default 5 points): the bot's play leans on it;
 - **useless**: the same within +-``margin``: its 90% interval lies inside the margin and its 95% holds zero;

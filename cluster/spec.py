@@ -20,7 +20,7 @@ from typing import Any
 from sim.files import MAX_NESTING, load_toml_bounded, nesting_of_value
 from sim.games import ENGINES, GAMES, EngineError, Game, Match, get
 from sim.kit import winprob
-from sim.metrics import Metric, MetricError, fair_share, parse_metric, summarize
+from infra.metrics import Metric, MetricError, fair_share, parse_metric, summarize
 from sim.params import RuleError, fields
 
 MAX_BATCH = 100_000                 # games per part, at most

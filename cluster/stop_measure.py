@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from cluster.manifest import ManifestError, load_manifest
-from sim.sequential import games_for_half_width, wilson_interval
+from infra.sequential import games_for_half_width, wilson_interval
 
 
 def wilson_games(p: float, half_width: float) -> int:
@@ -32,7 +32,7 @@ def wilson_games(p: float, half_width: float) -> int:
 
 def compare(out: str | Path, half_width: float) -> list[str]:
     """The comparison, one line per design."""
-    m = load_manifest(out)          # the one bounded reader (sim.folder)
+    m = load_manifest(out)          # the one bounded reader (infra.folder)
     if m is None or "stop" not in m:
         raise SystemExit(f"{out}: no precision-driven sweep here (no manifest.json with [stop])")
     spent = sum(r.get("games", 0) for r in m["runs"])

@@ -8,11 +8,11 @@ result follows from the spec alone, however many workers played it and in whatev
 Two stoppers implement the protocol:
 
 * :class:`PrecisionStopper`: a cell stops when the anytime-valid confidence sequence of its metric
-  (``sim.sequential.ShareSequence``, docs/sequential.md) is as narrow as asked ("narrow"), or at the cap
+  (``infra.sequential.ShareSequence``, docs/sequential.md) is as narrow as asked ("narrow"), or at the cap
   ("cap"). Looking after every batch keeps the guarantee: P(a cell's interval ever misses its true value)
   <= 1 - confidence.
 * :class:`SprtStopper`: a pass/fail claim per cell (``metric <= x`` or ``metric >= x``) tested with Wald's
-  SPRT (``sim.sequential.Sprt``): "accept" (the claim holds), "reject" (it does not) or "cap".
+  SPRT (``infra.sequential.Sprt``): "accept" (the claim holds), "reject" (it does not) or "cap".
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import heapq
 import math
 from typing import Protocol, Sequence, runtime_checkable
 
-from sim.metrics import Metric, estimate
-from sim.sequential import ACCEPT_H0, REJECT_H0, ShareSequence, Sprt, stop_when_narrow
+from infra.metrics import Metric, estimate
+from infra.sequential import ACCEPT_H0, REJECT_H0, ShareSequence, Sprt, stop_when_narrow
 
 NARROW, ACCEPT, REJECT, CAP = "narrow", "accept", "reject", "cap"     # why a cell stopped
 REASONS = (NARROW, ACCEPT, REJECT, CAP)
@@ -257,7 +257,7 @@ class StopPlan:
             return {n: (int(s[n][0]), float(s[n][1])) for n in self.names}
         import pyarrow.parquet as pq
         from cluster.part import part_path
-        from sim.metrics import summarize
+        from infra.metrics import summarize
         cell = next(c for c in self.spec.cells if c.id == cid)
         table = pq.read_table(part_path(self.out_dir, "games", cid, part["batch"]), partitioning=None)
         summary = summarize(cell.match.definition, self.metrics, table)

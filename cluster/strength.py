@@ -24,7 +24,7 @@ import numpy as np
 from cluster.train import Z95, edges, gains, mean_edge
 from sim.games import GAMES
 from sim.params import RuleError
-from sim.sequential import share
+from infra.sequential import share
 
 TRAINING_SPACE = 1 << 63          # training and tuning master seeds lie below; evaluation seeds at or above
 EVAL_BASE = TRAINING_SPACE

@@ -33,9 +33,9 @@ from cluster.stopping import StopPlan, StopProgress, Stopper, make_stopper
 from cluster.verify import (QUARANTINE, Report, VerifyError, _holds_manifest, outdated_error, own_files, quarantine,
                             reconcile, scan, settle_stop)
 from cluster.version import code_version, core_digest
-from sim import derived, folder
-from sim.progress import GamesBar
-from sim.storage import StorageError, is_uri, open_location
+from infra import derived, folder
+from infra.progress import GamesBar
+from infra.storage import StorageError, is_uri, open_location
 
 TASK_RETRIES = 5               # retries of a part whose worker or node died
 SAVE_EVERY_S = 1.0             # the manifest is rewritten at most this often while parts finish

@@ -382,7 +382,7 @@ def _parse_hold(src: str, gdef: Game, hold: dict, setup: dict) -> tuple[dict, ..
 
 
 def _metric(src: str, gdef: Game, where: str, text):
-    from sim.metrics import MetricError, parse_metric
+    from infra.metrics import MetricError, parse_metric
     if not isinstance(text, str):
         raise TuneError(f"{src}: {where} metric = {_clip(text)} must be a string naming a metric")
     try:

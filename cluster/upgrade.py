@@ -1,4 +1,4 @@
-"""Add the per-game derived columns (sim.derived) to a sweep written before them: ``playtest upgrade DIR``;
+"""Add the per-game derived columns (infra.derived) to a sweep written before them: ``playtest upgrade DIR``;
 also the columns of engine options added since (``dice_stream``), at their default, which is how those games
 were played (the record digest leaves an option at its default out, so it does not change).
 
@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 from cluster.manifest import DONE, ManifestError, load_manifest, save_manifest
 from cluster.part import DERIVED_KEY, encode_part, part_path
-from sim import derived, folder
+from infra import derived, folder
 from sim.files import write_atomic
 from sim.games import GAMES
 

@@ -35,7 +35,7 @@ from cluster.manifest import BEYOND, DONE, NAME, PENDING, TMP_PREFIX, new_manife
 from cluster.part import CHECKSUM_KEY, DERIVED_KEY, content_sha256, is_temporary, part_path
 from cluster.spec import SweepSpec
 from cluster.version import loaded_core_digest as current_core
-from sim import folder
+from infra import folder
 
 QUARANTINE = ".quarantine"
 LOCK = ".sweep.lock"
@@ -58,7 +58,7 @@ class FileCheck:
     sha256: str = ""
     rows: int = 0
     spec_digest: str | None = None   # of a readable file
-    derived: str = ""                # its playtest.derived (sim.derived columns), "" for none
+    derived: str = ""                # its playtest.derived (infra.derived columns), "" for none
     lacks: tuple[str, ...] = ()      # record columns it lacks (written before they existed): kept, not replayed
 
 
@@ -440,7 +440,7 @@ def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code:
     """A manifest whose parts follow from the spec and whose states follow from ``report`` (the verified
     files); what ``old`` said differently goes to ``report.manifest_notes``. ``old`` None: built afresh."""
     m = new_manifest(spec, code, core)
-    # the parts' derived columns (sim.derived) as the files have them, else as the old manifest said:
+    # the parts' derived columns (infra.derived) as the files have them, else as the old manifest said:
     # a sweep's parts keep one schema, so a resumed sweep writes what its first parts did
     said = report.derived or ({old.get("derived", "")} if old is not None else set())
     if said and said != {m["derived"]}:

@@ -14,7 +14,7 @@ from measures.restrict import restricted_play
 from queries import kingmaking as king
 from queries.measure_pages import card_worth_section, kingmaking_section
 from queries.restrict_page import restrict_section
-from sim.storage import is_uri
+from infra.storage import is_uri
 
 
 def measure_sections(source: str) -> tuple[list[str], bool, list[str]]:

@@ -18,8 +18,8 @@ import numpy as np
 from cluster.cards import VARIANTS, at_weakest, deck, knob, measured, paired, summarise
 from cluster.spec import SpecError, parse_spec
 from queries import library
-from queries.stats import MARGIN, equivalence
-from sim.folder import BEYOND
+from infra.stats import MARGIN, equivalence
+from infra.folder import BEYOND
 from sim.games import GAMES
 
 ALPHA = 0.05                 # the family's error: every card's verdict at alpha / (cards judged), Bonferroni
@@ -120,7 +120,7 @@ def judge(rows: list[dict], against: dict[str, str], *, margin: float = MARGIN, 
     The reference is the median worth of the deck's cards measured (blank played, or at its weakest: worth 0
     exactly). The card's worth less the reference has its standard error from a bootstrap over the games
     (every cell plays the same game indices, so one resampling of the games serves every card and the median,
-    their correlation included); :func:`queries.stats.equivalence` at ``alpha`` / (cards judged) with ``margin``
+    their correlation included); :func:`infra.stats.equivalence` at ``alpha`` / (cards judged) with ``margin``
     gives too strong / too weak (differs), in line (inside +-margin) or not enough games to say. A card whose
     number changes no game is in the reference but not judged; ``unfinished``: no card is judged (nor said never
 used or too rarely used: the parts so far are partial). Drops the

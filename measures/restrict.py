@@ -18,7 +18,7 @@ import numpy as np
 from cluster.restrict import MARGIN, THRESHOLD
 from cluster.train import equal_weight, paired_gain
 from queries import library
-from queries.stats import Z95, equivalence
+from infra.stats import Z95, equivalence
 from sim.games import GAMES
 
 FORBID = re.compile(r":forbid=([A-Za-z0-9_]+)")
@@ -28,7 +28,7 @@ def verdict(cost: float, low: float, high: float, games: int, threshold: float =
             margin: float = MARGIN) -> tuple[str, int | None]:
     """(verdict, games that would settle it or None) of a cost with its 95% interval from ``games`` paired games:
     cluster/restrict.py's verdicts, "useless" and "negligible" by the two one-sided tests of
-    queries.stats.equivalence against ``margin``."""
+    infra.stats.equivalence against ``margin``."""
     se = (high - low) / (2 * Z95)
     eq = equivalence(cost, se, games, margin)
     if low > threshold:

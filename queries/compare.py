@@ -11,7 +11,7 @@ When both sides played the same (seed, game index) games (a sweep's cells share 
 two sweeps of one seed do too), the games are matched and B - A is the mean of per-game differences
 (common random numbers): the same dice fall in both, so the noise that A and B share cancels and the
 interval is narrower. The unpaired interval on the same games is reported beside it (their width
-ratio). The statistics are :mod:`queries.stats`, the module the nightly regression uses too. What a
+ratio). The statistics are :mod:`infra.stats`, the module the nightly regression uses too. What a
 game's records mean here (who won, a draw, the first player's win) is the game's own declaration
 (:class:`sim.games.CompareColumns`).
 """
@@ -25,13 +25,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from queries import library, stats
+from queries import library
+from infra import stats
 from queries.pages import BASE, CSS, CUR, SCRIPT, esc, html_table, png_base64
 from sim.games import GAMES, CompareColumns
 from sim.params import fields
 
 LEVEL = 0.05                                   # "no real difference" when the adjusted p is at least this
-# "the same" only by two one-sided tests within these margins (queries.stats.equivalence), per unit of the metric;
+# "the same" only by two one-sided tests within these margins (infra.stats.equivalence), per unit of the metric;
 # a metric not shown to differ and not shown the same is "not enough games to say"
 MARGINS = {"points": stats.MARGIN, "rounds": 0.5, "knockouts": 0.1}
 METHODS = {"holm": "Holm (family-wise error)", "bh": "Benjamini-Hochberg (false discovery rate)"}

@@ -1,12 +1,12 @@
 """The first player's edge judged: among the games somebody won, the first player's share against the fair share
-(1 / sides), as an equivalence verdict with a stated margin (queries.stats.equivalence): "no edge" is said only
+(1 / sides), as an equivalence verdict with a stated margin (infra.stats.equivalence): "no edge" is said only
 when the edge is shown to lie within +-margin, never because an interval holds the fair share."""
 
 from __future__ import annotations
 
 import math
 
-from queries.stats import MARGIN, Equivalence, equivalence
+from infra.stats import MARGIN, Equivalence, equivalence
 
 
 def edge_verdict(first_wins: int, decided: int, sides: int, margin: float = MARGIN) -> Equivalence:

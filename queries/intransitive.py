@@ -35,7 +35,7 @@ from typing import Sequence
 
 import numpy as np
 
-from queries.stats import Z95, wilson
+from infra.stats import Z95, wilson
 
 BOOTSTRAP = 200
 BOOTSTRAP_SEED = 20261206

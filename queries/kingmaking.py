@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from queries.library import ResultsError, read_manifest, table_sources
 from sim.kit.kingmaking import CHANCE_COLUMNS, TABLE
-from sim.sequential import share
+from infra.sequential import share
 
 COUNTS = ("games", "out_games", "king_games", "out_decisions", "king_decisions", "playouts", "self_rescues",
           "dealt_king_decisions", "chance_king_decisions", "dealt_king_games", "chance_king_games", "chance_playouts")

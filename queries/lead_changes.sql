@@ -16,7 +16,7 @@ WITH traced AS NOT MATERIALIZED (   -- records without a standings trace: standi
                           NULL::INTEGER AS lead_decided_round, NULL::BIGINT AS lead_behind_mask,
                           NULL::INTEGER[] AS lead_behind_late WHERE false)
     UNION ALL BY NAME SELECT * FROM seat_outcomes
-), per_game AS (   -- the walk over the trace, for games written without the per-game lead columns (sim/derived.py)
+), per_game AS (   -- the walk over the trace, for games written without the per-game lead columns (infra/derived.py)
     SELECT COLUMNS('^(game|ruleset|board|mode|players|round_limit|team_vp_target)$'), winning_side,
            -- each round's standing per side: the sum over the side's seats
            [list_transform(range(sides),

@@ -53,11 +53,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from sim import folder
+from infra import folder
 from sim.files import read_text_bounded
-from sim.storage import StorageError, is_uri, open_location, shown
+from infra.storage import StorageError, is_uri, open_location, shown
 from sim.games import GAMES
-from sim.sql_expr import (Allowed, ExprCheck, Refused, SelectAllowed, SelectCheck, refuse_comments_and_statements,
+from infra.sql_expr import (Allowed, ExprCheck, Refused, SelectAllowed, SelectCheck, refuse_comments_and_statements,
                           serialize, strip_locations)
 
 QUERY_DIR = Path(__file__).parent            # the game-agnostic questions; each game brings its own
@@ -84,7 +84,7 @@ SEATS_SQL = "seats.sql"         # each game's SELECT behind seat_outcomes: sim/<
 # Every two seats of different sides in a game are a meeting of their bots: the row bot won it (its side
 # won), lost it (the other's side won), drew it (nobody won: -1) or neither (a third side won: not counted).
 # Seats of one bot against itself are left out. Outcomes are counted first, then expanded per seat pair.
-# Parts written with sim.derived's bots_key and sides_key (the two lists as JSON text) are counted by those
+# Parts written with infra.derived's bots_key and sides_key (the two lists as JSON text) are counted by those
 # flat strings, read back into lists afterwards; games without them by the lists themselves.
 KEYED = f"""SELECT * FROM (SELECT NULL::VARCHAR AS bots_key, NULL::VARCHAR AS sides_key WHERE false)
     UNION ALL BY NAME SELECT * FROM {SEAT_VIEW}"""
@@ -95,7 +95,7 @@ WITH keyed AS NOT MATERIALIZED (
 ), outcomes AS (
     SELECT bots_key::JSON::VARCHAR[] AS bots, sides_key::JSON::BIGINT[] AS seat_sides, winning_side, n
     FROM (SELECT bots_key, sides_key, winning_side, count(*) AS n FROM keyed
-          WHERE bots_key IS NOT NULL GROUP BY ALL)           -- sim.derived writes both keys or neither
+          WHERE bots_key IS NOT NULL GROUP BY ALL)           -- infra.derived writes both keys or neither
     UNION ALL
     SELECT bots, seat_sides, winning_side, count(*) AS n FROM keyed
     WHERE bots_key IS NULL GROUP BY ALL
@@ -404,7 +404,7 @@ def _is_int(v: Any) -> bool:
 
 
 def read_manifest(root: str | Path) -> dict[str, Any] | None:
-    """The sweep manifest in a results directory (read by the one bounded reader, ``sim.folder``), None if there
+    """The sweep manifest in a results directory (read by the one bounded reader, ``infra.folder``), None if there
     is none; a broken or unsafe one is a ResultsError of one line."""
     got = _read_manifest(root)
     return None if got is None else got.data
@@ -436,7 +436,7 @@ def corrupt_message(root: str | Path, manifest: dict[str, Any] | None, parts: Se
 def sweep_files(root: str | Path, manifest: dict[str, Any] | folder.Manifest, listed: dict[str, int] | None = None
                 ) -> dict[str, list[str]]:
     """{table: [part file, ...]} of a sweep's done parts, in (cell, batch) order, each checked by the one bounded
-    reader (``sim.folder.part_files``): a regular file inside the folder with the size and SHA-256 the manifest
+    reader (``infra.folder.part_files``): a regular file inside the folder with the size and SHA-256 the manifest
     records (each file hashed once, remembered outside the folder); a part that differs is a ResultsError
     naming it and the repair commands.
 
@@ -566,7 +566,7 @@ def remote_sources(result: str) -> dict[str, Any]:
 
 def sweep_notes(results: Sequence[str | Path]) -> list[str]:
     """A line for each results directory whose sweep manifest says it is not finished (answers are partial), and
-    one for each whose parts only the folder itself vouches for (no signature of this machine's: sim.folder)."""
+    one for each whose parts only the folder itself vouches for (no signature of this machine's: infra.folder)."""
     notes = []
     for r in results:
         try:

@@ -35,8 +35,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from queries.library import MEETINGS_VIEW, SEAT_VIEW, execute
-from queries import stats
-from queries.stats import Z95, wilson
+from infra import stats
+from infra.stats import Z95, wilson
 
 ELO_SCALE = 400.0 / math.log(10.0)    # Elo points per unit of theta (natural log-odds)
 PRIOR_GAMES = 1.0                     # virtual drawn games between every two bots that met

@@ -25,15 +25,16 @@ from typing import Any
 
 import duckdb
 
-from queries import library, stats
+from queries import library
+from infra import stats
 from queries.first_player import edge_verdict, edge_words
 from queries.library import QueryError, ResultsError, execute
 from queries.pages import BASE, CSS, CUR, SCRIPT, esc, html_table, png_base64
 from queries.tension import TABLE as TENSION_TABLE, sentences as tension_sentences, tension
 from queries.variants import variant_columns
-from sim import folder
+from infra import folder
 from sim.games import GAMES
-from sim.storage import StorageError, is_uri, open_location, shown
+from infra.storage import StorageError, is_uri, open_location, shown
 
 METRICS = ("first_player_advantage", "balance", "draw_share", "lead_changes", "length_target", "idle_turns")
 MAX_CELLS = 64               # cells on one page; a larger sweep is refused: narrow it first

@@ -7,7 +7,7 @@
 -- game: any
 -- fixed: bots
 -- columns: level, bot, against, opponent, games, wins, draws, losses, score, ci95_low, ci95_high
-WITH keyed AS NOT MATERIALIZED (   -- parts without sim.derived's bots_key (the bots as JSON text): NULL
+WITH keyed AS NOT MATERIALIZED (   -- parts without infra.derived's bots_key (the bots as JSON text): NULL
     SELECT * FROM (SELECT NULL::VARCHAR AS bots_key WHERE false) UNION ALL BY NAME SELECT * FROM seat_outcomes
 ), line_ups AS (
     SELECT DISTINCT cell, bots_key::JSON::VARCHAR[] AS bots

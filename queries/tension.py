@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from sim.sequential import share
+from infra.sequential import share
 
 DECIDED = 0.9
 STEPS = 20

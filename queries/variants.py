@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from queries.library import Query, QueryError, _ident, answer, execute
-from queries.stats import MARGIN, Z95, Equivalence, equivalence
+from infra.stats import MARGIN, Z95, Equivalence, equivalence
 from sim.games import GAMES
 from sim.params import fields
 

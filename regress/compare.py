@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from queries import stats
+from infra import stats
 from regress.cells import cell_key, cell_label
 from regress.suite import Suite
 

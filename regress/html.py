@@ -7,7 +7,7 @@ baseline beside current.
 
 from __future__ import annotations
 
-from queries import stats
+from infra import stats
 from queries.pages import BASE, CSS, CUR, SCRIPT, esc, html_table, png_base64
 from regress.cells import cell_key, cell_label
 from regress.compare import Comparison

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from queries import stats
+from infra import stats
 from regress.compare import Comparison, Test
 from regress.metrics import Family
 from regress.suite import Suite

@@ -79,7 +79,7 @@ def address_error(address: str) -> str | None:
 def results_error(results: str) -> str | None:
     """The one line refusing a ``--results`` that is not an ``s3://BUCKET/PREFIX`` whose bucket answers (checked
     before the service starts); None when it is one."""
-    from sim.storage import StorageError, is_uri, open_location
+    from infra.storage import StorageError, is_uri, open_location
     if not results.lower().startswith("s3://") or not is_uri(results):
         return (f"--results {results[:100]!r}: expected s3://BUCKET/PREFIX (object storage; local results live in "
                 "--root)")

@@ -31,8 +31,8 @@ from typing import Any
 
 from queries import library
 from queries.variants import answer_per_variant
-from sim import folder
-from sim.storage import is_uri, shown
+from infra import folder
+from infra.storage import is_uri, shown
 from service.live import lower_priority
 from service.pages import esc
 

@@ -31,9 +31,9 @@ from fastapi.responses import (
 )
 
 from queries import library
-from queries.stats import wilson
-from sim import folder
-from sim.storage import StorageError, is_uri, open_location
+from infra.stats import wilson
+from infra import folder
+from infra.storage import StorageError, is_uri, open_location
 
 EVENT_EVERY_S = 2.0           # how often a stream sends the state
 STREAM_S = 20.0               # a stream ends after this long (EventSource reconnects): a shutdown waits no longer

@@ -24,7 +24,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from service import pages
 from service.catalog import ACTIVE, ENDED, JOB_ID, PRIORITIES, ROLES, Catalog, CatalogError, User
 from service.runner import job_layout
-from sim.storage import StorageError, is_uri, open_location
+from infra.storage import StorageError, is_uri, open_location
 
 LOGIN_FAILURES = 10                  # failed logins (or bad API tokens) per client address ...
 LOGIN_WINDOW_S = 300.0               # ... in this many seconds; the next attempt is refused (429)

@@ -28,7 +28,7 @@ from cluster.part import part_path
 from service.kinds import CLI, has_manifest
 from sim.files import write_atomic
 from sim.kit import trace
-from sim.storage import StorageError, open_location
+from infra.storage import StorageError, open_location
 from service.runner import PROJECT, job_layout, layout
 
 MAX_AT_ONCE = 2

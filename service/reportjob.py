@@ -14,7 +14,7 @@ from queries import library
 from queries import report as rep
 from queries.measure_pages import measure_page
 from sim.files import write_atomic
-from sim.storage import is_uri
+from infra.storage import is_uri
 
 
 def build(results: str, own: Path, **options) -> list[str]:

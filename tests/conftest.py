@@ -15,7 +15,7 @@ os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 
 def pytest_configure(config):
-    """The results-signing key and the verified-hash cache (sim.folder) of this test run in a folder of its own,
+    """The results-signing key and the verified-hash cache (infra.folder) of this test run in a folder of its own,
     not the user's ~/.config and ~/.cache (subprocesses inherit them through the environment)."""
     import tempfile
     home = tempfile.mkdtemp(prefix="playtest-test-keys-")

@@ -80,7 +80,7 @@ def test_a_baseline_without_a_built_core_is_refused(tmp_path, monkeypatch):
 
 
 def test_same_games_are_compared_over_the_columns_both_builds_record():
-    from sim.bench import _same_games
+    from infra.bench import _same_games
 
     def rates(columns):
         return {"columns_sha256": {"heuristic": columns, "random": columns}, "search": []}

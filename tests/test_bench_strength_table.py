@@ -1,7 +1,7 @@
 """playtest bench --bots' strength table gives wins, draws and losses apart: a draw is never counted as half a
 win under the words "win share" (issue 40: "tales-2 wins 62%" was a score)."""
 
-from sim.bench import bot_markdown
+from infra.bench import bot_markdown
 
 
 def test_the_table_gives_wins_draws_and_losses():

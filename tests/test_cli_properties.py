@@ -306,7 +306,7 @@ def stubbed(monkeypatch):
     """The work behind each command replaced by a one-line refusal saying REACHED: in-range values get there
     (past every check) without playing a billion games or starting Ray."""
     from queries import report as rep
-    from sim.bench import BenchError
+    from infra.bench import BenchError
 
     def stub(error):
         def refuse(*args, **kwargs):

@@ -1,7 +1,7 @@
 """Layers point down only, read from the import statements of every module (those inside functions too).
 
 From the bottom: ``core`` (the compiled engines), ``sim`` (rules, reference engines, the game registry),
-then ``cluster`` (Ray sweeps) and ``queries`` (DuckDB) beside each other, then ``regress`` (the nightly
+``infra`` (shared infrastructure used by no game: folders, storage, statistics, filter expressions), then ``cluster`` (Ray sweeps) and ``queries`` (DuckDB) beside each other, then ``regress`` (the nightly
 regression) and ``measures`` (answers read from a sweep's folder and its spec) beside each other, then
 ``service`` (``playtest serve``, the web service: it calls the functions the command line calls, and runs jobs
 as ``playtest`` child processes, never importing the command line), then ``cli`` (the ``playtest`` command line,
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYER = {"core": 0, "sim": 1, "cluster": 2, "queries": 2, "regress": 3, "measures": 3, "service": 4, "cli": 5}
+LAYER = {"core": 0, "sim": 1, "infra": 1.5, "cluster": 2, "queries": 2, "regress": 3, "measures": 3, "service": 4, "cli": 5}
 # a game package is one with a plugin module; other subpackages of sim (the kit) are shared code
 GAME_PACKAGES = sorted(p.name for p in (ROOT / "sim").iterdir() if (p / "plugin.py").is_file())
 

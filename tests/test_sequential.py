@@ -1,4 +1,4 @@
-"""The anytime-valid stopping statistics (sim/sequential.py): coverage of the confidence sequence under
+"""The anytime-valid stopping statistics (infra/sequential.py): coverage of the confidence sequence under
 continuous monitoring (with a fixed-n Wilson control that must lose it), its width, the narrow-enough stop,
 Wald's SPRT error rates and sample sizes by simulation, and input validation.
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sim.sequential import (ACCEPT_H0, CONTINUE, REJECT_H0, UNDECIDED_AT_CAP, ShareSequence, Sprt,
+from infra.sequential import (ACCEPT_H0, CONTINUE, REJECT_H0, UNDECIDED_AT_CAP, ShareSequence, Sprt,
                             games_for_half_width, share_interval, stop_when_narrow, wilson_interval)
 
 ALPHA = 0.05

@@ -1,4 +1,4 @@
-"""sim.metrics: hand-computed values on small game tables (both games), refusals, and sql: injection attempts."""
+"""infra.metrics: hand-computed values on small game tables (both games), refusals, and sql: injection attempts."""
 
 import math
 
@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sim.games import get
-from sim.metrics import Metric, MetricError, estimate, fair_share, parse_metric, summarize
+from infra.metrics import Metric, MetricError, estimate, fair_share, parse_metric, summarize
 
 PAWS, TALES = get("paws"), get("tales")
 

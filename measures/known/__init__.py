@@ -122,7 +122,7 @@ def rate_check(hits: int, runs: int, *, null: bool, rate: float) -> tuple[bool, 
     one-sided binomial test at :data:`CHECK_LEVEL`. Returns (passed, the rate's Wilson 95% interval)."""
     from scipy.stats import binomtest
 
-    from queries.stats import wilson
+    from infra.stats import wilson
     if null:
         p = binomtest(hits, runs, rate, alternative="greater").pvalue
     else:

@@ -15,7 +15,7 @@ import numpy as np
 from measures.known import ALPHA, Context, Outcome, case, rate_case
 from measures.known._play import played, variant_raw
 from queries.compare import compare_by, compare_folders
-from queries.stats import MARGIN, Z95, equivalence, paired_difference
+from infra.stats import MARGIN, Z95, equivalence, paired_difference
 
 POWER = 0.8
 RUNS = 1000

@@ -15,7 +15,7 @@ import numpy as np
 
 from measures.known import ALPHA, case, rate_case
 from queries.first_player import edge_verdict
-from queries.stats import MARGIN
+from infra.stats import MARGIN
 
 POWER = 0.8
 RUNS = 2000

@@ -16,7 +16,7 @@ from cluster.restrict import MARGIN, THRESHOLD
 from measures.known import ALPHA, Context, Outcome, case, rate_case
 from measures.known._play import played, variant_raw
 from measures.restrict import restricted_play, verdict
-from queries.stats import Z95
+from infra.stats import Z95
 from sim.games import GAMES
 
 POWER = 0.8                 # the stated power: a 10-point cost from 2,000 paired games is dominant this often

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from measures.known import ALPHA, case, rate_case
-from queries.stats import MARGIN, wilson
+from infra.stats import MARGIN, wilson
 from queries.variants import judge
 
 POWER = 0.8

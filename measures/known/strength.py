@@ -4,7 +4,7 @@ The claim checked is the one a strength comparison makes: "bot A is stronger tha
 rule (:func:`verdict`): A and B play each deal twice, A in the first seat and then in the second (seats swapped on
 the same deals: the deal's luck and the seat's edge fall on both bots alike); A's share of the decided games
 (wins over wins and losses; games nobody won are counted apart, never as half a win) is compared with 50% by
-two one-sided tests within a margin of 2 points (queries.stats.equivalence), its standard error taken over the
+two one-sided tests within a margin of 2 points (infra.stats.equivalence), its standard error taken over the
 deals (each deal's two games together: a ratio linearized by the delta method). Four verdicts: *stronger*
 (the 95% interval above 50% and not within the margin), *weaker*, *the same within +-2 points* (or a
 negligible difference, within the margin), *not enough games*.
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from measures.known import ALPHA, Context, Outcome, case, rate_outcome
-from queries.stats import MARGIN, Equivalence, equivalence
+from infra.stats import MARGIN, Equivalence, equivalence
 
 MEASURE = "strength"
 POWER = 0.8

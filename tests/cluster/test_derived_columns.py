@@ -1,4 +1,4 @@
-"""A sweep's parts carry the per-game query columns (sim.derived) when its manifest says so; an older sweep keeps
+"""A sweep's parts carry the per-game query columns (infra.derived) when its manifest says so; an older sweep keeps
 its schema when resumed, and ``playtest upgrade DIR`` gives it the columns without changing a record, with
 ``status --verify`` and the answers unchanged."""
 
@@ -16,7 +16,7 @@ from cluster.spec import parse_spec
 from cluster.sweep import run_sweep
 from queries import library
 from regress.digest import parts_digest
-from sim import derived
+from infra import derived
 from sim.games import GAMES
 
 SPEC = {"name": "derived", "game": "paws", "rules": "v4", "seed": 4, "games_per_cell": 400, "batch_size": 200,

@@ -1,4 +1,4 @@
-"""One bounded reader for every results folder (sim.folder): each hostile folder below was seen to hang, fill memory,
+"""One bounded reader for every results folder (infra.folder): each hostile folder below was seen to hang, fill memory,
 crash (exit 3) or answer from parts the sweep did not write; every command that reads a results folder now
 refuses it in one line (exit 2), and answers come only from parts whose bytes the signed manifest vouches for.
 
@@ -24,7 +24,7 @@ from cluster.manifest import load_manifest, save_manifest
 from cluster.part import CHECKSUM_KEY, content_sha256
 from cluster.spec import MAX_CELLS, MAX_PARTS, parse_spec
 from cluster.sweep import run_sweep
-from sim import folder
+from infra import folder
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = {"name": "reader", "game": "paws", "rules": "v4", "seed": 21, "games_per_cell": 30, "batch_size": 8,

@@ -19,7 +19,7 @@ from cluster.remote import ObjectLock, object_lock
 from cluster.spec import parse_spec
 from cluster.sweep import SweepError, SweepInterrupted, run_sweep
 from queries import library
-from sim.storage import StorageError, open_location
+from infra.storage import StorageError, open_location
 
 SPEC = {"name": "s3-small", "game": "paws", "rules": "v4", "seed": 11, "games_per_cell": 30, "batch_size": 8,
         "setup": {"board": "beginner"}, "grid": {"players": [2, 4]}, "overrides": {"round_limit": 20}}

@@ -18,8 +18,8 @@ from cluster.spec import SpecError, parse_spec
 from cluster.stopping import CAP, NARROW, PrecisionStopper, SprtStopper, StopPlan
 from cluster.sweep import SweepInterrupted, run_sweep
 from sim.games import get
-from sim.metrics import parse_metric
-from sim.sequential import share_interval
+from infra.metrics import parse_metric
+from infra.sequential import share_interval
 
 # Tales, 2 players and 2 vs. 2: first player's share to +-0.04 (about 2,300 games a cell), parts of 250 games
 PRECISE = {"name": "precise", "game": "tales", "seed": 5, "batch_size": 250, "grid": {"mode": ["standard", "2v2"]},

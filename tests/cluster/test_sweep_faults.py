@@ -16,7 +16,7 @@ from cluster.manifest import load_manifest
 from cluster.part import part_path
 from cluster.spec import load_spec
 from cluster.sweep import run_sweep
-from sim.derived import derive
+from infra.derived import derive
 
 ROOT = Path(__file__).resolve().parents[2]
 # 2 cells x 100,000 games in parts of 5,000: ~5 s of play on two cores, so a signal lands mid-sweep

@@ -130,7 +130,7 @@ def test_a_naive_race_with_fixed_n_intervals_loses_the_best_more_often(monkeypat
     checked after every round (no confidence sequence, no union bound) drops the true best in more than
     5% of 100 runs on four close arms (measured: 7; the confidence-sequence race: 0)."""
     import cluster.racing as racing
-    from sim.sequential import wilson_interval
+    from infra.sequential import wilson_interval
 
     def wilson(n, total, alpha):
         return tuple(np.clip(x, 0, 1) for x in wilson_interval(np.broadcast_to(np.maximum(n, 1), total.shape),

@@ -13,7 +13,7 @@ from queries import compare
 from cli.main import app
 from sim.games import get
 from sim.output import write_parquet
-from queries import stats
+from infra import stats
 
 runner = CliRunner()
 BEGINNER_3 = {"board": "beginner", "players": 3}

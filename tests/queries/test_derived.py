@@ -1,4 +1,4 @@
-"""Per-game derived columns (sim/derived.py): the same answers with them as without.
+"""Per-game derived columns (infra/derived.py): the same answers with them as without.
 
 Every canned query that reads them (lead_changes, bot_matchups, win_matrix, skill_depth, knockouts,
 round_limit_effect, and the regression's lead_changes family) answers a folder whose parts carry them exactly as the same games without them (the slow
@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from conftest import SMALL_SWEEP, write_results
 from queries import library
 from regress.metrics import families
-from sim import derived
+from infra import derived
 from sim.games import GAMES, get
-from sim.metrics import _seat_view
+from infra.metrics import _seat_view
 from sim.paws.record import SCHEMA
 from synthetic import rows
 

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from queries import library, stats
+from queries import library
+from infra import stats
 from sim.paws.record import SCHEMA
 from synthetic import rows
 

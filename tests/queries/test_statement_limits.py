@@ -13,7 +13,7 @@ import pytest
 from signals import default_sigint
 
 from queries import library
-from sim.sql_expr import SelectAllowed, SelectCheck
+from infra.sql_expr import SelectAllowed, SelectCheck
 from test_adversarial import cli, refused, sweep, cwd  # noqa: F401 - fixtures
 
 # ten copies of the 18 games: 18**10 rows that DuckDB cannot count without visiting (the hash)

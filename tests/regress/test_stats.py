@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from queries import stats
+from infra import stats
 
 
 def test_two_proportion_z_hand_worked():

@@ -1,4 +1,4 @@
--- Per-game columns the Paws in Peril queries read instead of the per-seat lists (sim/derived.py, version 2).
+-- Per-game columns the Paws in Peril queries read instead of the per-seat lists (infra/derived.py, version 2).
 -- knockouts: the same expressions it works out per game; out_of_lives is never NULL, so a part has these
 -- columns exactly where out_of_lives IS NOT NULL.
 -- round_limit_effect: limit_leaders_fit is true when lead_leaders (the sole leader after each round, from

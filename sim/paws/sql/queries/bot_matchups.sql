@@ -4,7 +4,7 @@
 -- share of the games either of the two won, with Wilson 95% intervals. Each pair appears both ways round.
 -- game: paws
 -- columns: ruleset, board, mode, players, bot, opponent, meetings, bot_wins, opponent_wins, bot_share, ci95_low, ci95_high
-WITH keyed AS NOT MATERIALIZED (   -- parts without sim.derived's bots_key (the bots as JSON text): NULL
+WITH keyed AS NOT MATERIALIZED (   -- parts without infra.derived's bots_key (the bots as JSON text): NULL
     SELECT * FROM (SELECT NULL::VARCHAR AS bots_key WHERE false) UNION ALL BY NAME SELECT * FROM games
 ), outcomes AS (   -- aggregate first: the pairs are expanded per distinct outcome, not per game
     SELECT ruleset, board, mode, players, bots_key::JSON::VARCHAR[] AS bots, winner_seat, winner_team, n

@@ -3,7 +3,7 @@
 -- with at least one knockout (Wilson 95%), players out of lives per game, and last-alive endings.
 -- game: paws
 -- columns: ruleset, board, mode, players, games, knockouts_per_game, by_players_per_game, by_monsters_per_game, games_with_knockout, knockout_share, ci95_low, ci95_high, out_of_lives_per_game, last_alive_ends
-WITH ko_games AS NOT MATERIALIZED (   -- parts written without the per-game columns (sim/derived.py): NULL
+WITH ko_games AS NOT MATERIALIZED (   -- parts written without the per-game columns (infra/derived.py): NULL
     SELECT * FROM (SELECT NULL::BIGINT AS knockouts_sum, NULL::BIGINT AS knockouts_dealt_sum,
                           NULL::TINYINT AS out_of_lives WHERE false)
     UNION ALL BY NAME SELECT * FROM games

@@ -9,7 +9,7 @@
 -- fixed: round_limit
 -- empty: this query reads games played with no round limit (round_limit = 0), where every game runs its course; these results hold none
 -- columns: ruleset, board, mode, players, round_limit, games, ended_by_limit, ended_by_limit_share, ci95_low, ci95_high, draws, winner_changed, wins_no_limit, wins_with_limit, no_winner_no_limit, no_winner_with_limit, first_share_no_limit, first_share_with_limit
-WITH rl_games AS NOT MATERIALIZED (   -- parts written without lead_leaders (sim/derived.py): NULL
+WITH rl_games AS NOT MATERIALIZED (   -- parts written without lead_leaders (infra/derived.py): NULL
     SELECT * FROM (SELECT NULL::VARCHAR AS lead_leaders, NULL::BOOLEAN AS limit_leaders_fit WHERE false)
     UNION ALL BY NAME SELECT * FROM games
 ), base AS (
@@ -21,7 +21,7 @@ WITH rl_games AS NOT MATERIALIZED (   -- parts written without lead_leaders (sim
 ), limits AS (
     SELECT unnest($limits::INTEGER[]) AS round_limit
 ), per_game AS (
-    -- lead_leaders (the sole leader after each round, sim/derived.py: chr(48 + side), '/' for a tie) is
+    -- lead_leaders (the sole leader after each round, infra/derived.py: chr(48 + side), '/' for a tie) is
     -- limit_winner's answer for every round a limit can decide where limit_leaders_fit
     -- (sim/paws/sql/derived.sql); the other games walk vp_trace
     SELECT b.* EXCLUDE (lead_leaders, limit_leaders_fit), l.round_limit,

@@ -6,7 +6,7 @@
 -- rounds with a tie for the lead are skipped).
 -- game: paws
 -- columns: cell, key, count
-WITH traced AS NOT MATERIALIZED (   -- parts written without the per-game lead columns (sim/derived.py): lead_rounds NULL
+WITH traced AS NOT MATERIALIZED (   -- parts written without the per-game lead columns (infra/derived.py): lead_rounds NULL
     SELECT * FROM (SELECT NULL::INTEGER AS lead_rounds, NULL::INTEGER AS lead_changes WHERE false)
     UNION ALL BY NAME SELECT * FROM games
 ), sided AS (   -- each seat's side: free-for-all its own seat; Teams (§1) seats 0+2 side 0, 1+3 side 1

@@ -293,7 +293,7 @@ def manifest_from_bytes(raw: bytes, where: str, whole: bool = True) -> Manifest:
 def read_manifest(root: str | Path, whole: bool = True) -> Manifest | None:
     """The manifest of the results folder ``root`` (a local folder or an object-storage URI), None when it has
     none; anything unsafe or malformed a FolderError of one line (``whole``: see :func:`manifest_problem`)."""
-    from sim.storage import StorageError, is_uri, open_location
+    from infra.storage import StorageError, is_uri, open_location
     if is_uri(root):
         import time
         try:

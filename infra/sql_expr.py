@@ -1,5 +1,5 @@
 """One checker for the SQL expressions users write: a query's ``--where`` filter (queries/library.py) and a
-sweep's ``sql:`` metric (sim/metrics.py). It sits at the bottom layer so that both can use it.
+sweep's ``sql:`` metric (infra/metrics.py). It sits at the bottom layer so that both can use it.
 
 The text is read by DuckDB's own tokenizer (comments and ``;`` are refused outright) and parser
 (``json_serialize_sql``); each caller checks that the statement is its bare template plus the one

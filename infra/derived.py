@@ -69,7 +69,7 @@ def derive(game: "Game", table: pa.Table) -> pa.Table:
     """``table`` (one part's games, in memory) with the derived columns appended (those the game's seat view
     and its ``sql/derived.sql`` can give); a column the table already has (a record column, or one an older
     version added) is kept as it is."""
-    from sim.metrics import SEAT_VIEW, _seat_view
+    from infra.metrics import SEAT_VIEW, _seat_view
     with _games(table) as con:
         con.execute(f"CREATE OR REPLACE TEMP VIEW {SEAT_VIEW} AS {_seat_view(game)}")
         present = {d[0] for d in con.execute(f"SELECT * FROM {SEAT_VIEW} LIMIT 0").description}
@@ -137,10 +137,10 @@ os.register_at_fork(before=_drop)
 
 @contextlib.contextmanager
 def _games(table: pa.Table):
-    """A DuckDB connection holding only ``table`` as ``games`` while in use (sim.metrics._connection: no file,
+    """A DuckDB connection holding only ``table`` as ``games`` while in use (infra.metrics._connection: no file,
     no extension, one thread). One per process, kept between parts (opening one costs about a fifth of a
     part's derived columns), used by one part at a time, and closed before a fork (a child opens its own)."""
-    from sim.metrics import _connection
+    from infra.metrics import _connection
     with _lock:
         if _kept["pid"] != os.getpid():
             _kept["con"], _kept["pid"] = _connection(None), os.getpid()

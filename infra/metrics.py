@@ -4,7 +4,7 @@ A :class:`Metric` says what one game contributes: a share (the game's value is 0
 [0, 1]) or a mean (a number between known bounds ``low`` and ``high``, e.g. rounds, scaled into [0, 1] by
 them). :func:`summarize` reads one Arrow table of games (a part of a sweep, in memory) and returns, per
 metric, ``(games, sum of the scaled values)``: what a confidence sequence or an SPRT is updated with
-(``sim.sequential``). :func:`estimate` puts a sum back on the metric's own scale.
+(``infra.sequential``). :func:`estimate` puts a sum back on the metric's own scale.
 
 Nothing here names a game. Who won is read from the game's own SQL: ``sql/seats.sql`` beside its module
 (``seat_sides``, ``winning_side``: the view ``seat_outcomes`` the query layer makes the same way) and its
@@ -53,7 +53,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.params import fields
-from sim.sql_expr import Allowed, ExprCheck, Refused, refuse_comments_and_statements, serialize, strip_locations
+from infra.sql_expr import Allowed, ExprCheck, Refused, refuse_comments_and_statements, serialize, strip_locations
 
 if TYPE_CHECKING:
     from sim.games import Game
