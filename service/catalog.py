@@ -24,6 +24,8 @@ JOB_ID = re.compile(r"[0-9a-f]{12}")               # ids are generated (secrets.
 USER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 SESSION_S = 12 * 3600                              # a page session lasts 12 hours
 
+# The schema as the first catalogs made it: version 0 (a catalog with no ``user_version``) holds these tables,
+# perhaps with some of the later columns that older code added one at a time.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
     id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, role TEXT NOT NULL, token_hash TEXT UNIQUE NOT NULL,
@@ -51,7 +53,8 @@ CREATE TABLE IF NOT EXISTS nightly (
     queued_day TEXT NOT NULL DEFAULT '', last_error TEXT NOT NULL DEFAULT '');
 """
 
-# Columns added since the first catalogs: (table, column, declaration); each is added to an older catalog at open.
+# Columns the catalogs before ``user_version`` added one at a time at open: (table, column, declaration). Migration 1
+# adds those an old catalog lacks (it may hold any of them already), so it is written as "add if missing".
 COLUMNS = (
     ("jobs", "params", "TEXT NOT NULL DEFAULT '{}'"),          # a job kind's own inputs as JSON (service/kinds.py)
     ("jobs", "results", "TEXT NOT NULL DEFAULT ''"),           # its results root on object storage ('': ROOT/runs)
@@ -64,6 +67,50 @@ COLUMNS = (
     ("jobs", "pilot_s", "REAL"),                               # the pilot's time to play, uncalibrated (service/kinds.py)
     ("jobs", "estimate", "TEXT NOT NULL DEFAULT ''"),          # the time shown before Start: "20 s to 1 min"
 )
+
+
+def _columns_of_old(con: sqlite3.Connection) -> None:
+    """Migration 1: the columns the first catalogs lacked (``COLUMNS``), each added where missing."""
+    for table, column, declaration in COLUMNS:
+        have = {r[1] for r in con.execute(f"PRAGMA table_info({table})")}
+        if column not in have:
+            con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+
+
+def _keys(con: sqlite3.Connection) -> None:
+    """Migration 2: the service's own secrets (the key that signs the page session cookie), made once per root."""
+    con.execute("CREATE TABLE keys (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    con.execute("INSERT INTO keys (name, value) VALUES ('session', ?)", (secrets.token_urlsafe(48),))
+
+
+# The schema's versions: MIGRATIONS[i] takes a catalog from ``PRAGMA user_version`` i to i + 1. Append only; a step
+# once released is never edited (catalogs in the field went through it as written).
+MIGRATIONS = (_columns_of_old, _keys)
+VERSION = len(MIGRATIONS)
+
+
+def migrate(con: sqlite3.Connection) -> int:
+    """The catalog behind ``con`` brought to ``VERSION``, each step with its version in one transaction; returns the
+    version it had. A catalog from newer code (a higher version) is refused rather than misread."""
+    con.executescript(SCHEMA)
+    had = con.execute("PRAGMA user_version").fetchone()[0]
+    if had > VERSION:
+        raise CatalogError(f"the catalog is at schema version {had}; this code knows versions up to {VERSION} "
+                           "(a newer playtest made it)")
+    while True:           # each step re-reads the version under the write lock: another process may have moved it
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            if version < VERSION:
+                MIGRATIONS[version](con)
+                con.execute(f"PRAGMA user_version = {version + 1}")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        if version >= VERSION - 1:
+            break
+    return had
 
 
 class CatalogError(ValueError):
@@ -100,12 +147,16 @@ class Catalog:
         self._con = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=30)
         self._con.row_factory = sqlite3.Row
         with self._lock:
-            self._con.execute("PRAGMA journal_mode=WAL")
-            self._con.executescript(SCHEMA)
-            for table, column, declaration in COLUMNS:
-                have = {r[1] for r in self._con.execute(f"PRAGMA table_info({table})")}
-                if column not in have:
-                    self._con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            try:
+                self._con.execute("PRAGMA journal_mode=WAL")
+                migrate(self._con)
+            except BaseException:
+                self._con.close()
+                raise
+
+    def key(self, name: str) -> str:
+        """One of the service's own secrets (migration 2 made them)."""
+        return self.q("SELECT value FROM keys WHERE name = ?", (name,))[0][0]
 
     def close(self) -> None:
         with self._lock:
