@@ -1,5 +1,9 @@
-"""Shared fixtures: the packaged card data, an embedded Ray for the modules that sweep, a `ray start` head node and an
-S3-compatible server on loopback."""
+"""Shared fixtures: the packaged card data, one embedded Ray for the tests that sweep, a `ray start` head node and an
+S3-compatible server on loopback; the test markers and the Hypothesis profiles (docs/developing.md).
+
+Plain ``pytest`` is the fast loop: it leaves out the tests marked ``slow`` (pyproject.toml's addopts); CI runs every
+test (``-m "slow or not slow"``, the ``ci`` Hypothesis profile). Under pytest-xdist the tests that use Ray run on one
+worker (the ``ray`` group), one Ray for all of them, and so do the browser tests (the ``browser`` group)."""
 
 import os
 import shutil
@@ -10,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
@@ -29,17 +34,54 @@ def cards():
     return load_cards()
 
 
+# Hypothesis: ``dev`` (the default) plays a tenth of each test's examples, ``ci`` all of them; a test that raises its
+# count writes ``max_examples=examples(N)`` (tests/budget.py), N being the count CI plays.
+settings.register_profile("ci", max_examples=100, deadline=None)
+settings.register_profile("dev", max_examples=10, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+RAY_FIXTURES = {"ray_local", "head_node"}
+
+
+@pytest.hookimpl(tryfirst=True)          # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Tests that use Ray are marked ``ray`` and grouped on one xdist worker (one Ray for them all, never two Ray
+    runtimes competing for two cores); browser tests likewise share the ``browser`` worker."""
+    for item in items:
+        if RAY_FIXTURES & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("ray"):
+            item.add_marker(pytest.mark.ray)
+            item.add_marker(pytest.mark.xdist_group("ray"))
+        elif item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """A test that asks for Ray finds it running; one that does not runs without the embedded one (driver play, the
+    fallback, tests that connect to a cluster of their own): it is stopped before any of the test's fixtures, and
+    started again when a test asks."""
+    from ray_head import start_embedded_ray, stop_embedded_ray
+    if "ray_local" in getattr(item, "fixturenames", ()):
+        start_embedded_ray()
+    else:
+        stop_embedded_ray()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _embedded_ray_ends_with_the_session():
+    yield
+    from ray_head import stop_embedded_ray
+    stop_embedded_ray()
+
+
 @pytest.fixture(scope="module")
 def ray_local():
-    """An embedded 2-CPU Ray on loopback for one test module; a runtime already running is used as it is."""
+    """The embedded 2-CPU Ray on loopback (tests/ray_head.py), started by the first module that asks and kept for
+    the next ones; a runtime the test process did not start is used as it is."""
     import ray
-    if ray.is_initialized():
-        yield ray
-        return
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR",
-             object_store_memory=128 * 2**20)
+    from ray_head import start_embedded_ray
+    start_embedded_ray()
     yield ray
-    ray.shutdown()
 
 
 @pytest.fixture

@@ -1,5 +1,7 @@
-"""A real `ray start` head node on loopback for the tests that join a cluster (token auth, as docs/sweeps.md says a
-driver joining one needs): ``head_node_running()``, used by the ``head_node`` fixture (tests/conftest.py)."""
+"""Ray for the tests: the embedded runtime shared by every test that sweeps (``start_embedded_ray``, behind the
+``ray_local`` fixture), and a real `ray start` head node on loopback for the tests that join a cluster (token auth,
+as docs/sweeps.md says a driver joining one needs): ``head_node_running()``, used by the ``head_node`` fixture
+(tests/conftest.py)."""
 
 import contextlib
 import os
@@ -19,6 +21,25 @@ from pathlib import Path
 import pytest
 
 BIN = Path(sys.executable).parent
+_OWN_RAY: list[bool] = []      # whether this test process started the embedded Ray (and so may stop it)
+
+
+def start_embedded_ray() -> None:
+    """The embedded 2-CPU Ray on loopback, started if no runtime is up in this process."""
+    import ray
+    if not ray.is_initialized():
+        ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="ERROR",
+                 object_store_memory=128 * 2**20)
+        _OWN_RAY.append(True)
+
+
+def stop_embedded_ray() -> None:
+    """Stops the embedded Ray if this process started it (a runtime of anybody else's is left alone)."""
+    if _OWN_RAY:
+        import ray
+        if ray.is_initialized():
+            ray.shutdown()
+        _OWN_RAY.clear()
 
 
 @dataclass(frozen=True)
