@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from budget import examples
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -31,7 +33,7 @@ HOSTILE = st.sampled_from([
     "s3://playtest/../other/pwn", "s3://playtest/%2e%2e/other/pwn", "s3://../x", "s3://b/a//b", "s3://b/p\\..\\x",
 ])
 TEXT = st.one_of(ARG_TEXT, HOSTILE, st.builds(lambda a, b: a + b, HOSTILE, ARG_TEXT))
-PROPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+PROPS = settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                         HealthCheck.too_slow])
 
 
@@ -338,7 +340,7 @@ def stubbed(monkeypatch):
 
 @pytest.mark.parametrize("case", NUMERIC_FLAGS, ids=lambda c: f"{c[0][0]}-{c[0][1]}-{c[1]}" if isinstance(c, tuple)
                          else None)
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow])
 @given(data=st.data())
 def test_numeric_flags_refuse_out_of_range_values_in_one_line(tmp_path, stubbed, case, data):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from sim import games as registry
 from sim.events import EventLog
@@ -138,7 +139,7 @@ notes = st.builds(Note, st.sampled_from(["visits", "reward"]), st.integers(1, 65
 choices = st.lists(st.builds(Choice, st.integers(0, 65535), st.none() | notes), max_size=50)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(choices)
 def test_a_trace_decodes_to_what_was_encoded(cs):
     assert decode(encode(cs)) == cs
@@ -148,7 +149,7 @@ def test_an_index_takes_one_byte_below_254_and_three_above():
     assert encode([0, 253, 254, 16383]) == bytes([1, 0, 253, 254, 254, 0, 254, 0xFF, 0x3F])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(choices)
 def test_the_cores_writer_and_the_python_encoder_write_the_same_bytes(cs):
     from core.paws_scenario import trace_bytes
@@ -238,7 +239,7 @@ def test_an_altered_choice_of_a_checked_seat_names_the_first_decision_that_diffe
     assert f"), the reference engine's heuristic bot option {was + 1} (" in text
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_mangled_trace_replays_or_is_refused_in_one_line(search_game, data):
     """Any bytes at all: the replay either plays a game or raises a TraceError of one line (never another

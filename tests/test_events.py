@@ -9,6 +9,8 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from budget import examples
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -61,7 +63,7 @@ def check_end_state(label: str, rec: dict, final: dict) -> None:
 
 
 @pytest.mark.parametrize("label", list(MATCHES))
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=SEEDS, index=INDICES)
 def test_events_are_deterministic_and_their_changes_rebuild_the_record(label, seed, index):
     rec, log = played(label, seed, index)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from core.rng import CoreRng
 from sim.kit.bots import BOT_KINDS, SEARCH_KINDS, BotRoster, RandomBot, SearchBot, best, load_weight_presets
@@ -45,7 +46,7 @@ def spec_text(roster: BotRoster) -> st.SearchStrategy[str]:
 
 
 @pytest.mark.parametrize("game", sorted(ROSTERS))
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(data=st.data())
 def test_any_bot_spec_is_a_bot_or_one_clear_error(game, data):
     roster = ROSTERS[game]
@@ -70,7 +71,7 @@ def test_any_bot_spec_is_a_bot_or_one_clear_error(game, data):
 
 
 @pytest.mark.parametrize("game", sorted(ROSTERS))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data())
 def test_heuristic_specs_set_exactly_the_weights_named(game, data):
     roster = ROSTERS[game]
@@ -175,7 +176,7 @@ def test_both_games_decide_through_the_kit_hook():
     assert PAWS_NOBODY == TALES_NOBODY == NOBODY == -1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(-50, 50), min_size=1, max_size=12))
 def test_best_is_the_first_highest_score(scores):
     i = best(scores)

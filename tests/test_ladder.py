@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from budget import examples
 from typer.testing import CliRunner
 
 import cli.sweep
@@ -98,7 +100,7 @@ class _Played(Exception):
     """Raised instead of playing: the input was accepted."""
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.text(alphabet="randomheuistc:=,5 ", max_size=40))
 def test_any_bots_text_is_accepted_or_one_line_and_exit_2(text):
     def accepted(spec, *args, **kwargs):

@@ -85,6 +85,7 @@ def shown(page) -> int:
     return int(page.evaluate("document.body.dataset.seq"))
 
 
+@pytest.mark.browser
 def test_paws_page_steps_through_a_claim_in_chromium(tmp_path):
     browser_path = chromium()
     out = tmp_path / "paws.html"
@@ -129,6 +130,7 @@ def test_paws_page_steps_through_a_claim_in_chromium(tmp_path):
         pw.stop()
 
 
+@pytest.mark.browser
 def test_tales_page_shows_a_creature_leave_for_the_graveyard_in_chromium(tmp_path):
     browser_path = chromium()
     out = tmp_path / "tales.html"
@@ -158,6 +160,7 @@ def test_tales_page_shows_a_creature_leave_for_the_graveyard_in_chromium(tmp_pat
         pw.stop()
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("mode, seed", [("2v2", 5), ("survive-2v2", 2), ("standard", 3)])
 def test_tales_lines_never_overlap_and_no_text_runs_off_the_board_in_chromium(tmp_path, mode, seed):
     """Once each commander's graveyard line was drawn over the next commander's heading (2 vs. 2) and a long hand
@@ -361,6 +364,7 @@ def test_play_replays_a_tales_search_game(tmp_path):
                      res.stdout, re.M), res.stdout
 
 
+@pytest.mark.browser
 def test_the_page_shows_what_the_search_saw_beside_each_decision_in_chromium(tmp_path):
     browser_path = chromium()
     out = tmp_path / "search.html"

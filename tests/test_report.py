@@ -16,6 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from budget import examples
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -116,6 +118,7 @@ def run_file(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.browser
 def test_the_report_of_a_run_file_in_a_browser(run_file, tmp_path):
     page = tmp_path / "r.html"
     code, text = invoke("report", run_file, "--out", page, "--target", "4-10")
@@ -132,6 +135,7 @@ def test_the_report_of_a_run_file_in_a_browser(run_file, tmp_path):
     assert "the record lacks it" not in found["text"]
 
 
+@pytest.mark.browser
 def test_user_text_in_cells_shows_as_text(tmp_path):
     """Two cells told apart only by their card data's name, one of them a script tag: it is a cell's label,
     shown as text in the summary, the tables and the plots' titles, never run."""
@@ -203,7 +207,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, run_file):
     one_line_error([str(tmp_path / "*.parquet")], "not a pattern")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=20) | st.from_regex(r"\s*\d{1,7}-\d{1,7}\s*", fullmatch=True))
 def test_any_target_text_is_a_window_or_one_line_naming_the_flag(text):
     try:
@@ -276,6 +280,7 @@ def sweep(tmp_path: Path, spec: str) -> Path:
     return out
 
 
+@pytest.mark.browser
 @pytest.mark.slow
 def test_the_report_of_a_paws_sweep_in_a_browser(ray_local, tmp_path):
     out = sweep(tmp_path, PAWS_SPEC)
@@ -304,6 +309,7 @@ def test_the_report_of_a_paws_sweep_in_a_browser(ray_local, tmp_path):
         assert first["games"] == 300 and first["first_wins"] == cell.first_wins
 
 
+@pytest.mark.browser
 @pytest.mark.slow
 def test_the_report_of_a_tales_sweep_with_its_cards_in_a_browser(ray_local, tmp_path):
     out = sweep(tmp_path, TALES_SPEC)
@@ -342,6 +348,7 @@ round_limit = [0, 6, 12]
 """
 
 
+@pytest.mark.browser
 def test_the_page_leads_with_the_answer_against_the_varied_rule_in_a_browser(tmp_path):
     """A sweep over a rule parameter: the page draws the answer against it (the first player's share of decided
     games and how games end, per round limit, with intervals) right after the summary; shares are of the decided
@@ -367,6 +374,7 @@ def test_the_page_leads_with_the_answer_against_the_varied_rule_in_a_browser(tmp
         assert abs(first["first_share"] - cell.first_wins / first["decided"]) < 1e-12
 
 
+@pytest.mark.browser
 def test_a_ladders_page_leads_with_its_ratings_fit_and_head_to_head_in_a_browser(tmp_path):
     """Once a ladder's page showed its line-up panels and no rating: now its ratings (worked out from the games,
     not read from ladder.json), the Bradley-Terry fit and the win matrix come right after the summary."""

@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from core.rng import CoreRng, py_game_seed, py_splitmix64, stream
 from sim.rng import M64, Rng, game_seed, splitmix64
@@ -23,7 +24,7 @@ def test_splitmix64_matches_the_published_first_output():
     assert py_splitmix64(0) == 0xE220A8397B1DCDAF
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(0, M64), st.integers(0, 2**40))
 def test_core_and_twin_agree_on_game_streams(master, index):
     assert game_seed(master, index) == py_game_seed(master, index)
@@ -31,7 +32,7 @@ def test_core_and_twin_agree_on_game_streams(master, index):
     assert [r.next32() for _ in range(40)] == stream(master, index, 40)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(0, M64), st.integers(1, 2**32 - 1), st.integers(0, 2**20))
 def test_core_and_twin_agree_on_below_die_and_shuffle(seed, n, stream_id):
     r, c = Rng(seed, stream_id), CoreRng(seed, stream_id)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from sim.games import EngineError, get
 from sim.kit.bots import ROLLOUTS, SEARCH_FIELDS, SEARCH_KINDS, SearchBot, SearchParams
@@ -48,7 +49,7 @@ def valid_value(name: str) -> st.SearchStrategy:
     return st.integers(f.metadata["min"], min(f.metadata["max"], 10**6))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data())
 def test_valid_search_specs_round_trip(data):
     kind = data.draw(st.sampled_from(SEARCH_KINDS))
@@ -73,7 +74,7 @@ def search_spec_text() -> st.SearchStrategy[str]:
     return st.builds(lambda k, items: ":".join([k, *items]), st.sampled_from(SEARCH_KINDS), st.lists(item, max_size=4))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(spec=search_spec_text())
 def test_any_search_spec_is_a_search_bot_or_one_clear_error(spec):
     try:

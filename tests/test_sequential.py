@@ -13,6 +13,7 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 from infra.sequential import (ACCEPT_H0, CONTINUE, REJECT_H0, UNDECIDED_AT_CAP, ShareSequence, Sprt,
                             games_for_half_width, share_interval, stop_when_narrow, wilson_interval)
@@ -239,7 +240,7 @@ anything = st.one_of(st.integers(-10, 10**13), st.floats(allow_nan=True, allow_i
                      st.none(), st.booleans())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(alpha=st.one_of(st.floats(0, 1), anything), n=st.one_of(st.integers(0, 10**9), anything),
        frac=st.floats(0, 1), total=anything, use_frac=st.booleans(),
        prior=st.one_of(st.tuples(st.floats(0.01, 100), st.floats(0.01, 100)), anything))

@@ -6,6 +6,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from sim.games import get
 from infra.metrics import Metric, MetricError, estimate, fair_share, parse_metric, summarize
@@ -185,7 +186,7 @@ ATTACKS = st.sampled_from(["read_csv('x')", "(SELECT 1)", "; SELECT 1", "-- x", 
                            "duckdb_settings()", "COPY games TO 'x'", ") UNION SELECT (1", "query('x')"])
 SAFE = st.sampled_from(["rounds > 3", "players = 2", "end_reason = 'vp'", "abs(rounds - 4) < 2", "1", "0.5",
                         "coalesce(winner_seat, 0) = 0", "rounds BETWEEN 1 AND 9", "NOT (rounds > 2)"])
-PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPS

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from budget import examples
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -92,7 +94,7 @@ def test_a_preset_written_is_read_back_and_other_presets_are_kept(tmp_path):
     assert list(tmp_path.iterdir()) == [path]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.text(max_size=40))
 def test_any_preset_name_is_taken_or_refused_in_one_line_before_any_game(name):
     res = runner.invoke(app, ["tune-bot", "tales", "--write-preset", name, "--field", "nobody"])

@@ -9,7 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
+
 from part_bytes import parts as files
+from ray_head import start_embedded_ray
 from signals import default_sigint
 
 import cluster.local
@@ -49,13 +51,14 @@ def test_a_small_sweep_plays_on_the_driver_and_never_starts_ray(driver_only):
     assert len(files(out)) == 8 and not list(out.rglob("*.tmp-*"))
 
 
+@pytest.mark.ray
 def test_a_stop_sweep_on_the_driver_stops_where_it_stops_on_ray(request, tmp_path):
     if ray_up():
         pytest.skip("a Ray runtime of another module is still up in this process")
     spec = parse_spec(STOP, source="driver-stop.toml")
     local = run_sweep(spec, tmp_path / "local", workers=2, progress=False)
     assert local.ray_start_s == 0.0 and not ray_up()
-    request.getfixturevalue("ray_local")
+    start_embedded_ray()
     on_ray = run_sweep(spec, tmp_path / "ray", workers=2, progress=False)
     keep = ("estimate", "interval", "games", "reason")
     assert {c: {k: st[k] for k in keep} for c, st in local.stop.items()} == \
@@ -63,19 +66,21 @@ def test_a_stop_sweep_on_the_driver_stops_where_it_stops_on_ray(request, tmp_pat
     assert files(tmp_path / "local") == files(tmp_path / "ray")
 
 
+@pytest.mark.ray
 def test_driver_parts_are_byte_identical_to_ray_workers_parts(driver_only, request, tmp_path):
     out, _ = driver_only
-    request.getfixturevalue("ray_local")         # a caller's Ray runtime: every part on its workers
+    start_embedded_ray()         # a caller's Ray runtime: every part on its workers
     workers = tmp_path / "workers"
     s = run_sweep(parse_spec(SPEC, source="driver.toml"), workers, workers=2, progress=False)
     assert s.parts == 8
     assert files(workers) == files(out)
 
 
+@pytest.mark.ray
 def test_hand_over_to_ray_mid_sweep_writes_the_same_bytes(driver_only, request, tmp_path, monkeypatch):
     """Ray pays at once: the driver's threads play the first parts, Ray's workers the rest."""
     out, _ = driver_only
-    request.getfixturevalue("ray_local")
+    start_embedded_ray()
     monkeypatch.setattr(cluster.sweep, "_ray_running", lambda: False)     # as if embedded: driver plays first
     monkeypatch.setattr(cluster.local, "RAY_PAYS_S", 0.0)
     monkeypatch.setattr(cluster.local, "RAY_PAYS_GIL_S", 0.0)

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from ray_head import start_embedded_ray
 from signals import default_sigint
 
 import cluster.local
@@ -147,6 +148,7 @@ def test_a_player_killed_while_idle_or_playing_is_replaced_and_every_part_comes_
         players.close()
 
 
+@pytest.mark.ray
 def test_a_stop_sweep_handed_to_ray_plays_every_part_its_players_last_results_allow(request, tmp_path,
                                                                                   monkeypatch):
     """Ray starts while the players finish parts (their results wait); once those are recorded the stop plan
@@ -157,7 +159,7 @@ def test_a_stop_sweep_handed_to_ray_plays_every_part_its_players_last_results_al
     spec = parse_spec(STOP, source="handed-stop.toml")
     ref = run_sweep(spec, tmp_path / "ref", workers=2, progress=False)
     assert ref.ray_start_s == 0.0
-    request.getfixturevalue("ray_local")
+    start_embedded_ray()
     monkeypatch.setattr(cluster.sweep, "_ray_running", lambda: False)     # as if embedded: players first
     monkeypatch.setattr(cluster.local, "RAY_PAYS_S", 0.0)
     monkeypatch.setattr(cluster.local, "RAY_PAYS_GIL_S", 0.0)

@@ -56,6 +56,7 @@ def _curves(out, cell: str) -> dict:
     return out_
 
 
+@pytest.mark.browser
 def test_the_report_shows_tension_per_cell_as_the_stored_curves_define_it(tmp_path):
     from test_report import open_page
     out = _sweep(tmp_path, "tension", "[2, 4]")
@@ -118,6 +119,7 @@ def test_compare_says_the_refusal_where_tension_refused_a_cell(tmp_path):
     assert "A: tension refused" not in res.output
 
 
+@pytest.mark.browser
 @pytest.mark.slow
 def test_a_measure_folders_report_is_its_answer_and_kingmaking_adds_a_section(tmp_path):
     from test_report import open_page

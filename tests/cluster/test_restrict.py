@@ -158,6 +158,7 @@ def test_verdicts_at_their_borders(cost, low, high, want):
     assert (needed is not None) == (want == "unclear")
 
 
+@pytest.mark.browser
 def test_the_command_runs_a_sweep_and_answers_from_its_folder(tmp_path):
     """The folder is an ordinary sweep: status --verify passes; the answer read back from the folder (--from,
     restricted_play) is the one the command printed and wrote; a deleted part is played again by --resume,

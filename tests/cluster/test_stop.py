@@ -9,6 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from budget import examples
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -245,7 +247,7 @@ KEYS = st.sampled_from(["metric", "half_width", "relative", "max_games_per_cell"
                         "beta", "delta", "lookahead", "games_per_cell"])
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(KEYS, VALUES, max_size=5))
 def test_any_stop_table_is_a_spec_or_one_line_naming_the_stop(stop):
     try:

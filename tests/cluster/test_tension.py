@@ -53,6 +53,7 @@ def recalibrated(curves: dict) -> dict[int, np.ndarray]:
     return {gi: q[game == gi] for gi in won}
 
 
+@pytest.mark.browser
 def test_the_command_plays_a_sweep_and_answers_from_its_folder(tmp_path):
     from test_report import open_page
     out, js, page = tmp_path / "t", tmp_path / "t.json", tmp_path / "t.html"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from budget import examples
 
 from cluster.racing import CAP, NARROW, WON, Constraint, Objective, Race, round_ends
 
@@ -306,7 +307,7 @@ PATHS = st.sampled_from(sorted(KEYS) + ["space.mansion_monster_hp_bonus", "space
                                         "constraint.0.bound"])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(changes=st.lists(st.tuples(PATHS, VALUES), min_size=1, max_size=3))
 def test_any_spec_is_accepted_or_refused_in_one_line(changes):
     raw = copy.deepcopy(BASE)

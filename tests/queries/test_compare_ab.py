@@ -192,6 +192,7 @@ def test_html_is_a_self_contained_page_titled_a_vs_b(desert, tmp_path):
     assert "regression" not in text.lower() and not re.search(r"https?:", text)
 
 
+@pytest.mark.browser
 def test_html_renders_in_headless_chromium(desert, tmp_path):
     """The page as a designer opens it: Chromium (the system's, headless) draws every plot, no console errors."""
     import shutil

@@ -5,6 +5,7 @@ says so in its line (once "no real difference ... (+2.0 points [+0.4, +3.6])")."
 import math
 
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 from queries.compare import Row, amount, decimals, verdict
 
@@ -38,7 +39,7 @@ def test_a_tiny_real_change_shows_the_digits_it_needs():
     assert decimals(row()) == 1 and decimals(row(kind="mean", low=-0.2, high=0.3)) == 2
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.floats(-1, 1), st.floats(1e-4, 0.5), st.sampled_from(["share", "mean"]))
 def test_a_real_change_never_prints_an_interval_that_touches_zero(diff, half, kind):
     """Whatever the size of the effect, a real change's printed interval does not read [0.00, 0.00] or cross 0."""

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from conftest import SMALL_SWEEP, write_results
 from queries import library
@@ -214,7 +215,7 @@ def test_a_version_1_part_gets_only_the_missing_columns(small_sweep):
 trace_row = st.lists(st.one_of(st.none(), st.integers(0, 4)), min_size=2, max_size=4)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2), st.integers(-1, 2), st.booleans(),
                           st.one_of(st.none(), st.lists(trace_row, min_size=0, max_size=70))),
                 min_size=1, max_size=8))
@@ -239,7 +240,7 @@ def test_any_trace_gives_the_walks_values_or_none(games):
             assert f == (None, None, None, None) and lead is None
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from([2, 3]), st.one_of(st.none(), st.integers(1, 60)), st.integers(0, 300)),
                 min_size=1, max_size=60))
 def test_game_length_percentiles_equal_quantile_disc(tmp_path_factory, values):

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from queries import library
 from infra import stats
@@ -168,7 +169,7 @@ def test_records_without_idle_turns_answer_with_an_empty_share(tmp_path):
     assert r["idle_turns"] is None and r["share"] is None and r["ci95_low"] is None
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2), st.integers(-1, 2),
                           st.lists(st.lists(st.integers(0, 5), min_size=3, max_size=3), min_size=1, max_size=6)),
                 min_size=1, max_size=12))

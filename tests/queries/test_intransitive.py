@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 from queries import intransitive as it
 
@@ -77,7 +78,7 @@ def test_pairs_that_never_met_count_as_even_and_longer_cycles_are_found():
     assert abs(sum(e["weight"] for e in r["equilibrium"]) - 1) < 1e-9
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.integers(0, 300), min_size=12, max_size=12))
 def test_the_mix_is_an_equilibrium_of_any_matrix(counts):
     """For any 4-bot table of wins and draws: the mix is a distribution, and no bot scores above one half

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from queries import library
 from queries.ratings import (ELO_SCALE, PRIOR_GAMES, RatingError, anchor_of, bootstrap_se, bradley_terry,
@@ -79,7 +80,7 @@ def test_bots_that_never_met_cannot_be_rated():
         bradley_terry(np.zeros((3, 3)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(2, 5).flatmap(lambda n: st.lists(st.lists(st.integers(0, 10**6), min_size=n, max_size=n),
                                                     min_size=n, max_size=n)))
 def test_any_win_loss_table_gives_finite_ratings_or_one_clear_message(table):

@@ -4,6 +4,7 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from cli.common import fit_table
 
@@ -12,7 +13,7 @@ VALUES = st.one_of(st.integers(-10**9, 10**12).map(str), st.floats(0, 1).map(lam
                    st.text("abc xyz", min_size=1, max_size=16).map(str.strip).filter(bool))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(columns=st.lists(NAMES, min_size=1, max_size=12, unique=True), width=st.integers(30, 200), data=st.data())
 def test_every_shown_value_is_whole_and_every_hidden_column_is_named(columns, width, data):
     rows = data.draw(st.lists(st.lists(VALUES, min_size=len(columns), max_size=len(columns)), min_size=1,

@@ -8,6 +8,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 from queries import tension as tq
 
@@ -74,7 +75,7 @@ def a_game(draw):
     return players, teams, draw(st.integers(-1, sides - 1)), curve
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(a_game(), min_size=1, max_size=25))
 def test_the_query_computes_the_per_game_definition(games):
     con = _tables(games)

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, example
 from hypothesis import strategies as st
+
+from budget import examples
 import typer
 from typer.testing import CliRunner
 
@@ -473,7 +475,7 @@ def test_suite_that_is_no_toml(files, content, needle):
 
 # --- properties: whatever comes in, exit 2 and one line, or accepted only when it is valid ----------------------
 
-PROPS = settings(max_examples=120, deadline=None,
+PROPS = settings(max_examples=examples(120), deadline=None,
                  suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 

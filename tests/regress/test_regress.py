@@ -174,6 +174,7 @@ def test_missing_or_corrupt_baseline_and_bad_suite_are_errors_before_any_game(ru
     assert not any((tmp_path / d).exists() for d in "de")
 
 
+@pytest.mark.browser
 def test_report_page_renders_in_headless_chromium(runs):
     browser = _chromium()
     page = runs[2]["heal0"][2] / "report.html"

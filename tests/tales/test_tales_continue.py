@@ -15,6 +15,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from budget import examples
 
 from core.tales_scenario import PausedGame
 from sim.games import get
@@ -86,7 +87,7 @@ def test_paused_copied_and_continued_games_end_as_the_uninterrupted_game(cfg_inp
 INPUTS = {}
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cfg=st.sampled_from(CONFIGS), seed=st.integers(0, 2**64 - 1), index=st.integers(0, 2**40),
        where=st.floats(0, 1, exclude_max=True), then=st.floats(0, 1))
 def test_any_game_paused_anywhere_continues_as_played(cfg, seed, index, where, then):
