@@ -52,7 +52,36 @@ def imports(path: Path) -> list[tuple[int, str]]:
                 name = node.module
             out.append((node.lineno, name))
             out += [(node.lineno, f"{name}.{alias.name}") for alias in node.names]   # from pkg import module
+    return out + run_imports(tree)
+
+
+def run_imports(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, dotted module) of what a child process is told to run: ``-m MODULE`` in a literal argument list, and
+    the imports of code passed as a string (``-c "from cli.main import app; app()"`` or any string that is Python
+    with an import in it): an upward tie through a subprocess is an upward tie all the same."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = node.elts
+            for flag, value in zip(items, items[1:]):
+                if _text(flag) == "-m" and _text(value):
+                    out.append((value.lineno, _text(value)))
+        text = _text(node)
+        if text and ("import " in text) and ("\n" in text or ";" in text or text.startswith(("from ", "import "))):
+            try:
+                code = ast.parse(text)
+            except SyntaxError:
+                continue
+            for inner in ast.walk(code):
+                if isinstance(inner, ast.Import):
+                    out += [(node.lineno, alias.name) for alias in inner.names]
+                elif isinstance(inner, ast.ImportFrom) and inner.module and not inner.level:
+                    out.append((node.lineno, inner.module))
     return out
+
+
+def _text(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 def ours(name: str) -> bool:
@@ -138,3 +167,16 @@ def test_the_checker_sees_an_import_that_points_up(tmp_path, monkeypatch):
     found = problems(probe)
     assert any("sim.probe (sim) imports cli.common (cli)" in f for f in found), found
     assert any(f"imports the game package sim.{GAME_PACKAGES[0]}" in f for f in found), found
+
+
+def test_the_checker_sees_a_child_process_that_runs_a_layer_above(tmp_path, monkeypatch):
+    """A ``-c`` string into the command line and a ``-m`` module name are ties like any import."""
+    monkeypatch.setattr("test_layers.ROOT", tmp_path)
+    (tmp_path / "service").mkdir()
+    probe = tmp_path / "service" / "probe.py"
+    probe.write_text('import sys\nCLI = "from cli.main import app; app()"\n'
+                     'ARGS = [sys.executable, "-m", "cli.main", "sweep"]\n'
+                     'FINE = [sys.executable, "-m", "cluster.bench"]\n')
+    found = problems(probe)
+    assert sum("service.probe (service) imports cli.main (cli)" in f for f in found) == 2, found
+    assert not any("cluster" in f for f in found), found
