@@ -162,14 +162,13 @@ def test_without_rules_each_cell_takes_its_games_default_preset():
 
 
 def test_bounded_inputs_are_refused_before_they_are_built(tmp_path):
-    import time
     big = tmp_path / "big.toml"
     big.write_text('game = "paws"\nseed = 1\ngames_per_cell = 5\n' + "# padding\n" * 120_000)
     with pytest.raises(SpecError, match=r"big\.toml: 1,[0-9,]+ bytes; a spec file is at most 1,048,576 bytes"):
         load_spec(big)
     with pytest.raises(SpecError, match="is a folder, not a spec file"):
         load_spec(tmp_path)
-    t = time.perf_counter()          # 10^10 cells: counted, never expanded
+    # 10^10 cells: counted, never expanded (expanding them would not end)
     grid = {"round_limit": list(range(100)), "lives": list(range(1, 101)), "vp_target": list(range(1, 101)),
             "bots": [f"heuristic:aggression={i}" for i in range(100)], "players": list(range(100))}
     with pytest.raises(SpecError, match=r"10000000000 cells \(100 x 100 x 100 x 100 x 100 from \[grid\]\); at most"):
@@ -178,7 +177,6 @@ def test_bounded_inputs_are_refused_before_they_are_built(tmp_path):
         spec(grid={"round_limit": list(range(10_001))})
     with pytest.raises(SpecError, match=r"10001 cells \(100 x 100 from \[grid\] \+ 1 \[\[cells\]\]\)"):
         spec(grid={"round_limit": list(range(100)), "lives": list(range(1, 101))}, cells=[{"players": 2}])
-    assert time.perf_counter() - t < 1.0
 
 
 def test_the_documented_games_per_cell_limit_is_reachable():
