@@ -39,17 +39,16 @@ import re
 import tempfile
 import tomllib
 from pathlib import Path
-from statistics import NormalDist
 from typing import Sequence
 
 import numpy as np
 
 from cluster.measure_sweep import CARD_FILES, card_file_text
 from cluster.restrict import points
+from infra.stats import Z95, adjust, normal_two_sided, z_for
 from sim.games import GAMES, Match
 from sim.params import RuleError
 
-Z95 = 1.959964
 VARIANTS = ("blank", "removed", "up", "down")
 
 
@@ -255,21 +254,14 @@ def at_weakest(users: dict[int, list[int]]) -> dict:
 
 def holm(pvalues: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values."""
-    order = np.argsort(pvalues)
-    n = len(pvalues)
-    adjusted = np.empty(n)
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (n - rank) * pvalues[i]))
-        adjusted[i] = running
-    return adjusted.tolist()
+    return adjust(pvalues, "holm")
 
 
 def summarise(rows: list[dict]) -> list[dict]:
     """Each card's worth (real less blank), removed, up and down with 95% and family (Bonferroni) intervals and
     the worth's Holm-adjusted p-value; the verdicts are measures/card_worth.py ``judge``'s."""
     measured_rows = [r for r in rows if r.get("blank") and r["blank"]["se"] is not None]
-    family = NormalDist().inv_cdf(1 - 0.025 / max(1, len(measured_rows)))
+    family = z_for(0.05 / max(1, len(measured_rows)))
     for r in rows:
         for how in VARIANTS:
             x = r.get(how)
@@ -278,7 +270,7 @@ def summarise(rows: list[dict]) -> list[dict]:
                 m = sign * x["diff"] + 0.0
                 x.update(effect=m, ci95=[m - Z95 * x["se"], m + Z95 * x["se"]],
                          family_ci95=[m - family * x["se"], m + family * x["se"]],
-                         p=2 * (1 - NormalDist().cdf(abs(m) / x["se"])) if x["se"] > 0 else (0.0 if m else 1.0))
+                         p=normal_two_sided(m / x["se"]) if x["se"] > 0 else (0.0 if m else 1.0))
     ps = holm([r["blank"]["p"] for r in measured_rows])
     for r, p in zip(measured_rows, ps):
         r["blank"]["p_holm"] = p

@@ -11,23 +11,8 @@ import sys
 from pathlib import Path
 
 from cluster.manifest import ManifestError, load_manifest
-from infra.sequential import games_for_half_width, wilson_interval
-
-
-def wilson_games(p: float, half_width: float) -> int:
-    """The fewest games whose 95% Wilson interval at share ``p`` is at most ``half_width`` on each side."""
-    def narrow(n: int) -> bool:
-        low, high = wilson_interval(n, p * n)
-        return (high - low) / 2 <= half_width
-
-    hi = 1
-    while not narrow(hi):
-        hi *= 2
-    lo = hi // 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if narrow(mid) else (mid, hi)
-    return hi
+from infra.sequential import games_for_half_width
+from infra.stats import wilson_games
 
 
 def compare(out: str | Path, half_width: float) -> list[str]:

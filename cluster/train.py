@@ -28,10 +28,10 @@ from typing import Any, Callable
 import numpy as np
 
 from sim.games import GAMES, Game, Match
+from infra.stats import Z95
 from sim.params import as_dict, fields
 
 SEED_SPACE = 1 << 63              # tuning seeds stay below 2^63: evaluation seeds (cluster/strength.py) lie above
-Z95 = 1.959964
 
 
 def bot_spec(weights: dict[str, int]) -> str:

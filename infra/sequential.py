@@ -1,6 +1,6 @@
 """Anytime-valid stopping statistics for sweeps that stop when the answer is clear.
 
-Two procedures, both pure functions of their inputs (numpy and ``math`` only), both updated with batches of
+Two procedures no library has, both pure functions of their inputs, both updated with batches of
 games, because the sweep driver looks at a cell after every batch:
 
 * ``ShareSequence``: a **confidence sequence** for the mean of per-game values in [0, 1] (a share: 1 when
@@ -43,6 +43,8 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+
+from infra.stats import fewest_games, wilson, z_for
 
 __all__ = [
     "ACCEPT_H0", "REJECT_H0", "CONTINUE", "UNDECIDED_AT_CAP",
@@ -219,36 +221,17 @@ def games_for_half_width(half_width: float, p: float, alpha: float = 0.05,
         low, high = share_interval(n, p * n, alpha, prior)
         return 0.5 * (high - low) <= half_width
 
-    hi = 1
-    while not narrow(hi):
-        hi *= 2
-        if hi > 2**62:
-            raise ValueError(f"half_width is too small to reach, got {half_width!r}")
-    lo = hi // 2                    # not narrow (or 0)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if narrow(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    try:
+        return fewest_games(narrow, limit=2**62)
+    except ValueError:
+        raise ValueError(f"half_width is too small to reach, got {half_width!r}") from None
 
 
 def wilson_interval(n, total, alpha: float = 0.05):
-    """The fixed-n Wilson score interval (two-sided, level 1 - alpha): valid at ONE look planned in advance,
-    not under repeated looks. Here for comparison (docs/sequential.md) and as the tests' control.
-    Vectorised like ``share_interval``."""
-    from statistics import NormalDist
-    z = NormalDist().inv_cdf(1.0 - alpha / 2.0)
-    t = np.asarray(n, dtype=float)
-    p = np.divide(total, t, out=np.full(t.shape, 0.5), where=t > 0)
-    denom = 1.0 + z * z / t
-    centre = (p + z * z / (2 * t)) / denom
-    half = z * np.sqrt(p * (1 - p) / t + z * z / (4 * t * t)) / denom
-    low, high = centre - half, centre + half
-    if np.ndim(low) == 0:
-        return float(low), float(high)
-    return low, high
+    """The fixed-n Wilson score interval (two-sided, level 1 - alpha; ``infra.stats.wilson``): valid at ONE look
+    planned in advance, not under repeated looks. Here for comparison (docs/sequential.md) and as the tests'
+    control. Vectorised like ``share_interval``."""
+    return wilson(total, n, z_for(alpha))
 
 
 def share(k: int, n: int) -> dict:
@@ -256,7 +239,7 @@ def share(k: int, n: int) -> dict:
     measures' answers give every share in (kingmaking, tension)."""
     if n <= 0:
         return {"count": int(k), "of": int(n), "share": None, "ci95": [None, None]}
-    low, high = wilson_interval(n, k)
+    low, high = wilson(k, n)
     return {"count": int(k), "of": int(n), "share": k / n, "ci95": [low, high]}
 
 

@@ -1,90 +1,101 @@
-"""The statistics of regress and compare, on counts (no SciPy): tests on rates, categories and distributions,
-and differences B - A with 95% intervals (unpaired, and paired on common random numbers).
+"""The project's statistics, in one module on SciPy and statsmodels: tests on rates, categories and
+distributions, Wilson intervals, differences B - A with 95% intervals (unpaired, and paired on common random
+numbers) and the equivalence verdict.
 
 Every test takes the baseline's and the current run's counts and returns a two-sided p-value and an
 effect size in the metric's own units, so a threshold in the suite file ("2 percentage points",
 "half a round") can be set by a designer. Multiple-comparison control is Benjamini-Hochberg (false
 discovery rate) or Holm (family-wise error), across every metric of a run.
+
+There is one Wilson interval (:func:`wilson`) and one 95% z (:data:`Z95`); the anytime-valid confidence
+sequences of ``infra.sequential`` are the one thing here no library has.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
+from scipy import stats as sps
+
+Z95 = float(sps.norm.ppf(0.975))     # the standard normal's 97.5% quantile: two-sided 95% (1.959963984540054)
+
+
+def z_for(alpha: float) -> float:
+    """The two-sided standard normal quantile for level 1 - alpha (Z95 at alpha = 0.05)."""
+    return Z95 if alpha == 0.05 else float(sps.norm.isf(alpha / 2.0))
+
+
+def _alpha(z: float) -> float:
+    """The two-sided level a z stands for (statsmodels' intervals take alpha, the project's callers a z)."""
+    return 0.05 if z == Z95 else float(2.0 * sps.norm.sf(z))
 
 
 def normal_two_sided(z: float) -> float:
     """Two-sided p-value of a standard normal statistic."""
-    return math.erfc(abs(z) / math.sqrt(2.0))
+    return float(2.0 * sps.norm.sf(abs(z)))
 
 
 def two_proportion_z(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float, float]:
     """Pooled two-proportion z-test of k1/n1 against k2/n2: (z, p, difference p2 - p1)."""
+    from statsmodels.stats.proportion import proportions_ztest
     if n1 <= 0 or n2 <= 0:
         return 0.0, 1.0, 0.0
-    p1, p2 = k1 / n1, k2 / n2
-    pooled = (k1 + k2) / (n1 + n2)
-    var = pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)
-    if var <= 0.0:  # both rates 0 or both 1: no evidence of a difference
-        return 0.0, 1.0, p2 - p1
-    z = (p2 - p1) / math.sqrt(var)
-    return z, normal_two_sided(z), p2 - p1
+    diff = k2 / n2 - k1 / n1
+    if k1 + k2 in (0, n1 + n2):  # both rates 0 or both 1: no evidence of a difference
+        return 0.0, 1.0, diff
+    z, p = proportions_ztest([k2, k1], [n2, n1])
+    return float(z), float(p), diff
 
 
-def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion k/n."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+def wilson(k, n, z: float = Z95):
+    """Wilson score interval of a proportion k/n (95% at the default z): (low, high), clipped to [0, 1];
+    n = 0 gives (0, 1). Vectorised: k and n may be numpy arrays (k may be fractional: draws count 1/2)."""
+    from statsmodels.stats.proportion import proportion_confint
+    alpha = _alpha(z)
+    if np.ndim(k) == 0 and np.ndim(n) == 0:
+        if n <= 0:
+            return 0.0, 1.0
+        low, high = proportion_confint(k, n, alpha=alpha, method="wilson")
+        return float(low), float(high)
+    k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
+    some = n > 0
+    low, high = proportion_confint(np.where(some, k, 0.0), np.where(some, n, 1.0), alpha=alpha, method="wilson")
+    return np.where(some, low, 0.0), np.where(some, high, 1.0)
 
 
-def _gamma_q(a: float, x: float) -> float:
-    """Regularized upper incomplete gamma Q(a, x) (series below a+1, continued fraction above)."""
-    if x <= 0.0:
-        return 1.0
-    log_front = a * math.log(x) - x - math.lgamma(a)
-    if x < a + 1.0:
-        term = total = 1.0 / a
-        ap = a
-        for _ in range(10000):
-            ap += 1.0
-            term *= x / ap
-            total += term
-            if abs(term) < abs(total) * 1e-15:
-                break
-        return max(0.0, 1.0 - total * math.exp(log_front))
-    # Lentz's continued fraction for Q
-    tiny = 1e-300
-    b = x + 1.0 - a
-    c = 1.0 / tiny
-    d = 1.0 / b
-    h = d
-    for i in range(1, 10000):
-        an = -i * (i - a)
-        b += 2.0
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return min(1.0, math.exp(log_front) * h)
+def fewest_games(enough: Callable[[int], bool], limit: int = 2**62) -> int:
+    """The smallest n >= 1 for which ``enough(n)`` holds, for a condition that stays true once it holds
+    (doubling, then bisection); ValueError past ``limit``."""
+    hi = 1
+    while not enough(hi):
+        hi *= 2
+        if hi > limit:
+            raise ValueError(f"no number of games up to {limit} is enough")
+    lo = hi // 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return hi
+
+
+def wilson_games(p: float, half_width: float, z: float = Z95) -> int:
+    """The fewest games whose Wilson interval (95% at the default z) at share ``p`` is at most ``half_width``
+    on each side: the fixed-n size of the same precision as a stopping sweep."""
+    def narrow(n: int) -> bool:
+        low, high = wilson(p * n, n, z)
+        return (high - low) / 2 <= half_width
+
+    return fewest_games(narrow)
 
 
 def chi2_sf(x: float, df: int) -> float:
-    """Survival function of the chi-square distribution with ``df`` degrees of freedom."""
+    """Survival function of the chi-square distribution with ``df`` degrees of freedom (1 for df <= 0)."""
     if df <= 0:
         return 1.0
-    return _gamma_q(df / 2.0, x / 2.0)
+    return float(sps.chi2.sf(x, df))
 
 
 def chi2_homogeneity(base: Mapping[str, int], cur: Mapping[str, int]) -> tuple[float, float, float]:
@@ -94,9 +105,8 @@ def chi2_homogeneity(base: Mapping[str, int], cur: Mapping[str, int]) -> tuple[f
     n1, n2 = table.sum(axis=1)
     if n1 == 0 or n2 == 0 or len(keys) < 2:
         return 0.0, 1.0, 0.0 if n1 == 0 or n2 == 0 else _tv(table)
-    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / table.sum()
-    stat = float(((table - expected) ** 2 / expected).sum())
-    return stat, chi2_sf(stat, len(keys) - 1), _tv(table)
+    stat, p, _, _ = sps.chi2_contingency(table, correction=False)
+    return float(stat), float(p), _tv(table)
 
 
 def _tv(table: np.ndarray) -> float:
@@ -105,70 +115,51 @@ def _tv(table: np.ndarray) -> float:
 
 
 def mann_whitney(base: Mapping[int, int], cur: Mapping[int, int]) -> tuple[float, float, float]:
-    """Mann-Whitney U test on two histograms {value: count}, ties and continuity corrected.
-
-    Returns (z, p, difference of means current - baseline).
-    """
+    """Mann-Whitney U test on two histograms {value: count}, ties and continuity corrected (SciPy's
+    asymptotic test). Returns (z, p, difference of means current - baseline); z is positive when the
+    current values run larger."""
     values = sorted(set(base) | set(cur))
-    a = np.array([base.get(v, 0) for v in values], dtype=float)
-    b = np.array([cur.get(v, 0) for v in values], dtype=float)
-    n1, n2 = a.sum(), b.sum()
+    a = np.array([base.get(v, 0) for v in values], dtype=np.int64)
+    b = np.array([cur.get(v, 0) for v in values], dtype=np.int64)
+    n1, n2 = int(a.sum()), int(b.sum())
     if n1 == 0 or n2 == 0:
         return 0.0, 1.0, 0.0
     v = np.array(values, dtype=float)
     shift = float((v * b).sum() / n2 - (v * a).sum() / n1)
-    t = a + b
-    n = n1 + n2
-    midrank = np.cumsum(t) - t + (t + 1) / 2.0
-    u1 = float((a * midrank).sum() - n1 * (n1 + 1) / 2.0)
-    mean = n1 * n2 / 2.0
-    var = n1 * n2 / 12.0 * ((n + 1) - float((t ** 3 - t).sum()) / (n * (n - 1)))
-    if var <= 0.0:  # every game has the same length
+    if np.count_nonzero(a + b) < 2:  # every game has the same length
         return 0.0, 1.0, shift
-    diff = u1 - mean
-    z = (abs(diff) - 0.5) / math.sqrt(var) if abs(diff) > 0.5 else 0.0
-    z = math.copysign(z, -diff)  # positive when the current games run longer
-    return z, normal_two_sided(z), shift
+    res = sps.mannwhitneyu(np.repeat(v, b), np.repeat(v, a), use_continuity=True, alternative="two-sided",
+                           method="asymptotic")
+    p = float(min(1.0, res.pvalue))
+    z = 0.0 if p >= 1.0 else float(sps.norm.isf(p / 2.0))
+    return math.copysign(z, float(res.statistic) - n1 * n2 / 2.0), p, shift
 
 
 def adjust(pvalues: Sequence[float], method: str = "bh") -> list[float]:
-    """Multiple-comparison adjusted p-values: "bh" (Benjamini-Hochberg) or "holm"."""
-    p = np.asarray(pvalues, dtype=float)
-    m = len(p)
-    if m == 0:
-        return []
-    order = np.argsort(p, kind="stable")
-    ranked = p[order]
-    if method == "bh":
-        adj = ranked * m / np.arange(1, m + 1)
-        adj = np.minimum.accumulate(adj[::-1])[::-1]
-    elif method == "holm":
-        adj = np.maximum.accumulate(ranked * (m - np.arange(m)))
-    else:
+    """Multiple-comparison adjusted p-values: "bh" (Benjamini-Hochberg) or "holm" (statsmodels' multipletests)."""
+    from statsmodels.stats.multitest import multipletests
+    if method not in ("bh", "holm"):
         raise ValueError(f"unknown adjustment {method!r}; expected bh or holm")
-    out = np.empty(m)
-    out[order] = np.minimum(adj, 1.0)
-    return out.tolist()
+    if len(pvalues) == 0:
+        return []
+    adjusted = multipletests(np.asarray(pvalues, dtype=float), method="fdr_bh" if method == "bh" else "holm")[1]
+    return [float(q) for q in adjusted]
 
 
 # ---------------------------------------------------------------------------------------------------
 # Differences B - A with 95% intervals (playtest compare): unpaired, and paired on common random numbers
 # ---------------------------------------------------------------------------------------------------
 
-Z95 = 1.959963984540054      # the standard normal's 97.5% quantile: two-sided 95%
-
-
 def newcombe(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[float, float, float]:
     """Difference of two independent proportions k2/n2 - k1/n1 with Newcombe's hybrid score interval
-    (Newcombe 1998, "Interval estimation for the difference between independent proportions", method 10),
-    built from each side's Wilson interval: (difference, low, high)."""
+    (Newcombe 1998, "Interval estimation for the difference between independent proportions", method 10;
+    statsmodels' ``confint_proportions_2indep``), built from each side's Wilson interval: (difference, low, high)."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
     if n1 <= 0 or n2 <= 0:
         return 0.0, -1.0, 1.0
-    p1, p2 = k1 / n1, k2 / n2
-    l1, u1 = wilson(k1, n1, z)
-    l2, u2 = wilson(k2, n2, z)
-    d = p2 - p1
-    return d, d - math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2), d + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+    alpha = _alpha(z)
+    low, high = confint_proportions_2indep(k2, n2, k1, n1, method="newcomb", compare="diff", alpha=alpha)
+    return k2 / n2 - k1 / n1, float(low), float(high)
 
 
 def mean_difference(mean1: float, var1: float, n1: int, mean2: float, var2: float, n2: int,
@@ -299,10 +290,9 @@ def equivalence(diff: float, se: float, games: int, margin: float = MARGIN, alph
     """Judge a difference ``diff`` with standard error ``se`` (from ``games`` games or pairs) against ``margin``:
     two one-sided tests at ``alpha`` for "the same" (the 1 - 2 alpha interval inside +-margin) and the
     two-sided 1 - alpha interval for "differs"."""
-    from scipy.stats import norm
     if not (margin > 0 and math.isfinite(margin)):
         raise ValueError(f"margin {margin!r}: expected a positive number")
-    z2, z1 = float(norm.ppf(1 - alpha / 2)), float(norm.ppf(1 - alpha))
+    z2, z1 = z_for(alpha), float(sps.norm.isf(alpha))
     if not math.isfinite(se):
         return Equivalence("not enough games", diff, -math.inf, math.inf, margin, games, None)
     low, high = diff - z2 * se, diff + z2 * se
@@ -317,5 +307,5 @@ def equivalence(diff: float, se: float, games: int, margin: float = MARGIN, alph
     needed = None
     if verdict == "not enough games" and se > 0 and games > 0:
         sd = se * math.sqrt(games)          # per game: the spread stays, the standard error shrinks with games
-        needed = int(math.ceil(((z1 + float(norm.ppf(0.9))) * sd / margin) ** 2))
+        needed = int(math.ceil(((z1 + float(sps.norm.ppf(0.9))) * sd / margin) ** 2))
     return Equivalence(verdict, diff, low, high, margin, games, needed)

@@ -41,6 +41,7 @@ from infra.stats import Z95, wilson
 ELO_SCALE = 400.0 / math.log(10.0)    # Elo points per unit of theta (natural log-odds)
 PRIOR_GAMES = 1.0                     # virtual drawn games between every two bots that met
 MAX_ITERATIONS = 200
+GRADIENT_TOLERANCE = 1e-14            # per game of the busiest pair: the fit stops when the gradient is below it
 BOOTSTRAP = 200                       # replicates for the intervals of games of more than 2 seats
 BOOTSTRAP_SEED = 20261205
 
@@ -85,7 +86,7 @@ def _components(games: np.ndarray) -> list[list[int]]:
 def bradley_terry(scores: np.ndarray, prior: float = PRIOR_GAMES, anchor: int = 0,
                   names: Sequence[str] | None = None) -> Fit:
     """Fit Bradley-Terry strengths to ``scores[i, j]``, bot i's score against bot j (wins + draws / 2), by
-    Newton's method on the log-likelihood plus ``prior`` virtual drawn games per pair that met.
+    maximum likelihood (scipy.optimize) with ``prior`` virtual drawn games per pair that met.
 
     Raises RatingError when there are fewer than 2 bots, no games, or bots that no chain of games connects
     (their strengths are not comparable)."""
@@ -108,42 +109,48 @@ def bradley_terry(scores: np.ndarray, prior: float = PRIOR_GAMES, anchor: int = 
     s = s + met * (prior / 2.0)                  # the prior: half a virtual win each way per pair that met
     games = s + s.T
     free = [i for i in range(len(s)) if i != anchor]
+    res = _maximise(s, games, free)
     theta = np.zeros(len(s))
-
-    def loglik(t: np.ndarray) -> float:
-        d = t[:, None] - t[None, :]
-        return float(-(s * np.logaddexp(0.0, -d)).sum())
-
-    current = loglik(theta)
-    info = np.zeros((len(s), len(s)))
-    for it in range(1, MAX_ITERATIONS + 1):
-        d = theta[:, None] - theta[None, :]
-        p = 1.0 / (1.0 + np.exp(-d))
-        w = games * p * (1.0 - p)
-        grad = (s - games * p).sum(axis=1)
-        info = np.diag(w.sum(axis=1)) - w        # Fisher information (negative Hessian)
-        sub = info[np.ix_(free, free)]
-        step = np.linalg.solve(sub, grad[free])
-        scale = 1.0
-        while True:                               # Newton with step halving: the likelihood never falls
-            trial = theta.copy()
-            trial[free] += scale * step
-            value = loglik(trial)
-            if value >= current - 1e-12 or scale < 1e-6:
-                break
-            scale /= 2.0
-        theta, current = trial, value
-        if np.max(np.abs(scale * step)) < 1e-10:
-            break
-    d = theta[:, None] - theta[None, :]
-    p = 1.0 / (1.0 + np.exp(-d))
-    w = games * p * (1.0 - p)
-    info = np.diag(w.sum(axis=1)) - w
-    cov = np.zeros_like(info)
-    cov[np.ix_(free, free)] = np.linalg.inv(info[np.ix_(free, free)])
+    theta[free] = res.x
+    cov = np.zeros((len(s), len(s)))
+    cov[np.ix_(free, free)] = np.linalg.inv(_information(theta, games)[np.ix_(free, free)])
     if not (np.all(np.isfinite(theta)) and np.all(np.isfinite(cov))):
         raise RatingError("the ratings did not converge to finite values")
-    return Fit(theta, cov, it)
+    return Fit(theta, cov, int(res.nit))
+
+
+def _information(theta: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """The Fisher information of the strengths (the negative Hessian of the log-likelihood)."""
+    p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
+    w = games * p * (1.0 - p)
+    return np.diag(w.sum(axis=1)) - w
+
+
+def _maximise(s: np.ndarray, games: np.ndarray, free: list[int]):
+    """The maximum-likelihood strengths of the ``free`` bots (the anchor held at 0) by scipy's trust-region
+    Newton on the concave log-likelihood, with its exact gradient and Hessian."""
+    from scipy.optimize import minimize
+
+    def full(x: np.ndarray) -> np.ndarray:
+        t = np.zeros(len(s))
+        t[free] = x
+        return t
+
+    def objective(x: np.ndarray):
+        t = full(x)
+        d = t[:, None] - t[None, :]
+        p = 1.0 / (1.0 + np.exp(-d))
+        return float((s * np.logaddexp(0.0, -d)).sum()), -(s - games * p).sum(axis=1)[free]
+
+    def hessian(x: np.ndarray) -> np.ndarray:
+        return _information(full(x), games)[np.ix_(free, free)]
+
+    res = minimize(objective, np.zeros(len(free)), jac=True, hess=hessian, method="trust-exact",
+                   options={"gtol": GRADIENT_TOLERANCE * max(1.0, float(games.max())), "maxiter": MAX_ITERATIONS})
+    # Near the maximum the log-likelihood's changes fall below its rounding before the gradient does, so the
+    # trust region can stop a step short: one Newton step on the gradient finishes it (quadratic convergence).
+    res.x = res.x - np.linalg.solve(hessian(res.x), objective(res.x)[1])
+    return res
 
 
 FIT_LEVEL = 0.01          # a Bradley-Terry fit whose deviance test has p below this does not describe the games

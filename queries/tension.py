@@ -31,6 +31,7 @@ import math
 import numpy as np
 
 from infra.sequential import share
+from infra.stats import Z95
 
 DECIDED = 0.9
 STEPS = 20
@@ -201,7 +202,7 @@ def _mean(m: float | None, sd: float | None, n: int) -> dict:
     the last bits of a double from one read to the next; the answer read twice is the same."""
     if m is None or n < 2 or sd is None:
         return {"mean": None if m is None else round(float(m), 9), "ci95": [None, None], "n": int(n)}
-    half = 1.959964 * float(sd) / math.sqrt(n)
+    half = Z95 * float(sd) / math.sqrt(n)
     return {"mean": round(float(m), 9), "ci95": [round(float(m) - half, 9), round(float(m) + half, 9)], "n": int(n)}
 
 

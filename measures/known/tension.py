@@ -10,6 +10,7 @@ of its turns to the end.
 
 from __future__ import annotations
 
+from infra.stats import Z95
 from measures.known import Context, Outcome, case, rate_outcome
 
 MEASURE = "tension"
@@ -39,7 +40,7 @@ def _difference(rigged: dict, normal: dict) -> tuple[float, float, float]:
     qa, qb = (pa * na + 1) / (na + 2), (pb * nb + 1) / (nb + 2)
     se = (qa * (1 - qa) / (na + 2) + qb * (1 - qb) / (nb + 2)) ** 0.5
     d = qa - qb
-    return pa - pb, d - 1.959964 * se, d + 1.959964 * se
+    return pa - pb, d - Z95 * se, d + Z95 * se
 
 
 def _planted(game: str, setup: dict, bots: str, margin: float, ctx: Context, n: int) -> Outcome:
