@@ -11,28 +11,21 @@ that is every pair in both seat orders. When every part is played, the ratings a
 from __future__ import annotations
 
 import json
-import math
-import shlex
-import tomllib
-from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from cli.common import MAX_SEED, check_range, err, fail, fit_table, game_named, local_out
 from cli.sweep import play_spec
-from cluster.ladder import (DEFAULT_FIELD, ENGINE, LadderError, check_field, field_of, lineups, seconds_per_game,
-                            shared_setup)
-from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_GAMES_PER_CELL, SpecError, parse_spec
-from cluster.sweep import LOCK, SweepError, check_out_dir, interrupts, workers_error
-from queries import intransitive, library, ratings
-from sim.files import parse_toml, read_text_bounded, write_atomic
-from sim.games import GAMES, EngineError, Game
+from cluster.ladder import (DEFAULT_FIELD, REPORT_NAME, SPEC_NAME, LadderError, Plan, check_field,  # noqa: F401
+                            field_of, lineups, plan, probe_batch_size, ready, shared_setup, spec_text)
+from cluster.spec import MAX_BATCH, MAX_GAMES_PER_CELL
+from cluster.sweep import SweepError, check_out_dir, interrupts, workers_error
+from queries import ratings
+from queries.ladder_report import LadderReportError, rate
+from sim.files import write_atomic
+from sim.games import GAMES, Game
 from sim.params import RuleError, parse_assignments
-
-SPEC_NAME = "ladder.toml"           # the ladder's sweep spec, in its results folder
-REPORT_NAME = "ladder.json"         # its ratings and win matrix, beside it (cluster/verify.py keeps both)
-PART_SECONDS = 2.0                  # the automatic batch size aims at parts of about this long on one core
 
 
 def _field(text: Optional[str]) -> list[str]:
@@ -56,112 +49,6 @@ def _check_field(g: Game, rules, overrides, setup, bots: list[str], seats: int) 
         return check_field(g, rules, overrides, setup, bots, seats)
     except LadderError as e:
         fail(str(e))
-
-
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    return json.dumps(str(value))          # a TOML basic string: JSON's escapes are TOML's
-
-
-def spec_text(raw: dict) -> str:
-    """The ladder's sweep spec as TOML (values only: strings, integers, lists, tables of them, cells)."""
-    lines = ["# a bot ladder: written by playtest ladder; one cell per line-up (docs/ladder.md)"]
-    for key, value in raw.items():
-        if not isinstance(value, (dict, list)) or key == "tables":
-            lines.append(f"{key} = {_toml(value)}")
-    for key in ("setup", "overrides"):
-        if raw.get(key):
-            lines.append(f"\n[{key}]")
-            lines += [f"{json.dumps(k)} = {_toml(v)}" for k, v in raw[key].items()]
-    for cell in raw["cells"]:
-        lines.append("\n[[cells]]")
-        lines += [f"{json.dumps(k)} = {_toml(v)}" for k, v in cell.items()]
-    text = "\n".join(lines) + "\n"
-    if tomllib.loads(text) != raw:        # the file must say exactly what is played
-        raise AssertionError("the ladder spec does not read back as written")
-    return text
-
-
-def probe_batch_size(g: Game, rules, overrides, setup, bots: list[str], line: list[tuple[str, ...]],
-                     seed: int, games: int) -> int:
-    """Games per part for parts of about PART_SECONDS on one core: each bot is timed playing every seat
-    (a line-up's game takes about the mean of its bots' times), the slowest line-up sets the size. Any
-    bot kind, search bots included: nothing here knows what a bot is."""
-    per_game = seconds_per_game(g, rules, overrides, setup, bots, seed, ENGINE)
-    slowest = max(sum(per_game[b] for b in lineup) / len(lineup) for lineup in line)
-    size = max(1, min(AUTO_BATCH[ENGINE], int(PART_SECONDS / max(slowest, 1e-9))))
-    parts = math.ceil(games / size)
-    return min(MAX_BATCH, math.ceil(games / parts))
-
-
-def _report(out: Path, bots: list[str], seats: int, info: dict) -> dict:
-    """Ratings and win matrix of the ladder's results in ``out``, as written to ladder.json."""
-    results = [str(out)]
-    anchor = ratings.anchor_of(bots)
-    try:
-        con = library.connect(results)
-        try:
-            library.add_seat_outcomes(con, results)
-            meetings = ratings.read_meetings(con, results)
-            played = ratings.games_played(con, results)
-            outcomes = ratings.read_outcomes(con, results) if seats > 2 else None
-            games = library.execute(con, "SELECT count(*) FROM games", results=results)[1][0][0]
-        finally:
-            con.close()
-        rated = ratings.ratings(bots, meetings, anchor, games=played, outcomes=outcomes)
-        fit = ratings.fit_of(bots, meetings, seats, outcomes, anchor)
-        field = intransitive.analyse(bots, meetings, seats=seats)
-    except (library.QueryError, library.ResultsError, ratings.RatingError) as e:
-        fail(f"{out}: {e}")
-    return {
-        **info,
-        "games": games,
-        "bots": bots,
-        "anchor": bots[anchor],
-        "ratings": rated,
-        "win_matrix": ratings.win_matrix(bots, meetings),
-        "fit": fit,
-        "intransitivity": field,
-        "method": {
-            "ratings": "Bradley-Terry by maximum likelihood over every meeting (two bots on opposing seats of a "
-                       "game; a game nobody won counts half a win each), on the Elo scale (400 log10 odds) "
-                       f"anchored at {bots[anchor]} = 0; a prior of {ratings.PRIOR_GAMES:g} virtual drawn game "
-                       "per pair keeps a bot that never loses finite",
-            "intervals": ("95%: rating +- 1.96 standard errors from the inverse Fisher information, relative to "
-                          "the anchor") if seats == 2 else
-                         (f"95%: rating +- 1.96 standard deviations over a bootstrap of the games "
-                          f"({ratings.BOOTSTRAP} replicates, each line-up's games resampled; one game's "
-                          "meetings are not independent), relative to the anchor"),
-            "fit": ("Bradley-Terry against every pair's own win share (draws half): deviance on (pairs that met) - "
-                    "(bots - 1) degrees of freedom, chi-square p; below 0.01 one rating per bot does not describe "
-                    "the games") if seats == 2 else
-                   ("the winner of each game somebody won against a model of one strength per bot and one effect "
-                    "per seat side (a side wins with probability proportional to exp(its bots' strengths + its "
-                    "effect): Luce's choice axiom), tested against every line-up's own win shares by the "
-                    "likelihood-ratio deviance; chi-square p, or a parametric bootstrap's "
-                    f"({ratings.TABLE_BOOTSTRAP} replicates) when expected counts are small; below 0.01 one "
-                    "rating per bot does not describe the games; no degrees of freedom, no fit claimed"),
-            "win_matrix": "the row bot's win share against the column bot over both seat orders (wins / "
-                          "games; draws are the games nobody won), Wilson 95% interval",
-            "intransitivity": "a cycle: bots each beating the next, the last the first, each with a Wilson 95% "
-                              "interval above a half of the games one of the two won; the equilibrium: the Nash "
-                              "equilibrium of the symmetric zero-sum game of score shares less one half (linear "
-                              "programming; the mean of the equilibria that favour each bot); alpha-Rank (Omidshafiei "
-                              "et al. 2019): the stationary distribution of a population of "
-                              f"{intransitive.ALPHARANK_POPULATION} imitating players, selection intensity "
-                              f"{intransitive.ALPHARANK_ALPHA:g}, over the same matrix; each with 95% intervals "
-                              f"from a parametric bootstrap of the matrix ({intransitive.BOOTSTRAP} replicates)",
-            "pairwise": "heads-up: one meeting per game" if seats == 2 else
-                        "the winner's seats beat every opposing seat; two seats that both lost are no meeting; "
-                        "nobody won: every two opposing seats drew",
-        },
-        "note": "bots, not people: every number here is one bot spec against another",
-    }
 
 
 def _print(report: dict) -> None:
@@ -251,98 +138,39 @@ def ladder(game: Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAM
         fail(str(e))
     shared, seats = _shared_setup(g, rules, overrides, given_setup, players)
     field = _check_field(g, rules, overrides, shared, field, seats)
-    line = lineups(field, seats)
-    spec_path = out / SPEC_NAME
-    stored = _stored_spec(spec_path) if resume else None
-    if not resume and out.exists() and any(p.name != LOCK for p in out.iterdir()):
-        fail(f"{out}: not empty; pass --resume to finish the ladder in it, or choose a new or empty --out")
-    if stored is None and (out / "manifest.json").exists():
-        fail(f"{out} holds a sweep that is not a ladder (no {SPEC_NAME}); choose another --out")
-
-    raw: dict[str, Any] = {"name": f"ladder {g.name}", "game": g.name}
-    if rules is not None:
-        raw["rules"] = rules
-    raw.update(seed=seed, games_per_cell=games, batch_size=batch_size, engine=ENGINE)
-    if shared:
-        raw["setup"] = shared
-    if overrides:
-        raw["overrides"] = overrides
-    raw["cells"] = [{"bots": ",".join(lineup)} for lineup in line]
-    if stored is not None and not batch_size and isinstance(stored.get("batch_size"), int):
-        raw["batch_size"] = stored["batch_size"]          # the size the ladder started with
-    if stored is not None and stored != raw:
-        differ = sorted(k for k in set(stored) | set(raw) if stored.get(k) != raw.get(k))
-        fail(f"{spec_path}: the ladder in {out} was started with other settings ({', '.join(differ)} differ); "
-             "give the same options to finish it, or choose another --out")
     try:
-        spec = parse_spec(raw, source=str(spec_path), base_dir=out)       # every cell checked before any game
-    except SpecError as e:
+        p = plan(g, field, shared, seats, overrides, rules=rules, sets=set_ or [], setups=setup or [],
+                 players=players, games=games, seed=seed, batch_size=batch_size, out=out, resume=resume)
+    except LadderError as e:
         fail(str(e))
     with interrupts() as ints:      # Ctrl-C or SIGTERM anywhere: one line with what to run, exit 128 + signal
         try:
-            _play_and_rate(g, raw, spec, spec_path, stored, field, line, seats, shared, overrides, rules, set_,
-                           setup, players, games, seed, out, workers, address, resume, progress)
+            _play_and_rate(p, workers, address, resume, progress)
         except KeyboardInterrupt:
-            again = _command(g.name, field, games, seed, rules, set_, setup, players, out, address,
-                             raw["batch_size"])
-            err.print(f"interrupted; resume with: {again} --resume", highlight=False, markup=False, soft_wrap=True)
+            err.print(f"interrupted; resume with: {p.command(address)} --resume", highlight=False, markup=False,
+                      soft_wrap=True)
             raise typer.Exit(code=128 + ints.signum)
 
 
-def _play_and_rate(g, raw, spec, spec_path, stored, field, line, seats, shared, overrides, rules, set_, setup,
-                   players, games, seed, out, workers, address, resume, progress) -> None:
-    """Size the parts (probe), write the ladder's spec, play it (``cli.sweep.play_spec``: an interruption
-    there prints its own resume hint), then rate it and write ``ladder.json``."""
-    if not raw["batch_size"]:
-        try:
-            raw["batch_size"] = probe_batch_size(g, rules, overrides, shared, field, line, seed, games)
-        except (EngineError, RuleError) as e:
-            fail(str(e))
-        spec = parse_spec(raw, source=str(spec_path), base_dir=out)
-    text = spec_text(raw)
-    if stored is None:
-        write_atomic(spec_path, text)
-    err.print(f"ladder of {len(field)} bots on {g.name}: {len(line)} line-ups ({_rotation(seats)}) x {games:,} "
-              f"games", highlight=False, markup=False, soft_wrap=True)
-    again = _command(g.name, field, games, seed, rules, set_, setup, players, out, address, raw["batch_size"])
-    play_spec(spec, out, workers=workers, address=address, resume=resume, progress=progress, again=again)
-    info = {"game": g.name, "rules": rules, "setup": shared, "overrides": overrides, "seats": seats,
-            "lineups": _rotation(seats), "seed": seed, "games_per_lineup": games, "spec": SPEC_NAME}
-    report = _report(out, field, seats, info)
-    write_atomic(out / REPORT_NAME, json.dumps(report, indent=2) + "\n")
-    _print(report)
-    err.print(f"ratings and win matrix: {out / REPORT_NAME}; the games: playtest query NAME --results {out}",
-              highlight=False, markup=False, soft_wrap=True)
-
-
-def _rotation(seats: int) -> str:
-    if seats == 2:
-        return "every pair in both seat orders"
-    return f"every {seats} bots in every seat order"
-
-
-def _stored_spec(path: Path) -> Optional[dict]:
-    """The spec a ladder being resumed started with (None when there is none yet)."""
-    if not path.exists():
-        return None
+def _play_and_rate(p: Plan, workers, address, resume: bool, progress: bool) -> None:
+    """Size the parts and write the ladder's spec (cluster.ladder.ready), play it (``cli.sweep.play_spec``: an
+    interruption there prints its own resume hint), then rate it (queries.ladder_report) and write
+    ``ladder.json``."""
     try:
-        return parse_toml(read_text_bounded(path, "ladder spec", SpecError), str(path), SpecError)
-    except SpecError as e:
-        fail(f"{path}: cannot read the ladder's spec ({e}); choose another --out")
-
-
-def _command(game, field, games, seed, rules, set_, setup, players, out, address, batch) -> str:
-    """The ladder command with these settings (to run again, or with --resume to finish it)."""
-    words = ["playtest", "ladder", game, "--bots", ",".join(field), "--games", str(games), "--seed", str(seed)]
-    words += ["--rules", rules] if rules else []
-    for item in set_ or []:
-        words += ["--set", item]
-    for item in setup or []:
-        words += ["--setup", item]
-    words += ["--players", str(players)] if players else []
-    words += ["--batch-size", str(batch), "--out", str(out)]
-    words += ["--address", address] if address else []
-    return shlex.join(words)
+        said = ready(p)
+    except LadderError as e:
+        fail(str(e))
+    err.print(said, highlight=False, markup=False, soft_wrap=True)
+    play_spec(p.spec, p.out, workers=workers, address=address, resume=resume, progress=progress,
+              again=p.command(address))
+    try:
+        report = rate(p.out, p.field, p.seats, p.info())
+    except LadderReportError as e:
+        fail(str(e))
+    write_atomic(p.out / REPORT_NAME, json.dumps(report, indent=2) + "\n")
+    _print(report)
+    err.print(f"ratings and win matrix: {p.out / REPORT_NAME}; the games: playtest query NAME --results {p.out}",
+              highlight=False, markup=False, soft_wrap=True)
 
 
 COMMANDS = {"ladder": ladder}

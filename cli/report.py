@@ -77,17 +77,7 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
                     f"built in {time.perf_counter() - t0:.1f} s)"), highlight=False, soft_wrap=True)
 
 
-def summary_lines(results: str, cards: str | None = None) -> list[str]:
-    """The short text summary ``playtest run`` and ``playtest sweep`` print at their end, and the command that
-    makes the page; a line saying why when the results cannot be read."""
-    try:
-        r = rep.read(results, brief=True)
-    except (rep.ReportError, library.QueryError, library.ResultsError) as e:
-        return [f"summary: not available ({e})"]
-    except Exception as e:  # noqa: BLE001 - the games are played and written: a summary bug must not fail the run
-        return [f"summary: not available (unexpected {type(e).__name__}: {e}; a bug in playtest, please report it)"]
-    again = f" --cards {shlex.quote(cards)}" if cards else ""
-    return rep.text_summary(r) + [f"the page: playtest report {shlex.quote(results)}{again}"]
+summary_lines = rep.summary_lines      # ``playtest run`` and ``playtest sweep`` print it (queries/report.py)
 
 
 COMMANDS = {"report": report}

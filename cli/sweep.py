@@ -13,29 +13,22 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cli.common import err, fail, one_line, plain, warn
-from queries.report import stop_line
-from cli.report import summary_lines as report_summary
+from cli.common import err, fail, plain, warn
+from cluster import play
 from cluster.manifest import BEYOND, DONE, NAME, ManifestError, counts, load_manifest, save_manifest
 from cluster.part import part_path
+from cluster.play import FAILED_EXIT, stop_goal  # noqa: F401 - what the sweep commands exit with and say
 from cluster.spec import SpecError, SweepSpec, load_spec, parse_spec
-from cluster.sweep import (LOCK, SweepError, SweepFailed, SweepInterrupted, check_out_dir, check_remote_out,
-                           interrupts, run_sweep, workers_error)
+from cluster.sweep import LOCK, SweepError, check_out_dir, workers_error
 from cluster.tune import stopper_for, tune_report
 from cluster.verify import VerifyError, quarantine, reconcile, scan, settle_stop
 from infra import folder
+from infra.stop_text import stop_line
 from infra.storage import StorageError, is_uri, open_location
+from queries.report import summary_lines as report_summary
 
 
-FAILED_EXIT = 1     # a sweep that began and failed (bad input is 2, Ctrl-C 130, SIGTERM 143)
-
-
-def _size(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:,.1f} {unit}" if unit != "B" else f"{int(n)} B"
-        n /= 1024
-    return f"{n:,.1f} TiB"
+_size = play.size_words
 
 
 def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/sweeps.md and examples/)")],
@@ -71,21 +64,14 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
         return _skill_sweep(spec, out, skill, skill_seconds, skill_games, workers=workers, address=address,
                             resume=resume, progress=progress, ray=ray)
     try:
-        s = load_spec(spec)
-        if is_uri(out):            # object storage: opened and checked (bucket, endpoint, lock) before any game
-            check_remote_out(out, s)
-        else:
-            out = Path(out)
-            check_out_dir(out)
+        s, out = play.open_sweep(spec, out)     # a local folder or object storage, checked before any game
     except (SpecError, SweepError) as e:
         fail(str(e))
-    if not is_uri(out) and tune_report(out) is not None:     # a race decides where its cells stop: only playtest tune resumes it
-        fail(f"{out} holds a tune (playtest tune); resume it with: playtest tune TUNE_SPEC --out {out} --resume")
     again = f"playtest sweep {spec} --out {out}" + (f" --address {address}" if address else "")
     play_spec(s, out, workers=workers, address=address, resume=resume, progress=progress, again=again,
               driver_plays=not ray)
     for line in report_summary(str(out)):      # games, first player's share per cell, end reasons; the page
-        Console(stderr=True).print(line, highlight=False, markup=False, soft_wrap=True)
+        err.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def _skill_sweep(spec: Path, out: str, skill: str, seconds: float, games_text: Optional[str], *, workers, address,
@@ -151,75 +137,28 @@ def _skill_sweep(spec: Path, out: str, skill: str, seconds: float, games_text: O
               "pooled, with whether the answer holds under stronger play)", highlight=False, markup=False)
 
 
+def say(tone: str, text: str) -> None:
+    """A line of a sweep being played (cluster.play), on stderr: an interruption in yellow, an error in red."""
+    if tone:
+        colour = "red" if tone == "error:" else "yellow"
+        err.print(f"[bold {colour}]{tone}[/] " + plain(text), highlight=False, soft_wrap=True)
+    else:
+        err.print(text, highlight=False, markup=False, soft_wrap=True)
+
+
 def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optional[str], resume: bool,
               progress: bool, again: str, driver_plays: bool = True) -> None:
-    """Play a validated sweep into ``out`` with the sweep's messages on stderr: what it plays, an
-    interruption (exit 130 for Ctrl-C, 143 for SIGTERM) with the command that resumes it (``again`` + ``--resume``), one-line errors
-    and the summary. ``playtest sweep`` and ``playtest ladder`` both play through here."""
-    err = Console(stderr=True)
-    hint = f"{again} --resume"
-    with interrupts() as ints:      # a second Ctrl-C never cuts the stop, the manifest or the hint short
-        if s.stop is not None:
-            err.print(f"sweep {s.name!r}: {len(s.cells)} cells, each until {stop_goal(s.stop)}, at most "
-                      f"{s.games_per_cell:,} games per cell in parts of {s.batch_size:,} -> {out}",
-                      highlight=False, markup=False)
-        else:
-            err.print(f"sweep {s.name!r}: {len(s.cells)} cells x {s.games_per_cell:,} games = {s.total_games:,} games "
-                      f"in {s.total_parts:,} parts of {s.batch_size:,} -> {out}", highlight=False, markup=False)
-        try:
-            r = run_sweep(s, out, workers=workers, address=address, resume=resume, progress=progress,
-                          driver_plays=driver_plays, log=lambda line: err.print(line, highlight=False, markup=False, soft_wrap=True))
-        except SweepInterrupted as e:
-            r = e.summary
-            if not _has_manifest(out):     # stopped before the sweep wrote anything
-                err.print("[bold yellow]interrupted[/] " + escape(
-                    f"before any game was played; nothing was written.\nrun it again with: {again}"),
-                    highlight=False)
-                raise typer.Exit(code=e.exit_code)
-            done = (f"{r.games_done:,} games in {r.parts_done} parts done" if s.stop is not None else
-                    f"{r.games_done:,} of {r.games_total:,} games done ({r.parts_done} of {r.parts_total} parts)")
-            err.print("[bold yellow]interrupted:[/] " + escape(
-                f"{done}; only finished parts are in {out}.\nresume with: {hint}"), highlight=False)
-            raise typer.Exit(code=e.exit_code)
-        except KeyboardInterrupt:    # before the sweep began (outside run_sweep's own handling)
-            err.print("[bold yellow]interrupted[/] " + escape(f"before any game was played.\nresume with: {hint}"),
-                      highlight=False)
-            raise typer.Exit(code=128 + ints.signum)
-        except SweepFailed as e:      # it began and failed: not bad input (exit 1), and how to go on
-            err.print(f"[bold red]error:[/] {plain(one_line(str(e)))}", highlight=False, soft_wrap=True)
-            err.print(escape(f"the finished parts are kept in {out}; resume with: {hint}"), highlight=False,
-                      soft_wrap=True)
-            raise typer.Exit(code=FAILED_EXIT) from None
-        except (SweepError, ManifestError) as e:
-            fail(str(e))
-    err.print(f"{r.games:,} games in {r.wall_s:.1f} s ({r.games_per_s:,.0f} games/s; playing {r.play_s:.1f} s, "
-              f"Ray start {r.ray_start_s:.1f} s, {r.workers} workers), {r.parts} parts written"
-              + (f", {r.parts_skipped} already done" if r.parts_skipped else "")
-              + f"; sweep {r.games_done:,}/{r.games_total:,} games, {_size(r.bytes)} in {out}",
-              highlight=False, markup=False)
-    if r.stop is not None:
-        if r.games_discarded:
-            err.print(f"{r.games_discarded:,} games played ahead of a cell's stop were discarded (the result is each "
-                      "cell's first games only)", highlight=False, markup=False)
-        for cid, st in r.stop.items():
-            err.print(f"  {cid}: {stop_line(st)}", highlight=False, markup=False)
-
-
-def _has_manifest(out) -> bool:
-    if is_uri(out):
-        with contextlib.suppress(StorageError):
-            return open_location(str(out), probe=False).exists(NAME)
-        return True
-    return (Path(out) / NAME).exists()
-
-
-def stop_goal(stop) -> str:
-    """What a [stop] sweep plays each cell until, in words."""
-    if stop.test:
-        return (f"the test {stop.metric.name} {stop.op} {stop.threshold} is decided (SPRT, alpha {stop.alpha:g}, "
-                f"beta {stop.beta:g}, delta {stop.delta:g})")
-    target = f"+-{stop.half_width:g}" if stop.half_width is not None else f"+-{stop.relative:.0%} of the estimate"
-    return f"{stop.metric.name} is known to {target} ({stop.confidence:.0%} confidence sequence)"
+    """Play a validated sweep into ``out`` with the sweep's messages on stderr (cluster.play.play_spec): an
+    interruption (exit 130 for Ctrl-C, 143 for SIGTERM) with the command that resumes it (``again`` +
+    ``--resume``), one-line errors and the summary. ``playtest sweep`` and ``playtest ladder`` both play through
+    here."""
+    try:
+        play.play_spec(s, out, workers=workers, address=address, resume=resume, progress=progress, again=again,
+                       say=say, driver_plays=driver_plays)
+    except play.Stopped as e:
+        raise typer.Exit(code=e.code) from None
+    except (SweepError, ManifestError) as e:
+        fail(str(e))
 
 
 def status(out: Annotated[str, typer.Argument(help="a sweep's results directory (a local folder or "

@@ -1,16 +1,26 @@
-"""A bot ladder's field and line-ups, checked as ``playtest ladder`` checks them (cli/ladder.py plays and rates it):
-here below the command line so that the service (``playtest serve``'s ladder jobs) refuses exactly what the command
-refuses, in the same one line. Every check raises a :class:`LadderError` (a ValueError) of one line."""
+"""A bot ladder's field and line-ups, checked as ``playtest ladder`` checks them, and its sweep planned: the spec
+(one cell per line-up, ``DIR/ladder.toml``) built, checked against the one a ladder being resumed started with, its
+parts sized and written (:func:`plan`, :func:`ready`). Here below the command line so that the command and the
+service's ladder steps (service/steps.py) refuse exactly the same, in the same one line, and play the same sweep
+(cluster/play.py); queries/ladder_report.py rates it. Every check raises a :class:`LadderError` (a ValueError) of
+one line."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import math
+import shlex
 import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Optional
 
-from cluster.spec import MAX_CELLS
-from sim.games import Game
+from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_CELLS, SpecError, SweepSpec, parse_spec
+from cluster.sweep import LOCK, SweepError, check_out_dir
+from sim.files import parse_toml, read_text_bounded, write_atomic
+from sim.games import EngineError, Game
 from sim.params import RuleError
 
 # The field when --bots is not given: random, the heuristic, its tuned weights, and the search bot at
@@ -128,3 +138,172 @@ def check(g: Game, bots: Optional[str], rules: Optional[str], overrides: dict[st
     shared, seats = shared_setup(g, rules, overrides, setup, players)
     field = check_field(g, rules, overrides, shared, field, seats)
     return field, shared, seats, lineups(field, seats)
+
+
+# the ladder's sweep -------------------------------------------------------------------------------------------
+
+SPEC_NAME = "ladder.toml"           # the ladder's sweep spec, in its results folder
+REPORT_NAME = "ladder.json"         # its ratings and win matrix, beside it (cluster/verify.py keeps both)
+PART_SECONDS = 2.0                  # the automatic batch size aims at parts of about this long on one core
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(str(value))          # a TOML basic string: JSON's escapes are TOML's
+
+
+def spec_text(raw: dict) -> str:
+    """The ladder's sweep spec as TOML (values only: strings, integers, lists, tables of them, cells)."""
+    lines = ["# a bot ladder: written by playtest ladder; one cell per line-up (docs/ladder.md)"]
+    for key, value in raw.items():
+        if not isinstance(value, (dict, list)) or key == "tables":
+            lines.append(f"{key} = {_toml(value)}")
+    for key in ("setup", "overrides"):
+        if raw.get(key):
+            lines.append(f"\n[{key}]")
+            lines += [f"{json.dumps(k)} = {_toml(v)}" for k, v in raw[key].items()]
+    for cell in raw["cells"]:
+        lines.append("\n[[cells]]")
+        lines += [f"{json.dumps(k)} = {_toml(v)}" for k, v in cell.items()]
+    text = "\n".join(lines) + "\n"
+    if tomllib.loads(text) != raw:        # the file must say exactly what is played
+        raise AssertionError("the ladder spec does not read back as written")
+    return text
+
+
+def probe_batch_size(g: Game, rules, overrides, setup, bots: list[str], line: list[tuple[str, ...]],
+                     seed: int, games: int) -> int:
+    """Games per part for parts of about PART_SECONDS on one core: each bot is timed playing every seat
+    (a line-up's game takes about the mean of its bots' times), the slowest line-up sets the size. Any
+    bot kind, search bots included: nothing here knows what a bot is."""
+    per_game = seconds_per_game(g, rules, overrides, setup, bots, seed, ENGINE)
+    slowest = max(sum(per_game[b] for b in lineup) / len(lineup) for lineup in line)
+    size = max(1, min(AUTO_BATCH[ENGINE], int(PART_SECONDS / max(slowest, 1e-9))))
+    parts = math.ceil(games / size)
+    return min(MAX_BATCH, math.ceil(games / parts))
+
+
+def rotation(seats: int) -> str:
+    """How the line-ups seat the field, in words."""
+    if seats == 2:
+        return "every pair in both seat orders"
+    return f"every {seats} bots in every seat order"
+
+
+@dataclass
+class Plan:
+    """A ladder's sweep, checked and ready to size and play: the game, the spec's raw table and the spec, the
+    spec a resumed ladder started with, the field as the records name it, the line-ups, the seats, the shared
+    setup and overrides, and the options that say it again (``sets``, ``setups``: as given)."""
+
+    g: Game
+    raw: dict
+    spec: SweepSpec
+    stored: Optional[dict]
+    field: list[str]
+    line: list[tuple[str, ...]]
+    seats: int
+    shared: dict
+    overrides: dict
+    rules: Optional[str]
+    sets: list[str]
+    setups: list[str]
+    players: Optional[int]
+    games: int
+    seed: int
+    out: Path
+
+    @property
+    def spec_path(self) -> Path:
+        return self.out / SPEC_NAME
+
+    def command(self, address: Optional[str] = None) -> str:
+        """The ladder command with these settings (to run again, or with --resume to finish it)."""
+        words = ["playtest", "ladder", self.g.name, "--bots", ",".join(self.field), "--games", str(self.games),
+                 "--seed", str(self.seed)]
+        words += ["--rules", self.rules] if self.rules else []
+        for item in self.sets:
+            words += ["--set", item]
+        for item in self.setups:
+            words += ["--setup", item]
+        words += ["--players", str(self.players)] if self.players else []
+        words += ["--batch-size", str(self.raw["batch_size"]), "--out", str(self.out)]
+        words += ["--address", address] if address else []
+        return shlex.join(words)
+
+    def info(self) -> dict:
+        """What ladder.json says of the ladder's settings, before its ratings."""
+        return {"game": self.g.name, "rules": self.rules, "setup": self.shared, "overrides": self.overrides,
+                "seats": self.seats, "lineups": rotation(self.seats), "seed": self.seed,
+                "games_per_lineup": self.games, "spec": SPEC_NAME}
+
+
+def stored_spec(path: Path) -> Optional[dict]:
+    """The spec a ladder being resumed started with (None when there is none yet)."""
+    if not path.exists():
+        return None
+    try:
+        return parse_toml(read_text_bounded(path, "ladder spec", SpecError), str(path), SpecError)
+    except SpecError as e:
+        raise LadderError(f"{path}: cannot read the ladder's spec ({e}); choose another --out") from None
+
+
+def plan(g: Game, field: list[str], shared: dict, seats: int, overrides: dict, *, rules: Optional[str],
+         sets: list[str], setups: list[str], players: Optional[int], games: int, seed: int, batch_size: int,
+         out: Path, resume: bool) -> Plan:
+    """The ladder's sweep over a checked field (:func:`check`): refused in one line (LadderError) when ``out``
+    holds something else, or a ladder started with other settings; every cell checked before any game."""
+    try:
+        check_out_dir(out)
+    except SweepError as e:
+        raise LadderError(str(e)) from None
+    line = lineups(field, seats)
+    spec_path = out / SPEC_NAME
+    stored = stored_spec(spec_path) if resume else None
+    if not resume and out.exists() and any(p.name != LOCK for p in out.iterdir()):
+        raise LadderError(f"{out}: not empty; pass --resume to finish the ladder in it, or choose a new or empty "
+                          "--out")
+    if stored is None and (out / "manifest.json").exists():
+        raise LadderError(f"{out} holds a sweep that is not a ladder (no {SPEC_NAME}); choose another --out")
+    raw: dict[str, Any] = {"name": f"ladder {g.name}", "game": g.name}
+    if rules is not None:
+        raw["rules"] = rules
+    raw.update(seed=seed, games_per_cell=games, batch_size=batch_size, engine=ENGINE)
+    if shared:
+        raw["setup"] = shared
+    if overrides:
+        raw["overrides"] = overrides
+    raw["cells"] = [{"bots": ",".join(lineup)} for lineup in line]
+    if stored is not None and not batch_size and isinstance(stored.get("batch_size"), int):
+        raw["batch_size"] = stored["batch_size"]          # the size the ladder started with
+    if stored is not None and stored != raw:
+        differ = sorted(k for k in set(stored) | set(raw) if stored.get(k) != raw.get(k))
+        raise LadderError(f"{spec_path}: the ladder in {out} was started with other settings ({', '.join(differ)} "
+                          "differ); give the same options to finish it, or choose another --out")
+    try:
+        spec = parse_spec(raw, source=str(spec_path), base_dir=out)       # every cell checked before any game
+    except SpecError as e:
+        raise LadderError(str(e)) from None
+    return Plan(g, raw, spec, stored, field, line, seats, shared, overrides, rules, list(sets), list(setups),
+                players, games, seed, out)
+
+
+def ready(p: Plan) -> str:
+    """Size the parts (a probe of the bots, when the batch size is automatic) and write the ladder's spec into its
+    folder (a resumed ladder keeps its own); returns what it will play, in one line."""
+    if not p.raw["batch_size"]:
+        try:
+            p.raw["batch_size"] = probe_batch_size(p.g, p.rules, p.overrides, p.shared, p.field, p.line, p.seed,
+                                                   p.games)
+        except (EngineError, RuleError) as e:
+            raise LadderError(str(e)) from None
+        p.spec = parse_spec(p.raw, source=str(p.spec_path), base_dir=p.out)
+    if p.stored is None:
+        write_atomic(p.spec_path, spec_text(p.raw))
+    return (f"ladder of {len(p.field)} bots on {p.g.name}: {len(p.line)} line-ups ({rotation(p.seats)}) x "
+            f"{p.games:,} games")

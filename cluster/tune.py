@@ -755,3 +755,73 @@ def _run_optuna(spec, out_dir, workers, address, resume, progress, say) -> Answe
                     finished=last_race.finished, rounds=rounds, generations=generations, folders=folders)
     _write_report(out_dir, answer.to_json())
     return answer
+
+
+# the answer in words (what playtest tune prints, and the service's tune step logs) -------------------------------
+
+def _interval(lo, hi) -> str:
+    return f"[{_num(lo)}, {_num(hi)}]"
+
+
+def _num(x) -> str:
+    return "?" if x is None else f"{x:.4g}"
+
+
+def answer_lines(a: Answer) -> list[str]:
+    """The answer in words: the best candidate with its intervals, the set no round could tell apart, games."""
+    lines = [f"objective: {a.objective}" + (f"; constraints: {', '.join(a.constraints)}" if a.constraints else ""),
+             f"race ended: {a.finished}; {a.confidence:.0%} confidence for every interval at once ({a.alpha_split})"]
+    if a.best is None:
+        lines.append("no candidate meets the constraints: each was dropped by one (see tune.json for the intervals)")
+    else:
+        b = a.best
+        goal = a.spec.get("objective", {}).get("goal") if isinstance(a.spec.get("objective"), dict) else None
+        lo, hi = b["loss_interval"]
+        value, low, high = ((-b["loss"], -hi, -lo) if goal == "max" and None not in (lo, hi)
+                            else (b["loss"], lo, hi))
+        lines.append(f"best: {b['label']}  objective {_num(value)} {_interval(low, high)} after "
+                     f"{b['games_per_hold']:,} games per hold cell")
+        for h in b["objective"]["per_hold"]:
+            lines.append(f"  {b['objective']['metric']} in {h['hold']}: {_num(h['estimate'])} "
+                         f"{_interval(*h['interval'])}")
+        for c in b["constraints"]:
+            worst = max(c["per_hold"], key=lambda p: p["interval"][1] if "<=" in c["constraint"] else -p["interval"][0])
+            lines.append(f"  {c['constraint']}: {'holds' if c['certified'] else 'not yet shown'} "
+                         f"(worst hold cell {worst['hold']}: {_num(worst['estimate'])} {_interval(*worst['interval'])})")
+        others = a.indistinguishable[1:]
+        lines.append(f"cannot be told apart from the best ({len(others)}):" + ("" if others else " none"))
+        for e in others:
+            lines.append(f"  {e['label']}: " + ("constraints shown to hold" if e.get("certified") else
+                                                 "constraints NOT yet shown to hold (certified: false)"))
+        nexts = [n for n in (next_step(e) for e in a.indistinguishable) if n]
+        if nexts:
+            lines.append("next: " + "; ".join(nexts) + f" (raise max_games_per_candidate in {a.spec.get('name', 'the spec')}"
+                         " and run the tune again with --resume)")
+    lines.append(f"games: {a.games:,} spent; an exhaustive grid giving every candidate as many games would spend "
+                 f"{a.exhaustive_games:,} ({a.games / max(a.exhaustive_games, 1):.0%} of it spent)")
+    return lines
+
+
+def next_step(e: dict) -> str | None:
+    """For a candidate whose constraints are not yet shown to hold: about how many games per hold cell would
+    show it (an interval narrows as one over the square root of the games), or that its estimate already breaks
+    the constraint; None when every constraint holds."""
+    if e.get("certified"):
+        return None
+    n = e.get("games_per_hold") or 0
+    needs = []
+    for c in e.get("constraints", []):
+        if c.get("certified"):
+            continue
+        upper = "<=" in c["constraint"]
+        bound = float(c["constraint"].split("<=" if upper else ">=")[1].strip().rstrip("%")) / \
+            (100 if c["constraint"].strip().endswith("%") else 1)
+        for h in c["per_hold"]:
+            est, (lo, hi) = h["estimate"], h["interval"]
+            room = (bound - est) if upper else (est - bound)
+            if room <= 0:
+                return f"{e['label']} breaks {c['constraint']} in {h['hold']} ({_num(est)}): more games would drop it"
+            half = (hi - lo) / 2
+            if (hi > bound) if upper else (lo < bound):
+                needs.append(math.ceil(n * (half / room) ** 2))
+    return f"{e['label']} needs about {max(needs):,} games per hold cell (now {n:,})" if needs else None

@@ -26,6 +26,7 @@ from typing import Any
 import duckdb
 
 from queries import library
+from infra.stop_text import stop_line  # noqa: F401 - the report's and the sweep's one line per stopped cell
 from infra import stats
 from queries.first_player import edge_verdict, edge_words
 from queries.library import QueryError, ResultsError, execute
@@ -653,26 +654,6 @@ def headlines(report: Report, cell: Cell) -> list[str]:
     return out
 
 
-def _num(x) -> str:
-    return "?" if not isinstance(x, (int, float)) or isinstance(x, bool) else f"{x:.4g}"
-
-
-def stop_line(st: Any) -> str:
-    """One cell's stopping state (a [stop] sweep's manifest ``cells[i].stop``) in words: the stopping metric with
-    its confidence sequence, the one interval that stays valid after stopping on it."""
-    if not isinstance(st, dict):
-        return "no stopping state"
-    interval = st.get("interval") if isinstance(st.get("interval"), list) and len(st["interval"]) == 2 else [None, None]
-    reason = st.get("reason") or "still playing"
-    why = {"narrow": "stopped: interval narrow enough", "accept": f"stopped: the claim {st.get('claim', '')} holds",
-           "reject": f"stopped: the claim {st.get('claim', '')} fails", "cap": "stopped at the cap (max_games_per_cell)"}
-    conf = st.get("confidence")
-    games = st.get("games") if isinstance(st.get("games"), int) else 0
-    return (f"{st.get('metric', '?')} = {_num(st.get('estimate'))} ({_num(interval[0])} to {_num(interval[1])}, "
-            f"{_num(100 * conf) if isinstance(conf, (int, float)) else '?'}% confidence sequence) from "
-            f"{games:,} games; {why.get(reason, str(reason))}")
-
-
 def text_summary(report: Report) -> list[str]:
     """A few lines for the terminal: games, per cell the first player's win share with its interval and
     the end reasons."""
@@ -1181,3 +1162,17 @@ def build(source: str, out: Path, *, shortest: int = 5, longest: int = 15, behin
     write_atomic(out, page(report))
     return report
 
+
+
+def summary_lines(results: str, cards: str | None = None) -> list[str]:
+    """The short text summary ``playtest run`` and ``playtest sweep`` (and a sweep job) print at their end, and the
+    command that makes the page; a line saying why when the results cannot be read."""
+    import shlex
+    try:
+        r = read(results, brief=True)
+    except (ReportError, QueryError, ResultsError) as e:
+        return [f"summary: not available ({e})"]
+    except Exception as e:  # noqa: BLE001 - the games are played and written: a summary bug must not fail the run
+        return [f"summary: not available (unexpected {type(e).__name__}: {e}; a bug in playtest, please report it)"]
+    again = f" --cards {shlex.quote(cards)}" if cards else ""
+    return text_summary(r) + [f"the page: playtest report {shlex.quote(results)}{again}"]

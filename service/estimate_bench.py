@@ -2,8 +2,8 @@
 
 For each spec it takes the estimate a designer sees before pressing Start with no finished run to calibrate on
 (``service.kinds.estimate_seconds``: a pilot of the first cell on one core, scaled to the workers, then
-``calibrated`` with no history: the range) and then plays the spec as a sweep job does (``playtest sweep SPEC
---out DIR --no-progress --workers N``, then ``playtest report DIR``), timing the two steps from start to end. It
+``calibrated`` with no history: the range) and then plays the spec as a sweep job does (its two steps, ``python -m
+service.steps sweep SPEC --out DIR --workers N`` then ``report``), timing them from start to end. It
 reports the range, the time taken and their ratio; the issue's target is "the examples within 2x". Writes
 ``OUT.md`` and ``OUT.json``. Plays on this machine only; every folder it writes is temporary."""
 
@@ -13,13 +13,13 @@ import argparse
 import json
 import platform
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from cluster.spec import load_spec
-from service.kinds import calibrated, estimate_seconds
+from service.kinds import Options, calibrated, estimate_seconds, report_step, sweep_step
+from service.runner import step_command
 
 PROJECT = Path(__file__).resolve().parent.parent
 EXAMPLES = ("smoke", "first_player", "hp_bonus", "watch_search", "team_vp_target", "round_limit", "tales")
@@ -32,12 +32,13 @@ def one(name: str, workers: int) -> dict:
     seconds = estimate_seconds(spec, workers)
     est = calibrated(seconds, []) if seconds is not None else None
     with tempfile.TemporaryDirectory(prefix="playtest-estimate-") as tmp:
-        out = Path(tmp) / "results"
+        paths = {"out": Path(tmp) / "runs" / "estimate", "own": Path(tmp) / "jobs" / "estimate"}   # a job's layout
+        paths["own"].mkdir(parents=True)
         t0 = time.perf_counter()
-        for args in (["sweep", str(path), "--out", str(out), "--no-progress", "--workers", str(workers)],
-                     ["report", str(out), "--out", str(Path(tmp) / "report.html")]):
-            subprocess.run([str(Path(sys.executable).parent / "playtest"), *args], cwd=PROJECT, check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for step in (sweep_step({**paths, "own": path.parent}, Options(workers=workers), path.name),
+                     report_step(paths)):
+            subprocess.run(step_command(step), cwd=PROJECT, check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
         took = time.perf_counter() - t0
     row = {"spec": f"examples/{name}.toml", "cells": len(spec.cells), "games": spec.total_games,
            "pilot_play_s": seconds, "took_s": round(took, 1)}
@@ -52,7 +53,7 @@ def markdown(rows: list[dict], workers: int) -> str:
     lines = [f"# The service's cost estimate against the time taken ({time.strftime('%Y-%m-%d')})", "",
              f"{platform.node()}, `--workers {workers}`; `python -m service.estimate_bench`. The estimate is the one "
              "shown before Start with no finished run to calibrate on (a pilot, x2 either way); the time is "
-             "`playtest sweep` plus `playtest report`, as a sweep job runs them.", "",
+             "the sweep step plus the report step, as a sweep job runs them.", "",
              "| spec | cells | games | estimate shown | took | took / estimate's middle | inside the range |",
              "|---|---:|---:|---|---:|---:|---|"]
     for r in rows:

@@ -1,6 +1,6 @@
 """The compare job kind: two finished runs A vs B (or one run split ``--by`` a parameter), as ``playtest compare``
 compares two results folders (queries/compare.py): every balance metric per matched cell, B - A with its interval, an
-adjusted p-value and a verdict in words. Its step (``python -m service.kind_compare OWN``) writes the page
+adjusted p-value and a verdict in words. Its step (service/steps.py ``compare OWN``, :func:`run`) writes the page
 (OWN/compare.html) and the answer (OWN/compare.json) with the library functions the command calls; the sides are named
 by their run ids, never by a server path. The job plays no game and has no results folder of its own.
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from cluster.spec import SpecError
 from service import kinds
-from service.kinds import Checked, Context, Field, Kind, has_manifest, text_of
+from service.kinds import Checked, Context, Field, Kind, Step, has_manifest, text_of
 
 RUN_ID = re.compile(r"[0-9a-f]{12}")
 PAGE, ANSWER, INPUTS = "compare.html", "compare.json", "compare-inputs.json"
@@ -117,8 +117,8 @@ def _prepare(row: dict, paths: dict[str, Path]) -> None:
     (own / INPUTS).write_text(json.dumps(inputs), encoding="utf-8")
 
 
-def _steps(row: dict, paths: dict[str, Path], opts) -> list[tuple[str, list[str]]]:
-    return [("compare", ["-m", "service.kind_compare", str(paths["own"])])]
+def _steps(row: dict, paths: dict[str, Path], opts) -> list[Step]:
+    return [Step("compare", (str(paths["own"]),))]
 
 
 def _finish(row: dict, paths: dict[str, Path]) -> dict:
@@ -178,7 +178,3 @@ kinds.register(Kind(
                   default="holm")),
     check=_check, prepare=_prepare, steps=_steps, finish=_finish,
     pages=(("compare", PAGE, "Open the comparison"),), results=False))
-
-
-if __name__ == "__main__":
-    sys.exit(run(Path(sys.argv[1])))

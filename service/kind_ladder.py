@@ -1,8 +1,9 @@
 """The ladder job kind: ``playtest ladder GAME --out RESULTS --bots ... --games ... --players ... --rules ... --set ...
 --setup ... --seed ...`` from a form. The options are checked as the command checks them, by the same functions
 (cluster/ladder.py for the field and the setup, sim.params for ``name=value``), in one line and before anything is
-stored; its cost is line-ups x games. Its steps: the ladder command (a sweep like any other: its results folder is the
-job's, so the SQL console reads it), then ``python -m service.kind_ladder RESULTS OWN`` draws OWN/ladder.html from
+stored; its cost is line-ups x games. Its steps (service/steps.py): the ladder (a sweep like any other, planned by
+cluster/ladder.py and rated by queries/ladder_report.py as the command does: its results folder is the job's, so the
+SQL console reads it), then the ladder page, drawn by :func:`write_page` into OWN/ladder.html from
 RESULTS/ladder.json: the ratings with their 95% intervals and the win matrix, self-contained (no script, nothing
 fetched), every name escaped. The catalog's verdict is the top-rated bot."""
 
@@ -17,7 +18,7 @@ from typing import Any
 
 from cluster.spec import MAX_GAMES_PER_CELL, SpecError
 from service import kinds
-from service.kinds import CLI, Checked, Context, Field, Kind, text_of
+from service.kinds import Checked, Context, Field, Kind, Step, text_of
 
 PAGE = "ladder.html"
 MAX_SEED = 2**64 - 1                    # master seeds are unsigned 64-bit, as the command's --seed
@@ -89,9 +90,9 @@ def _options(p: dict) -> list[str]:
     return words
 
 
-def _steps(row: dict, paths: dict[str, Path], opts) -> list[tuple[str, list[str]]]:
-    args = ["-c", CLI, "ladder", *_options(row["params"]), "--out", str(paths["out"]), "--no-progress", *opts.args()]
-    return [("ladder", args), ("ladder page", ["-m", "service.kind_ladder", str(paths["out"]), str(paths["own"])])]
+def _steps(row: dict, paths: dict[str, Path], opts) -> list[Step]:
+    return [Step("ladder", (*_options(row["params"]), "--out", str(paths["out"]), *opts.args())),
+            Step("ladder-page", (str(paths["out"]), str(paths["own"])), label="ladder page")]
 
 
 def _finish(row: dict, paths: dict[str, Path]) -> dict:
@@ -138,6 +139,7 @@ def page(report: dict) -> str:
 
 
 def write_page(results: Path, own: Path) -> int:
+    """The ladder page step: OWN/ladder.html from RESULTS/ladder.json; an error is one line, exit 2."""
     from sim.files import write_atomic
     try:
         report = json.loads((results / "ladder.json").read_text(encoding="utf-8"))
@@ -168,7 +170,3 @@ kinds.register(Kind(
             Field("set", "Rule overrides name=value, separated by spaces"),
             Field("setup", "Setup values name=value every line-up shares, separated by spaces (e.g. board=explorer)")),
     check=_check, steps=_steps, finish=_finish, pages=(("ladder", PAGE, "Open the ladder"),)))
-
-
-if __name__ == "__main__":
-    sys.exit(write_page(Path(sys.argv[1]), Path(sys.argv[2])))

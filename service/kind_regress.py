@@ -1,14 +1,15 @@
 """The regress and tune job kinds (service/kinds.py).
 
 regress: a suite TOML and a baseline JSON (docs/regress.md), checked by the regress package's own readers
-(``regress.suite.load_suite``, ``regress.baseline.load`` and ``check_against``), played by ``python -m
-service.regressjob`` (the functions ``playtest regress`` calls; a regression is an answer, so the step exits 0 and
-the verdict is ``pass`` or ``regression``). Its report (report.md, report.html, result.json) is the job's own; its
+(``regress.suite.load_suite``, ``regress.baseline.load`` and ``check_against``), played by the regress step
+(service/steps.py: the function ``playtest regress`` calls; a regression is an answer, so the step exits 0 and the
+verdict is ``pass`` or ``regression``). Its report (report.md, report.html, result.json) is the job's own; its
 games are the job's results folder (``--work``: one sweep folder per seed, ``seed-<n>/``).
 
-tune: a tune spec TOML (docs/tuning.md), checked by ``cluster.tune.load_tune_spec``, played by ``playtest tune SPEC
---out RESULTS --no-progress``, then ``python -m service.tunejob`` writes a small page of its answer (tune.json). Its
-verdict is the best candidate's values (or ``none feasible``)."""
+tune: a tune spec TOML (docs/tuning.md), checked by ``cluster.tune.load_tune_spec``, played by the tune step
+(``cluster.tune.run_tune``, as ``playtest tune SPEC --out RESULTS`` plays it), then the tune-answer step
+(service/tunejob.py) writes a small page of its answer (tune.json). Its verdict is the best candidate's values (or
+``none feasible``)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import Any
 
 from cluster.spec import SpecError
 from service import kinds
-from service.kinds import CLI, Checked, Context, Field, Kind, Options, cards_of, register, text_input
+from service.kinds import Checked, Context, Field, Kind, Options, Step, cards_of, register, text_input
 from service.specs import _card_names
 
 SUITE = "suite.toml"                  # how the job's files are named (and errors name them: never a server path)
@@ -82,12 +83,11 @@ def prepare_regress(row: dict, paths: dict[str, Path]) -> None:
     (paths["own"] / BASELINE).write_text(params.get("baseline", ""), encoding="utf-8")
 
 
-def regress_steps(row: dict, paths: dict[str, Path], opts: Options) -> list[tuple[str, list[str]]]:
-    """One step: ``python -m service.regressjob`` (a regress run is replayed whole on a resume: its work folder is
-    cleared by regress itself)."""
-    args = ["-m", "service.regressjob", str(paths["own"] / SUITE), "--baseline", str(paths["own"] / BASELINE),
-            "--report", str(paths["own"]), "--work", str(paths["out"])]
-    return [("regress", args + opts.args(resume=False))]
+def regress_steps(row: dict, paths: dict[str, Path], opts: Options) -> list[Step]:
+    """One step: regress (a regress run is replayed whole on a resume: its work folder is cleared by regress
+    itself)."""
+    return [Step("regress", (str(paths["own"] / SUITE), "--baseline", str(paths["own"] / BASELINE), "--report",
+                             str(paths["own"]), "--work", str(paths["out"]), *opts.args(resume=False)))]
 
 
 def read_result(own: Path) -> dict:
@@ -161,10 +161,10 @@ def prepare_tune(row: dict, paths: dict[str, Path]) -> None:
     (paths["own"] / TUNE).write_text(row["spec_text"], encoding="utf-8")
 
 
-def tune_steps(row: dict, paths: dict[str, Path], opts: Options) -> list[tuple[str, list[str]]]:
-    args = ["-c", CLI, "tune", str(paths["own"] / TUNE), "--out", str(paths["out"]), "--no-progress",
-            *opts.args(resume=(paths["out"] / "tune.json").is_file())]     # a tune that began: finish it
-    return [("tune", args), ("answer", ["-m", "service.tunejob", str(paths["out"]), str(paths["own"])])]
+def tune_steps(row: dict, paths: dict[str, Path], opts: Options) -> list[Step]:
+    args = (str(paths["own"] / TUNE), "--out", str(paths["out"]),
+            *opts.args(resume=(paths["out"] / "tune.json").is_file()))     # a tune that began: finish it
+    return [Step("tune", args), Step("tune-answer", (str(paths["out"]), str(paths["own"])), label="answer")]
 
 
 def finish_tune(row: dict, paths: dict[str, Path]) -> dict:

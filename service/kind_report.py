@@ -1,8 +1,9 @@
 """The report job kind: a done run's results reported again with the report's own options (``playtest report DIR
 --target SHORTEST-LONGEST --behind-after ROUND``) into the job's own page, summary and verdict card. The options are
 checked by the command's own readers (queries.report.parse_target, check_source), in one line, nothing stored on a
-refusal. Its step, ``python -m service.kind_report RESULTS OWN SHORTEST LONGEST BEHIND``, builds the page with the
-functions ``playtest report`` calls (service.reportjob). It plays no game and has no results folder of its own."""
+refusal. Its step (service/steps.py ``re-report RESULTS OWN SHORTEST LONGEST BEHIND``, :func:`run`) builds the page
+with the functions ``playtest report`` calls (service.reportjob). It plays no game and has no results folder of its
+own."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 from cluster.spec import SpecError
 from service import kinds
 from service.kind_compare import done_run, results_at
-from service.kinds import Checked, Context, Field, Kind, text_of
+from service.kinds import Checked, Context, Field, Kind, Step, text_of
 
 
 def _check(inputs: dict[str, Any], ctx: Context) -> Checked:
@@ -44,24 +45,22 @@ def command(p: dict) -> str:
                        "--behind-after", str(p["behind_after"])])
 
 
-def _steps(row: dict, paths: dict[str, Path], opts) -> list[tuple[str, list[str]]]:
+def _steps(row: dict, paths: dict[str, Path], opts) -> list[Step]:
     p = row["params"]
     results = results_at(paths["own"].parent.parent, p["run"], p.get("at", ""))
-    return [("re-report", ["-m", "service.kind_report", str(results), str(paths["own"]), str(p["shortest"]),
-                           str(p["longest"]), str(p["behind_after"])])]
+    return [Step("re-report", (str(results), str(paths["own"]), str(p["shortest"]), str(p["longest"]),
+                               str(p["behind_after"])))]
 
 
-def main(argv: list[str]) -> int:
+def run(source: str, own: Path, shortest: int, longest: int, behind_after: int) -> int:
+    """The step: the run's page, summary and verdict card with the report's options; an error is one line, exit 2."""
     from queries import library
     from queries import report as rep
     from service import reportjob
-    if len(argv) != 5:
-        print("error: usage: python -m service.kind_report RESULTS OWN SHORTEST LONGEST BEHIND_AFTER", file=sys.stderr)
-        return 2
-    own = Path(argv[1]).resolve()
-    results = reportjob.from_root(argv[0])
+    own = own.resolve()
+    results = reportjob.from_root(source)
     run = Path(urllib.parse.urlsplit(results).path).name     # the run's id: runs/ID or .../runs/ID?query
-    p = {"run": run, "shortest": int(argv[2]), "longest": int(argv[3]), "behind_after": int(argv[4])}
+    p = {"run": run, "shortest": shortest, "longest": longest, "behind_after": behind_after}
     try:
         lines = reportjob.build(results, own, shortest=p["shortest"], longest=p["longest"],
                                 behind_after=p["behind_after"], command=command(p))
@@ -81,7 +80,3 @@ kinds.register(Kind(
             Field("target", "Target game length in rounds, SHORTEST-LONGEST", default="5-15"),
             Field("behind_after", "A comeback: the winner was behind after this round", "number", default="3")),
     check=_check, steps=_steps, pages=(("report", "report.html", "Open the report"),), results=False))
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -1,7 +1,9 @@
 """Job kinds: what the service runs for a submission. Each kind names the form fields it takes (specs and card files
-as text, never code or a path on the server), checks them with the command line's own readers (the same one-line
-errors, nothing stored on a refusal), says its cost, and lists the command-line steps its child processes run, in
-order, over the job's folders (``service.runner.layout``). The runner knows nothing of a kind beyond that list.
+as text, never code or a path on the server), checks them with the library's own readers (the ones the command line
+calls: the same one-line errors, nothing stored on a refusal), says its cost, and lists its steps (:class:`Step`), in
+order, over the job's folders (``service.runner.layout``): each is ``python -m service.steps NAME ARGS`` in a child
+process, calling the library functions the matching ``playtest`` command calls. The runner knows nothing of a kind
+beyond that list (service/lifecycle.py).
 
 A kind is registered here with :func:`register`; the sweep kind is below, the others in their own modules, imported
 by service/jobkinds.py (which the runner imports, so that ``KINDS`` holds them all; not here: each imports this
@@ -18,7 +20,6 @@ from typing import Any, Callable
 from cluster.spec import SpecError
 from service.specs import MAX_UPLOAD, check_text, rule_set_of
 
-CLI = "from cli.main import app; app()"                # how a step invokes the command line
 MAX_CARD_FILES = 8                                     # card files sent with one spec, at most
 PILOT_S = 0.2                                          # play this long (one core) to estimate a sweep's time
 PILOT_WAIT_S = 4 * PILOT_S + 0.5                       # a pilot that takes longer says nothing
@@ -130,10 +131,30 @@ class Options:
     resume: bool = False
 
     def args(self, resume: bool | None = None) -> list[str]:
-        """The command-line options that say these (``resume``: the caller's own say, when it has one)."""
+        """A step's options that say these (``resume``: the caller's own say, when it has one)."""
         out = ["--workers", str(self.workers)] if self.workers else []
         out += ["--address", self.address] if self.address else []
         return out + (["--resume"] if (self.resume if resume is None else resume and self.resume) else [])
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a job: ``python -m service.steps NAME *ARGS`` in a child process of its own session
+    (service/steps.py names every step). ``failure``: a last step whose failure leaves the job done, with this
+    reason and the step's error (the report: the games are played, the page could not be drawn)."""
+
+    name: str                              # a key of service.steps.STEPS
+    args: tuple[str, ...] = ()
+    label: str = ""                        # how the log and an error name it (default: its name)
+    failure: str = ""
+
+    @property
+    def title(self) -> str:
+        return self.label or self.name
+
+    def argv(self) -> list[str]:
+        """The child's arguments after the interpreter."""
+        return ["-m", "service.steps", self.name, *self.args]
 
 
 @dataclass(frozen=True)
@@ -143,7 +164,7 @@ class Kind:
     about: str                             # one sentence for the form
     fields: tuple[Field, ...]
     check: Callable[[dict[str, Any], Context], Checked]
-    steps: Callable[[dict, dict[str, Path], Options], list[tuple[str, list[str]]]]
+    steps: Callable[[dict, dict[str, Path], Options], list[Step]]
     prepare: Callable[[dict, dict[str, Path]], None] | None = None     # write its inputs into the job's folder
     finish: Callable[[dict, dict[str, Path]], dict] | None = None      # after the last step: catalog values
     pages: tuple[tuple[str, str, str], ...] = ()   # (name, file in the job's folder, link text) served per run
@@ -308,13 +329,16 @@ def _sweep_prepare(row: dict, paths: dict[str, Path]) -> None:
     write_inputs(paths, row["spec_text"], row["params"].get("cards", {}))
 
 
-def sweep_args(paths: dict[str, Path], opts: Options, spec: str = "spec.toml") -> list[str]:
-    """``playtest sweep SPEC --out RESULTS`` with the runner's options (a kind playing a sweep uses these)."""
-    return ["-c", CLI, "sweep", str(paths["own"] / spec), "--out", str(paths["out"]), "--no-progress", *opts.args()]
+def sweep_step(paths: dict[str, Path], opts: Options, spec: str = "spec.toml") -> Step:
+    """The sweep step (``playtest sweep SPEC --out RESULTS`` as a step) with the runner's options (a kind playing a
+    sweep uses these)."""
+    return Step("sweep", (str(paths["own"] / spec), "--out", str(paths["out"]), *opts.args()))
 
 
-def report_step(paths: dict[str, Path]) -> tuple[str, list[str]]:
-    return "report", ["-m", "service.reportjob", str(paths["out"]), str(paths["own"])]
+def report_step(paths: dict[str, Path]) -> Step:
+    """The report step: the run's page, summary and verdict card; its failure leaves the run done, with the
+    reason."""
+    return Step("report", (str(paths["out"]), str(paths["own"])), failure="the report could not be built")
 
 
 register(Kind(
@@ -324,5 +348,5 @@ register(Kind(
     fields=(Field("spec", "Sweep spec (TOML, docs/sweeps.md)", "textarea"),
             Field("cards", "Card files the spec names in [data] (by file name, no folder)", "cards")),
     check=_sweep_check, prepare=_sweep_prepare,
-    steps=lambda row, paths, opts: [("sweep", sweep_args(paths, opts)), report_step(paths)],
+    steps=lambda row, paths, opts: [sweep_step(paths, opts), report_step(paths)],
     pages=(("report", "report.html", "Open the report"),), object_storage=True))

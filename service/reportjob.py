@@ -1,4 +1,4 @@
-"""``python -m service.reportjob RESULTS OWN``: a finished job's report, built in a child process by the functions
+"""A finished job's report (service/steps.py ``report RESULTS OWN``, :func:`run`), built in a child process by the functions
 ``playtest report`` calls (measures.answers.measure_sections, then queries.report.build, or the measure's page alone),
 into OWN/report.html, with the text summary (OWN/report.txt) and the verdict card's facts (OWN/verdict.json)."""
 
@@ -51,12 +51,10 @@ def from_root(results: str) -> str:
     return f"runs/{Path(results).name}"
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("error: usage: python -m service.reportjob RESULTS OWN", file=sys.stderr)
-        return 2
-    own = Path(argv[1]).resolve()
-    results = from_root(argv[0])
+def run(source: str, own: Path) -> int:
+    """The report step: the page, the summary and the verdict's facts; an error is one line, exit 2."""
+    own = own.resolve()
+    results = from_root(source)
     try:
         for line in build(results, own):
             print(line)
@@ -64,7 +62,3 @@ def main(argv: list[str]) -> int:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

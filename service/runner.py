@@ -1,8 +1,9 @@
-"""The queue: one thread owns the running jobs. Each job is the ``playtest sweep`` command in a child process of its own
-session (Ray, if the sweep starts it, lives and dies with that child; a crash of a job never takes the service down),
-then ``python -m service.reportjob`` builds its report. A job that was running when the service stopped is started
-again with the sweep's own ``--resume``. Only processes this runner started (their pid and start time are recorded)
-are ever signalled."""
+"""The queue: one thread owns the running jobs. Each step of a job (service.kinds.Step) is ``python -m service.steps
+STEP ...`` in a child process of its own session (Ray, if a sweep starts it, lives and dies with that child; a crash
+of a job never takes the service down); a sweep job is its sweep step, then its report step. What happens next is
+the job's state machine's say (service/lifecycle.py): the runner carries its decisions out, one handler per event. A
+job that was running when the service stopped is started again with the sweep's own ``--resume``. Only processes this
+runner started (their pid and start time are recorded) are ever signalled."""
 
 from __future__ import annotations
 
@@ -13,13 +14,15 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from service.catalog import Catalog
 from service import jobkinds  # noqa: F401 - every job kind registered in KINDS
-from service.kinds import Options, child_uri, kind_of
+from service import lifecycle
+from service.catalog import Catalog
+from service.kinds import Options, Step, child_uri, kind_of
+from service.lifecycle import CANCELLED
 
 PROJECT = Path(__file__).resolve().parent.parent      # so the children import this checkout's playtest
 TERM_GRACE_S = 10.0                                    # SIGTERM, then SIGKILL after this long
@@ -60,28 +63,44 @@ def start_time(pid: int) -> int | None:
     return None if fields[0] in ("Z", "X") else int(fields[19])
 
 
+def step_command(step: Step) -> list[str]:
+    """How a step is started: this interpreter, ``-m service.steps`` and the step's arguments."""
+    return [sys.executable, *step.argv()]
+
+
 @dataclass
 class Child:
     job: str
-    step: str                                          # "sweep" or "report"
+    steps: list[Step]
+    index: int                                         # the step under way
     proc: subprocess.Popen
     log: object
     cancelled: bool = False
     term_at: float | None = None
-    extra: dict = field(default_factory=dict)
+
+    @property
+    def step(self) -> Step:
+        return self.steps[self.index]
 
 
 class Runner:
-    """Starts queued jobs (at most ``jobs`` at once), watches them, cancels them, resumes the interrupted."""
+    """Starts queued jobs (at most ``jobs`` at once), watches them, cancels them, resumes the interrupted.
+    ``command``: how a step's child is started (step_command; a test gives its own)."""
 
     def __init__(self, catalog: Catalog, root: Path, *, jobs: int = 1, workers: int | None = None,
-                 address: str | None = None, tick_s: float = 0.2):
+                 address: str | None = None, tick_s: float = 0.2,
+                 command: Callable[[Step], list[str]] = step_command):
         self.catalog, self.root, self.jobs, self.workers, self.tick_s = catalog, Path(root), jobs, workers, tick_s
         self.address = address                             # a Ray cluster's HOST:PORT for the jobs' sweeps
+        self.command = command
         self.children: dict[str, Child] = {}
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # one handler per event of the state machine (service/lifecycle.py): what carrying it out takes
+        self._handlers: dict[str, Callable[..., None]] = {
+            "start": self._on_start, "refuse": self._on_end, "next": self._on_next, "finish": self._on_finish,
+            "fail": self._on_end, "cancel": self._on_cancel, "requeue": self._on_requeue}
 
     # the loop ---------------------------------------------------------------------------------------------
 
@@ -128,33 +147,25 @@ class Runner:
                     continue
                 c.log.close()
                 del self.children[job]
-                self._finished(c, code)
+                self._ended(c, code)
             while len(self.children) < self.jobs:
                 rows = self.catalog.q("SELECT id, resume FROM jobs WHERE state = 'queued' ORDER BY resume DESC, "
                                       "priority DESC, created LIMIT 1")
                 if not rows:
                     break
-                self._start_sweep(rows[0]["id"], bool(rows[0]["resume"]))
+                self._start_job(rows[0]["id"], bool(rows[0]["resume"]))
 
-    # starting and finishing -------------------------------------------------------------------------------
+    # the state machine's events ---------------------------------------------------------------------------
 
-    def _spawn(self, job: str, step: str, args: list[str]) -> Child:
-        paths = layout(self.root, job)
-        log = open(paths["log"], "ab")
-        log.write(f"\n$ {step}: {' '.join(args)}\n".encode())
-        log.flush()
-        env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
-               "PYTHONPATH": os.pathsep.join(p for p in (str(PROJECT), os.environ.get("PYTHONPATH", "")) if p)}
-        proc = subprocess.Popen([sys.executable, *args], cwd=paths["own"], stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        self.catalog.set_job(job, pid=proc.pid, pid_start=start_time(proc.pid))
-        child = Child(job, step, proc, log)
-        self.children[job] = child
-        return child
+    def _event(self, job: str, event: str, row: dict | None = None, **detail) -> None:
+        """Move ``job`` by ``event`` (lifecycle.move refuses a move the table has not) and carry it out."""
+        row = row if row is not None else self.catalog.job(job)
+        state = lifecycle.move(row["state"], event)
+        self._handlers[event](job, row, state, **detail)
 
-    def _start_sweep(self, job: str, resume: bool) -> None:
-        """Start a queued job's first step (its kind's steps, service/kinds.py; a resumed job starts them again, the
-        sweep with its own --resume)."""
+    def _start_job(self, job: str, resume: bool) -> None:
+        """A queued job's steps (its kind's, service/kinds.py; a resumed job starts them again, the sweep with its
+        own --resume), then its start; a job that cannot start is refused with the reason."""
         row = self.catalog.job(job)
         kind = kind_of(row.get("kind", "sweep"))
         paths = job_layout(self.root, row)
@@ -169,44 +180,85 @@ class Runner:
                 kind.prepare(row, paths)
             steps = kind.steps(row, paths, Options(workers=self.workers, address=self.address, resume=resume))
         except (OSError, ValueError) as e:
-            self.catalog.set_job(job, state="failed", started=row["started"] or time.time(), ended=time.time(),
-                                 error=" ".join(f"the job could not start: {e}".split())[:500])
+            self._event(job, "refuse", row, error=" ".join(f"the job could not start: {e}".split())[:500])
             return
-        self.catalog.set_job(job, state="running", started=row["started"] or time.time(), resume=0, error=None)
+        self._event(job, "start", row, steps=steps, resume=resume)
+
+    def _on_start(self, job: str, row: dict, state: str, *, steps: list[Step], resume: bool) -> None:
+        self.catalog.set_job(job, state=state, started=row["started"] or time.time(), resume=0, error=None)
         self.catalog.audit("service", "resume" if resume else "start", job)
-        self._next(job, steps, 0)
+        self._launch(job, steps, 0)
 
-    def _next(self, job: str, steps: list[tuple[str, list[str]]], index: int) -> None:
-        step, args = steps[index]
-        child = self._spawn(job, step, args)
-        child.extra.update(steps=steps, index=index)
+    def _on_next(self, job: str, row: dict, state: str, *, steps: list[Step], index: int) -> None:
+        self._launch(job, steps, index)
 
-    def _finished(self, c: Child, code: int) -> None:
+    def _on_finish(self, job: str, row: dict, state: str, *, error: str | None) -> None:
+        """The last step ended: the kind's answer read into the catalog (a step that may fail and did leaves the job
+        done, with the reason)."""
+        values: dict = {}
+        kind = kind_of(row.get("kind", "sweep"))
+        if error is None and kind is not None and kind.finish is not None:
+            try:
+                values = kind.finish({**row, "params": params_of(row)}, job_layout(self.root, row)) or {}
+            except (OSError, ValueError) as e:
+                values = {"error": f"the job's answer could not be read: {e}"[:500]}
+        self.catalog.set_job(job, **{"state": state, "ended": time.time(), "pid": None, "pid_start": None,
+                                     "exit_code": 0, "error": error, **values})
+
+    def _on_end(self, job: str, row: dict, state: str, *, error: str, code: int | None = None) -> None:
+        """A failed step (``code``), or a job refused before it started."""
+        values = {"started": row["started"] or time.time()} if code is None else \
+            {"pid": None, "pid_start": None, "exit_code": code}
+        self.catalog.set_job(job, state=state, ended=time.time(), error=error, **values)
+
+    def _on_cancel(self, job: str, row: dict, state: str, *, who: str) -> None:
+        self.catalog.set_job(job, state=state, ended=time.time())
+        self.catalog.audit(who, "cancel", job)
+        c = self.children.get(job)
+        if c is not None:
+            c.cancelled = True
+            c.term_at = time.monotonic()
+            self._signal(c.proc, signal.SIGTERM)
+
+    def _on_requeue(self, job: str, row: dict, state: str) -> None:
+        pid, started = row["pid"], row["pid_start"]
+        if pid and started and start_time(pid) == started:
+            _end_group(pid, started)
+        self.catalog.set_job(job, state=state, resume=1, pid=None, pid_start=None)
+        self.catalog.audit("service", "requeue", job, "running when the service stopped: resumes")
+
+    # the children -----------------------------------------------------------------------------------------
+
+    def _launch(self, job: str, steps: list[Step], index: int) -> None:
+        """Start step ``index`` of the job in a child of its own session, its output appended to the job's log."""
+        paths = layout(self.root, job)
+        step = steps[index]
+        argv = self.command(step)
+        log = open(paths["log"], "ab")
+        log.write(f"\n$ {step.title}: {' '.join(['python', *argv[1:]])}\n".encode())
+        log.flush()
+        env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+               "PYTHONPATH": os.pathsep.join(p for p in (str(PROJECT), os.environ.get("PYTHONPATH", "")) if p)}
+        proc = subprocess.Popen(argv, cwd=paths["own"], stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        self.catalog.set_job(job, pid=proc.pid, pid_start=start_time(proc.pid))
+        self.children[job] = Child(job, steps, index, proc, log)
+
+    def _ended(self, c: Child, code: int) -> None:
+        """A step's child ended: a cancelled job keeps its state (its exit code noted); else the machine decides."""
         row = self.catalog.job(c.job)
-        if row is None or row["state"] == "cancelled" or c.cancelled:
+        if row is None or row["state"] == CANCELLED or c.cancelled:
             self.catalog.set_job(c.job, pid=None, pid_start=None, exit_code=code, ended=row and row["ended"]
                                  or time.time())
             return
-        steps, index = c.extra.get("steps", []), c.extra.get("index", 0)
-        paths = job_layout(self.root, row)
-        if code == 0 and index + 1 < len(steps):
-            self._next(c.job, steps, index + 1)
-            return
-        if code == 0 or (c.step == "report" and index + 1 == len(steps)):
-            # the last step ended: a report that could not be built leaves the run done, with the reason
-            values: dict = {}
-            kind = kind_of(row.get("kind", "sweep"))
-            if code == 0 and kind is not None and kind.finish is not None:
-                try:
-                    values = kind.finish({**row, "params": params_of(row)}, paths) or {}
-                except (OSError, ValueError) as e:
-                    values = {"error": f"the job's answer could not be read: {e}"[:500]}
-            error = None if code == 0 else f"the report could not be built: {last_line(paths['log'])}"
-            self.catalog.set_job(c.job, **{"state": "done", "ended": time.time(), "pid": None, "pid_start": None,
-                                           "exit_code": 0, "error": error, **values})
-            return
-        self.catalog.set_job(c.job, state="failed", ended=time.time(), pid=None, pid_start=None, exit_code=code,
-                             error=last_line(paths["log"]) or f"the {c.step} step ended with exit code {code}")
+        said = last_line(job_layout(self.root, row)["log"])
+        d = lifecycle.after_step(c.steps, c.index, code, said)
+        if d.event == "next":
+            self._event(c.job, "next", row, steps=c.steps, index=d.index)
+        elif d.event == "finish":
+            self._event(c.job, "finish", row, error=d.error)
+        else:
+            self._event(c.job, "fail", row, error=d.error, code=code)
 
     # cancel and recover -----------------------------------------------------------------------------------
 
@@ -214,26 +266,16 @@ class Runner:
         """Cancel a queued or running job (its child is terminated); False when it had ended already."""
         with self._lock:
             row = self.catalog.job(job)
-            if row is None or row["state"] not in ("queued", "running"):
+            if row is None or not lifecycle.takes(row["state"], "cancel"):
                 return False
-            self.catalog.set_job(job, state="cancelled", ended=time.time())
-            self.catalog.audit(who, "cancel", job)
-            c = self.children.get(job)
-            if c is not None:
-                c.cancelled = True
-                c.term_at = time.monotonic()
-                self._signal(c.proc, signal.SIGTERM)
+            self._event(job, "cancel", row, who=who)
             return True
 
     def recover(self) -> None:
         """At start-up: a job left running (the service was stopped or killed) is queued again to resume. Its old
         child, if still alive (the same pid and start time), is terminated first: only one driver per folder."""
-        for row in self.catalog.q("SELECT id, pid, pid_start FROM jobs WHERE state = 'running'"):
-            pid, started = row["pid"], row["pid_start"]
-            if pid and started and start_time(pid) == started:
-                _end_group(pid, started)
-            self.catalog.set_job(row["id"], state="queued", resume=1, pid=None, pid_start=None)
-            self.catalog.audit("service", "requeue", row["id"], "running when the service stopped: resumes")
+        for row in self.catalog.q("SELECT id, state, pid, pid_start, started FROM jobs WHERE state = 'running'"):
+            self._event(row["id"], "requeue", dict(row))
 
     @staticmethod
     def _signal(proc: subprocess.Popen, sig: int) -> None:

@@ -1,4 +1,4 @@
-"""``python -m service.tunejob RESULTS OWN``: a finished tune's answer (RESULTS/tune.json, written by ``playtest
+"""A finished tune's answer (service/steps.py ``tune-answer RESULTS OWN``, :func:`run`) (RESULTS/tune.json, written by ``playtest
 tune``) as a small self-contained page, OWN/tune.html, and its verdict in a few words, OWN/answer.json (the best
 candidate's values, or ``none feasible``)."""
 
@@ -76,6 +76,7 @@ def page(answer: dict) -> str:
 
 
 def build(results: Path, own: Path) -> str:
+    """Write the answer's page and its verdict (OWN/answer.json); returns the verdict."""
     answer = json.loads(read_text_bounded(results / REPORT_NAME, "tune answer", TuneError, 256 * 2**20))
     if not isinstance(answer, dict) or answer.get("state") != "done":
         raise TuneError(f"{REPORT_NAME}: the tune has not written its answer")
@@ -85,17 +86,11 @@ def build(results: Path, own: Path) -> str:
     return verdict
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("error: usage: python -m service.tunejob RESULTS OWN", file=sys.stderr)
-        return 2
+def run(results: Path, own: Path) -> int:
+    """The tune's answer step: the page and the verdict; an error is one line, exit 2."""
     try:
-        print(f"best: {build(Path(argv[0]), Path(argv[1]))}")
+        print(f"best: {build(results, own)}")
     except (TuneError, ValueError, OSError) as e:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

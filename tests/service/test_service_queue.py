@@ -25,6 +25,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
+pytestmark = pytest.mark.service
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
@@ -55,16 +57,16 @@ def test_the_runner_starts_resumed_jobs_then_by_priority_then_oldest_first(quiet
     cat.set_priority(older_high, 5)
     cat.set_priority(low, -3)
     cat.set_job(resumed, resume=1)
-    started = []
-
-    def fake_start(job, resume):                # what the runner would start, in order (no child processes)
-        started.append((job, resume))
-        cat.set_job(job, state="running")
-
-    runner._start_sweep = fake_start
+    runner.command = lambda step: [sys.executable, "-c", "pass"]     # each step a child that ends at once
     runner.jobs = 10
-    runner.step()
-    assert started == [(resumed, True), (older_high, False), (new_high, False), (old, False), (low, False)]
+    try:
+        runner.step()
+        started = [(a["job"], a["action"] == "resume") for a in reversed(cat.audit_log())
+                   if a["action"] in ("start", "resume")]
+        assert started == [(resumed, True), (older_high, False), (new_high, False), (old, False), (low, False)]
+        assert {cat.job(j)["state"] for j, _ in started} == {"running"}
+    finally:
+        runner.stop()
 
 
 def test_an_admin_sets_a_queued_runs_priority_on_its_page_and_by_api(quiet_app):
