@@ -1,6 +1,6 @@
 """Results in the page: a read-only SQL console per run, the canned queries as forms, and downloads of a run's tables.
 
-Everything reads the run's folder through the query library (``queries.library``): the console's text is checked
+Everything reads the run's folder through the query library (``queries.connection``): the console's text is checked
 as one SELECT over the results' views (``check_select``) and run on the locked connection (``connect``: it can read
 only the run's verified part files; no other file, ATTACH, setting or extension), with the service's time and memory
 limit per statement and a cap on the rows fetched. A canned query's values are checked by the library's own binding
@@ -29,14 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from queries import library
+from queries import connection, errors, sources, sqlfiles
 from queries.variants import answer_per_variant
 from infra import folder
 from infra.storage import is_uri, shown
 from service.live import lower_priority
-from service.pages import esc
 
-CONSOLE = ("in the console", "the console runs")          # how a refusal says what runs (library.check_select)
+CONSOLE = ("in the console", "the console runs")          # how a refusal says what runs (sqlfiles.check_select)
 MAX_SQL = 20_000                                          # characters of console SQL
 TABLE_NAME = re.compile(r"[a-z][a-z0-9_]{0,62}")           # a downloadable table's name (and the manifest's)
 QUERY_NAME = re.compile(r"\w{1,64}")
@@ -81,8 +80,8 @@ def parts_fingerprint(out: Path) -> tuple[str, bool] | None:
     SHA-256; whether the sweep is still playing), None when the manifest cannot be read. A done part never
     changes, so the same digest means the same records."""
     try:
-        m = library.read_manifest(out)
-    except (library.ResultsError, library.QueryError, OSError, ValueError):
+        m = sources.read_manifest(out)
+    except (errors.ResultsError, errors.QueryError, OSError, ValueError):
         return None
     if not isinstance(m, dict):
         return None
@@ -203,7 +202,7 @@ def _scrub(message: str, out: Path, job: str) -> str:
 
 
 def _connect(out: Path, job: str, where: str | None = None):
-    return library.connect([str(out)], where, names=[f"runs/{job}"], threads=THREADS)
+    return connection.connect([str(out)], where, names=[f"runs/{job}"], threads=THREADS)
 
 
 def run_sql(out: Path, job: str, sql: str, limits: ConsoleLimits, shared: Shared | None = None) -> Answer:
@@ -222,36 +221,36 @@ def run_sql(out: Path, job: str, sql: str, limits: ConsoleLimits, shared: Shared
 def _run_sql(out: Path, job: str, sql: str, limits: ConsoleLimits) -> Answer:
     t0 = time.monotonic()
     try:
-        with library.limits(limits.timeout, limits.memory_gib):
+        with connection.limits(limits.timeout, limits.memory_gib):
             con = _connect(out, job)
             try:
-                library.check_select(con, sql, "sql", CONSOLE)
-                columns, rows = library.execute(con, sql, where="sql", results=[str(out)],
+                sqlfiles.check_select(con, sql, "sql", CONSOLE)
+                columns, rows = connection.execute(con, sql, where="sql", results=[str(out)],
                                                 max_rows=limits.max_rows + 1)
             finally:
                 con.close()
-    except (library.QueryError, library.ResultsError) as e:
+    except (errors.QueryError, errors.ResultsError) as e:
         return Answer(error=_scrub(str(e), out, job), seconds=time.monotonic() - t0)
     return Answer(columns, rows[:limits.max_rows], len(rows) > limits.max_rows, time.monotonic() - t0)
 
 
-def queries() -> list[library.Query]:
+def queries() -> list[sqlfiles.Query]:
     """The canned queries, by name (the library's own list)."""
-    return library.available()
+    return sqlfiles.available()
 
 
-def canned(name: str) -> library.Query | None:
+def canned(name: str) -> sqlfiles.Query | None:
     if not QUERY_NAME.fullmatch(name or ""):
         return None
-    files = library.canned_files()
-    return library.load(name) if name in files else None
+    files = sqlfiles.canned_files()
+    return sqlfiles.load(name) if name in files else None
 
 
-def shown_default(p: library.Param) -> str:
+def shown_default(p: sqlfiles.Param) -> str:
     return ",".join(map(str, p.default)) if isinstance(p.default, list) else str(p.default)
 
 
-def query_options(query: library.Query, given: dict[str, str]) -> tuple[dict[str, str], str | None, tuple, tuple]:
+def query_options(query: sqlfiles.Query, given: dict[str, str]) -> tuple[dict[str, str], str | None, tuple, tuple]:
     """The form's values split into the query's parameters and ``playtest query``'s options (OPTIONS: ``where``,
     ``pool`` and ``by``, unless the query has a parameter of that name): (parameters, where or None, pool, by).
     ``pool`` and ``by`` are comma-separated column names."""
@@ -262,7 +261,7 @@ def query_options(query: library.Query, given: dict[str, str]) -> tuple[dict[str
     return params, opts.get("where", "").strip() or None, names["pool"], names["by"]
 
 
-def run_query(out: Path, job: str, query: library.Query, given: dict[str, str], limits: ConsoleLimits,
+def run_query(out: Path, job: str, query: sqlfiles.Query, given: dict[str, str], limits: ConsoleLimits,
               shared: Shared | None = None) -> Answer:
     """A canned query with the form's values (checked and bound by the library), answered per variant as
     ``playtest query`` answers it, with its options: ``where`` (checked by the library's own filter check, as
@@ -270,8 +269,8 @@ def run_query(out: Path, job: str, query: library.Query, given: dict[str, str], 
     With ``shared``: kept and gated as run_sql."""
     params, where, pool, by = query_options(query, given)
     try:
-        values = library.bind(query, params)
-    except (library.QueryError, library.ResultsError) as e:
+        values = sqlfiles.bind(query, params)
+    except (errors.QueryError, errors.ResultsError) as e:
         return Answer(error=_scrub(str(e), out, job))
     if shared is not None:
         asked = ("query", job, query.name, repr(sorted(values.items())), where, pool, by)
@@ -279,19 +278,19 @@ def run_query(out: Path, job: str, query: library.Query, given: dict[str, str], 
     return _run_query(out, job, query, values, limits, where, pool, by)
 
 
-def _run_query(out: Path, job: str, query: library.Query, values: dict[str, Any], limits: ConsoleLimits,
+def _run_query(out: Path, job: str, query: sqlfiles.Query, values: dict[str, Any], limits: ConsoleLimits,
                where: str | None = None, pool: tuple = (), by: tuple = ()) -> Answer:
     t0 = time.monotonic()
     try:
-        with library.limits(limits.timeout, limits.memory_gib):
+        with connection.limits(limits.timeout, limits.memory_gib):
             con = _connect(out, job, where)
             try:
-                if library.uses_seat_outcomes(query):
-                    library.add_seat_outcomes(con, [str(out)])
+                if sqlfiles.uses_seat_outcomes(query):
+                    connection.add_seat_outcomes(con, [str(out)])
                 columns, rows, variants = answer_per_variant(con, query, values, [str(out)], pool, by)
             finally:
                 con.close()
-    except (library.QueryError, library.ResultsError) as e:
+    except (errors.QueryError, errors.ResultsError) as e:
         return Answer(error=_scrub(str(e), out, job), seconds=time.monotonic() - t0)
     notes = [_scrub(line, out, job).replace("--pool", "playtest query --pool") for line in variants.notes()]
     if not rows:
@@ -323,8 +322,8 @@ def json_rows(rows: list[tuple]) -> list[list]:
 def tables(out: Path) -> list[str]:
     """The tables the run's manifest lists (none before the sweep wrote its manifest)."""
     try:
-        m = library.read_manifest(out)
-    except (library.ResultsError, library.QueryError, OSError, ValueError):
+        m = sources.read_manifest(out)
+    except (errors.ResultsError, errors.QueryError, OSError, ValueError):
         return []
     if not isinstance(m, dict):
         return []
@@ -335,8 +334,8 @@ def dataset(out: Path, table: str):
     """The table as a pyarrow dataset over the manifest's verified done parts (with the ``cell`` column)."""
     import pyarrow.dataset as ds
     if is_uri(out):                  # object storage: the done parts read in place (the library's own reader)
-        return library.remote_sources(str(out))[table]
-    files = library.table_sources(out)[table][0]
+        return sources.remote_sources(str(out))[table]
+    files = sources.table_sources(out)[table][0]
     return ds.dataset(files, format="parquet", partitioning="hive", partition_base_dir=str(out / table))
 
 
@@ -381,80 +380,13 @@ def count_rows(out: Path, table: str) -> int:
     return dataset(out, table).count_rows()
 
 
-# HTML -------------------------------------------------------------------------------------------------------
+# what a page says of an answer (service/templates/_answer.html) --------------------------------------------
 
-def answer_html(a: Answer, limits: ConsoleLimits) -> str:
-    if a.error:
-        return f"<p class='error' id='answer-error'>{esc(a.error)}</p>"
-    head = "".join(f"<th>{esc(c)}</th>" for c in a.columns)
-    body = "".join("<tr>" + "".join(f"<td>{esc(cell(v))}</td>" for v in r) + "</tr>" for r in a.rows)
+def answer_said(a: Answer, limits: ConsoleLimits) -> dict[str, str]:
+    """The lines under an answer's table: how many rows (or that the cap cut it), and whether it was kept."""
     note = (f"the first {limits.max_rows:,} rows are shown; the answer has more (the console's row cap)"
             if a.cut else f"{len(a.rows):,} row{'s' if len(a.rows) != 1 else ''}")
-    said = "".join(f"<p class='note'>{esc(n)}</p>" for n in a.notes)
     kept = ("" if not a.cached else " (kept: the same statement over the same finished parts)" if a.stale_s is None
             else f" (kept from {a.stale_s:.0f} s ago, over the parts finished then; the sweep plays on and a newer "
                  "answer is being made: ask again)")
-    return (f"<p id='answer-note'>{esc(note)} in {a.seconds:.2f} s{kept}</p>"
-            f"<table id='answer'><tr>{head}</tr>{body}</table>{said}")
-
-
-def console_page(job: dict, csrf: str, sql: str, answer: Answer | None, limits: ConsoleLimits) -> str:
-    jid = esc(job["id"])
-    out = (f"<p><a href='/runs/{jid}'>Back to the run</a> · <a href='/runs/{jid}/queries'>Canned queries</a></p>"
-           "<p>One SELECT statement over this run's results: the view <code>games</code> (and <code>games_all</code>, "
-           "the other tables of the run and the macros <code>wilson_low</code>, <code>wilson_high</code> ...). It runs "
-           f"on a locked connection that reads only this run's files, for at most {limits.timeout:g} s and "
-           f"{limits.memory_gib:g} GiB; at most {limits.max_rows:,} rows are shown. Files, ATTACH, settings, "
-           "extensions and COPY are refused.</p>"
-           f"<form method='post' action='/runs/{jid}/sql'>" + _hidden(csrf)
-           + f"<label for='sql'>SQL</label><textarea id='sql' name='sql' rows='6'>{esc(sql)}</textarea>"
-           "<p><button id='run-sql'>Run</button></p></form>")
-    if answer is not None:
-        out += answer_html(answer, limits)
-    return out
-
-
-def _hidden(csrf: str) -> str:
-    return f"<input type='hidden' name='csrf' value='{esc(csrf)}'>"
-
-
-def query_list(job: dict, qs: list[library.Query]) -> str:
-    jid = esc(job["id"])
-    rows = "".join(f"<tr><td><a href='/runs/{jid}/queries/{esc(q.name)}'>{esc(q.name)}</a></td><td>{esc(q.game)}</td>"
-                   f"<td>{esc(q.question)}</td></tr>" for q in qs)
-    return (f"<p><a href='/runs/{jid}'>Back to the run</a> · <a href='/runs/{jid}/sql'>SQL console</a></p>"
-            "<p>The canned questions of <code>playtest query</code>, over this run's results.</p>"
-            f"<table><tr><th>query</th><th>game</th><th>question</th></tr>{rows}</table>")
-
-
-def query_page(job: dict, q: library.Query, given: dict[str, str], answer: Answer | None,
-               limits: ConsoleLimits) -> str:
-    jid = esc(job["id"])
-    fields = ""
-    for p in q.params.values():
-        value = given.get(p.name, shown_default(p))
-        fields += (f"<label for='p-{esc(p.name)}'>{esc(p.name)} ({esc(p.expected())}): {esc(p.help)}</label>"
-                   f"<input type='text' id='p-{esc(p.name)}' name='{esc(p.name)}' value='{esc(value)}'>")
-    for name, said in OPTIONS.items():
-        if name not in q.params:
-            fields += (f"<label for='o-{name}'>{name}: {esc(said)}</label>"
-                       f"<input type='text' id='o-{name}' name='{name}' value='{esc(given.get(name, ''))}'>")
-    out = (f"<p><a href='/runs/{jid}/queries'>All canned queries</a> · <a href='/runs/{jid}'>Back to the run</a></p>"
-           f"<p id='question'>{esc(q.question)}</p>"
-           f"<form method='get' action='/runs/{jid}/queries/{esc(q.name)}'>{fields}"
-           "<input type='hidden' name='run' value='1'><p><button id='run-query'>Answer</button></p></form>")
-    if answer is not None:
-        out += answer_html(answer, limits)
-    return out
-
-
-def links(job: dict, table_names: list[str]) -> str:
-    """The run page's links to its console, its canned queries and its downloads."""
-    if not table_names:                 # no results yet (the sweep has not written its manifest)
-        return ""
-    jid = esc(job["id"])
-    downloads = " ".join(f"{esc(t)} (<a href='/runs/{jid}/download/{esc(t)}.parquet'>Parquet</a>, "
-                         f"<a href='/runs/{jid}/download/{esc(t)}.csv'>CSV</a>)" for t in table_names)
-    return (f"<p id='results-links'><a id='sql-link' href='/runs/{jid}/sql'>SQL console</a> · "
-            f"<a id='queries-link' href='/runs/{jid}/queries'>Canned queries</a>"
-            f" · Download: {downloads}</p>")
+    return {"note": note, "kept": kept}

@@ -23,14 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.fs as pafs
-from fastapi import Request
-from fastapi.responses import (
-    JSONResponse,
-    PlainTextResponse,
-    StreamingResponse,
-)
 
-from queries import library
+from queries import connection, errors, sources, sqlfiles
 from infra.stats import wilson
 from infra import folder
 from infra.storage import StorageError, is_uri, open_location
@@ -218,8 +212,8 @@ class Live:
             return None
         if key != run.key:
             try:
-                m = library.read_manifest(out)
-            except (library.ResultsError, OSError, ValueError):
+                m = sources.read_manifest(out)
+            except (errors.ResultsError, OSError, ValueError):
                 return run.manifest
             run.key, run.manifest = key, m
         return run.manifest
@@ -236,14 +230,14 @@ class Live:
             _count_remote(out, run, done)
             return
         try:                                               # each new part checked once (size and checksum)
-            new = library.sweep_files(out, fresh).get("games", [])
-        except library.ResultsError as e:
+            new = sources.sweep_files(out, fresh).get("games", [])
+        except errors.ResultsError as e:
             run.error = str(e)
             return
         try:
             rows = _seat_counts(_connect_parts(new), out)
         except Exception as e:  # noqa: BLE001 - a part that cannot be read is shown, never raised
-            run.error = library.one_line(e)
+            run.error = errors.one_line(e)
             return
         for cell, games, decided, first_wins, sides in rows:
             have = run.cells.setdefault(cell, [0, 0, 0, sides])
@@ -262,7 +256,7 @@ def _part_key(path: str) -> tuple[str, int]:
 def _seat_counts(con, out) -> list[tuple]:
     """COUNTS_SQL over the games ``con`` holds (closed after), who won told by the game's own seats.sql."""
     try:
-        library.add_seat_outcomes(con, [str(out)])
+        connection.add_seat_outcomes(con, [str(out)])
         return con.execute(COUNTS_SQL).fetchall()
     finally:
         con.close()
@@ -272,9 +266,9 @@ def _count_remote(out: str, run: _Run, done: set) -> None:
     """The counts of a run on object storage: its done parts read in place through the library's connection (all of
     them at each look, which the snapshot's pace bounds)."""
     try:
-        rows = _seat_counts(library.connect([str(out)], threads=1), out)
+        rows = _seat_counts(connection.connect([str(out)], threads=1), out)
     except Exception as e:  # noqa: BLE001 - a part that cannot be read is shown, never raised
-        run.error = library.one_line(e)
+        run.error = errors.one_line(e)
         return
     run.cells = {cell: [games, decided, first_wins, sides] for cell, games, decided, first_wins, sides in rows}
     run.seen, run.error = set(done), None
@@ -282,10 +276,10 @@ def _count_remote(out: str, run: _Run, done: set) -> None:
 
 def _connect_parts(files: list[str]):
     """A locked connection whose ``games`` view holds these part files alone (hive ``cell`` from their folders)."""
-    con = library.locked_connection(files, threads=1)      # a small read: leave the other cores to the sweep
+    con = connection.locked_connection(files, threads=1)      # a small read: leave the other cores to the sweep
     try:
-        con.execute(library.all_macros())
-        listed = ", ".join(library._literal(f) for f in files)
+        con.execute(sqlfiles.all_macros())
+        listed = ", ".join(connection._literal(f) for f in files)
         con.execute(f"CREATE VIEW games AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true)")
     except BaseException:
         con.close()
@@ -355,42 +349,6 @@ def look(catalog, live: Live, root: Path, job: str) -> dict[str, Any] | None:
     got = (live.state(layout(root, row["id"], row.get("results") or "")["out"], fresh=fresh) if row["state"] != "queued" or row["started"]
            else None)
     return {"id": row["id"], "run_state": row["state"], "error": row["error"], "progress": got}
-
-
-def add_routes(app, *, catalog, root: Path, page_user, api_user) -> Live:
-    """``GET /runs/{job}/events`` (a page session, read) and ``GET /api/runs/{job}/progress`` (a token, read)."""
-    live = Live()
-
-    @app.get("/runs/{job}/events")
-    def run_events(request: Request, job: str):
-        page_user(request, "read")
-        if catalog.job(job) is None:
-            return PlainTextResponse("error: no such run\n", status_code=404)
-        return StreamingResponse(stream(request, lambda: look(catalog, live, root, job)),
-                                 media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
-
-    @app.get("/api/runs/{job}/progress")
-    def api_progress(request: Request, job: str):
-        api_user(request, "read")
-        got = look(catalog, live, root, job)
-        if got is None:
-            return JSONResponse({"error": "no such run"}, 404)
-        return got
-
-    return live
-
-
-def section(job: dict) -> str:
-    """The live block of a run page (filled by SCRIPT from the run's events); the run's id in a data attribute."""
-    from service.pages import esc
-    first = {"queued": "queued: waiting for its turn", "running": "waiting for the first finished part"}.get(
-        job["state"], f"{job['state']}: no part of a sweep in its results folder")
-    return (f"<div id='live' data-events='/runs/{esc(job['id'])}/events' data-state='{esc(job['state'])}'>"
-            f"<h2>Current estimate</h2><p id='live-status'>{esc(first)}</p>"
-            "<table id='live-cells'><thead><tr><th>cell</th><th>parts</th><th>games</th>"
-            "<th>first player's share of decided games (95% Wilson)</th><th>fair</th>"
-            "<th class='stopcol'>stop: estimate (interval)</th><th class='stopcol'>why it stopped</th></tr></thead>"
-            "<tbody></tbody></table></div>")
 
 
 # the run page's live updates: text only (textContent), never markup from the data; a reload once the run ends

@@ -7,9 +7,10 @@ once that time has passed, owned by the admin who defined it last and recorded w
 before the job is added, so a restart, a second look or a second thread never queues a second job that day. The
 clock is injectable (``Nightly.clock``): tests move it instead of sleeping.
 
-The project's page shows its runs (date, code version, verdict), a trend chart per metric across the runs (inline
-SVG drawn here, no script, nothing loaded), and the failing cells of the latest run linked to the regress report's
-section of each. Every user value is escaped (``pages.esc``) and bound in SQL."""
+The project's page (service/routes/nightly.py) shows its runs (date, code version, verdict), a trend chart per metric
+across the runs (inline SVG from templates/_trend.html over :func:`trend_chart`, no script, nothing loaded), and the
+failing cells of the latest run linked to the regress report's section of each. Every user value is bound in SQL and
+shown through the autoescaping templates."""
 
 from __future__ import annotations
 
@@ -20,16 +21,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from fastapi import Request
-from fastapi.responses import JSONResponse, RedirectResponse
-
 from cluster.spec import SpecError
 from service import kind_regress
 from service.catalog import ACTIVE, Catalog, User
 from service.kinds import Context
-from service.pages import esc, hidden_csrf, when
 from service.runner import layout
-from service.specs import MAX_UPLOAD
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 AT = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
@@ -226,9 +222,10 @@ def metric_values(result: dict) -> dict[str, tuple[float, bool]]:
     return {k: (a[0] / a[1], a[2]) for k, a in acc.items() if a[1] > 0}
 
 
-def trend_svg(name: str, points: list[dict]) -> str:
-    """One metric across the runs (oldest left): a line through one dot per run (red when flagged), each with its
-    date, code version and value as its tooltip; a dashed line where the code version changed. Inline SVG."""
+def trend_chart(name: str, points: list[dict]) -> dict:
+    """The geometry of one metric's chart across the runs (oldest left), drawn by templates/_trend.html: each run's
+    dot (red when flagged) with its date, code version and value as its tooltip, the line through them, and where
+    the code version changed."""
     w, h, left, right, top, bottom = 560, 170, 56, 12, 14, 34
     ys = [p["value"] for p in points]
     lo, hi = min(ys), max(ys)
@@ -236,39 +233,25 @@ def trend_svg(name: str, points: list[dict]) -> str:
         lo, hi = lo - 0.5 * (abs(lo) or 1) * 0.1, hi + 0.5 * (abs(hi) or 1) * 0.1
     n = len(points)
 
-    def x(i: int) -> float:
+    def xf(i: int) -> float:
         return left + (w - left - right) * (0.5 if n == 1 else i / (n - 1))
 
-    def y(v: float) -> float:
-        return top + (h - top - bottom) * (1 - (v - lo) / (hi - lo))
+    def x(i: int) -> str:
+        return f"{xf(i):.1f}"
 
-    out = [f"<svg class='trend' width='{w}' height='{h}' viewBox='0 0 {w} {h}' role='img' "
-           f"aria-label='{esc(name)} across {n} runs' xmlns='http://www.w3.org/2000/svg'>",
-           f"<rect x='{left}' y='{top}' width='{w - left - right}' height='{h - top - bottom}' fill='#fff' "
-           "stroke='#ccc'/>",
-           f"<text x='4' y='{top + 8}' font-size='10'>{hi:.4g}</text>",
-           f"<text x='4' y='{h - bottom}' font-size='10'>{lo:.4g}</text>"]
-    for i in range(1, n):
-        if points[i]["code"] != points[i - 1]["code"]:
-            xm = (x(i) + x(i - 1)) / 2
-            out.append(f"<line x1='{xm:.1f}' y1='{top}' x2='{xm:.1f}' y2='{h - bottom}' stroke='#90a4ae' "
-                       f"stroke-dasharray='3,3'><title>code {esc(points[i]['code'])}</title></line>")
-    if n > 1:
-        path = " ".join(f"{x(i):.1f},{y(p['value']):.1f}" for i, p in enumerate(points))
-        out.append(f"<polyline fill='none' stroke='#1565c0' stroke-width='1.5' points='{path}'/>")
-    for i, p in enumerate(points):
-        colour = "#c62828" if p["flagged"] else "#1565c0"
-        out.append(f"<circle class='pt' cx='{x(i):.1f}' cy='{y(p['value']):.1f}' r='4' fill='{colour}'>"
-                   f"<title>{esc(p['date'])} · code {esc(p['code'])} · {p['value']:.4g}"
-                   f"{' · flagged' if p['flagged'] else ''}</title></circle>")
-    labels = [0, n - 1] if n > 8 else range(n)
-    for i in sorted(set(labels)):
-        out.append(f"<text x='{x(i):.1f}' y='{h - bottom + 14}' font-size='10' text-anchor='middle'>"
-                   f"{esc(points[i]['date'][5:])}</text>"
-                   f"<text x='{x(i):.1f}' y='{h - bottom + 27}' font-size='9' fill='#546e7a' text-anchor='middle'>"
-                   f"{esc(points[i]['code'][:12])}</text>")
-    out.append("</svg>")
-    return "".join(out)
+    def y(v: float) -> str:
+        return f"{top + (h - top - bottom) * (1 - (v - lo) / (hi - lo)):.1f}"
+
+    changes = [(f"{(xf(i) + xf(i - 1)) / 2:.1f}", points[i]["code"]) for i in range(1, n)
+               if points[i]["code"] != points[i - 1]["code"]]
+    dots = [{"x": x(i), "y": y(p["value"]), "colour": "#c62828" if p["flagged"] else "#1565c0",
+             "title": f"{p['date']} · code {p['code']} · {p['value']:.4g}" + (" · flagged" if p["flagged"] else "")}
+            for i, p in enumerate(points)]
+    labels = [{"x": x(i), "date": points[i]["date"][5:], "code": points[i]["code"][:12]}
+              for i in sorted(set([0, n - 1] if n > 8 else range(n)))]
+    return {"name": name, "n": n, "w": w, "h": h, "left": left, "right": right, "top": top, "bottom": bottom,
+            "hi": f"{hi:.4g}", "lo": f"{lo:.4g}", "changes": changes, "dots": dots, "labels": labels,
+            "line": " ".join(f"{x(i)},{y(p['value'])}" for i, p in enumerate(points)) if n > 1 else ""}
 
 
 def trends(runs: list[dict]) -> dict[str, list[dict]]:
@@ -311,94 +294,6 @@ def cards_of_project(p: dict) -> dict:
     return cards if isinstance(cards, dict) else {}
 
 
-def project_form(csrf: str, values: dict | None = None) -> str:
-    v = values or {}
-    checked = " checked" if v.get("enabled", True) else ""
-    return (f"<form method='post' action='/nightly' enctype='multipart/form-data' id='nightly-form'>{hidden_csrf(csrf)}"
-            f"<label for='name'>Project name ({NAME_RULE})</label>"
-            f"<input type='text' id='name' name='name' value='{esc(v.get('name', ''))}'>"
-            "<label for='at'>Time of day, UTC (HH:MM)</label>"
-            f"<input type='text' id='at' name='at' style='width:6em' value='{esc(v.get('at', '03:00'))}'>"
-            f"<label><input type='checkbox' name='enabled' value='1'{checked}> enabled</label>"
-            "<label for='suite'>Regress suite (TOML, docs/regress.md): paste it here ...</label>"
-            f"<textarea id='suite' name='suite' rows='12'>{esc(v.get('suite', ''))}</textarea>"
-            "<label for='suite_file'>... or upload the file (at most 256 KiB)</label>"
-            "<input type='file' id='suite_file' name='suite_file' accept='.toml,text/plain'>"
-            "<label for='baseline'>Baseline (JSON, from playtest regress --update-baseline): paste it here ...</label>"
-            f"<textarea id='baseline' name='baseline' rows='8'>{esc(v.get('baseline', ''))}</textarea>"
-            "<label for='baseline_file'>... or upload the file (at most 256 KiB)</label>"
-            "<input type='file' id='baseline_file' name='baseline_file' accept='.json,text/plain'>"
-            "<label for='cards'>Card files the suite's spec names in [data] (by file name, no folder; sent again "
-            "with each change)</label><input type='file' id='cards' name='cards' accept='.toml' multiple>"
-            "<p><button>Save the nightly project</button></p></form>")
-
-
-def list_page(projects: list[dict], last: dict[str, dict], user: User, csrf: str, *, error: str = "",
-              values: dict | None = None) -> str:
-    out = ("<p>Each project's regression suite is queued once a day at its UTC time (docs/regress.md); its page "
-           "shows the runs, a trend per metric and the failing cells.</p>")
-    if error:
-        out += f"<p class='error' id='error'>{esc(error)}</p>"
-    if projects:
-        rows = "".join(
-            f"<tr><td><a href='/nightly/{esc(p['name'])}'>{esc(p['name'])}</a></td><td>{esc(p['at'])} UTC</td>"
-            f"<td>{'enabled' if p['enabled'] else 'disabled'}</td><td>{esc(p.get('owner') or '')}</td>"
-            f"<td>{esc((last.get(p['name']) or {}).get('verdict') or '')}</td>"
-            f"<td>{esc(p['queued_day'])}</td></tr>" for p in projects)
-        out += ("<table id='projects'><tr><th>project</th><th>time</th><th>state</th><th>defined by</th>"
-                f"<th>last verdict</th><th>last queued (UTC day)</th></tr>{rows}</table>")
-    else:
-        out += "<p>No nightly projects yet.</p>"
-    if user.may("admin"):
-        out += "<h2>Define or change a project</h2>" + project_form(csrf, values)
-    return out
-
-
-def project_page(p: dict, runs: list[dict], user: User, csrf: str) -> str:
-    name = esc(p["name"])
-    out = ("<table>"
-           f"<tr><th>project</th><td id='project'>{name}</td></tr>"
-           f"<tr><th>time</th><td>{esc(p['at'])} UTC, {'enabled' if p['enabled'] else 'disabled'}</td></tr>"
-           f"<tr><th>defined by</th><td>{esc(p.get('owner') or '')}, changed {when(p['updated'])}</td></tr>"
-           f"<tr><th>last queued</th><td>{esc(p['queued_day'] or 'never')}</td></tr></table>")
-    if p.get("last_error"):
-        out += f"<p class='error' id='nightly-error'>the last scheduled run was refused: {esc(p['last_error'])}</p>"
-    if user.may("admin"):
-        out += (f"<form method='post' action='/nightly/{name}/run' class='inline'>{hidden_csrf(csrf)}"
-                "<button id='run-now'>Run now</button></form>")
-    latest = next((r for r in runs if r.get("result")), None)
-    out += "<h2>Failing cells of the latest run</h2>"
-    if latest is None:
-        out += "<p>No finished run yet.</p>"
-    else:
-        failing = failing_cells(latest)
-        jid = esc(latest["id"])
-        out += (f"<p>Run <a href='/runs/{jid}'>{jid}</a> ({esc(day_of(latest['created']))}, code "
-                f"{esc(code_version(latest))}): {esc(latest['result'].get('verdict'))}.</p>")
-        if failing:
-            out += "<ul id='failing'>" + "".join(
-                f"<li><a href='/runs/{jid}/report#cell-{esc(c['cell'])}'>{esc(c['cell'])} ({esc(c['label'])})</a>: "
-                f"{esc('; '.join(c['why']))}</li>" for c in failing) + "</ul>"
-        else:
-            out += "<p id='failing'>None: nothing moved.</p>"
-    series = trends(runs)
-    out += "<h2>Trend per metric</h2>"
-    if not series:
-        out += "<p>No finished run to chart yet.</p>"
-    for metric, points in series.items():
-        out += f"<h3>{esc(metric)}</h3>" + trend_svg(metric, points)
-    out += ("<h2>Runs</h2><table id='history'><tr><th>date (UTC)</th><th>code version</th><th>state</th>"
-            "<th>verdict</th><th>run</th></tr>" + "".join(
-                f"<tr><td>{esc(day_of(r['created']))}</td><td>{esc(code_version(r))}</td>"
-                f"<td class='state {esc(r['state'])}'>{esc(r['state'])}</td><td>{esc(r.get('verdict') or '')}</td>"
-                f"<td><a href='/runs/{esc(r['id'])}'>{esc(r['id'])}</a></td></tr>" for r in runs) + "</table>")
-    if user.may("admin"):
-        out += ("<h2>Change this project</h2>"
-                + project_form(csrf, {"name": p["name"], "at": p["at"], "enabled": bool(p["enabled"]),
-                                      "suite": p["suite"], "baseline": p["baseline"]}))
-    return out
-
-
 def project_json(p: dict, runs: list[dict] | None, base: str) -> dict:
     out = {k: p[k] for k in ("name", "at", "queued_day", "last_error", "owner", "created", "updated")}
     out["enabled"] = bool(p["enabled"])
@@ -412,118 +307,3 @@ def project_json(p: dict, runs: list[dict] | None, base: str) -> dict:
         latest = next((r for r in runs if r.get("result")), None)
         out["failing"] = failing_cells(latest) if latest else []
     return out
-
-
-# routes -----------------------------------------------------------------------------------------------------
-
-def add_routes(app, *, nightly: Nightly, page, page_user, page_form, api_user, base_url) -> Nightly:
-    """/nightly (read: the projects; admin: define or change one), /nightly/{project} (read: history, trends,
-    failing cells), POST /nightly/{project}/run (admin: run now), and the API mirror under /api/nightly."""
-
-    def last_runs() -> dict[str, dict]:
-        out: dict[str, dict] = {}
-        for r in nightly.catalog.q("SELECT project, verdict, state FROM jobs WHERE project != '' ORDER BY created"):
-            out[r["project"]] = dict(r)
-        return out
-
-    async def form_text(form, name: str) -> str | bytes:
-        upload = form.get(f"{name}_file")
-        if upload is not None and not isinstance(upload, str) and upload.filename:
-            return await upload.read(MAX_UPLOAD + 1)
-        value = form.get(name)
-        return value if isinstance(value, str) else ""
-
-    @app.get("/nightly")
-    def nightly_list(request: Request):
-        s = page_user(request, "read")
-        return page("Nightly", list_page(nightly.projects(), last_runs(), *s), *s)
-
-    @app.post("/nightly")
-    async def nightly_save(request: Request):
-        user, csrf, form = await page_form(request, "admin")
-        inputs = {"name": str(form.get("name") or "").strip(), "at": str(form.get("at") or ""),
-                  "enabled": form.get("enabled") is not None,
-                  "suite": await form_text(form, "suite"), "baseline": await form_text(form, "baseline"),
-                  "cards": {u.filename: await u.read(MAX_UPLOAD + 1) for u in form.getlist("cards")
-                            if not isinstance(u, str) and u.filename}}
-        try:
-            name, _ = nightly.save(user, inputs)
-        except SpecError as e:
-            shown = {k: (v if isinstance(v, (str, bool)) else v[:MAX_UPLOAD].decode("utf-8", "replace"))
-                     for k, v in inputs.items() if k != "cards"}
-            return page("Nightly", list_page(nightly.projects(), last_runs(), user, csrf,
-                                             error=" ".join(str(e).split()), values=shown), user, csrf, status=400)
-        return RedirectResponse(f"/nightly/{name}", status_code=303)
-
-    @app.get("/nightly/{project}")
-    def nightly_project(request: Request, project: str):
-        s = page_user(request, "read")
-        p = nightly.project(project)
-        if p is None:
-            return page("No such project", "<p class='error'>no such nightly project</p>", *s, status=404)
-        return page(f"Nightly {p['name']}", project_page(p, nightly.runs(p["name"]), *s), *s)
-
-    @app.post("/nightly/{project}/run")
-    async def nightly_run(request: Request, project: str):
-        user, csrf, _ = await page_form(request, "admin")
-        p = nightly.project(project)
-        if p is None:
-            return page("No such project", "<p class='error'>no such nightly project</p>", user, csrf, status=404)
-        if nightly.active(p["name"]):
-            return page("Not queued", "<p class='error'>a run of this project is queued or running already</p>",
-                        user, csrf, status=409)
-        try:
-            job = nightly.queue(p["name"], user.name)
-        except SpecError as e:
-            return page("Not queued", f"<p class='error'>{esc(' '.join(str(e).split()))}</p>", user, csrf, status=400)
-        return RedirectResponse(f"/runs/{job}", status_code=303)
-
-    @app.get("/api/nightly")
-    def api_nightly(request: Request):
-        api_user(request, "read")
-        base = base_url(request)
-        return {"projects": [project_json(p, None, base) for p in nightly.projects()]}
-
-    @app.post("/api/nightly")
-    async def api_nightly_save(request: Request):
-        user = api_user(request, "admin")
-        try:               # a body over the service's limit never gets here: its middleware answers 413
-            body = json.loads(await request.body())
-        except ValueError:
-            body = None
-        want = ("expected {\"name\": text, \"at\": \"HH:MM\" (UTC), \"suite\": TOML text, \"baseline\": JSON text, "
-                "\"cards\": {file name: TOML text}, \"enabled\": true|false}")
-        if not isinstance(body, dict) or not all(isinstance(body.get(k), str) for k in ("name", "at", "suite",
-                                                                                          "baseline")) \
-                or not isinstance(body.get("cards", {}), dict):
-            return JSONResponse({"error": want}, 400)
-        try:
-            name, new = nightly.save(user, {k: body.get(k) for k in ("name", "at", "suite", "baseline", "cards")}
-                                     | {"enabled": body.get("enabled", True)})
-        except SpecError as e:
-            return JSONResponse({"error": " ".join(str(e).split())}, 400)
-        return JSONResponse({**project_json(nightly.project(name), None, base_url(request)), "created": new}, 200)
-
-    @app.get("/api/nightly/{project}")
-    def api_nightly_project(request: Request, project: str):
-        api_user(request, "read")
-        p = nightly.project(project)
-        if p is None:
-            return JSONResponse({"error": "no such nightly project"}, 404)
-        return project_json(p, nightly.runs(p["name"]), base_url(request))
-
-    @app.post("/api/nightly/{project}/run")
-    def api_nightly_run(request: Request, project: str):
-        user = api_user(request, "admin")
-        p = nightly.project(project)
-        if p is None:
-            return JSONResponse({"error": "no such nightly project"}, 404)
-        if nightly.active(p["name"]):
-            return JSONResponse({"error": "a run of this project is queued or running already"}, 409)
-        try:
-            job = nightly.queue(p["name"], user.name)
-        except SpecError as e:
-            return JSONResponse({"error": " ".join(str(e).split())}, 400)
-        return JSONResponse({"id": job, "url": f"{base_url(request)}/runs/{job}", "state": "queued"}, 201)
-
-    return nightly

@@ -20,12 +20,8 @@ import sys
 import threading
 from pathlib import Path
 
-from fastapi import Request
-from fastapi.responses import FileResponse
-
-from service import pages
 from cluster.part import part_path
-from service.kinds import CLI, has_manifest
+from service.kinds import has_manifest
 from sim.files import write_atomic
 from sim.kit import trace
 from infra.storage import StorageError, open_location
@@ -36,6 +32,9 @@ TIMEOUT_S = 60.0
 MAX_PART_BYTES = 1 << 30            # a part copied from object storage for a replay, at most
 CELL = re.compile(r"c[0-9]{3,6}")
 _slots = threading.BoundedSemaphore(MAX_AT_ONCE)
+# The replay is still drawn by the command line (its page builder and sweep-game reader live in cli/play.py and
+# cli/replay.py): an upward tie that tests/test_layers.py reports until they move below the service.
+CLI = "from cli.main import app; app()"
 
 
 def cells_of(out: Path) -> tuple[list[tuple[str, str]], int] | None:
@@ -53,25 +52,9 @@ def cells_of(out: Path) -> tuple[list[tuple[str, str]], int] | None:
     return cells, m["games_per_cell"]
 
 
-def link(row: dict, root: Path) -> str:
-    """The run page's link to its replay form (a done run with results only)."""
-    if row["state"] != "done" or not has_manifest(job_layout(root, row)["out"]):
-        return ""
-    return f"<p><a id='replay' href='/runs/{pages.esc(row['id'])}/replay'>Replay a game of this run</a></p>"
-
-
-def form(row: dict, cells: list[tuple[str, str]], per_cell: int, cell: str = "", index: str = "0",
-         error: str = "") -> str:
-    opts = "".join(f"<option value='{pages.esc(c)}'{' selected' if c == cell else ''}>{pages.esc(c)}"
-                   f"{(': ' + pages.esc(label)) if label else ''}</option>" for c, label in cells)
-    return ((f"<p class='error' id='error'>{pages.esc(error)}</p>" if error else "")
-            + f"<p>Draw one game of <a href='/runs/{pages.esc(row['id'])}'>{pages.esc(row['title'])}</a> as "
-            "<code>playtest play --from DIR --cell ID --game-index N --html</code> draws it: the same game the run "
-            "played (its spec's seed and the game's index).</p>"
-            f"<form method='get' action='/runs/{pages.esc(row['id'])}/replay/game'>"
-            f"<label for='cell'>Cell</label><select id='cell' name='cell'>{opts}</select>"
-            f"<label for='index'>Game index within the cell (0 to {per_cell - 1:,})</label>"
-            f"<input type='text' id='index' name='index' value='{pages.esc(index)}'> <button>Replay</button></form>")
+def replayable(row: dict, root: Path) -> bool:
+    """Whether the run page links to its replay form: a done run with results."""
+    return row["state"] == "done" and has_manifest(job_layout(root, row)["out"])
 
 
 def checked(cells: list[tuple[str, str]], per_cell: int, cell: str, index: str) -> tuple[str, int]:
@@ -152,46 +135,3 @@ def draw(root: Path, job: str, cell: str, index: int, results: str = "") -> Path
         return page
     finally:
         _slots.release()
-
-
-def add_routes(app, *, catalog, root: Path, page_user, page, csp: str) -> None:
-    """GET /runs/{job}/replay (the form) and GET /runs/{job}/replay/game?cell=&index= (the page), read role."""
-
-    def run_of(request: Request, job: str):
-        s = page_user(request, "read")
-        row = catalog.job(job)
-        out = job_layout(root, row)["out"] if row and row["state"] == "done" else None
-        got = cells_of(out) if out is not None else None
-        return s, row, got
-
-    def nothing(s):
-        return page("No replay", "<p class='error'>no such run, or no results to replay for it (yet)</p>", *s,
-                    status=404)
-
-    @app.get("/runs/{job}/replay")
-    def replay_form(request: Request, job: str):
-        s, row, got = run_of(request, job)
-        if got is None:
-            return nothing(s)
-        return page(f"Replay: {row['title']}", form(row, *got), *s)
-
-    @app.get("/runs/{job}/replay/game")
-    def replay_game(request: Request, job: str):
-        s, row, got = run_of(request, job)
-        if got is None:
-            return nothing(s)
-        cell = (request.query_params.get("cell") or "")[:100]
-        index = (request.query_params.get("index") or "").strip()[:100]
-        status, error = 400, ""
-        try:
-            path = draw(root, row["id"], *checked(*got, cell, index), row.get("results") or "")
-            return FileResponse(path, media_type="text/html; charset=utf-8",
-                                headers={"Content-Security-Policy": csp})
-        except BlockingIOError:
-            status, error = 503, f"{MAX_AT_ONCE} replays are being drawn already; try again in a moment"
-        except TimeoutError:
-            status, error = 503, f"the replay took more than {TIMEOUT_S:g} s, this service's limit; not drawn"
-        except ValueError as e:
-            error = str(e)
-        return page(f"Replay: {row['title']}", form(row, *got, cell=cell, index=index, error=error), *s,
-                    status=status)

@@ -3,6 +3,7 @@ as each (a page session cookie and its CSRF token, or an API token), and a small
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import subprocess
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import itsdangerous
 import pytest
 import uvicorn
 
@@ -43,11 +45,30 @@ class Who:
 
     def page(self, app) -> TestClient:
         """A client with this user's page session (no token)."""
-        return TestClient(app, cookies={COOKIE: self.sid} if self.sid else None)
+        return TestClient(app, cookies={COOKIE: session_cookie(app, self.sid)} if self.sid else None)
 
     def api(self, app) -> TestClient:
         """A client with this user's API token (no session)."""
         return TestClient(app, headers={"Authorization": f"Bearer {self.token}"} if self.token else None)
+
+
+def session_cookie(app, sid: str) -> str:
+    """The signed session cookie naming the catalog session ``sid``, as the app's SessionMiddleware writes it after
+    a login (its key is the catalog's)."""
+    data = base64.b64encode(json.dumps({"sid": sid}).encode())
+    return itsdangerous.TimestampSigner(app.state.catalog.key("session")).sign(data).decode()
+
+
+def routes_of(app) -> set[tuple[str, str]]:
+    """(method, path) of every route of the app, those of its included routers too."""
+    out, todo = set(), list(app.routes)
+    while todo:
+        r = todo.pop()
+        if hasattr(r, "original_router"):          # an included router (FastAPI keeps it whole)
+            todo += r.original_router.routes
+        elif getattr(r, "methods", None):
+            out |= {(m, r.path) for m in r.methods}
+    return out
 
 
 def make_users(app) -> dict[str, Who]:
