@@ -9,6 +9,7 @@ import ipaddress
 import math
 import os
 import socket
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -152,10 +153,13 @@ def main(argv: list[str] | None = None) -> int:
     from service.app import Settings, create_app
     from service.console import ConsoleLimits
     root.mkdir(parents=True, exist_ok=True)
-    app = create_app(Settings(root=root, jobs=a.jobs, workers=a.workers, address=a.address, results=a.results or "", max_queued=a.max_queued,
-                              submit_per_minute=a.submit_per_minute,
-                              console_limits=ConsoleLimits(timeout=a.console_seconds, memory_gib=a.console_memory,
-                                                           max_rows=a.console_rows)))
+    try:                   # the catalog opens (and migrates) here: a catalog from newer code is one line
+        app = create_app(Settings(root=root, jobs=a.jobs, workers=a.workers, address=a.address, results=a.results or "",
+                                  max_queued=a.max_queued, submit_per_minute=a.submit_per_minute,
+                                  console_limits=ConsoleLimits(timeout=a.console_seconds, memory_gib=a.console_memory,
+                                                               max_rows=a.console_rows)))
+    except (CatalogError, OSError, sqlite3.Error) as e:
+        fail(f"--root {root}: {e}")
     if not app.state.catalog.users():
         print(f"warning: no users yet: add one with playtest serve --root {root} --add-user NAME --role admin",
               file=sys.stderr)

@@ -18,6 +18,8 @@ from service.app import verdict_card
 from service.kinds import Checked, calibrated
 from service.pages import no_progress, progress_html, time_text
 
+pytestmark = pytest.mark.service
+
 
 @pytest.fixture(scope="module")
 def limited(tmp_path_factory):
@@ -31,11 +33,11 @@ def limited(tmp_path_factory):
 
 def test_a_round_limit_run_leads_with_the_games_the_limit_ends_and_its_ties(limited, tmp_path):
     import queries.report as rep
-    from queries import library
+    from queries import connection
     r = rep.build(str(limited), tmp_path / "page.html")
     cells = {c.values["round_limit"]: c for c in r.cells}
     assert rep.headlines(r, cells["0"])[0].startswith("No round limit in this cell")
-    con = library.connect([str(limited)])
+    con = connection.connect([str(limited)])
     try:
         ended, ties = con.execute(           # a tie: the limit ended it and nobody won (no winning seat)
             "SELECT count(*) FILTER (WHERE end_reason = 'round_limit'), count(*) FILTER (WHERE end_reason = "

@@ -12,6 +12,8 @@ from service_helpers import ROLES, TINY, csrf_of, fake_done_job, make_users, rou
 
 from service.app import Settings, create_app
 
+pytestmark = pytest.mark.service
+
 R, E, O, A = "read", "edit", "other", "admin"
 # (method, route) -> {role: status}; anonymous pages go to /login (303), anonymous API calls get 401
 MATRIX = {

@@ -13,7 +13,7 @@ from service_helpers import Live, make_users
 from tests.test_report import _chromium
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.service]
 LONG = 'name = "long"\ngame = "paws"\nseed = 3\ngames_per_cell = 50000\nbatch_size = 2500\n[grid]\nplayers = [3, 4]\n'
 
 

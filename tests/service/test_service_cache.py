@@ -14,9 +14,11 @@ from results_helpers import give_results, sweep_folder  # noqa: F401 - a fixture
 from service_helpers import fake_done_job, make_users
 
 from cluster.manifest import save_manifest
-from queries import library
+from queries import sources
 from service import console, live
 from service.app import Settings, create_app
+
+pytestmark = pytest.mark.service
 
 
 @pytest.fixture
@@ -32,7 +34,7 @@ def run(tmp_path, sweep_folder):  # noqa: F811
 
 def set_part(out, state: str) -> None:
     """The second cell's part marked ``state`` in the run's manifest (saved, signed, as the sweep saves it)."""
-    m = library.read_manifest(out)
+    m = sources.read_manifest(out)
     m["cells"][1]["parts"][0]["state"] = state
     save_manifest(out, m)
 

@@ -17,6 +17,8 @@ from typer.testing import CliRunner
 from cli.main import app as cli_app
 from service.runner import layout
 
+pytestmark = pytest.mark.service
+
 ITEMS = (Path(__file__).resolve().parents[2] / "sim" / "paws" / "data" / "items.toml").read_text()
 STRONG = ITEMS.replace('name = "Bandage Kit"\ntiming = "anytime"\neffect = "heal"\namount = 3',
                        'name = "Bandage Kit"\ntiming = "anytime"\neffect = "heal"\namount = 9', 1)
@@ -32,6 +34,7 @@ def _nothing_stored(app) -> None:
     assert not any((app.state.root / "jobs").iterdir())
 
 
+@pytest.mark.slow            # a real job played end to end
 def test_a_spec_with_its_card_file_plays_the_same_bytes_as_the_command_line(tmp_path):
     local = tmp_path / "local"
     local.mkdir()
@@ -124,6 +127,7 @@ def test_serve_refuses_a_bad_address_before_it_starts(tmp_path):
         assert said in res.output and res.output.count("\n") == 1, res.output
 
 
+@pytest.mark.slow            # a real job played end to end
 def test_playtest_submit_sends_the_card_files_a_spec_names(tmp_path):
     (tmp_path / "spec.toml").write_text(WITH_CARDS)
     (tmp_path / "strong-items.toml").write_text(STRONG)

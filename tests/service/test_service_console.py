@@ -17,6 +17,8 @@ from service_helpers import fake_done_job, make_users
 from service.app import Settings, create_app
 from service.console import ConsoleLimits
 
+pytestmark = pytest.mark.service
+
 SCRIPT = "<script>window.__pwned=1</script>"
 
 
@@ -249,6 +251,7 @@ def test_the_run_page_links_to_its_console_queries_and_downloads(run):
 
 
 @pytest.mark.slow
+@pytest.mark.browser
 def test_a_designer_answers_a_canned_query_and_a_console_query_in_chromium(tmp_path, sweep_folder):  # noqa: F811
     from test_service_browser import _chromium
     browser_path = _chromium()

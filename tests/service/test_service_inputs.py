@@ -10,6 +10,8 @@ from service_helpers import TINY, fake_done_job, make_users
 
 from service.specs import MAX_UPLOAD
 
+pytestmark = pytest.mark.service
+
 SCRIPT = "<script>window.__pwned=1</script>"
 
 

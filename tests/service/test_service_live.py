@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from pathlib import Path
 
 import pytest
+from results_helpers import give_results, sweep_folder  # noqa: F401 - a fixture
 from service_helpers import TINY, make_users
 
-from queries import library
+from queries import connection, sqlfiles
 from service.runner import layout
 
 with warnings.catch_warnings():
@@ -19,6 +21,8 @@ with warnings.catch_warnings():
     from typer.testing import CliRunner
 
 from cli.main import app as cli_app
+
+pytestmark = pytest.mark.service
 
 STOP = """name = "tiny-stop"
 game = "paws"
@@ -33,27 +37,36 @@ max_games_per_cell = 2000
 """
 
 
-def played_job(app, owner, spec: str, title: str = "live") -> str:
-    """A job marked running whose results folder holds the finished sweep of ``spec`` (played here, in process)."""
+@pytest.fixture(scope="session")
+def stop_folder(tmp_path_factory) -> Path:
+    """STOP's results, played once per test session (in process)."""
+    base = tmp_path_factory.mktemp("stop")
+    (base / "spec.toml").write_text(STOP)
+    r = CliRunner().invoke(cli_app, ["sweep", str(base / "spec.toml"), "--out", str(base / "out"), "--no-progress",
+                                     "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    return base / "out"
+
+
+def played_job(app, owner, spec: str, folder: Path, title: str = "live") -> str:
+    """A job marked running whose results folder holds a copy of ``folder``, the finished sweep of ``spec``."""
     catalog = app.state.catalog
     job = catalog.add_job(owner=catalog.user_by_token(owner.token), title=title, description="", spec_name="t",
                           game="paws", spec_text=spec, cells=2, games=400)
     paths = layout(app.state.root, job)
     paths["own"].mkdir(parents=True, exist_ok=True)
     paths["spec"].write_text(spec)
-    r = CliRunner().invoke(cli_app, ["sweep", str(paths["spec"]), "--out", str(paths["out"]), "--no-progress",
-                                     "--workers", "1"])
-    assert r.exit_code == 0, r.output
+    give_results(app, job, folder)
     catalog.set_job(job, state="running", started=1.0)
     return job
 
 
 def query_truth(out) -> dict[int, tuple[int, int, float, float]]:
     """players -> (decided, first_wins, ci95_low, ci95_high) from the canned first_player_advantage query."""
-    con = library.connect([out])
+    con = connection.connect([out])
     try:
-        library.add_seat_outcomes(con, [out])
-        sql = library.load("first_player_advantage").sql
+        connection.add_seat_outcomes(con, [out])
+        sql = sqlfiles.load("first_player_advantage").sql
         cols, rows = None, None
         cur = con.execute(sql)
         cols = [d[0] for d in cur.description]
@@ -63,9 +76,9 @@ def query_truth(out) -> dict[int, tuple[int, int, float, float]]:
     return {r["players"]: (r["decided"], r["first_wins"], r["ci95_low"], r["ci95_high"]) for r in rows}
 
 
-def test_the_estimate_from_the_parts_agrees_with_the_canned_query(quiet_app):
+def test_the_estimate_from_the_parts_agrees_with_the_canned_query(quiet_app, sweep_folder):  # noqa: F811
     users = make_users(quiet_app)
-    job = played_job(quiet_app, users["edit"], TINY)
+    job = played_job(quiet_app, users["edit"], TINY, sweep_folder)
     got = users["read"].api(quiet_app).get(f"/api/runs/{job}/progress")
     assert got.status_code == 200, got.text
     p = got.json()["progress"]
@@ -81,9 +94,9 @@ def test_the_estimate_from_the_parts_agrees_with_the_canned_query(quiet_app):
     assert again["cells"] == p["cells"]
 
 
-def test_a_stop_sweep_says_why_each_cell_stopped(quiet_app):
+def test_a_stop_sweep_says_why_each_cell_stopped(quiet_app, stop_folder):
     users = make_users(quiet_app)
-    job = played_job(quiet_app, users["edit"], STOP)
+    job = played_job(quiet_app, users["edit"], STOP, stop_folder)
     p = users["read"].api(quiet_app).get(f"/api/runs/{job}/progress").json()["progress"]
     assert p["stop"]["metric"] == "end_share:round_limit"
     for cell in p["cells"]:
@@ -93,9 +106,9 @@ def test_a_stop_sweep_says_why_each_cell_stopped(quiet_app):
         assert cell["games_read"] == cell["games_done"] > 0
 
 
-def test_the_events_stream_sends_the_state_then_ends_with_the_run(quiet_app):
+def test_the_events_stream_sends_the_state_then_ends_with_the_run(quiet_app, sweep_folder):  # noqa: F811
     users = make_users(quiet_app)
-    job = played_job(quiet_app, users["edit"], TINY)
+    job = played_job(quiet_app, users["edit"], TINY, sweep_folder)
     quiet_app.state.catalog.set_job(job, state="done")
     r = users["read"].page(quiet_app).get(f"/runs/{job}/events")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
@@ -107,9 +120,9 @@ def test_the_events_stream_sends_the_state_then_ends_with_the_run(quiet_app):
     assert users["read"].api(quiet_app).get("/api/runs/../progress").status_code == 404
 
 
-def test_the_page_carries_the_live_block_and_a_nonced_script(quiet_app):
+def test_the_page_carries_the_live_block_and_a_nonced_script(quiet_app, sweep_folder):  # noqa: F811
     users = make_users(quiet_app)
-    job = played_job(quiet_app, users["edit"], TINY, title="<script>alert(1)</script>")
+    job = played_job(quiet_app, users["edit"], TINY, sweep_folder, title="<script>alert(1)</script>")
     r = users["read"].page(quiet_app).get(f"/runs/{job}")
     assert r.status_code == 200
     assert "<script>alert(1)</script>" not in r.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in r.text
@@ -123,6 +136,7 @@ def test_the_page_carries_the_live_block_and_a_nonced_script(quiet_app):
 
 
 @pytest.mark.slow
+@pytest.mark.browser
 def test_the_page_updates_live_in_chromium_and_reloads_when_the_run_ends(tmp_path):
     import httpx
     from service_helpers import Live, wait_state

@@ -5,6 +5,8 @@ refusals in one line, user text escaped."""
 
 from __future__ import annotations
 
+import pytest
+
 import calendar
 import re
 import time
@@ -13,6 +15,8 @@ from regress_helpers import TINY_SUITE, fake_result, made_up_baseline
 from service_helpers import make_users
 
 from service.app import Settings, create_app
+
+pytestmark = pytest.mark.service
 
 
 def at(day: str, hhmm: str) -> float:

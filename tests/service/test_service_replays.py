@@ -13,6 +13,8 @@ from service_helpers import fake_done_job, make_users
 
 from service.runner import layout
 
+pytestmark = pytest.mark.service
+
 XSS = "<script>alert(1)</script>"
 
 

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from cli.main import app as cli_app
 from service.runner import job_layout
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.service]
 
 
 def blanked(data: bytes) -> bytes:
