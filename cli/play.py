@@ -3,106 +3,68 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Annotated, Optional
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import typer
 
-from cli.common import (MAX_GAME_INDEX, MAX_GAMES, MAX_SEED, check_output_file, check_range, err, fail, note,
-                        per_game, warn)
-from cli.replay import build_page
+from cli.common import (MAX_GAME_INDEX, MAX_GAMES, MAX_SEED, BoardOpt, BotsOpt, DataOpt, EngineOpt, GameArg,
+                        ItemsOpt, MatchOptions, ModeOpt, MonstersOpt, PeopleOpt, PlayersOpt, RulesOpt, SeedOpt, SetOpt,
+                        SetupOpt, check_output_file, check_range, err, fail, match_options, note, warn)
 from cli.report import summary_lines as report_summary
-from cluster.manifest import ManifestError, load_manifest
-from cluster.part import part_path
-from cluster.spec import SpecError, parse_spec
+from cluster import replay
 from sim import output
 from infra.bench import BenchError, run_bench, run_bot_bench, run_core_speed
+from infra.replay_page import build_page
 from sim import games as registry
 from sim.events import EventLog, render, write_jsonl
-from infra.folder import part_problem
 from sim.games import GAMES, EngineError, Match, check_engine
 from sim.kit import trace
-from sim.kit.bots import CORE_ONLY
 from sim.params import RuleError, parse_assignments
 from infra.progress import GamesBar
 
 
-def _setup_help(key: str) -> str:
-    """What the games that have setup value ``key`` allow for it (help text from the registry)."""
-    return per_game(lambda g: g.setup_keys.get(key, ""))
+def resolve_match(opts: MatchOptions, tables: tuple[str, ...] = ("games",)) -> Match:
+    """Validate everything before any game is played and return the game's Match (and, once it resolves, the
+    one-line note on the per-game aliases given, deprecated).
 
-
-def _data_help(key: str) -> str:
-    return per_game(lambda g: g.data_keys.get(key, ""))
-
-
-GameArg = Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAMES.names())}")]
-RulesOpt = Annotated[Optional[str], typer.Option("--rules", help="rule set preset (" + per_game(
-    lambda g: ", ".join(g.presets) + (f"; {g.preset_note}" if g.preset_note else "")) + ")")]
-BoardOpt = Annotated[Optional[str], typer.Option(help=f"board ({_setup_help('board')})")]
-ModeOpt = Annotated[Optional[str], typer.Option(help=f"mode ({_setup_help('mode')})")]
-PlayersOpt = Annotated[Optional[int], typer.Option(help=f"players ({_setup_help('players')})")]
-PeopleOpt = Annotated[Optional[str], typer.Option(help=f"people, comma separated ({_setup_help('people')})")]
-BotsOpt = Annotated[Optional[str], typer.Option(help="bot per seat, comma separated (random, heuristic, "
-                                                     "heuristic:aggression=3); one name = every seat")]
-SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value (repeatable)")]
-SetupOpt = Annotated[Optional[list[str]], typer.Option(
-    "--setup", help="any setup value of the game as key=value (repeatable; the game's own words, e.g. "
-                    "--setup players=3): " + "; ".join(f"{n}: {', '.join(GAMES[n].setup_keys)}" for n in GAMES.names()))]
-EngineOpt = Annotated[str, typer.Option(help="engine: core (Cython, default) or reference (pure Python)")]
-ItemsOpt = Annotated[Optional[Path], typer.Option(help=f"the items data file, as --data items=PATH "
-                                                       f"({_data_help('items')}; default: the packaged stand-ins)")]
-MonstersOpt = Annotated[Optional[Path], typer.Option(help=f"the monsters data file, as --data monsters=PATH "
-                                                          f"({_data_help('monsters')}; default: the packaged "
-                                                          f"stand-ins)")]
-DataOpt = Annotated[Optional[list[str]], typer.Option(
-    "--data", help="a card data file name=PATH (repeatable; " + per_game(lambda g: ", ".join(g.data_keys)) + ")")]
-
-
-def resolve_match(game: str, rules: Optional[str], board: Optional[str], mode: Optional[str],
-                  players: Optional[int], bots: Optional[str], overrides: Optional[list[str]],
-                  items: Optional[Path] = None, monsters: Optional[Path] = None,
-                  data: Optional[list[str]] = None, engine: str = "core", tables: tuple[str, ...] = ("games",),
-                  people: Optional[str] = None, setup_values: Optional[list[str]] = None) -> Match:
-    """Validate everything before any game is played and return the game's Match.
-
-    ``setup_values``: ``--setup key=value`` (any setup value of any game, by the game's own name for it)."""
-    given = (("board", board), ("mode", mode), ("players", players), ("bots", bots),
-             ("people", people.split(",") if people and "," in people else people))
+    ``opts.setup``: ``--setup key=value`` (any setup value of any game, by the game's own name for it)."""
+    people = opts.alias("--people")
+    given = (("board", opts.alias("--board")), ("mode", opts.alias("--mode")), ("players", opts.alias("--players")),
+             ("bots", opts.bots), ("people", people.split(",") if people and "," in people else people))
     setup = {k: v for k, v in given if v is not None}
     flag_of = {k: f"--{k}" for k in setup}
     try:
-        check_engine(engine)
-        g = registry.get(game)
+        check_engine(opts.engine)
+        g = registry.get(opts.game)
         for key, value in given:       # a setup flag the game does not have: named as the user typed it
             if value is not None and key not in g.setup_keys:
                 fail(f"--{key}: {g.name} has no {key} setup value; its setup values: {', '.join(g.setup_keys)}")
-        extra = parse_assignments(setup_values or [], where="--setup")
+        extra = parse_assignments(list(opts.setup), where="--setup")
         g.check_keys(setup=extra, where="--setup")
         for key, text in extra.items():
             if key in setup:
                 fail(f"--setup {key}={text}: {key} is given as {flag_of[key]} too; give it once")
             setup[key] = int(text) if text.isdigit() else text.split(",") if "," in text else text
             flag_of[key] = "--setup"
-        files = parse_assignments(data or [], where="--data")
+        files = parse_assignments(list(opts.data), where="--data")
         g.check_keys(data=files, where="--data")
-        for key, path in (("items", items), ("monsters", monsters)):
-            if path is not None:
-                files[key] = str(path)
+        for key in ("items", "monsters"):
+            if opts.alias(f"--{key}") is not None:
+                files[key] = str(opts.alias(f"--{key}"))
         try:
-            match = g.resolve(rules, parse_assignments(overrides or [], where="--set"), setup, files,
+            match = g.resolve(opts.rules, parse_assignments(list(opts.overrides), where="--set"), setup, files,
                               tables=tables, where="--set")
         except RuleError as e:
-            _blame_setup_flag(g, rules, setup, flag_of)     # a setup value wrong on its own: named by its flag
+            _blame_setup_flag(g, opts.rules, setup, flag_of)     # a setup value wrong on its own: named by its flag
             raise e
-        match.check_engine(engine)       # e.g. a rule parameter the core has no field for: before any work
-        return match
+        match.check_engine(opts.engine)       # e.g. a rule parameter the core has no field for: before any work
     except (RuleError, ValueError, EngineError) as e:  # card-data errors are ValueErrors naming file, card and field
         fail(str(e))
+    if opts.deprecation():             # after the checks: a refused command stays one error line
+        note(opts.deprecation())
+    return match
 
 
 def _blame_setup_flag(g, rules: Optional[str], setup: dict, flag_of: dict[str, str]) -> None:
@@ -127,11 +89,11 @@ def engine_call(fn):
         fail(str(e))
 
 
-def play(game: Annotated[Optional[str], typer.Argument(
+def play(ctx: typer.Context, game: Annotated[Optional[str], typer.Argument(
              help=f"the game: {' or '.join(GAMES.names())} (with --from: the sweep's)")] = None,
          rules: RulesOpt = None, board: BoardOpt = None, mode: ModeOpt = None,
          players: PlayersOpt = None, bots: BotsOpt = None, people: PeopleOpt = None,
-         seed: Annotated[int, typer.Option(help="master seed")] = 0,
+         seed: SeedOpt = 0,
          game_index: Annotated[int, typer.Option(help="which game of the batch (with --from: of the cell)")] = 0,
          set_: SetOpt = None, setup_: SetupOpt = None, engine: EngineOpt = "core",
          as_json: Annotated[bool, typer.Option("--json", help="print the game record as JSON")] = False,
@@ -163,8 +125,7 @@ def play(game: Annotated[Optional[str], typer.Argument(
             fail("--cell: only with --from DIR (a sweep's results folder)")
         if game is None:
             fail(f"missing the game: {' or '.join(GAMES.names())} (or --from DIR --cell ID)")
-        m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine,
-                          people=people, setup_values=setup_)
+        m = resolve_match(match_options(ctx.params))
         stored, where, blob = None, f"seed {seed}, game {game_index}", None
     log = EventLog()
     rec = replayed(m, seed, game_index, log, engine, stored, blob, where)
@@ -192,116 +153,29 @@ def play(game: Annotated[Optional[str], typer.Argument(
 
 def replayed(m: Match, seed: int, game_index: int, log: EventLog, engine: str, stored: dict | None,
              blob: bytes | None, where: str) -> dict:
-    """The game's record, its log into ``log``. The core keeps no log: it plays the game with its decision
-    trace (unless ``blob``, a stored trace, is given), and the reference engine replays the trace, its
-    core-only seats (search bots) taking the recorded choices and every other seat's choice checked against
-    them (sim/kit/trace.py). ``engine`` reference with nothing stored: the reference engine plays alone.
-    ``stored``: a sweep's row, which the replay must equal (a warning names the columns that differ)."""
-    if engine == "reference" and blob is None:
-        rec = engine_call(lambda: m.play_one(seed, game_index, log))   # e.g. a search bot: refused, core-only
-        core = stored
-    else:
-        core = None
-        if blob is None:
-            core, blob = engine_call(lambda: trace.core_game(m, seed, game_index))
-        try:
-            rec = engine_call(lambda: trace.replay(m, seed, game_index, blob, log))
-        except trace.TraceError as e:
-            fail(f"{where}: the {'stored ' if core is None else ''}decision trace does not replay: {e}")
-        core_only = [f"{m.definition.seat_word} {s + 1} ({spec})" for s, spec in
-                     enumerate(m.definition.bot_specs(m.setup)) if spec.split(":")[0] in CORE_ONLY]
-        if core_only:
-            searched = sum(1 for e in log.events if e["kind"] == "search")
-            note(f"{', '.join(core_only)}: core-only; the log is the reference engine's replay of the core's "
-                 f"{len(trace.decode(blob)):,} decisions"
-                 + (f" ({searched:,} searched, with what the search saw)" if searched else "")
-                 + ", every other seat's checked: all agreed")
-    if stored is not None:
-        differ = sorted(k for k in rec if k in stored and stored[k] != rec[k])
-        if differ:
-            warn(f"the replayed game differs from the stored row in {', '.join(differ)}; the sweep was played by "
-                 "another code version or card data")
-        else:
-            note(f"the replayed record equals the stored row of {where}")
-    elif core is not None:
-        differ = sorted(k for k in rec if k in core and core[k] != rec[k])
-        if differ:
-            fail(f"{where}: the core and the reference engine took the same decisions but disagree on "
-                 f"{', '.join(differ)}; an engine bug (tests/test_decision_trace.py should catch it)")
-        rec = core
-    return rec
-
-
-def stored_trace(folder: Path, manifest: dict, cell: str, game_index: int, batch: int) -> bytes | None:
-    """The decision trace a sweep stored for one game (its ``decisions`` table), or None; a part that is
-    not the file the sweep wrote (a regular file in the folder with the manifest's size and SHA-256), or
-    unreadable, is one line and exit 2."""
-    part = part_path(folder, trace.TABLE, cell, batch)
+    """The game's record, its log into ``log`` (cluster.replay.replayed); a game that cannot be replayed is one line
+    and exit 2."""
     try:
-        problem = part_problem(folder, manifest, trace.TABLE, cell, batch)
-        if problem:
-            fail(f"--from {folder}: {problem}; the stored decision trace is not the one the sweep wrote")
-        rows = pq.read_table(part, columns=["game_index", "trace"],
-                             filters=[("game_index", "=", game_index)]).to_pylist()
-    except (OSError, ValueError, pa.ArrowException) as e:
-        fail(f"{part}: cannot read the stored decision trace ({str(e).splitlines()[0][:120]})")
-    if len(rows) != 1:
-        fail(f"{part}: {len(rows)} stored decision traces for game {game_index}; expected one")
-    return rows[0]["trace"]
+        return replay.replayed(m, seed, game_index, log, engine, stored, blob, where, warn=warn, note=note)
+    except replay.ReplayError as e:
+        fail(str(e))
 
 
 def sweep_game(folder: Path, cell: Optional[str], game_index: int,
                game: Optional[str]) -> tuple[Match, int, dict | None, str, bytes | None, str]:
-    """A game of a sweep: the cell's Match rebuilt from the manifest's spec, the seed, the stored row, a label,
-    the stored decision trace (if the sweep kept its ``decisions`` table) and the sweep's engine."""
-    if not folder.is_dir():
-        fail(f"--from {folder}: not a folder (a sweep's results folder, with manifest.json)")
+    """``--from``: a game of a sweep (cluster.replay.sweep_game); a folder, cell or index that is not the sweep's
+    is one line and exit 2."""
     try:
-        manifest = load_manifest(folder)
-    except ManifestError as e:
-        fail(f"--from {folder}: {e}")
-    if manifest is None:
-        fail(f"--from {folder}: no sweep here (no manifest.json)")
-    try:
-        spec = parse_spec(manifest["spec"], source=manifest["spec_file"], base_dir=Path(manifest["spec_file"]).parent)
-    except SpecError as e:
-        fail(f"--from {folder}: its stored spec no longer resolves ({e})")
-    if game is not None and game != spec.game:
-        fail(f"--from {folder}: the sweep is of {spec.game!r}, not {game!r}")
-    ids = [c.id for c in spec.cells]
-    if cell is None or cell not in ids:
-        shown = ", ".join(ids[:8]) + (f", ... ({len(ids)} cells)" if len(ids) > 8 else "")
-        fail(f"--cell {cell!r} is not a cell of {folder}; expected one of {shown}" if cell is not None
-             else f"--cell: which cell of {folder}? expected one of {shown}")
-    if game_index >= spec.games_per_cell:
-        fail(f"--game-index {game_index} is out of range; expected an integer from 0 to {spec.games_per_cell - 1} "
-             f"(games per cell of {folder})")
-    match = spec.cells[ids.index(cell)].match
-    part = part_path(folder, "games", cell, game_index // spec.batch_size)
-    stored = None
-    problem = part_problem(folder, manifest, "games", cell, game_index // spec.batch_size)
-    readable = problem is None
-    if problem and os.path.lexists(part):
-        warn(f"--from {folder}: {problem}; replaying without the check")
-    if readable:
-        try:
-            table = pq.read_table(part, filters=[("game_index", "=", game_index)])
-            rows = table.to_pylist()
-            stored = rows[0] if rows else None
-        except (OSError, ValueError, pa.ArrowException) as e:
-            warn(f"{part}: cannot read the stored row ({str(e).splitlines()[0][:120]}); replaying without the check")
-    if stored is None:
-        warn(f"no stored row for {cell} game {game_index} ({part} is missing or lacks it); the replay is not checked")
-    blob = (stored_trace(folder, manifest, cell, game_index, game_index // spec.batch_size)
-            if trace.TABLE in spec.tables else None)
-    return match, spec.seed, stored, f"sweep {spec.name!r}, cell {cell}, game {game_index}", blob, spec.engine
+        return replay.sweep_game(folder, cell, game_index, game, warn=warn)
+    except replay.ReplayError as e:
+        fail(str(e))
 
 
-def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to write")],
+def run(ctx: typer.Context, game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to write")],
         rules: RulesOpt = None, board: BoardOpt = None, mode: ModeOpt = None, players: PlayersOpt = None,
         bots: BotsOpt = None, people: PeopleOpt = None,
         games: Annotated[int, typer.Option(help="number of games")] = 1000,
-        seed: Annotated[int, typer.Option(help="master seed")] = 0,
+        seed: SeedOpt = 0,
         start: Annotated[int, typer.Option(help="first game index")] = 0,
         set_: SetOpt = None, setup_: SetupOpt = None, engine: EngineOpt = "core",
         items: ItemsOpt = None, monsters: MonstersOpt = None, data: DataOpt = None,
@@ -336,8 +210,7 @@ def run(game: GameArg, out: Annotated[Path, typer.Option(help="Parquet file to w
             fail(f"{flag} {path}: the same file as {seen[path.resolve()]}; give another name")
         seen[path.resolve()] = flag
     tables = tuple(t for t, (_, path) in outputs.items() if path is not None)
-    m = resolve_match(game, rules, board, mode, players, bots, set_, items, monsters, data, engine, tables, people,
-                      setup_)
+    m = resolve_match(match_options(ctx.params), tables)
     meta = {"playtest.rules_digest": m.rules_digest, "playtest.cards_digest": m.data_digest,
             "playtest.seed": str(seed), "playtest.engine": engine, "playtest.game": m.game}
     paths = {t: path for t, (_, path) in outputs.items()}

@@ -234,9 +234,40 @@ def tune_answer(argv: list[str]) -> int:
     return tunejob.run(Path(a.results), Path(a.own))
 
 
+# a run's replay (service/replays.py) ------------------------------------------------------------------------
+
+def replay(argv: list[str]) -> int:
+    """``playtest play --from FOLDER --cell ID --game-index N --html PAGE``: one game of a sweep played again
+    (cluster.replay) and drawn (infra.replay_page) into PAGE."""
+    from cluster.replay import ReplayError, replayed, sweep_game
+    from infra.replay_page import build_page
+    from sim.events import EventLog
+    a = _parser("replay", "folder", "cell", "index", "page").parse_args(argv)
+    if not a.index.isdigit():
+        return error(f"--game-index {a.index[:30]!r}: expected a whole number")
+    index, page = int(a.index), Path(a.page)
+    warn, note = (lambda m: say("warning:", m)), (lambda m: say("note:", m))
+    try:
+        m, seed, stored, where, blob, engine = sweep_game(Path(a.folder), a.cell, index, None, warn=warn)
+        log = EventLog()
+        rec = replayed(m, seed, index, log, engine, stored, blob, where, warn=warn, note=note)
+        html = build_page(m.definition, log.events, log.meta, f"{m.definition.title}: {where}",
+                          m.definition.result_line(rec), record=rec)
+    except ReplayError as e:
+        return error(e)
+    except FileNotFoundError as e:     # a game without its replay.js
+        return error(f"--html: {e}")
+    try:
+        page.write_text(html, encoding="utf-8")
+    except OSError as e:
+        return error(f"cannot write the replay ({e.strerror or e})")
+    print(f"result: {m.definition.result_line(rec)}")
+    return 0
+
+
 STEPS: dict[str, Callable[[list[str]], int]] = {
     "sweep": sweep, "report": report, "re-report": re_report, "compare": compare, "ladder": ladder,
-    "ladder-page": ladder_page, "regress": regress, "tune": tune, "tune-answer": tune_answer}
+    "ladder-page": ladder_page, "regress": regress, "tune": tune, "tune-answer": tune_answer, "replay": replay}
 
 
 def main(argv: list[str]) -> int:

@@ -1,4 +1,4 @@
-"""The replay page (cli/replay.py + each game's replay.js) in a real headless Chromium, and
+"""The replay page (infra/replay_page.py + each game's replay.js) in a real headless Chromium, and
 ``playtest play --html`` / ``--from DIR --cell --game-index`` with their refusals."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from cli.replay import json_for_script
+from infra.replay_page import json_for_script
 from sim import games as registry
 from sim.events import EventLog, replay_states
 

@@ -2,9 +2,9 @@
 
 The page embeds the game's event stream (sim/events.py) as JSON in a ``<script type="application/json">``
 block, with every ``<``, ``>`` and ``&`` written as a JSON ``\\u`` escape so no card name, player name or spec
-text can close the block. The stepper (``cli/replay.js``) rebuilds the drawn state after each event; the
+text can close the block. The stepper (``infra/replay.js``) rebuilds the drawn state after each event; the
 game's own script, ``replay.js`` in the game's package, draws one state (found through the registry, so
-this module names no game).
+this module names no game). ``playtest play --html`` and the service's replay step (service/steps.py) draw with it.
 """
 
 from __future__ import annotations
