@@ -1,8 +1,8 @@
 """Replay pages per run: on a done run with results (a sweep's, a ladder's), a form (a cell, a game's index within the
 cell) and the visual replay of that one game, as ``playtest play --from DIR --cell ID --game-index N --html FILE``
-draws it: the command itself runs in a child process (the service runs the command line as a child, never imports
-it), so the game is the sweep's own (its spec's seed and the game's index; the stored decision trace and row where
-the sweep kept them). The page is cached in the run's own folder (``ROOT/jobs/<id>/replays/CELL-INDEX.html``) and
+draws it: the replay step (service/steps.py: the functions the command calls, cluster/replay.py and
+infra/replay_page.py) runs in a child process, so the game is the sweep's own (its spec's seed and the game's index;
+the stored decision trace and row where the sweep kept them). The page is cached in the run's own folder (``ROOT/jobs/<id>/replays/CELL-INDEX.html``) and
 served with the report's sandbox policy.
 
 Bounded: the cell must be one of the manifest's, the index an integer below its games per cell (both checked before
@@ -32,9 +32,6 @@ TIMEOUT_S = 60.0
 MAX_PART_BYTES = 1 << 30            # a part copied from object storage for a replay, at most
 CELL = re.compile(r"c[0-9]{3,6}")
 _slots = threading.BoundedSemaphore(MAX_AT_ONCE)
-# The replay is still drawn by the command line (its page builder and sweep-game reader live in cli/play.py and
-# cli/replay.py): an upward tie that tests/test_layers.py reports until they move below the service.
-CLI = "from cli.main import app; app()"
 
 
 def cells_of(out: Path) -> tuple[list[tuple[str, str]], int] | None:
@@ -114,8 +111,8 @@ def draw(root: Path, job: str, cell: str, index: int, results: str = "") -> Path
         env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
                "PYTHONPATH": os.pathsep.join(p for p in (str(PROJECT), os.environ.get("PYTHONPATH", "")) if p)}
         where = local_copy(paths["out"], paths["own"], cell, index) if results else f"runs/{job}"
-        proc = subprocess.Popen([sys.executable, "-c", CLI, "play", "--from", where, "--cell", cell,
-                                 "--game-index", str(index), "--html", str(part)], cwd=root, env=env,
+        proc = subprocess.Popen([sys.executable, "-m", "service.steps", "replay", where, cell, str(index), str(part)],
+                                cwd=root, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 start_new_session=True)
         try:
