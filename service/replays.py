@@ -2,8 +2,8 @@
 cell) and the visual replay of that one game, as ``playtest play --from DIR --cell ID --game-index N --html FILE``
 draws it: the replay step (service/steps.py: the functions the command calls, cluster/replay.py and
 infra/replay_page.py) runs in a child process, so the game is the sweep's own (its spec's seed and the game's index;
-the stored decision trace and row where the sweep kept them). The page is cached in the run's own folder (``ROOT/jobs/<id>/replays/CELL-INDEX.html``) and
-served with the report's sandbox policy.
+the stored decision trace and row where the sweep kept them). The page is cached in the run's own folder
+(``ROOT/jobs/<id>/replays/CELL-INDEX.html``) and served with the report's sandbox policy.
 
 Bounded: the cell must be one of the manifest's, the index an integer below its games per cell (both checked before
 anything runs), at most ``MAX_AT_ONCE`` replays are drawn at once (503 beyond), each for at most ``TIMEOUT_S`` (its
