@@ -9,12 +9,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (MAX_SEED, MAX_WORKERS, check_output_file, check_range, fail, fit_table, game_named, local_out,
+from cli.common import (MAX_SEED, MAX_WORKERS, AddressOpt, RulesOpt, SeatBotsOpt, SeatsOpt, SetOpt, SetupOpt,
+                        WorkersOpt, check_output_file, check_range, fail, fit_table, game_named, local_out,
                         measure_match)
 from cli.sweep import play_measure
 from cluster.cards import DECKS, cards_of, sentences, sweep_raw, variant_files
 from cluster.restrict import points
-from queries.library import QueryError, ResultsError
+from queries.errors import QueryError, ResultsError
 from sim.games import EngineError
 from sim.params import RuleError
 
@@ -36,11 +37,8 @@ def card_worth_command(
         deck: Annotated[Optional[str], typer.Option(help="only this deck: paws items or monsters; tales equipment or "
                                                          "creatures (default: every deck)")] = None,
         cards: Annotated[Optional[str], typer.Option(help="only these cards, by name, separated by commas")] = None,
-        bots: Annotated[str, typer.Option(help="the bots, one spec for every seat or one per seat")] = "heuristic",
-        players: Annotated[int, typer.Option(help="seats, where the game has a player count")] = 4,
-        rules: Annotated[Optional[str], typer.Option(help="rule set preset (default: the game's)")] = None,
-        set_: Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value (repeatable)")] = None,
-        setup: Annotated[Optional[list[str]], typer.Option(help="a setup value name=value (repeatable)")] = None,
+        bots: SeatBotsOpt = "heuristic", players: SeatsOpt = 4, rules: RulesOpt = None, set_: SetOpt = None,
+        setup: SetupOpt = None,
         data: Annotated[Optional[list[str]], typer.Option(help="a card file KEY=FILE, e.g. items=my_items.toml "
                                                                "(repeatable; copied into DIR/card-files)")] = None,
         games: Annotated[int, typer.Option(help="games per cell: the real deck and each variant of each card")] = 2000,
@@ -49,8 +47,8 @@ def card_worth_command(
                                                    "of its deck's reference (an equivalence test)")] = 2.0,
         json_: Annotated[Optional[Path], typer.Option(
             "--json", help="also write the answer as JSON here (it is always in DIR/card-worth.json)")] = None,
-        workers: Annotated[Optional[int], typer.Option(help="Ray workers (default: every core)")] = None,
-        address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run on")] = None,
+        workers: WorkersOpt = None,
+        address: AddressOpt = None,
         quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
     """Change each card (its main number blank, one step up and down; one copy fewer), play the same games again
     as a sweep into --out, and say what the card is worth to the seat that used it, with intervals; judge each

@@ -8,8 +8,9 @@ import io
 import json
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Mapping, Optional
 
 import typer
 from rich.console import Console
@@ -85,6 +86,101 @@ def per_game(describe) -> str:
     left out): ``game: ...; other game: ...``."""
     parts = [(name, describe(GAMES[name])) for name in GAMES.names()]
     return "; ".join(f"{name}: {text}" for name, text in parts if text)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Option groups: the options that the commands which play games (play, run) and the measures (restrict,
+# kingmaker, tension, card-worth) share, each declared once
+# ---------------------------------------------------------------------------------------------------
+
+def _setup_help(key: str) -> str:
+    """What the games that have setup value ``key`` allow for it (help text from the registry)."""
+    return per_game(lambda g: g.setup_keys.get(key, ""))
+
+
+def _data_help(key: str) -> str:
+    return per_game(lambda g: g.data_keys.get(key, ""))
+
+
+GameArg = Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAMES.names())}")]
+RulesOpt = Annotated[Optional[str], typer.Option("--rules", help="rule set preset (" + per_game(
+    lambda g: ", ".join(g.presets) + (f"; {g.preset_note}" if g.preset_note else "")) + ")")]
+SetOpt = Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value (repeatable)")]
+SetupOpt = Annotated[Optional[list[str]], typer.Option(
+    "--setup", help="any setup value of the game as key=value (repeatable; the game's own words, e.g. "
+                    "--setup players=3): " + "; ".join(f"{n}: {', '.join(GAMES[n].setup_keys)}"
+                                                        for n in GAMES.names()))]
+DataOpt = Annotated[Optional[list[str]], typer.Option(
+    "--data", help="a card data file name=PATH (repeatable; " + per_game(lambda g: ", ".join(g.data_keys)) + ")")]
+EngineOpt = Annotated[str, typer.Option(help="engine: core (Cython, default) or reference (pure Python)")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="master seed")]
+# the measures' seats: one bot spec for every seat or one per seat, and a seat count where the game has one
+SeatBotsOpt = Annotated[str, typer.Option("--bots", help="the bots, one spec for every seat or one per seat, "
+                                                         "separated by commas")]
+SeatsOpt = Annotated[int, typer.Option("--players", help="seats, where the game has a player count")]
+WorkersOpt = Annotated[Optional[int], typer.Option("--workers", help="Ray workers (default: every core)")]
+AddressOpt = Annotated[Optional[str], typer.Option("--address", help="Ray cluster address to run on")]
+
+# play's and run's per-game aliases of --setup and --data (deprecated: they keep working, with a note): flag ->
+# (the game-neutral option it stands for, its key there)
+ALIASES = {"--board": ("--setup", "board"), "--mode": ("--setup", "mode"), "--players": ("--setup", "players"),
+           "--people": ("--setup", "people"), "--items": ("--data", "items"), "--monsters": ("--data", "monsters")}
+
+
+def _deprecated(key: str, what: str) -> str:
+    flag, name = ALIASES[f"--{key}"]
+    return f"{what} (deprecated: use {flag} {name}=...)"
+
+
+BoardOpt = Annotated[Optional[str], typer.Option(help=_deprecated("board", f"board ({_setup_help('board')})"))]
+ModeOpt = Annotated[Optional[str], typer.Option(help=_deprecated("mode", f"mode ({_setup_help('mode')})"))]
+PlayersOpt = Annotated[Optional[int], typer.Option(help=_deprecated("players",
+                                                                    f"players ({_setup_help('players')})"))]
+PeopleOpt = Annotated[Optional[str], typer.Option(help=_deprecated(
+    "people", f"people, comma separated ({_setup_help('people')})"))]
+BotsOpt = Annotated[Optional[str], typer.Option(help="bot per seat, comma separated (random, heuristic, "
+                                                     "heuristic:aggression=3); one name = every seat")]
+ItemsOpt = Annotated[Optional[Path], typer.Option(help=_deprecated(
+    "items", f"the items data file ({_data_help('items')}; default: the packaged stand-ins)"))]
+MonstersOpt = Annotated[Optional[Path], typer.Option(help=_deprecated(
+    "monsters", f"the monsters data file ({_data_help('monsters')}; default: the packaged stand-ins)"))]
+
+
+@dataclass(frozen=True)
+class MatchOptions:
+    """What picks the games of ``play`` and ``run``, gathered once by :func:`match_options`: the game, ``--rules``,
+    ``--set``, ``--setup``, ``--data``, ``--bots``, ``--engine`` and the per-game aliases given."""
+
+    game: str
+    rules: Optional[str] = None
+    overrides: tuple[str, ...] = ()          # --set name=value
+    setup: tuple[str, ...] = ()              # --setup key=value
+    data: tuple[str, ...] = ()               # --data key=PATH
+    bots: Optional[str] = None
+    engine: str = "core"
+    aliases: tuple[tuple[str, Any], ...] = ()   # (flag, value) of each per-game alias given (ALIASES), in order
+
+    def alias(self, flag: str) -> Any:
+        """The value given to a per-game alias (``--board``), or None."""
+        return dict(self.aliases).get(flag)
+
+    def deprecation(self) -> str | None:
+        """The one-line note for the per-game aliases given, or None when none was."""
+        if not self.aliases:
+            return None
+        flags = [flag for flag, _ in self.aliases]
+        instead = " ".join(f"{ALIASES[flag][0]} {ALIASES[flag][1]}={value}" for flag, value in self.aliases)
+        return (f"{', '.join(flags)} {'is' if len(flags) == 1 else 'are'} deprecated and will be removed; "
+                f"use {instead}")
+
+
+def match_options(params: Mapping[str, Any]) -> MatchOptions:
+    """The match options among a command's parsed parameters (``ctx.params``): the one place ``play`` and ``run``
+    gather them."""
+    aliases = tuple((flag, params[flag[2:]]) for flag in ALIASES if params.get(flag[2:]) is not None)
+    return MatchOptions(game=params["game"], rules=params.get("rules"), overrides=tuple(params.get("set_") or ()),
+                        setup=tuple(params.get("setup_") or ()), data=tuple(params.get("data") or ()),
+                        bots=params.get("bots"), engine=params.get("engine", "core"), aliases=aliases)
 
 
 # ---------------------------------------------------------------------------------------------------

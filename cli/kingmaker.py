@@ -16,30 +16,25 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import check_output_file, err, fail, game_named, local_out, replay_setup
+from cli.common import (AddressOpt, RulesOpt, SeatBotsOpt, SeatsOpt, SeedOpt, SetOpt, SetupOpt, WorkersOpt,
+                        check_output_file, err, fail, game_named, local_out, replay_setup)
 from cli.sweep import play_spec
 from cluster.kingmaker import HEADER, STEM, THRESHOLD, check, pilot, spec_raw
 from cluster.measure_sweep import prepare
 from cluster.spec import SpecError
 from cluster.sweep import SweepError
 from queries.kingmaking import kingmaking as answer_of, sentences
-from queries.library import ResultsError
+from queries.errors import ResultsError
 from infra import folder
 from sim.games import EngineError
 from sim.params import RuleError
 
 
 def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more sides)")],
-              bots: Annotated[str, typer.Option(help="the bots, one spec for every seat or one per seat, "
-                                                     "separated by commas")] = "heuristic",
-              players: Annotated[int, typer.Option(help="seats (3 or more)")] = 4,
-              rules: Annotated[Optional[str], typer.Option(help="rule set preset (default: the game's)")] = None,
-              set_: Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value "
-                                                                              "(repeatable)")] = None,
-              setup: Annotated[Optional[list[str]], typer.Option(help="a setup value name=value, e.g. "
-                                                                      "board=explorer (repeatable)")] = None,
+              bots: SeatBotsOpt = "heuristic", players: SeatsOpt = 4, rules: RulesOpt = None, set_: SetOpt = None,
+              setup: SetupOpt = None,
               games: Annotated[int, typer.Option(help="games to replay decision by decision")] = 1000,
-              seed: Annotated[int, typer.Option(help="master seed")] = 1,
+              seed: SeedOpt = 1,
               threshold: Annotated[float, typer.Option(
                   help="a seat is out once the oracle rates its chance to win under this")] = THRESHOLD,
               oracle: Annotated[Optional[str], typer.Option(
@@ -53,8 +48,8 @@ def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more side
                   "--from", help="answer from this kingmaking sweep's folder, playing nothing")] = None,
               json_out: Annotated[Optional[Path], typer.Option("--json", help="also write the answer as JSON "
                                                                                "here")] = None,
-              workers: Annotated[Optional[int], typer.Option(help="Ray workers (default: every core)")] = None,
-              address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run on")] = None,
+              workers: WorkersOpt = None,
+              address: AddressOpt = None,
               quiet: Annotated[bool, typer.Option("--quiet", help="no cost or progress lines")] = False) -> None:
     """Replay games decision by decision as a sweep (tables games and kingmaking); once the oracle says a seat
     can no longer win, try each of its options to the end under re-deals of the hidden cards and dice against

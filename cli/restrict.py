@@ -10,11 +10,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import (MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, fit_table,
-                        game_named, local_out)
+from cli.common import (MAX_SEED, MAX_WORKERS, AddressOpt, WorkersOpt, check_output_file, check_range, err, fail,
+                        fit_table, game_named, local_out)
 from cli.sweep import play_measure
 from cluster.restrict import MARGIN, THRESHOLD, check, forbiddable, points, sentences, sweep_raw
-from queries.library import QueryError, ResultsError
+from queries.errors import QueryError, ResultsError
 from sim.params import RuleError
 
 SPEC_STEM = "restrict"            # DIR/restrict.toml: the sweep spec; DIR/restrict.json: the answer
@@ -44,8 +44,8 @@ def restrict(game: Annotated[str, typer.Argument(help="the game")],
                  "--json", help="also write the answer as JSON here (it is always in DIR/restrict.json)")] = None,
              html: Annotated[Optional[Path], typer.Option(
                  help="write a self-contained page here: the verdicts, a plot of the costs, the table")] = None,
-             workers: Annotated[Optional[int], typer.Option(help="Ray workers (default: every core)")] = None,
-             address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run on")] = None,
+             workers: WorkersOpt = None,
+             address: AddressOpt = None,
              quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
     """Forbid the bot one kind of option at a time and measure, on the same games, how much win share it
     loses against the unrestricted bot: dominant, useless or overused options, with 95% intervals. Played as

@@ -9,10 +9,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from cli.common import err, fail, game_named, local_out, replay_setup
+from cli.common import (AddressOpt, RulesOpt, SeatBotsOpt, SeatsOpt, SeedOpt, SetOpt, SetupOpt, WorkersOpt, err,
+                        fail, game_named, local_out, replay_setup)
 from cli.sweep import play_measure
 from cluster.tension import HEADER, STEM, check, spec_raw
-from queries.library import QueryError, ResultsError
+from queries.errors import QueryError, ResultsError
 from queries.tension import DECIDED, answer_of, sentences
 
 
@@ -25,15 +26,10 @@ def tension_command(
         from_: Annotated[Optional[Path], typer.Option(
             "--from", help="answer from this folder's sweep without playing (any sweep with the win_prob table)")]
         = None,
-        bots: Annotated[str, typer.Option(help="the bots, one spec for every seat or one per seat, separated by "
-                                               "commas")] = "heuristic",
-        players: Annotated[int, typer.Option(help="seats, where the game has a player count")] = 4,
-        rules: Annotated[Optional[str], typer.Option(help="rule set preset (default: the game's)")] = None,
-        set_: Annotated[Optional[list[str]], typer.Option("--set", help="rule override name=value (repeatable)")] = None,
-        setup: Annotated[Optional[list[str]], typer.Option(help="a setup value name=value, e.g. board=explorer or "
-                                                                "mode=2v2 (repeatable)")] = None,
+        bots: SeatBotsOpt = "heuristic", players: SeatsOpt = 4, rules: RulesOpt = None, set_: SetOpt = None,
+        setup: SetupOpt = None,
         games: Annotated[int, typer.Option(help="games to play")] = 2000,
-        seed: Annotated[int, typer.Option(help="master seed")] = 1,
+        seed: SeedOpt = 1,
         decided: Annotated[float, typer.Option(help="the winner's chance above which a game counts as decided")]
         = DECIDED,
         oracle: Annotated[Optional[str], typer.Option(
@@ -42,8 +38,8 @@ def tension_command(
         json_: Annotated[Optional[Path], typer.Option(
             "--json", help="also write the answer as JSON here (it is always in DIR/tension.json)")] = None,
         html: Annotated[Optional[Path], typer.Option(help="write a self-contained page with the curves here")] = None,
-        workers: Annotated[Optional[int], typer.Option(help="Ray workers (default: every core)")] = None,
-        address: Annotated[Optional[str], typer.Option(help="Ray cluster address to run on")] = None,
+        workers: WorkersOpt = None,
+        address: AddressOpt = None,
         quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
     """Play the games as a sweep that stores every side's chance to win as each turn begins (a learned value head,
     in the engine core: the win_prob table), and say how tense they are: the winner's lowest chance, comebacks,

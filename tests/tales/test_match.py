@@ -125,7 +125,7 @@ def test_cli_play_prints_a_log_and_run_writes_parquet(tmp_path):
     assert res.exit_code == 0, res.output
     assert "== Tales are Real, 2v2" in res.output and "Fight 1:" in res.output and "result:" in res.output
     res = runner.invoke(app, ["play", "tales", "--mode", "survive", "--seed", "3", "--engine", "reference", "--json"])
-    rec = json.loads(res.output)
+    rec = json.loads(res.stdout)
     assert rec["mode"] == "survive" and rec["survive"] is True
     out = tmp_path / "t.parquet"
     res = runner.invoke(app, ["run", "tales", "--mode", "standard", "--games", "30", "--engine", "reference",
