@@ -61,12 +61,12 @@ def _parser(step: str, *positional: str, options: tuple[str, ...] = (), flags: t
 def sweep(argv: list[str]) -> int:
     """``playtest sweep SPEC --out OUT``: played by cluster.play (the driver plays, Ray only for a sweep long
     enough), then the report's short summary (queries.report.summary_lines)."""
+    a = _parser("sweep", "spec", options=("out", "workers", "address"), flags=("resume",)).parse_args(argv)
     from cluster import play
     from cluster.manifest import ManifestError
     from cluster.spec import SpecError
     from cluster.sweep import SweepError, workers_error
     from queries.report import summary_lines
-    a = _parser("sweep", "spec", options=("out", "workers", "address"), flags=("resume",)).parse_args(argv)
     if (bad := workers_error(a.workers, a.address)) is not None:
         return error(bad)
     try:
@@ -89,26 +89,26 @@ def sweep(argv: list[str]) -> int:
 def report(argv: list[str]) -> int:
     """A done sweep's report: page, summary and verdict card (service/reportjob.py, the functions ``playtest
     report`` calls)."""
-    from service import reportjob
     a = _parser("report", "results", "own").parse_args(argv)
+    from service import reportjob
     return reportjob.run(a.results, Path(a.own))
 
 
 def re_report(argv: list[str]) -> int:
     """A done run reported again with the report's options (service/kind_report.py)."""
-    from service import kind_report
     a = _parser("re-report", "results", "own", "shortest", "longest", "behind").parse_args(argv)
     try:
         numbers = int(a.shortest), int(a.longest), int(a.behind)
     except ValueError:
         return error("re-report: SHORTEST, LONGEST and BEHIND are whole numbers")
+    from service import kind_report
     return kind_report.run(a.results, Path(a.own), *numbers)
 
 
 def compare(argv: list[str]) -> int:
     """Two runs compared, or one split by a parameter (service/kind_compare.py, queries.compare)."""
-    from service import kind_compare
     a = _parser("compare", "own").parse_args(argv)
+    from service import kind_compare
     return kind_compare.run(Path(a.own))
 
 
@@ -117,13 +117,13 @@ def compare(argv: list[str]) -> int:
 def ladder(argv: list[str]) -> int:
     """``playtest ladder GAME --out OUT ...``: the field checked and the sweep planned (cluster.ladder), played
     (cluster.play), rated (queries.ladder_report) into OUT/ladder.json."""
+    a = _parser("ladder", "game", options=("bots", "games", "seed", "rules", "players", "out", "workers", "address"),
+                flags=("resume",), repeat=("set", "setup")).parse_args(argv)
     from cluster import ladder as lad
     from cluster.sweep import interrupts, workers_error
     from sim.files import write_atomic
     from sim.games import GAMES
     from sim.params import RuleError, parse_assignments
-    a = _parser("ladder", "game", options=("bots", "games", "seed", "rules", "players", "out", "workers", "address"),
-                flags=("resume",), repeat=("set", "setup")).parse_args(argv)
     if a.game not in GAMES.names():
         return error(f"game {a.game!r}: expected one of {', '.join(GAMES.names())}")
     if (bad := workers_error(a.workers, a.address)) is not None:
@@ -174,8 +174,8 @@ def _play_ladder(p, workers, address, resume: bool) -> dict | int:
 
 def ladder_page(argv: list[str]) -> int:
     """The ladder's page from its ladder.json (service/kind_ladder.py)."""
-    from service import kind_ladder
     a = _parser("ladder-page", "results", "own").parse_args(argv)
+    from service import kind_ladder
     return kind_ladder.write_page(Path(a.results), Path(a.own))
 
 
@@ -184,11 +184,11 @@ def ladder_page(argv: list[str]) -> int:
 def regress(argv: list[str]) -> int:
     """``playtest regress SUITE --baseline B --report OWN --work OUT``: regress.regression.regress; unlike the
     command it exits 0 on a regression (an answer, not a failure: the verdict is in OWN/result.json)."""
-    from cluster.sweep import SweepError
-    from regress.regression import regress as run
     a = _parser("regress", "suite", options=("baseline", "report", "work", "workers", "address")).parse_args(argv)
     if not (a.baseline and a.report and a.work):
         return error("regress: --baseline, --report and --work are required")
+    from cluster.sweep import SweepError
+    from regress.regression import regress as run
     try:
         out = run(Path(a.suite), Path(a.baseline), Path(a.report), work=Path(a.work), workers=a.workers,
                   address=a.address, progress=False)
@@ -204,9 +204,9 @@ def regress(argv: list[str]) -> int:
 
 def tune(argv: list[str]) -> int:
     """``playtest tune SPEC --out OUT``: cluster.tune.run_tune, then the answer in words."""
+    a = _parser("tune", "spec", options=("out", "workers", "address"), flags=("resume",)).parse_args(argv)
     from cluster.sweep import interrupts, workers_error
     from cluster.tune import TuneError, answer_lines, load_tune_spec, run_tune
-    a = _parser("tune", "spec", options=("out", "workers", "address"), flags=("resume",)).parse_args(argv)
     if (bad := workers_error(a.workers, a.address)) is not None:
         return error(bad)
     try:
@@ -229,8 +229,8 @@ def tune(argv: list[str]) -> int:
 
 def tune_answer(argv: list[str]) -> int:
     """The tune's answer page and verdict (service/tunejob.py)."""
-    from service import tunejob
     a = _parser("tune-answer", "results", "own").parse_args(argv)
+    from service import tunejob
     return tunejob.run(Path(a.results), Path(a.own))
 
 
@@ -239,12 +239,12 @@ def tune_answer(argv: list[str]) -> int:
 def replay(argv: list[str]) -> int:
     """``playtest play --from FOLDER --cell ID --game-index N --html PAGE``: one game of a sweep played again
     (cluster.replay) and drawn (infra.replay_page) into PAGE."""
-    from cluster.replay import ReplayError, replayed, sweep_game
-    from infra.replay_page import build_page
-    from sim.events import EventLog
     a = _parser("replay", "folder", "cell", "index", "page").parse_args(argv)
     if not a.index.isdigit():
         return error(f"--game-index {a.index[:30]!r}: expected a whole number")
+    from cluster.replay import ReplayError, replayed, sweep_game
+    from infra.replay_page import build_page
+    from sim.events import EventLog
     index, page = int(a.index), Path(a.page)
     warn, note = (lambda m: say("warning:", m)), (lambda m: say("note:", m))
     try:

@@ -18,6 +18,8 @@ from service_helpers import free_port, serve, wait_state
 
 from service.runner import layout, start_time
 
+pytestmark = pytest.mark.service
+
 SPEC = """name = "durable"
 game = "paws"
 seed = 7

@@ -1,7 +1,9 @@
-"""Jobs for real, over loopback HTTP: a spec submitted from the form is played by ``playtest sweep`` in a child process,
-reported, and shown with its progress, report and verdict card; the queue runs one job at a time; cancel ends the
-child; a job that fails leaves the service running; ``playtest submit --wait`` is the API's client; and a restart
-resumes a running job with the sweep's own --resume (its folder then verifies)."""
+"""Jobs for real, over loopback HTTP: a spec submitted from the form is played by the sweep step (``python -m
+service.steps sweep``) in a child process, reported, and shown with its progress, report and verdict card; the queue
+runs one job at a time; cancel ends the child; a job that fails leaves the service running; ``playtest submit
+--wait`` is the API's client; and a restart resumes a running job with the sweep's own --resume (its folder then
+verifies). The queue's states from cheap fixtures are test_service_lifecycle.py's; these play real sweeps (slow), but
+for the failing job (its sweep step refuses the spec at once)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ with warnings.catch_warnings():
     from typer.testing import CliRunner
 
 from cli.main import app as cli_app
+
+pytestmark = pytest.mark.service
 
 LONG = """name = "long"
 game = "paws"
@@ -51,6 +55,7 @@ def login(base: str, token: str) -> httpx.Client:
     return c
 
 
+@pytest.mark.slow
 def test_a_spec_from_the_form_is_played_reported_and_shared(tmp_path):
     with Live(tmp_path / "root") as live:
         users = make_users(live.app)
@@ -100,6 +105,7 @@ def test_a_spec_from_the_form_is_played_reported_and_shared(tmp_path):
         print(f"submitted to done (sweep and report) in {took:.1f} s")
 
 
+@pytest.mark.slow
 def test_the_queue_runs_one_job_at_a_time_and_cancel_ends_the_child(tmp_path):
     with Live(tmp_path / "root") as live:
         users = make_users(live.app)
@@ -144,6 +150,7 @@ def test_a_failing_job_leaves_the_service_running(tmp_path):
         assert ed.get("/health").json() == {"ok": True}
 
 
+@pytest.mark.slow
 def test_playtest_submit_waits_and_prints_the_summary(tmp_path):
     spec = tmp_path / "tiny.toml"
     spec.write_text(TINY)
@@ -168,8 +175,8 @@ def test_playtest_submit_waits_and_prints_the_summary(tmp_path):
     assert gone.exit_code == 2 and "cannot reach the service" in gone.output
 
 
-@pytest.mark.parametrize("how", ["the child was killed",
-                                 pytest.param("the child outlived the service", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["the child was killed", "the child outlived the service"])
 def test_a_restart_resumes_a_running_job_and_its_folder_verifies(tmp_path, how):
     root = tmp_path / "root"
     first = create_app(Settings(root=root, workers=2), start_runner=False)

@@ -9,9 +9,12 @@ import pytest
 from results_helpers import give_results, sweep_folder  # noqa: F401 - a fixture
 from service_helpers import Live, csrf_of, fake_done_job, make_users, wait_state
 
+pytestmark = pytest.mark.service
+
 XSS = "<script>alert(1)</script>"
 
 
+@pytest.mark.slow
 def test_compare_two_runs_from_the_api_and_one_run_by_players_from_the_form(tmp_path, sweep_folder):  # noqa: F811
     with Live(tmp_path / "root") as live:
         users = make_users(live.app)
@@ -122,6 +125,7 @@ def test_refusals_are_one_line_400_and_store_nothing(quiet_app, runs, body, need
     assert len(quiet_app.state.catalog.jobs()) == before
 
 
+@pytest.mark.slow
 def test_playtest_submit_takes_a_kind_and_its_fields(tmp_path, sweep_folder):  # noqa: F811
     import warnings
     with warnings.catch_warnings():

@@ -10,9 +10,12 @@ from service_helpers import Live, csrf_of, make_users, wait_state
 
 from service.runner import layout
 
+pytestmark = pytest.mark.service
+
 XSS = "<script>alert(1)</script>"
 
 
+@pytest.mark.slow
 def test_a_ladder_from_the_api_and_the_form_is_played_rated_and_drawn(tmp_path):
     with Live(tmp_path / "root") as live:
         users = make_users(live.app)

@@ -9,9 +9,12 @@ import pytest
 from results_helpers import give_results, sweep_folder  # noqa: F401 - a fixture
 from service_helpers import Live, csrf_of, fake_done_job, make_users, wait_state
 
+pytestmark = pytest.mark.service
+
 XSS = "<script>alert(1)</script>"
 
 
+@pytest.mark.slow
 def test_a_run_reported_again_with_its_options_from_the_api_and_the_form(tmp_path, sweep_folder):  # noqa: F811
     with Live(tmp_path / "root") as live:
         users = make_users(live.app)

@@ -12,6 +12,8 @@ from service_helpers import Live, make_users, wait_state
 
 from service.app import Settings, create_app
 
+pytestmark = pytest.mark.service
+
 
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory) -> str:
@@ -29,6 +31,7 @@ def seeded_regression(text: str) -> str:
     return json.dumps(data)
 
 
+@pytest.mark.slow
 def test_a_regress_job_passes_against_its_baseline_and_finds_a_seeded_regression(tmp_path, baseline):
     with Live(tmp_path / "root") as live:
         users = make_users(live.app)
@@ -57,6 +60,7 @@ def test_a_regress_job_passes_against_its_baseline_and_finds_a_seeded_regression
         assert (root / "runs" / jobs["pass"] / "seed-1" / "manifest.json").is_file()   # the games: --work
 
 
+@pytest.mark.slow
 def test_a_tune_job_plays_to_done_with_its_answer_page(tmp_path):
     with Live(tmp_path / "root") as live:
         users = make_users(live.app)
