@@ -1,4 +1,5 @@
-"""The regression report as one self-contained HTML page: plots are inline base64 PNGs, no outside files.
+"""The regression report as one self-contained HTML page: plots are inline base64 PNGs, no outside files; and the
+nightly trend chart of one metric across runs (trend_plot), drawn the same way.
 
 Flagged metrics come first, then changed cells, then one figure per cell (cells with a flag first):
 every rate with its 95% Wilson interval, each length distribution and each end-reason distribution,
@@ -13,6 +14,55 @@ from regress.cells import cell_key, cell_label
 from regress.compare import Comparison
 from regress.report import TEST_HEAD, summary_lines, test_row
 from regress.suite import Suite
+
+
+TREND_LINE, TREND_FLAGGED, TREND_CODE = "#1565c0", "#c62828", "#90a4ae"
+
+
+def trend_figure(name: str, points: list[dict]):
+    """One metric across the nightly runs (oldest left; each point's date, code, value, flagged) as a matplotlib
+    figure: a line through one dot per run (red when flagged), a dashed line where the code version changed, each
+    run's date and code version under the axis (the first and last only beyond 8 runs)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    n = len(points)
+    fig, ax = plt.subplots(figsize=(7.0, 2.2))
+    xs, ys = list(range(n)), [p["value"] for p in points]
+    for i in range(1, n):
+        if points[i]["code"] != points[i - 1]["code"]:
+            ax.axvline(i - 0.5, color=TREND_CODE, linestyle="--", linewidth=1)
+    if n > 1:
+        ax.plot(xs, ys, color=TREND_LINE, linewidth=1.5)
+    ax.scatter(xs, ys, s=25, zorder=3, color=[TREND_FLAGGED if p["flagged"] else TREND_LINE for p in points])
+    shown = sorted({0, n - 1}) if n > 8 else xs
+    ax.set_xticks(shown, [f"{points[i]['date'][5:]}\n{points[i]['code'][:12]}" for i in shown], fontsize=8)
+    ax.set_xlim(-0.5, max(n - 0.5, 0.5))
+    ax.tick_params(axis="y", labelsize=8)
+    ax.set_title(name, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def trend_words(name: str, points: list[dict]) -> str:
+    """What a trend chart shows, in words (its alt text): the runs, the code changes and the flagged runs."""
+    changes = sum(points[i]["code"] != points[i - 1]["code"] for i in range(1, len(points)))
+    flagged = sum(bool(p["flagged"]) for p in points)
+    values = "; ".join(f"{p['date']} code {p['code']}: {p['value']:.4g}{' (flagged)' if p['flagged'] else ''}"
+                       for p in points)
+    runs = f"{len(points)} run{'s' if len(points) != 1 else ''}"
+    return (f"{name} across {runs}, the code version changed {changes} time{'s' if changes != 1 else ''}, "
+            f"{flagged} flagged: {values}")
+
+
+def trend_plot(name: str, points: list[dict]) -> dict:
+    """A trend chart for a page: {"name", "png" (base64, queries.pages.png_base64), "alt" (trend_words)}."""
+    import matplotlib.pyplot as plt
+    fig = trend_figure(name, points)
+    try:
+        return {"name": name, "png": png_base64(fig), "alt": trend_words(name, points)}
+    finally:
+        plt.close(fig)
 
 
 def cell_figure(suite: Suite, base: dict, cur: dict) -> str:

@@ -8,7 +8,7 @@ before the job is added, so a restart, a second look or a second thread never qu
 clock is injectable (``Nightly.clock``): tests move it instead of sleeping.
 
 The project's page (service/routes/nightly.py) shows its runs (date, code version, verdict), a trend chart per metric
-across the runs (inline SVG from templates/_trend.html over :func:`trend_chart`, no script, nothing loaded), and the
+across the runs (an inline PNG drawn by matplotlib: regress.html.trend_plot, no script, nothing loaded), and the
 failing cells of the latest run linked to the regress report's section of each. Every user value is bound in SQL and
 shown through the autoescaping templates."""
 
@@ -220,38 +220,6 @@ def metric_values(result: dict) -> dict[str, tuple[float, bool]]:
         except (TypeError, ValueError):
             continue
     return {k: (a[0] / a[1], a[2]) for k, a in acc.items() if a[1] > 0}
-
-
-def trend_chart(name: str, points: list[dict]) -> dict:
-    """The geometry of one metric's chart across the runs (oldest left), drawn by templates/_trend.html: each run's
-    dot (red when flagged) with its date, code version and value as its tooltip, the line through them, and where
-    the code version changed."""
-    w, h, left, right, top, bottom = 560, 170, 56, 12, 14, 34
-    ys = [p["value"] for p in points]
-    lo, hi = min(ys), max(ys)
-    if hi - lo < 1e-9:
-        lo, hi = lo - 0.5 * (abs(lo) or 1) * 0.1, hi + 0.5 * (abs(hi) or 1) * 0.1
-    n = len(points)
-
-    def xf(i: int) -> float:
-        return left + (w - left - right) * (0.5 if n == 1 else i / (n - 1))
-
-    def x(i: int) -> str:
-        return f"{xf(i):.1f}"
-
-    def y(v: float) -> str:
-        return f"{top + (h - top - bottom) * (1 - (v - lo) / (hi - lo)):.1f}"
-
-    changes = [(f"{(xf(i) + xf(i - 1)) / 2:.1f}", points[i]["code"]) for i in range(1, n)
-               if points[i]["code"] != points[i - 1]["code"]]
-    dots = [{"x": x(i), "y": y(p["value"]), "colour": "#c62828" if p["flagged"] else "#1565c0",
-             "title": f"{p['date']} · code {p['code']} · {p['value']:.4g}" + (" · flagged" if p["flagged"] else "")}
-            for i, p in enumerate(points)]
-    labels = [{"x": x(i), "date": points[i]["date"][5:], "code": points[i]["code"][:12]}
-              for i in sorted(set([0, n - 1] if n > 8 else range(n)))]
-    return {"name": name, "n": n, "w": w, "h": h, "left": left, "right": right, "top": top, "bottom": bottom,
-            "hi": f"{hi:.4g}", "lo": f"{lo:.4g}", "changes": changes, "dots": dots, "labels": labels,
-            "line": " ".join(f"{x(i)},{y(p['value'])}" for i, p in enumerate(points)) if n > 1 else ""}
 
 
 def trends(runs: list[dict]) -> dict[str, list[dict]]:

@@ -11,7 +11,8 @@ from fastapi.responses import JSONResponse, RedirectResponse
 
 from cluster.spec import SpecError
 from service.deps import AdminForm, ApiAdmin, ApiReader, Page, Reader, Services, Svc, base_url, json_body
-from service.nightly import NAME_RULE, code_version, day_of, failing_cells, project_json, trend_chart, trends
+from regress.html import trend_plot
+from service.nightly import NAME_RULE, code_version, day_of, failing_cells, project_json, trends
 from service.specs import MAX_UPLOAD
 
 WANT = ("expected {\"name\": text, \"at\": \"HH:MM\" (UTC), \"suite\": TOML text, \"baseline\": JSON text, "
@@ -82,7 +83,7 @@ def nightly_project(project: str, page: Reader, svc: Svc):
     latest = next((r for r in runs if r.get("result")), None)
     return page.render("nightly_project.html", f"Nightly {p['name']}", p=p, runs=runs, latest=latest,
                        failing=failing_cells(latest) if latest else [], day_of=day_of, code_version=code_version,
-                       charts=[trend_chart(m, pts) for m, pts in trends(runs).items()], name_rule=NAME_RULE,
+                       charts=[trend_plot(m, pts) for m, pts in trends(runs).items()], name_rule=NAME_RULE,
                        values={"name": p["name"], "at": p["at"], "enabled": bool(p["enabled"]), "suite": p["suite"],
                                "baseline": p["baseline"]})
 

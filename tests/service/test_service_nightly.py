@@ -102,11 +102,11 @@ def test_the_project_page_shows_one_point_per_run_and_the_failing_cells(quiet_ap
     jobs.append(n.queue("paws-v4", "ada"))                  # a run still queued: in the history, not in the charts
     page = users["read"].page(quiet_app).get("/nightly/paws-v4")
     assert page.status_code == 200
-    charts = re.findall(r"<svg class='trend'.*?</svg>", page.text)
+    charts = re.findall(r"<img class='plot trend' src='data:image/png;base64,[A-Za-z0-9+/=]+' alt='([^']*)'", page.text)
     assert len(charts) == 2                                 # seat_win_rate first player, game_length
-    assert [c.count("class='pt'") for c in charts] == [3, 3]
-    assert charts[0].count("stroke-dasharray") == 1         # the code version changed once
-    assert "#c62828" in charts[0]                           # the flagged run's point
+    assert all("across 3 runs" in c for c in charts)         # one point per finished run (regress.html.trend_plot)
+    assert "the code version changed 1 time, 1 flagged" in charts[0]
+    assert re.search(r"code v1: 0\.5; \S+ code v1: 0\.55; \S+ code v2: 0\.8 \(flagged\)$", charts[0])  # oldest first
     assert page.text.count("<tr><td>") >= 4 and ">v2<" in page.text
     assert f"/runs/{jobs[2]}/report#cell-c001" in page.text  # the latest run's failing cell
     assert "/runs/" + jobs[3] in page.text
