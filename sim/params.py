@@ -11,7 +11,7 @@ import dataclasses
 import difflib
 import hashlib
 import json
-from typing import Any, Mapping, TypeVar
+from typing import Any, Container, Mapping, TypeVar
 
 T = TypeVar("T")
 
@@ -21,15 +21,53 @@ class RuleError(ValueError):
 
 
 def param(default: Any, help: str, *, min: int | None = None, max: int | None = None,
-          choices: tuple | None = None, cite: str = "", option: bool = False) -> Any:
+          choices: tuple | None = None, cite: str = "", option: bool = False,
+          relevant: Mapping[str, Container] | tuple[Mapping[str, Container], ...] | None = None) -> Any:
     """Declare one rule parameter with its default, meaning, allowed range or choices and rulebook section.
 
     ``option=True`` declares a versioned engine option added after results were already written (how the
     engine draws its randomness, not a rule of the book): at its default it plays the games as before the
     option existed, so it is left out of every digest at its default (:func:`provenance`), and old results,
-    sweep folders and baselines keep their digests; set away from its default it counts like any parameter."""
-    meta = {"help": help, "min": min, "max": max, "choices": choices, "cite": cite, "option": option}
+    sweep folders and baselines keep their digests; set away from its default it counts like any parameter.
+
+    ``relevant`` says where the parameter can change a game, when that is not everywhere: ``{name: values}``
+    over the game's setup values (``board``, ``mode``, ``players``) and the rule set's other parameters, every
+    name matching (``{"mode": ("teams",)}``: Teams games only; ``{"defender_edge": AtLeast(1)}``: only while
+    there is an edge to take away), or a tuple of such mappings, any one matching. The generated differential
+    cases (sim.kit.contract) play a parameter in every kind of game it can change, and check that it changes
+    nothing elsewhere."""
+    if isinstance(relevant, Mapping):
+        relevant = (relevant,)
+    meta = {"help": help, "min": min, "max": max, "choices": choices, "cite": cite, "option": option,
+            "relevant": tuple(dict(r) for r in relevant) if relevant is not None else None}
     return dataclasses.field(default=default, metadata=meta)
+
+
+class AtLeast:
+    """Every whole number from ``low`` up, as the values of a ``relevant`` condition (a range's end would go
+    stale when a maximum is raised)."""
+
+    def __init__(self, low: int):
+        self.low = low
+
+    def __contains__(self, value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= self.low
+
+    def __repr__(self) -> str:
+        return f"AtLeast({self.low})"
+
+
+def acts(f: dataclasses.Field, rules, setup: Mapping[str, Any]) -> bool:
+    """Whether parameter ``f`` can change a game of these rules and setup values (``Game.setup_values``): its
+    ``relevant`` conditions (none: everywhere), each name looked up among the setup values first, then the
+    rules' parameters."""
+    conditions = f.metadata.get("relevant")
+    if conditions is None:
+        return True
+
+    def value(name: str) -> Any:
+        return setup[name] if name in setup else getattr(rules, name)
+    return any(all(value(name) in values for name, values in c.items()) for c in conditions)
 
 
 def fields(cls_or_obj) -> list[dataclasses.Field]:

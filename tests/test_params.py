@@ -125,3 +125,21 @@ def test_an_engine_option_counts_in_the_digests_only_away_from_its_default():
     classic_match, table_match = paws.resolve(rules="v4"), paws.resolve(rules="v4", overrides={"dice_stream": "table"})
     assert classic_match.digest != table_match.digest
     assert classic_match.describe()["rules"]["dice_stream"] == "classic"      # described in full all the same
+
+
+def test_where_a_parameter_acts_follows_its_relevant_declaration():
+    """§1: the free-for-all target acts on the Beginner board and with 3-4 players on the Explorer board; the
+    Teams target in Teams games; §6.2's leader rule only while there is a defender's edge to take away."""
+    from sim.params import AtLeast, acts, fields
+    by = {f.name: f for f in fields(PawsRules)}
+
+    def where(name, rules=V4, **setup):
+        return acts(by[name], rules, {"board": "beginner", "mode": "ffa", "players": 4, **setup})
+    assert where("vp_target") and where("vp_target", board="explorer", players=3)
+    assert not where("vp_target", board="explorer", players=2) and not where("vp_target", mode="teams")
+    assert where("vp_target_2p_explorer", board="explorer", players=2) and not where("vp_target_2p_explorer")
+    assert where("team_vp_target", mode="teams") and not where("team_vp_target")
+    assert where("leader_rule") and not where("leader_rule", rules=V3)
+    assert where("hand_limit", board="explorer", mode="teams")          # no declaration: everywhere
+    assert 1 in AtLeast(1) and 5 in AtLeast(1) and 0 not in AtLeast(1) and True not in AtLeast(1)
+    assert repr(AtLeast(1)) == "AtLeast(1)"

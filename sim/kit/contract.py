@@ -9,13 +9,24 @@ every other choice; a yes/no rule: the other answer). A parameter is covered the
 
 A value that the rule set's own cross-checks refuse on its own (``max_hp`` 1 below the default ``start_hp``) is
 left out; :func:`variations` says which parameters kept no value at all, and the tests require there be none.
+
+Where each variation plays: a case played in one context picked by its place in a list tests a Teams target in
+free-for-all games, where it cannot change anything, and a core that derives it from another parameter (right
+for both presets, wrong for any override) passes. So a parameter that acts only in some kinds of game says so in
+its declaration (``relevant``, sim/params.py), and :func:`fast_cases` plays each parameter in every kind of
+game it can change (every setup but the bots: board, mode, player count), under every rule preset and both
+kinds of bots, where it acts (:func:`coverage` checks it; :func:`check_relevance` holds every game to it);
+:func:`idle_cases` plays it once in each kind of game where it cannot act, expecting the games unchanged.
 """
 
 from __future__ import annotations
 
+import functools
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
-from sim.params import RuleError, fields
+from sim.params import RuleError, acts, fields
 
 
 def candidate_values(field, default: Any) -> list[Any]:
@@ -77,14 +88,171 @@ def variations(game) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def contexts(game) -> list[tuple[str, str | None, dict[str, Any], dict[str, Any]]]:
-    """(label, preset, overrides, setup) each variation is played in: every configuration ``playtest bench``
-    measures (boards, player counts, modes), with the game's default bots and, when it has a ``bots`` setup
-    value, random bots in every seat (they reach the rare options a heuristic avoids)."""
+    """(label, preset, overrides, setup) of every configuration ``playtest bench`` measures (boards, player
+    counts, modes), with the game's default bots and, when it has a ``bots`` setup value, random bots in every
+    seat (they reach the rare options a heuristic avoids)."""
+    return _with_random_bots(game, game.bench_presets)
+
+
+def _with_random_bots(game, presets) -> list[tuple[str, str | None, dict[str, Any], dict[str, Any]]]:
     out = []
-    for p in game.bench_presets:
+    for p in presets:
         out.append((p.label, p.rules, dict(p.overrides), dict(p.setup)))
         if "bots" in game.setup_keys:
             out.append((f"{p.label}, random bots", p.rules, dict(p.overrides), {**p.setup, "bots": "random"}))
+    return out
+
+
+@dataclass(frozen=True)
+class Context:
+    """One configuration the differential cases play in, and what kind of game it is."""
+
+    label: str
+    preset: str | None
+    overrides: dict
+    setup: dict
+    kind: str                   # the setup values but the bots ("explorer teams 4", "survive-2v2 animalis,...")
+    rules: str                  # the rule preset the rules start from
+    bots: str                   # "default" or "random"
+
+    def resolve(self, game, overrides: dict[str, Any] | None = None, tables: tuple[str, ...] = ("games",)):
+        """The match of this context with ``overrides``; None when its preset refuses them."""
+        try:
+            return game.resolve(rules=self.preset, overrides={**self.overrides, **(overrides or {})},
+                                setup=self.setup, tables=tables)
+        except (RuleError, ValueError):
+            return None
+
+
+@functools.cache
+def differential_contexts(game) -> tuple[Context, ...]:
+    """Every context of :func:`contexts`, then the game's ``differential_setups`` (where a rule takes a branch
+    the bench's configurations do not reach: Paws' three players and Teams on the Explorer board, Tales'
+    Survive! 2 vs. 2 played to the last creature), each with the default and the random bots."""
+    out = []
+    for label, preset, base, setup in _with_random_bots(game, (*game.bench_presets,
+                                                               *getattr(game, "differential_setups", ()))):
+        m = game.resolve(rules=preset, overrides=base, setup=setup)
+        values = game.setup_values(m.setup)
+        kind = " ".join(str(v) if not isinstance(v, list) else ",".join(map(str, v))
+                        for k, v in values.items() if k != "bots")
+        out.append(Context(label, preset, base, setup, kind, m.rules.ruleset,
+                           "random" if setup.get("bots") == "random" else "default"))
+    return tuple(out)
+
+
+def acting(game, match, names) -> bool:
+    """Whether any of the rule parameters ``names`` can change a game of ``match`` (their ``relevant``
+    declarations, :func:`sim.params.acts`)."""
+    by_name = {f.name: f for f in fields(match.rules)}
+    values = game.setup_values(match.setup)
+    return any(acts(by_name[n], match.rules, values) for n in names)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Where one variation of a parameter can be played: the contexts that accept it, split by whether it
+    can change their games."""
+
+    parameter: str
+    overrides: dict
+    acts: tuple[int, ...]       # indices into differential_contexts(game)
+    idle: tuple[int, ...]
+
+
+@functools.cache
+def reach(game) -> tuple[Reach, ...]:
+    """Every variation (:func:`variations`) with the contexts (:func:`differential_contexts`) it can be played
+    in; a variation that moves a second parameter acts where either does. A context whose rules already have
+    the variation's values (``survive = true`` in a Survive! game) is in neither list: nothing is varied there."""
+    ctx = differential_contexts(game)
+    plain = [c.resolve(game).rules for c in ctx]
+    out = []
+    for over in variations(game)[0]:
+        acts_in, idle = [], []
+        for i, c in enumerate(ctx):
+            m = c.resolve(game, over)
+            if m is not None and m.rules != plain[i]:
+                (acts_in if acting(game, m, over) else idle).append(i)
+        out.append(Reach(next(iter(over)), over, tuple(acts_in), tuple(idle)))
+    return tuple(out)
+
+
+def _spread(ctx: tuple[Context, ...], choices: list[tuple[int, int]], plan: list[list[int]],
+            offset: int) -> tuple[int, int]:
+    """The (variation, context) of ``choices`` to add: the variation with the fewest contexts yet, then the rule
+    preset and the bots played least so far by this parameter, then a rotation by parameter."""
+    rules = Counter(ctx[i].rules for p in plan for i in p)
+    bots = Counter(ctx[i].bots for p in plan for i in p)
+    return min(choices, key=lambda vc: (len(plan[vc[0]]), rules[ctx[vc[1]].rules], bots[ctx[vc[1]].bots],
+                                        (vc[1] - offset) % len(ctx)))
+
+
+def fast_cases(game) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
+    """(overrides, contexts) of the fast differential: every variation of every parameter, in as few contexts
+    as cover, for each parameter, every kind of game it can change (:class:`Context` ``kind``), every rule
+    preset and both kinds of bots it can change games under, each variation in one context at least.
+
+    A parameter that a core ignores or derives from another (right for the presets, wrong for an override)
+    then differs in the first game it acts in, in every kind of game where it does (``team_vp_target`` in a
+    Teams game, ``explorer_mansions`` with three players on the Explorer board); :func:`coverage` is what the
+    tests hold it to."""
+    ctx = differential_contexts(game)
+    found = reach(game)
+    out: list[tuple[dict[str, Any], tuple[int, ...]]] = []
+    names = [f.name for f in fields(game.resolve().rules)]
+    for n, name in enumerate(names):
+        mine = [r for r in found if r.parameter == name]
+        plan: list[list[int]] = [[] for _ in mine]
+        offset = 7 * n
+        for attr in ("kind", "rules", "bots"):
+            for value in dict.fromkeys(getattr(ctx[i], attr) for r in mine for i in r.acts):
+                if any(getattr(ctx[i], attr) == value for p in plan for i in p):
+                    continue
+                v, i = _spread(ctx, [(v, i) for v, r in enumerate(mine) for i in r.acts
+                                     if getattr(ctx[i], attr) == value], plan, offset)
+                plan[v].append(i)
+        for v, r in enumerate(mine):
+            if not plan[v]:
+                # a variation that acts nowhere is still played where it is accepted: both engines must agree
+                v, i = _spread(ctx, [(v, i) for i in (r.acts or r.idle)], plan, offset)
+                plan[v].append(i)
+        out += [(r.overrides, tuple(sorted(p))) for r, p in zip(mine, plan)]
+    return out
+
+
+def coverage(game, cases: list[tuple[dict[str, Any], tuple[int, ...]]]) -> list[str]:
+    """What ``cases`` leave out, one line each: a parameter with no case, or a kind of game, rule preset or bots
+    a parameter can change games under (:func:`reach`) in which none of its cases plays where it acts."""
+    ctx, found = differential_contexts(game), reach(game)
+    where = {tuple(r.overrides.items()): set(r.acts) for r in found}
+    missing = []
+    for f in fields(game.resolve().rules):
+        mine = [(over, played) for over, played in cases if next(iter(over)) == f.name]
+        if not mine:
+            missing.append(f"{f.name}: no case")
+            continue
+        can = [i for r in found if r.parameter == f.name for i in r.acts]
+        does = [i for over, played in mine for i in played if i in where.get(tuple(over.items()), ())]
+        if not can:
+            missing.append(f"{f.name}: changes no game in any context (its relevant declaration matches none)")
+        for attr in ("kind", "rules", "bots"):
+            for value in sorted({getattr(ctx[i], attr) for i in can} - {getattr(ctx[i], attr) for i in does}):
+                missing.append(f"{f.name}: no case where it acts in {attr} {value}")
+    return missing
+
+
+def idle_cases(game) -> list[tuple[dict[str, Any], int]]:
+    """(overrides, context) for each parameter declared ``relevant`` somewhere only, and each kind of game with
+    a context that accepts one of its variations where it cannot act: the tests play it there and expect the
+    same games as without it (a declaration too narrow for the engine shows there)."""
+    ctx, found = differential_contexts(game), reach(game)
+    out = []
+    for n, name in enumerate(f.name for f in fields(game.resolve().rules)):
+        mine = [r for r in found if r.parameter == name and r.idle]
+        for kind in dict.fromkeys(ctx[i].kind for r in mine for i in r.idle):
+            choices = [(r.overrides, i) for r in mine for i in r.idle if ctx[i].kind == kind]
+            out.append(choices[n % len(choices)])
     return out
 
 
@@ -116,26 +284,44 @@ def table_difference(core: dict, ref: dict, tables) -> str | None:
     return None
 
 
-def check_variation(game, overrides: dict[str, Any], seed: int, games: int, only: int | None = None) -> list[str]:
-    """Play ``overrides`` on both engines in every context (or only context ``only``), ``games`` games in each
-    (every table the game writes); the differences found, one line each. A context whose own preset refuses the
-    overrides is skipped; ValueError when every one does."""
+def check_variation(game, overrides: dict[str, Any], seed: int, games: int,
+                    only: tuple[int, ...] | None = None) -> list[str]:
+    """Play ``overrides`` on both engines in every context of :func:`differential_contexts` (or the contexts of
+    indices ``only``), ``games`` games in each (every table the game writes); the differences found, one line
+    each. A context whose own preset refuses the overrides is skipped; ValueError when every one does."""
     found, played = [], 0
-    ctx = contexts(game)
-    for i, (label, preset, base, setup) in enumerate(ctx):
-        if only is not None and i != only % len(ctx):
+    for i, c in enumerate(differential_contexts(game)):
+        if only is not None and i not in only:
             continue
-        try:
-            match = game.resolve(rules=preset, overrides={**base, **overrides}, setup=setup,
-                                 tables=both_engines(game))
-        except (RuleError, ValueError):
+        match = c.resolve(game, overrides, tables=both_engines(game))
+        if match is None:
             continue
         played += 1
         if (diff := first_difference(match, seed, 1000 * i, games)) is not None:
-            found.append(f"{game.name} {overrides} in {label}: {diff}")
+            found.append(f"{game.name} {overrides} in {c.label}: {diff}")
     if not played:
         raise ValueError(f"{game.name} {overrides}: no context accepts it")
     return found
+
+
+def check_idle(game, overrides: dict[str, Any], context: int, seed: int, games: int) -> str | None:
+    """Where ``overrides``, played in context ``context`` where they cannot act (:func:`idle_cases`), first
+    change a game the core plays without them (the parameter columns aside), or differ between the engines
+    (the first 2 games); None when neither happens."""
+    c = differential_contexts(game)[context]
+    tables = both_engines(game)
+    over, plain = c.resolve(game, overrides, tables), c.resolve(game, {}, tables)
+    if (diff := first_difference(over, seed, 1000 * context, min(games, 2))) is not None:
+        return f"{game.name} {overrides} in {c.label}: {diff}"
+    params = {f.name for f in fields(over.rules)}
+
+    def played(match) -> dict:
+        out = match.play_batch(seed, 1000 * context, games, "core")
+        return {t: out[t].drop_columns([n for n in out[t].column_names if n in params]) for t in tables}
+    if (diff := table_difference(played(over), played(plain), tables)) is not None:
+        return (f"{game.name} {overrides} in {c.label}, where its declaration says it cannot change a game: "
+                f"{diff.replace('core != reference', 'with it != without it')}")
+    return None
 
 
 # ---- the contract every game keeps, as functions a game's own tests call ------------------------------------
@@ -261,7 +447,28 @@ def check_parameters(game) -> None:
     _need(game, not stuck, f"no value away from the default is accepted for {', '.join(stuck)}")
 
 
-CHECKS = (check_declaration, check_presets, check_columns, check_unknown_keys, check_parameters,
+def check_relevance(game) -> None:
+    """Every ``relevant`` declaration names the game's setup values (values some differential context plays) or
+    its other rule parameters, and the fast differential cases play every parameter in every kind of game, rule
+    preset and bots it can change (:func:`coverage` of :func:`fast_cases`)."""
+    params = {f.name: f for f in fields(game.resolve().rules)}
+    seen: dict[str, set] = {}
+    for c in differential_contexts(game):
+        for key, value in game.setup_values(c.resolve(game).setup).items():
+            seen.setdefault(key, set()).add(tuple(value) if isinstance(value, list) else value)
+    for f in params.values():
+        for condition in f.metadata.get("relevant") or ():
+            for key, values in condition.items():
+                _need(game, key in game.setup_keys or key in params and key != f.name,
+                      f"{f.name}: relevant names {key!r}, neither a setup value nor another rule parameter")
+                if key in game.setup_keys and isinstance(values, (tuple, list, set, frozenset)):
+                    unplayed = [v for v in values if v not in seen.get(key, ())]
+                    _need(game, not unplayed, f"{f.name}: relevant {key} {unplayed}: no differential context plays it")
+    missing = coverage(game, fast_cases(game))
+    _need(game, not missing, "the fast differential cases leave out " + "; ".join(missing))
+
+
+CHECKS = (check_declaration, check_presets, check_columns, check_unknown_keys, check_parameters, check_relevance,
           check_engines_agree, check_records)
 
 

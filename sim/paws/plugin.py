@@ -84,6 +84,11 @@ class Paws(Game):
         + [BenchPreset(f"{rules} beginner teams", rules, {}, {"board": "beginner", "mode": "teams"})
            for rules in ("v4", "v3")])
     bench_profiled = "v4 beginner 4p"
+    # beyond the bench's: three players on either board and Teams on the Explorer board, where §1's VP target
+    # and §2.2's tile counts take other branches (the generated differential cases play these too)
+    differential_setups = (BenchPreset("v4 beginner 3p", "v4", {}, {"board": "beginner", "players": 3}),
+                           BenchPreset("v3 explorer 3p", "v3", {}, {"board": "explorer", "players": 3}),
+                           BenchPreset("v4 explorer teams", "v4", {}, {"board": "explorer", "mode": "teams"}))
     bench_engine_options = {"dice_stream=table": {"dice_stream": "table"}}
     # the default rules on both boards, four players: a bot's skill against three others
     skill_setups = tuple(BenchPreset(f"v4 {board} 4p", "v4", {}, {"board": board, "players": 4}) for board in BOARDS)

@@ -10,13 +10,20 @@ import dataclasses
 from dataclasses import dataclass
 
 from sim.kit.presets import pick_preset
-from sim.params import RuleError, param
+from sim.params import AtLeast, RuleError, param
 
 BOARDS = ("beginner", "explorer")
 # how a combat roll's dice come from the game's random stream (an engine option, not a rule: both are
 # fair dice; docs/engine-kit.md): "classic" one draw per die, "table" one draw per four dice
 DICE_STREAMS = ("classic", "table")
 MODES = ("ffa", "teams")
+
+# where a parameter can change a game (sim.params.param's ``relevant``): §1's targets by mode, board and player
+# count, §2.2's tile counts by board and player count
+FFA_TARGET = ({"mode": ("ffa",), "board": ("beginner",)}, {"mode": ("ffa",), "players": (3, 4)})
+EXPLORER_2P = {"board": ("explorer",), "players": (2,)}
+EXPLORER_3_4P = {"board": ("explorer",), "players": (3, 4)}
+BEGINNER = {"board": ("beginner",)}
 
 
 @dataclass(frozen=True)
@@ -25,9 +32,12 @@ class PawsRules:
 
     ruleset: str = param("v4", "name of the preset this rule set started from", choices=("v3", "v3-ap3", "v4"))
     # §1, §13 Winning
-    vp_target: int = param(4, "VP that win at once (free-for-all)", min=1, max=20, cite="§1, §13")
-    vp_target_2p_explorer: int = param(3, "VP that win a 2-player Explorer game", min=1, max=20, cite="§1")
-    team_vp_target: int = param(5, "team VP (both partners) that win a Teams game", min=1, max=30, cite="§1")
+    vp_target: int = param(4, "VP that win at once (free-for-all)", min=1, max=20, cite="§1, §13",
+                           relevant=FFA_TARGET)
+    vp_target_2p_explorer: int = param(3, "VP that win a 2-player Explorer game", min=1, max=20, cite="§1",
+                                       relevant=EXPLORER_2P)
+    team_vp_target: int = param(5, "team VP (both partners) that win a Teams game", min=1, max=30, cite="§1",
+                                relevant={"mode": ("teams",)})
     vp_per_knockout: int = param(0, "VP scored by knocking out a player in a player fight (V3: 1)", min=0, max=5,
                                  cite="Changes from V3")
     # §2 Setting up
@@ -57,7 +67,7 @@ class PawsRules:
     defender_edge: int = param(1, "added every roll by the side that did not start a player fight or invasion "
                                   "(V3: 0)", min=0, max=5, cite="§6.2, §7")
     leader_rule: bool = param(True, "a monster defending the sole VP leader's home gets no defender's edge",
-                              cite="§6.2")
+                              cite="§6.2", relevant={"defender_edge": AtLeast(1)})
     raid_rolls: int = param(3, "rolls in a raid; 0 = fight to a knockout (V3)", min=0, max=20, cite="§7")
     raid_grabs_cards: bool = param(True, "after each raid roll the higher score takes a random item card (V3: off)",
                                    cite="§7")
@@ -68,7 +78,8 @@ class PawsRules:
                                    cite="§8.3")
     invasion_knockout_scores: bool = param(True, "an owner who knocks out an invader scores vp_per_knockout too "
                                                  "(V3 \"A knockout scores 1 VP\"); off: only raids score it",
-                                           cite="§6.4, §8.2, Changes from V3")
+                                           cite="§6.4, §8.2, Changes from V3",
+                                           relevant={"vp_per_knockout": AtLeast(1)})
     knockout_cancels_effects_on_victim: bool = param(False, "a knockout also ends the Snares and Poison Dart ticks "
                                                             "played on the victim (the book: only the Snares the "
                                                             "victim played stop)", cite="§8.5, §10")
@@ -89,20 +100,28 @@ class PawsRules:
                                         "games, a faster core)", choices=DICE_STREAMS, cite="engine option",
                              option=True)
     # §2 Building the board
-    beginner_mansions: int = param(4, "mansions on the Beginner board", min=0, max=18, cite="§2.2")
-    beginner_homes: int = param(4, "homes on the Beginner board", min=0, max=18, cite="§2.2")
-    beginner_chests: int = param(6, "chests on the Beginner board", min=0, max=18, cite="§2.2")
-    beginner_forests: int = param(4, "forests on the Beginner board", min=0, max=18, cite="§2.2")
-    explorer_mansions_2p: int = param(1, "mansions each player holds, 2-player Explorer", min=0, max=6, cite="§2.2")
-    explorer_homes_2p: int = param(1, "homes each player holds, 2-player Explorer", min=0, max=6, cite="§2.2")
-    explorer_chests_2p: int = param(2, "chests each player holds, 2-player Explorer", min=0, max=6, cite="§2.2")
-    explorer_forests_2p: int = param(2, "forests each player holds, 2-player Explorer", min=0, max=6, cite="§2.2")
-    explorer_mansions: int = param(1, "mansions each player holds, 3-4 player Explorer", min=0, max=6, cite="§2.2")
-    explorer_homes: int = param(1, "homes each player holds, 3-4 player Explorer", min=0, max=6, cite="§2.2")
-    explorer_chests: int = param(2, "chests each player holds, 3-4 player Explorer", min=0, max=6, cite="§2.2")
-    explorer_forests: int = param(1, "forests each player holds, 3-4 player Explorer", min=0, max=6, cite="§2.2")
+    beginner_mansions: int = param(4, "mansions on the Beginner board", min=0, max=18, cite="§2.2", relevant=BEGINNER)
+    beginner_homes: int = param(4, "homes on the Beginner board", min=0, max=18, cite="§2.2", relevant=BEGINNER)
+    beginner_chests: int = param(6, "chests on the Beginner board", min=0, max=18, cite="§2.2", relevant=BEGINNER)
+    beginner_forests: int = param(4, "forests on the Beginner board", min=0, max=18, cite="§2.2", relevant=BEGINNER)
+    explorer_mansions_2p: int = param(1, "mansions each player holds, 2-player Explorer", min=0, max=6, cite="§2.2",
+                                      relevant=EXPLORER_2P)
+    explorer_homes_2p: int = param(1, "homes each player holds, 2-player Explorer", min=0, max=6, cite="§2.2",
+                                   relevant=EXPLORER_2P)
+    explorer_chests_2p: int = param(2, "chests each player holds, 2-player Explorer", min=0, max=6, cite="§2.2",
+                                    relevant=EXPLORER_2P)
+    explorer_forests_2p: int = param(2, "forests each player holds, 2-player Explorer", min=0, max=6, cite="§2.2",
+                                     relevant=EXPLORER_2P)
+    explorer_mansions: int = param(1, "mansions each player holds, 3-4 player Explorer", min=0, max=6, cite="§2.2",
+                                   relevant=EXPLORER_3_4P)
+    explorer_homes: int = param(1, "homes each player holds, 3-4 player Explorer", min=0, max=6, cite="§2.2",
+                                relevant=EXPLORER_3_4P)
+    explorer_chests: int = param(2, "chests each player holds, 3-4 player Explorer", min=0, max=6, cite="§2.2",
+                                 relevant=EXPLORER_3_4P)
+    explorer_forests: int = param(1, "forests each player holds, 3-4 player Explorer", min=0, max=6, cite="§2.2",
+                                  relevant=EXPLORER_3_4P)
     explorer_radius: int = param(4, "Explorer tiles may be placed at most this many steps from the Desert",
-                                 min=1, max=6, cite="interpretation")
+                                 min=1, max=6, cite="interpretation", relevant={"board": ("explorer",)})
     # Open points: round limit, and the engine's safety caps
     round_limit: int = param(0, "after this round the most VP wins, a tie is a draw; 0 = no limit", min=0, max=500,
                              cite="Open points")

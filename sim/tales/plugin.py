@@ -73,6 +73,10 @@ class Tales(Game):
         unit="CASE WHEN players = 2 THEN 'seat' ELSE 'team' END", units="2", own_rows=("draw",))
     bench_presets = tuple(BenchPreset(f"tales {mode}", None, {}, {"mode": mode}) for mode in MODES)
     bench_profiled = "tales standard"
+    # beyond the bench's: Survive! 2 vs. 2 to the last creature, where survive_end decides when a game ends
+    # (the generated differential cases play it too)
+    differential_setups = (BenchPreset("tales survive-2v2 to the last creature", None, {"champion_death_ends": False},
+                                       {"mode": "survive-2v2"}),)
     # one commander against another, with either people (seats alternate them) and both victory rules
     skill_setups = tuple(BenchPreset(f"tales {mode}", None, {}, {"mode": mode}) for mode in ("standard", "survive"))
     bot_presets_path = WEIGHT_PRESETS_PATH

@@ -26,11 +26,12 @@ class TalesRules:
 
     ruleset: str = param("standard", "name of the preset this rule set started from", choices=MODES)
     # Game Flow
-    game_rounds: int = param(5, "rounds in a game (not Survive!)", min=1, max=50, cite="Game Flow")
+    game_rounds: int = param(5, "rounds in a game (not Survive!)", min=1, max=50, cite="Game Flow",
+                             relevant={"survive": (False,)})
     survive: bool = param(False, "Survive!: play until a player has no creature left (survive_end); recruit "
                                  "and equip in round 1 only", cite="Bonus Game Mode: Survive!")
     max_rounds: int = param(40, "safety cap on Survive! rounds; then the fewest weighted losses win",
-                            min=1, max=500, cite="interpretation")
+                            min=1, max=500, cite="interpretation", relevant={"survive": (True,)})
     # 1. Recruitment
     army_size: int = param(5, "creatures on the field after recruitment, the Champion included", min=2,
                            max=MAX_ARMY, cite="1. Recruitment")
@@ -57,7 +58,7 @@ class TalesRules:
                               cite="3. Battle, 1. Use potions")
     # 3. Battle, 2 vs. 2
     team_attackers: int = param(2, "creatures per team in one turn of a 2 vs. 2 game", min=1, max=4,
-                                cite="Game Mode: 2 vs. 2")
+                                cite="Game Mode: 2 vs. 2", relevant={"mode": TEAM_MODES})
     # Victory and Defeat
     loss_normal: int = param(1, "weighted loss of a destroyed normal creature", min=0, max=10,
                              cite="Victory and Defeat")
@@ -73,7 +74,9 @@ class TalesRules:
     survive_end: str = param("player", "Survive!: the game ends when one player (as printed) or a whole team "
                                        "(team, the old 2 vs. 2 reading) has no creature left on the field; the "
                                        "same in a 2-player game", choices=("player", "team"),
-                             cite="Bonus Game Mode: Survive!")
+                             cite="Bonus Game Mode: Survive!",
+                             # with champion_death_ends on, a field empties only after its Champion fell: game over
+                             relevant={"survive": (True,), "mode": TEAM_MODES, "champion_death_ends": (False,)})
 
     def check(self, where: str = "rules") -> None:
         """Cross-field checks that a single field's range cannot express."""
