@@ -12,7 +12,7 @@ import typer
 
 from cli.common import FORMATS, err, fail, fit_table, plain, render, warn
 from queries import compare as cmp
-from queries import library
+from queries import errors, sources
 from sim.files import unwritable
 
 
@@ -47,9 +47,9 @@ def compare(a: Annotated[str, typer.Argument(help="results A: a sweep's results 
     try:
         report = (cmp.compare_by(a, by, baseline, where, adjust) if by is not None
                   else cmp.compare_folders(a, b, where, adjust))
-        for line in library.sweep_notes([a] + ([b] if b else [])):
+        for line in sources.sweep_notes([a] + ([b] if b else [])):
             warn(line)
-    except (cmp.CompareError, library.QueryError, library.ResultsError) as e:
+    except (cmp.CompareError, errors.QueryError, errors.ResultsError) as e:
         fail(str(e))
     report.command = "playtest compare " + " ".join(shlex.quote(x) for x in sys.argv[2:]) \
         if len(sys.argv) > 2 and sys.argv[1] == "compare" else ""

@@ -1,4 +1,4 @@
-"""``playtest query`` and ``playtest sql``: DuckDB questions over game records (see queries/library.py)."""
+"""``playtest query`` and ``playtest sql``: DuckDB questions over game records (see queries/sqlfiles.py and queries/connection.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import FORMATS, fail, note, render, warn
-from queries import library, ratings
+from queries import connection, errors, ratings, sources, sqlfiles
 from cluster.skill import expand, level_order
 from cluster.spec import SpecError
 from queries.variants import answer_per_variant, skill_lines
@@ -21,21 +21,21 @@ WhereOpt = Annotated[Optional[str], typer.Option(
          "IN, BETWEEN, LIKE and a few functions; no statements), e.g. \"board = 'explorer' AND players = 4\"")]
 FormatOpt = Annotated[str, typer.Option("--format", help="table, csv, json or markdown")]
 TimeoutOpt = Annotated[Optional[float], typer.Option(
-    "--timeout", metavar="SECONDS", help=f"stop a statement that runs longer (default {library.STATEMENT_TIMEOUT:g}, "
-                                         f"{library.MIN_TIMEOUT:g} to {library.MAX_TIMEOUT:g}); Ctrl-C stops one too",
+    "--timeout", metavar="SECONDS", help=f"stop a statement that runs longer (default {connection.STATEMENT_TIMEOUT:g}, "
+                                         f"{connection.MIN_TIMEOUT:g} to {connection.MAX_TIMEOUT:g}); Ctrl-C stops one too",
     show_default=False)]
 MemoryOpt = Annotated[Optional[float], typer.Option(
     "--memory-limit", metavar="GIB", help=f"memory the locked connection may use, in GiB (default "
-                                          f"{library.MEMORY_SHARE:.0%} of this machine's)", show_default=False)]
+                                          f"{connection.MEMORY_SHARE:.0%} of this machine's)", show_default=False)]
 
 
 def _limits(timeout: Optional[float], memory_gib: Optional[float]):
-    """The statement limits the flags ask for (library.limits), or one line naming the flag."""
+    """The statement limits the flags ask for (connection.limits), or one line naming the flag."""
     try:
-        library.check_limits(timeout, memory_gib)
-    except library.QueryError as e:
+        connection.check_limits(timeout, memory_gib)
+    except errors.QueryError as e:
         fail(str(e))
-    return library.limits(timeout, memory_gib)
+    return connection.limits(timeout, memory_gib)
 
 
 def _params(items: Optional[list[str]]) -> dict[str, str]:
@@ -69,7 +69,7 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
     file holds one SELECT statement over the results' views, as the canned queries do (anything else
     is refused before the results are read); it runs on the locked connection."""
     if list_:
-        for q in library.available():
+        for q in sqlfiles.available():
             params = ", ".join(f"{p.name}={','.join(map(str, p.default)) if isinstance(p.default, list) else p.default}"
                                for p in q.params.values())
             typer.echo(f"{q.name} [{q.game}]{' (' + params + ')' if params else ''}: {q.question}")
@@ -83,7 +83,7 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
     typer.echo(render(q.name, columns, rows, fmt))
     if not rows:
         note(q.why_empty(where))
-    summary = ratings.SUMMARIES.get(q.name) if q.path.parent == library.QUERY_DIR else None
+    summary = ratings.SUMMARIES.get(q.name) if q.path.parent == sqlfiles.QUERY_DIR else None
     sentence = summary(columns, rows) if summary and fmt == "table" and not variants.split else None
     if sentence:
         typer.echo(sentence)
@@ -99,16 +99,16 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
 def _answer(name, paths, results, param, where, pool, by):
     """query's work: (columns, rows, the query, how the answer was split); a user error is one line."""
     try:
-        q = library.load(name)
-        values = library.bind(q, _params(param))
+        q = sqlfiles.load(name)
+        values = sqlfiles.bind(q, _params(param))
         results = expand([*(paths or []), *(results or [])])       # a skill folder: every level's folder
         if not results:
             fail(f"query {q.name}: give --results DIR (a sweep's results, a Parquet file or a glob)")
-        con = library.connect(results, where)
+        con = connection.connect(results, where)
         try:
-            if library.uses_seat_outcomes(q):
-                library.add_seat_outcomes(con, results)
-            check = ratings.CHECKS.get(q.name) if q.path.parent == library.QUERY_DIR else None
+            if sqlfiles.uses_seat_outcomes(q):
+                connection.add_seat_outcomes(con, results)
+            check = ratings.CHECKS.get(q.name) if q.path.parent == sqlfiles.QUERY_DIR else None
             problem = check(con, results) if check else None
             if problem:
                 fail(f"query {q.name}: {', '.join(results)} is not a ladder's results: {problem}; it reads the "
@@ -116,13 +116,13 @@ def _answer(name, paths, results, param, where, pool, by):
             columns, rows, variants = answer_per_variant(con, q, values, results, pool or (), by or ())
         finally:
             con.close()
-        for line in library.sweep_notes(results):
+        for line in sources.sweep_notes(results):
             warn(line)
         for line in variants.notes():
             note(line)
-    except (library.QueryError, library.ResultsError, SpecError) as e:
+    except (errors.QueryError, errors.ResultsError, SpecError) as e:
         fail(str(e))
-    except KeyboardInterrupt as e:        # Ctrl-C: in a statement (library.Interrupted says which) or between
+    except KeyboardInterrupt as e:        # Ctrl-C: in a statement (connection.Interrupted says which) or between
         fail(str(e) or f"query {name}: interrupted (Ctrl-C)", code=130)
     return columns, rows, q, variants
 
@@ -153,18 +153,18 @@ def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games'
     with _limits(timeout, memory_limit):
         try:
             params = _params(param) or None
-            con = library.connect(results, where, locked=read_only)
+            con = connection.connect(results, where, locked=read_only)
             try:
                 if read_only:
-                    library.check_select(con, statement)
-                columns, rows = library.execute(con, statement, params, where="sql", results=results)
+                    sqlfiles.check_select(con, statement)
+                columns, rows = connection.execute(con, statement, params, where="sql", results=results)
             finally:
                 con.close()
-            for line in library.sweep_notes(results):
+            for line in sources.sweep_notes(results):
                 warn(line)
-        except (library.QueryError, library.ResultsError) as e:
+        except (errors.QueryError, errors.ResultsError) as e:
             fail(str(e))
-        except KeyboardInterrupt as e:    # Ctrl-C: in the statement (library.Interrupted says so) or before it
+        except KeyboardInterrupt as e:    # Ctrl-C: in the statement (connection.Interrupted says so) or before it
             fail(str(e) or "sql: interrupted (Ctrl-C)", code=130)
     typer.echo(render("sql", columns, rows, fmt))
 

@@ -13,7 +13,7 @@ import typer
 
 from cli.common import err, fail, plain
 from measures.answers import measure_sections
-from queries import library
+from queries import errors, sources
 from queries import report as rep
 from queries.measure_pages import measure_page
 from queries.report import parse_target
@@ -49,7 +49,7 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
     t0 = time.perf_counter()
     try:
         sections, alone, lines = measure_sections(results)
-    except (library.QueryError, library.ResultsError) as e:
+    except (errors.QueryError, errors.ResultsError) as e:
         fail(str(e))
     if alone:         # a restricted-play or card-worth folder: its cells are the measure's variants
         try:
@@ -64,11 +64,11 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
     try:
         r = rep.build(results, page, shortest=shortest, longest=longest, behind_after=behind_after,
                       command=command, cards=cards, sections=sections)
-    except (rep.ReportError, library.QueryError, library.ResultsError) as e:
+    except (rep.ReportError, errors.QueryError, errors.ResultsError) as e:
         fail(str(e))
     except OSError as e:
         fail(f"--out {page}: cannot write the page ({e.strerror or e})")
-    for line in library.sweep_notes([results]):
+    for line in sources.sweep_notes([results]):
         err.print(f"[bold yellow]warning:[/] {plain(line)}", highlight=False, soft_wrap=True)
     for line in rep.text_summary(r) + lines:
         typer.echo(line)

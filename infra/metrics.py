@@ -53,7 +53,7 @@ import numpy as np
 import pyarrow as pa
 
 from sim.params import fields
-from infra.sql_expr import Allowed, ExprCheck, Refused, refuse_comments_and_statements, serialize, strip_locations
+from infra.sql_expr import Allowed, Refused, check_expression
 
 if TYPE_CHECKING:
     from sim.games import Game
@@ -246,40 +246,11 @@ def _seat_view(game: "Game") -> str:
 
 
 def _check_expression(con, expr: str, columns: Sequence[str]) -> str:
-    """The SELECT that evaluates ``expr`` over ``seat_outcomes``, after checking it is one allowed expression;
-    a problem is raised as Refused (one phrase)."""
-    import duckdb
-    if not expr:
-        raise Refused("empty expression")
-    if len(expr) > SQL_MAX_CHARS:
-        raise Refused(f"longer than {SQL_MAX_CHARS} characters")
-    if "\x00" in expr:
-        raise Refused("a NUL character")
-    sql = f"SELECT ({expr}) FROM {SEAT_VIEW}"
-    refuse_comments_and_statements(sql)
-
-    try:
-        tree = serialize(con, sql)
-        reference = serialize(con, f"SELECT 1 FROM {SEAT_VIEW}")
-    except duckdb.Error as e:
-        raise Refused(f"cannot be read ({str(e).splitlines()[0][:120]})") from None
-    except RecursionError:
-        raise Refused("nested too deeply") from None
-    if tree.get("error"):
-        raise Refused(str(tree.get("error_message", "not an expression")).splitlines()[0][:160])
-    statements = tree.get("statements") or []
-    if len(statements) != 1:
-        raise Refused("not one expression")
-    stmt = statements[0]
-    node = stmt.get("node") if isinstance(stmt.get("node"), dict) else {}
-    select = node.get("select_list")
-    ref_stmt = reference["statements"][0]
-    shape = strip_locations({**stmt, "node": {**node, "select_list": None}})
-    ref_shape = strip_locations({**ref_stmt, "node": {**ref_stmt["node"], "select_list": None}})
-    if not isinstance(select, list) or len(select) != 1 or shape != ref_shape:
-        raise Refused("not one expression (it reaches past it: a comma, FROM, WHERE, UNION, ...)")
-    ExprCheck(SQL_ALLOWED, columns).check(select[0])
-    return sql
+    """The SELECT that evaluates ``expr`` over ``seat_outcomes``, after checking it is one allowed expression
+    (the filter's checker, infra.sql_expr); a problem is raised as Refused (one phrase)."""
+    return check_expression(con, expr, ("SELECT (", f") FROM {SEAT_VIEW}"), f"SELECT 1 FROM {SEAT_VIEW}",
+                            "select_list", SQL_ALLOWED, columns, SQL_MAX_CHARS,
+                            "it reaches past it: a comma, FROM, WHERE, UNION, ...", empty="empty expression")
 
 
 def _sql_metric(game: "Game", text: str, expr: str) -> Metric:

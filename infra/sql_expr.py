@@ -1,18 +1,20 @@
-"""One checker for the SQL expressions users write: a query's ``--where`` filter (queries/library.py) and a
-sweep's ``sql:`` metric (infra/metrics.py). It sits at the bottom layer so that both can use it.
+"""One checker for the SQL expressions users write: a query's ``--where`` filter (:func:`check_filter`, used by
+queries/connection.py) and a sweep's ``sql:`` metric (infra/metrics.py), both through :func:`check_expression`.
+It sits below cluster and queries so that both can use it.
 
 The text is read by DuckDB's own tokenizer (comments and ``;`` are refused outright) and parser
-(``json_serialize_sql``); each caller checks that the statement is its bare template plus the one
-expression, and :class:`ExprCheck` walks that expression's tree: every node must be a column of the
-given ones, a constant, a comparison, AND/OR/NOT, IS NULL, an IN list, BETWEEN, CASE, a cast to an
-allowed type, or a call of an allowed function or operator (:class:`Allowed`), and no node may be left
-unchecked. A problem is a :class:`Refused` holding one phrase.
+(``json_serialize_sql``); the statement must be its caller's bare template plus the one expression, and
+:class:`ExprCheck` walks that expression's tree: every node must be a column of the given ones, a constant,
+a comparison, AND/OR/NOT, IS NULL, an IN list, BETWEEN, CASE, a cast to an allowed type, or a call of an
+allowed function or operator (:class:`Allowed`), and no node may be left unchecked. A problem is a
+:class:`Refused` holding one phrase.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -70,6 +72,97 @@ def refuse_comments_and_statements(sql: str) -> None:
             raise Refused("comments are not allowed")
         if kind == duckdb.token_type.operator and ";" in text:
             raise Refused("';' is not allowed (one expression, not statements)")
+
+
+def one_line(e: Exception | str) -> str:
+    """A DuckDB error as one readable line (without the SQL excerpt DuckDB quotes after it)."""
+    return re.split(r" LINE \d+:", " ".join(str(e).split()))[0]
+
+
+def check_expression(con, expr: str, template: tuple[str, str], bare: str, slot: str, allowed: Allowed,
+                     columns: Sequence[str], max_chars: int, past: str, empty: str = "empty") -> str:
+    """The statement ``template[0] + expr + template[1]``, after checking that it is the statement ``bare`` but
+    for one expression in its node's ``slot`` (``where_clause``, or a one-item ``select_list``) and that the
+    expression holds only what ``allowed`` allows over ``columns``; a problem is Refused (``past``: what a text
+    that reaches past its place is told)."""
+    import duckdb
+    if not expr.strip():
+        raise Refused(empty)
+    if len(expr) > max_chars:
+        raise Refused(f"longer than {max_chars} characters")
+    if "\x00" in expr:
+        raise Refused("a NUL character")
+    sql = template[0] + expr + template[1]
+    refuse_comments_and_statements(sql)
+    try:
+        tree = serialize(con, sql)
+        reference = serialize(con, bare)
+    except duckdb.Error as e:
+        raise Refused(f"cannot be read ({one_line(e)})") from None
+    except RecursionError:
+        raise Refused("nested too deeply") from None
+    if tree.get("error"):
+        msg = one_line(tree.get("error_message", "not an expression"))[:200]
+        raise Refused("not an expression" if "Only SELECT" in msg else msg)
+    statements = tree.get("statements") or []
+    if len(statements) != 1:
+        raise Refused("not one expression")
+    stmt = statements[0]
+    node = stmt.get("node") if isinstance(stmt.get("node"), dict) else {}
+    part = node.get(slot)
+    if isinstance(part, list):
+        part = part[0] if len(part) == 1 else None
+    ref = reference["statements"][0]
+    shape = strip_locations({**stmt, "node": {**node, slot: None}})
+    if part is None or shape != strip_locations({**ref, "node": {**ref["node"], slot: None}}):
+        raise Refused(f"not one expression ({past})")
+    ExprCheck(allowed, columns).check(part)
+    return sql
+
+
+# --- the --where filter of a query: one boolean expression over the games' columns --------------------------
+
+FILTER_EXAMPLE = "board = 'explorer' AND players = 4"
+FILTER_RULE = f"a filter is one boolean expression over the games' columns, e.g. \"{FILTER_EXAMPLE}\""
+FILTER_MAX_CHARS = 4000
+FILTER_MAX_DEPTH = 64                     # nested operators: beyond any real filter, within Python's stack
+# scalar functions a filter may call (no table, aggregate, window, file, setting or macro functions)
+FILTER_FUNCTIONS = frozenset("""
+    abs sign round floor ceil ceiling sqrt greatest least coalesce ifnull nullif
+    lower upper lcase ucase length len strlen starts_with ends_with prefix suffix contains substring substr
+    trim ltrim rtrim concat regexp_matches
+    list_value list_contains list_has array_contains list_has_any list_has_all list_position list_indexof
+    list_sum list_max list_min list_avg list_count list_distinct list_unique list_sort list_reverse
+    list_extract list_element array_length
+""".split())
+# operators DuckDB's parser turns into function calls: arithmetic, ||, LIKE/ILIKE (~~, ~~*), NOT LIKE ...
+FILTER_OPERATORS = frozenset(["+", "-", "*", "/", "//", "%", "**", "^", "||", "~~", "!~~", "~~*", "!~~*",
+                              "like_escape", "not_like_escape", "ilike_escape", "not_ilike_escape"])
+FILTER_OPERATOR_TYPES = frozenset(["OPERATOR_NOT", "OPERATOR_IS_NULL", "OPERATOR_IS_NOT_NULL", "COMPARE_IN",
+                                   "COMPARE_NOT_IN", "ARRAY_EXTRACT", "ARRAY_SLICE", "OPERATOR_COALESCE"])
+FILTER_CAST_TYPES = frozenset("""
+    boolean bool tinyint smallint integer int int2 int4 int8 bigint hugeint utinyint usmallint uinteger ubigint
+    float real float4 double float8 decimal numeric varchar text string date list
+""".split())
+FILTER_ALLOWED = Allowed(functions=FILTER_FUNCTIONS, operators=FILTER_OPERATORS,
+                         operator_types=FILTER_OPERATOR_TYPES, cast_types=FILTER_CAST_TYPES,
+                         max_depth=FILTER_MAX_DEPTH, where=" in a filter", comparisons=COMPARISONS)
+
+
+def check_filter(con, where: str, columns: Sequence[str], source: str = "games_all") -> str:
+    """The SELECT over ``source`` that ``where`` filters, after checking that ``where`` is one boolean
+    expression over ``columns``; anything else is Refused (one phrase).
+
+    DuckDB's own parser reads the text exactly as it will run (``SELECT * FROM source WHERE (<where>)``,
+    serialized by ``json_serialize_sql``); it must be one SELECT statement identical to the bare
+    ``SELECT * FROM source`` but for its WHERE clause, and that clause may hold only column references
+    (of ``columns``), constants, comparisons, AND/OR/NOT, IS NULL, IN lists, BETWEEN, CASE, casts to
+    plain types, list indexing and the allow-listed functions and operators. Comments and ``;`` are
+    refused outright (DuckDB's tokenizer). So the checked text, pasted, is the one expression and nothing more.
+    """
+    return check_expression(con, where, (f"SELECT * FROM {source} WHERE (", ")"), f"SELECT * FROM {source}",
+                            "where_clause", FILTER_ALLOWED, columns, FILTER_MAX_CHARS,
+                            "it reaches past the filter: a closing parenthesis, UNION, GROUP BY, ORDER BY ...")
 
 
 class ExprCheck:

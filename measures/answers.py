@@ -20,7 +20,7 @@ from infra.storage import is_uri
 def measure_sections(source: str) -> tuple[list[str], bool, list[str]]:
     """(HTML sections, whether they are the page alone, lines for the terminal) of the measures ``source``
     answers; nothing for a run file or object storage. A folder that cannot be read safely raises the
-    readers' one-line errors (queries.library.ResultsError)."""
+    readers' one-line errors (queries.errors.ResultsError)."""
     if is_uri(source) or not Path(source).is_dir():
         return [], False, []
     sections, lines, alone = [], [], False

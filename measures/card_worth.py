@@ -17,7 +17,7 @@ import numpy as np
 
 from cluster.cards import VARIANTS, at_weakest, deck, knob, measured, paired, summarise
 from cluster.spec import SpecError, parse_spec
-from queries import library
+from queries import connection, errors, sources
 from infra.stats import MARGIN, equivalence
 from infra.folder import BEYOND
 from sim.games import GAMES
@@ -99,9 +99,9 @@ def _stored_spec(folder: Path, m: dict):
     except (SpecError, KeyError):
         return None
     if spec.digest != m.get("spec_digest"):
-        raise library.ResultsError(f"{folder}: its card files or spec no longer give the sweep's spec digest "
+        raise errors.ResultsError(f"{folder}: its card files or spec no longer give the sweep's spec digest "
                                    f"{m.get('spec_digest')} (edited since it was played); "
-                                   f"{library.repair_hint(folder, m)}")
+                                   f"{sources.repair_hint(folder, m)}")
     return spec
 
 
@@ -198,7 +198,7 @@ def card_worth(folder: str | Path, margin: float = MARGIN) -> dict | None:
     """Every card's worth (blank), removed, up and down with their intervals and verdicts, from a sweep's folder;
     None when its cells are not a card-worth layout. A folder that cannot be read safely is a ResultsError."""
     folder = Path(folder)
-    m = library.read_manifest(folder)
+    m = sources.read_manifest(folder)
     if m is None or m.get("game") not in GAMES.names() or "cards" not in (m.get("tables") or []):
         return None
     spec = _stored_spec(folder, m)
@@ -209,10 +209,10 @@ def card_worth(folder: str | Path, margin: float = MARGIN) -> dict | None:
         return None
     base_id, variants = lay
     cells = {c.id: c for c in spec.cells}
-    con = library.connect([folder])
+    con = connection.connect([folder])
     try:
-        library.add_seat_outcomes(con, [folder])
-        _, rows = library.execute(
+        connection.add_seat_outcomes(con, [folder])
+        _, rows = connection.execute(
             con, "SELECT cell, game_index, [CASE WHEN winning_side = -1 THEN 1.0 / sides ELSE CAST(x = winning_side AS DOUBLE) "
                  "END FOR x IN seat_sides] AS scores FROM seat_outcomes ORDER BY cell, game_index",
             where="card worth", results=[folder])
@@ -223,7 +223,7 @@ def card_worth(folder: str | Path, margin: float = MARGIN) -> dict | None:
         for key, card in dict.fromkeys((k, n) for k, n, _ in variants.values()):
             d = deck(spec.game, key)
             # d.used is the game's own SQL (code); the cell, kind and card name are bound
-            _, held = library.execute(con, f"SELECT game_index, seat FROM cards WHERE cell = $cell AND kind = $kind "
+            _, held = connection.execute(con, f"SELECT game_index, seat FROM cards WHERE cell = $cell AND kind = $kind "
                                            f"AND card = $card AND ({d.used}) ORDER BY game_index, seat",
                                       {"cell": base_id, "kind": d.kind, "card": card}, where="card worth",
                                       results=[folder])

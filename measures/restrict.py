@@ -17,7 +17,7 @@ import numpy as np
 
 from cluster.restrict import MARGIN, THRESHOLD
 from cluster.train import equal_weight, paired_gain
-from queries import library
+from queries import connection, sources
 from infra.stats import Z95, equivalence
 from sim.games import GAMES
 
@@ -102,7 +102,7 @@ def seat_edges(con, game, results) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     team game) 1, a draw the fair share, anything else 0 (the game's compare_columns, as cluster.train)."""
     cc = game.compare_columns
     # the expressions are the game class's own SQL (code, not user text)
-    _, rows = library.execute(con, f"SELECT cell, game_index, ({cc.draw}) AS draw, ({cc.unit}) AS unit, "
+    _, rows = connection.execute(con, f"SELECT cell, game_index, ({cc.draw}) AS draw, ({cc.unit}) AS unit, "
                                    f"({cc.units}) AS units, ({cc.winner}) AS winner, players FROM games "
                                    "ORDER BY cell, game_index", where="restricted play", results=results)
     out: dict[str, list] = {}
@@ -118,7 +118,7 @@ def seat_edges(con, game, results) -> dict[str, tuple[np.ndarray, np.ndarray]]:
 def restricted_play(folder: str | Path, threshold: float = THRESHOLD, margin: float = MARGIN) -> dict | None:
     """Every forbidden option's cost with its verdict, from a sweep's folder; None when its cells are not a
     restricted-play layout. A folder that cannot be read safely (a damaged or edited part) is a ResultsError."""
-    manifest = library.read_manifest(folder)
+    manifest = sources.read_manifest(folder)
     if manifest is None or manifest.get("game") not in GAMES.names():
         return None
     lay = layout(manifest)
@@ -126,7 +126,7 @@ def restricted_play(folder: str | Path, threshold: float = THRESHOLD, margin: fl
         return None
     game = GAMES[manifest["game"]]
     cells = {c["id"]: c for c in manifest["cells"]}
-    con = library.connect([folder])
+    con = connection.connect([folder])
     try:
         edges = seat_edges(con, game, [folder])
     finally:

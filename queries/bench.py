@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from queries import library
+from queries import connection, errors, sqlfiles
 
 
 def build(bases: list[str], rows: int, out: Path) -> int:
@@ -51,7 +51,7 @@ def build(bases: list[str], rows: int, out: Path) -> int:
 
 
 def _games(results: list[str]) -> set[str]:
-    con = library.connect(results)
+    con = connection.connect(results)
     try:
         return {g for (g,) in con.execute("SELECT DISTINCT game FROM games").fetchall()}
     finally:
@@ -64,18 +64,18 @@ def time_queries(results: list[str], rows: int, repeat: int, threads: int | None
     last answer row (the view ``seat_outcomes`` made when the query reads it, as ``playtest query`` does)."""
     games = _games(results)
     out = []
-    for q in library.available():
+    for q in sqlfiles.available():
         if (q.game != "any" and q.game not in games) or (only and q.name not in only):
             continue
         times, skipped = [], None
         for _ in range(repeat):
             t0 = time.perf_counter()
-            con = library.connect(results, threads=threads)
+            con = connection.connect(results, threads=threads)
             try:
-                if library.uses_seat_outcomes(q):
-                    library.add_seat_outcomes(con, results)
-                _, answer = library.answer(con, q, library.bind(q, None), results)
-            except library.QueryError as e:       # a table these results do not have (cards), ...
+                if sqlfiles.uses_seat_outcomes(q):
+                    connection.add_seat_outcomes(con, results)
+                _, answer = connection.answer(con, q, sqlfiles.bind(q, None), results)
+            except errors.QueryError as e:       # a table these results do not have (cards), ...
                 skipped = str(e)
                 break
             finally:
@@ -92,7 +92,7 @@ def time_queries(results: list[str], rows: int, repeat: int, threads: int | None
 
 
 def _rows(results: list[str]) -> int:
-    con = library.connect(results)
+    con = connection.connect(results)
     try:
         return con.execute("SELECT count(*) FROM games").fetchone()[0]
     finally:

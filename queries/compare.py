@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from queries import library
+from queries import connection
 from infra import stats
 from queries.pages import BASE, CSS, CUR, SCRIPT, esc, html_table, png_base64
 from sim.games import GAMES, CompareColumns
@@ -147,7 +147,7 @@ class Report:
 
 
 def _q(con, sql: str, params: dict[str, Any] | None = None, results: Sequence[str] = ()) -> list[tuple]:
-    return library.execute(con, sql, params, where="compare", results=results)[1]
+    return connection.execute(con, sql, params, where="compare", results=results)[1]
 
 
 def _ident(name: str) -> str:
@@ -249,7 +249,7 @@ def _with_tension(con, results: Sequence[str]) -> bool:
     from queries.tension import TABLE, per_game
     if not con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = $n", {"n": TABLE}).fetchone()[0]:
         return False
-    library.add_seat_outcomes(con, results)
+    connection.add_seat_outcomes(con, results)
     per_game(con)
     return True
 
@@ -584,7 +584,7 @@ def compare_folders(a: str, b: str, where: str | None = None, method: str = "hol
     if str(a) == str(b):
         raise CompareError(f"A and B are the same results ({a}); give two folders, or one with --by PARAM")
     results = [str(a), str(b)]
-    con = library.connect(results, where)
+    con = connection.connect(results, where)
     try:
         sides = [Side(f"A ({a})", "results = $side", {"side": str(a)}, _folder_name(a)),
                  Side(f"B ({b})", "results = $side", {"side": str(b)}, _folder_name(b))]
@@ -600,7 +600,7 @@ def compare_by(folder: str, by: str, baseline: str | None = None, where: str | N
     _check_method(method)
     _check_path(folder, "")
     results = [str(folder)]
-    con = library.connect(results, where)
+    con = connection.connect(results, where)
     try:
         columns = [r[0] for r in con.execute("DESCRIBE games").fetchall()]
         games = sorted(g for (g,) in _q(con, "SELECT DISTINCT game FROM games", None, results))

@@ -11,7 +11,7 @@ the answer is "no kingmaking shown beyond chance". The older count (every option
 stream, the hidden cards kept) is shown labelled as a count that includes chance.
 
 ``kingmaking(folder)`` is what ``playtest kingmaker`` prints and what a report can show; it reads only the parts
-the manifest vouches for (``queries.library.table_sources``) and is None when the folder has no such table.
+the manifest vouches for (``queries.sources.table_sources``) and is None when the folder has no such table.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ import duckdb
 import numpy as np
 import pyarrow.parquet as pq
 
-from queries.library import ResultsError, read_manifest, table_sources
+from queries.errors import ResultsError
+from queries.sources import read_manifest, table_sources
 from sim.kit.kingmaking import CHANCE_COLUMNS, TABLE
 from infra.sequential import share
 
@@ -163,7 +164,7 @@ def kingmaking(folder: str | Path) -> dict | None:
     :func:`games_excess`), the shares on the game's own stream (kingmaker_games, kingmaker_games_among_out,
     games_with_a_seat_out, kingmaker_decisions: each {count, of, share, ci95}), "setup", "bots", "method", "note",
     "cells" [one such summary per cell, with "cell" and "values"]}; the top level pools the cells (one cell: that
-    cell's answer). Raises queries.library.ResultsError for a folder it cannot read safely, or one written before
+    cell's answer). Raises queries.errors.ResultsError for a folder it cannot read safely, or one written before
     the chance comparison (one line: play it again)."""
     sources = table_sources(folder)
     if TABLE not in sources:

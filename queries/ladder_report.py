@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from queries import intransitive, library, ratings
+from queries import connection, errors, intransitive, ratings
 
 
 class LadderReportError(ValueError):
@@ -19,19 +19,19 @@ def rate(out: Path, bots: list[str], seats: int, info: dict) -> dict:
     results = [str(out)]
     anchor = ratings.anchor_of(bots)
     try:
-        con = library.connect(results)
+        con = connection.connect(results)
         try:
-            library.add_seat_outcomes(con, results)
+            connection.add_seat_outcomes(con, results)
             meetings = ratings.read_meetings(con, results)
             played = ratings.games_played(con, results)
             outcomes = ratings.read_outcomes(con, results) if seats > 2 else None
-            games = library.execute(con, "SELECT count(*) FROM games", results=results)[1][0][0]
+            games = connection.execute(con, "SELECT count(*) FROM games", results=results)[1][0][0]
         finally:
             con.close()
         rated = ratings.ratings(bots, meetings, anchor, games=played, outcomes=outcomes)
         fit = ratings.fit_of(bots, meetings, seats, outcomes, anchor)
         field = intransitive.analyse(bots, meetings, seats=seats)
-    except (library.QueryError, library.ResultsError, ratings.RatingError) as e:
+    except (errors.QueryError, errors.ResultsError, ratings.RatingError) as e:
         raise LadderReportError(f"{out}: {e}") from None
     return {
         **info,

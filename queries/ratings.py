@@ -1,7 +1,7 @@
 """Bot ratings from pairwise results: Bradley-Terry by maximum likelihood on the Elo scale, the win matrix,
 and what ``skill_depth`` says in words.
 
-A meeting is two bots on opposing seats of one game (``bot_meetings``, queries/library.py): the row bot
+A meeting is two bots on opposing seats of one game (``bot_meetings``, queries/connection.py): the row bot
 won it, drew it (nobody won) or lost it. Bradley-Terry gives each bot a strength ``theta`` with
 P(i beats j) = 1 / (1 + exp(theta_j - theta_i)); a draw counts half a win each way. The fit maximises the
 likelihood plus a tiny prior: ``PRIOR_GAMES`` virtual drawn game between every two bots that met, so a
@@ -34,7 +34,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from queries.library import MEETINGS_VIEW, SEAT_VIEW, execute
+from queries.connection import execute
+from queries.sqlfiles import MEETINGS_VIEW, SEAT_VIEW
 from infra import stats
 from infra.stats import Z95, wilson
 

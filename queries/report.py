@@ -25,11 +25,12 @@ from typing import Any
 
 import duckdb
 
-from queries import library
+from queries import connection, errors, sources, sqlfiles
 from infra.stop_text import stop_line  # noqa: F401 - the report's and the sweep's one line per stopped cell
 from infra import stats
 from queries.first_player import edge_verdict, edge_words
-from queries.library import QueryError, ResultsError, execute
+from queries.connection import execute
+from queries.errors import QueryError, ResultsError
 from queries.pages import BASE, CSS, CUR, SCRIPT, esc, html_table, png_base64
 from queries.tension import TABLE as TENSION_TABLE, sentences as tension_sentences, tension
 from queries.variants import variant_columns
@@ -121,8 +122,8 @@ def check_source(source: str) -> str:
     """``source`` as the kind of results it is ("sweep" or "file"); a ReportError of one line otherwise."""
     if is_uri(source):             # a sweep's folder on object storage (read in place through its manifest)
         try:
-            if not open_location(source).exists(library.MANIFEST):
-                raise ReportError(f"{shown(source)}: no {library.MANIFEST} here, so this is not a sweep's results "
+            if not open_location(source).exists(sources.MANIFEST):
+                raise ReportError(f"{shown(source)}: no {sources.MANIFEST} here, so this is not a sweep's results "
                                   "folder")
         except StorageError as e:
             raise ReportError(str(e)) from None
@@ -131,14 +132,14 @@ def check_source(source: str) -> str:
     if any(ch in source for ch in "*?[") and not os.path.lexists(source):     # a folder "a[1]" is a folder
         raise ReportError(f"{source}: give one sweep results folder or one Parquet file, not a pattern")
     if path.is_dir():
-        if os.path.lexists(path / library.MANIFEST):      # whatever it is: the one reader says what is wrong
+        if os.path.lexists(path / sources.MANIFEST):      # whatever it is: the one reader says what is wrong
             try:
                 folder.read_manifest(path)
             except folder.FolderError as e:
                 raise ReportError(str(e)) from None
-        if not os.path.lexists(path / library.MANIFEST):
+        if not os.path.lexists(path / sources.MANIFEST):
             has_parts = any(path.glob("*/cell=*/*.parquet"))
-            raise ReportError(f"{source}: no {library.MANIFEST} here, so this is not a sweep's results folder"
+            raise ReportError(f"{source}: no {sources.MANIFEST} here, so this is not a sweep's results folder"
                               + (" (its parts are here: the manifest is missing; playtest sweep SPEC --out "
                                  f"{source} --resume rebuilds it)" if has_parts else
                                  " (expected the --out folder of playtest sweep, or a playtest run Parquet file)"))
@@ -186,20 +187,53 @@ def read(source: str, *, shortest: int = 5, longest: int = 15, behind_after: int
     if cards is not None and kind != "file":
         raise ReportError(f"--cards {cards}: a sweep keeps its cards table in its own folder; --cards goes with "
                           "a playtest run file")
-    manifest = library.read_manifest(source) if kind == "sweep" else None
+    manifest = sources.read_manifest(source) if kind == "sweep" else None
     if brief:
         held = _games_held(source, manifest)
         if held > BRIEF_MAX_GAMES:
             raise ReportError(f"{held:,} games, more than the {BRIEF_MAX_GAMES:,} a closing summary reads into "
                               f"memory; ask a question instead: playtest query first_player_advantage "
                               f"--results {source}")
-    con = library.connect([source])
+    con = connection.connect([source])
     try:
         if cards is not None:
             _card_file(con, source, cards)
         return _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brief)
     finally:
         con.close()
+
+
+def _varying(columns: list[str], values: list[dict], cell_ids: list) -> tuple[dict, list[str], dict[str, str]]:
+    """Per cell, each column's values in words; the columns that vary from cell to cell; and what every cell
+    shares. A column varies when it tells cells apart that the columns before it do not (bots that follow
+    players are not a second thing that varied)."""
+    per_cell: dict[Any, dict[str, list[str]]] = {c: {} for c in cell_ids}
+    for col in columns:
+        for v in dict.fromkeys((r["cell"], _words(r[col])) for r in values):
+            per_cell[v[0]].setdefault(col, []).append(v[1])
+
+    def key(i, cols):
+        return tuple(tuple(sorted(per_cell[i].get(x, []))) for x in cols)
+
+    varying: list[str] = []
+    for c in columns:
+        if len({key(i, varying + [c]) for i in cell_ids}) > len({key(i, varying) for i in cell_ids}) \
+                or any(len(per_cell[i].get(c, [])) > 1 for i in cell_ids):
+            varying.append(c)
+    follow = [c for c in columns if c not in varying and len({key(i, [c]) for i in cell_ids}) > 1]
+    fixed = {c: per_cell[cell_ids[0]].get(c, [""])[0] for c in columns if c not in varying and c not in follow}
+    return per_cell, varying, fixed
+
+
+def _cards_note(game, has_cards: bool) -> str | None:
+    """Why the report has no per-card statistics (None when it has them)."""
+    if has_cards:
+        return None
+    if "cards" in game.schemas:
+        return ("these results have no cards table, so no per-card statistics (a sweep keeps one with "
+                "tables = [\"games\", \"cards\"]; playtest run --cards-out FILE writes one, and "
+                "playtest report RUN --cards FILE reads it)")
+    return f"per-card statistics are not built for {game.title} yet: its records have no cards table"
 
 
 def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brief) -> Report:
@@ -209,7 +243,7 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
         present = [r[0] for r in con.execute("DESCRIBE games_all").fetchall()]
         if "bots" not in columns and "bots" in present:
             columns.append("bots")
-        values = _rows(con, f"SELECT DISTINCT cell, {', '.join(library._ident(c) for c in columns)} "
+        values = _rows(con, f"SELECT DISTINCT cell, {', '.join(connection._ident(c) for c in columns)} "
                             "FROM games_all", None, source) if columns else []
     except QueryError as e:
         _damaged(e, "games", source, manifest)
@@ -230,39 +264,16 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
                                              "ORDER BY cell NULLS FIRST", None, source)]
     if len(cell_ids) > MAX_CELLS:
         raise ReportError(f"{source}: {len(cell_ids)} cells; a report shows at most {MAX_CELLS} side by side")
-    # what varies from cell to cell, and what every cell shares
-    per_cell: dict[Any, dict[str, str]] = {c: {} for c in cell_ids}
-    for col in columns:
-        for v in dict.fromkeys((r["cell"], _words(r[col])) for r in values):
-            per_cell[v[0]].setdefault(col, []).append(v[1])
-    # a column varies when it tells cells apart that the columns before it do not (bots that follow players
-    # are not a second thing that varied)
-    def key(i, cols):
-        return tuple(tuple(sorted(per_cell[i].get(x, []))) for x in cols)
-
-    varying: list[str] = []
-    for c in columns:
-        if len({key(i, varying + [c]) for i in cell_ids}) > len({key(i, varying) for i in cell_ids}) \
-                or any(len(per_cell[i].get(c, [])) > 1 for i in cell_ids):
-            varying.append(c)
-    follow = [c for c in columns if c not in varying and len({key(i, [c]) for i in cell_ids}) > 1]
-    fixed = {c: per_cell[cell_ids[0]].get(c, [""])[0] for c in columns if c not in varying and c not in follow}
-    library.add_seat_outcomes(con, [source])
+    per_cell, varying, fixed = _varying(columns, values, cell_ids)
+    connection.add_seat_outcomes(con, [source])
     outcome_cols = {r[0] for r in con.execute("DESCRIBE seat_outcomes").fetchall()}
     has_standings = "standings" in outcome_cols
     has_idle = "idle_turns" in outcome_cols
     tables = set((manifest or {}).get("tables", ["games"]))
     has_cards = "cards" in tables and _has_view(con, "cards") or _has_table(con, "report_cards")
-    if has_cards:
-        cards_note = None
-        if not _has_table(con, "report_cards"):
-            _copy(con, "cards", source, manifest)
-    elif "cards" in game.schemas:
-        cards_note = ("these results have no cards table, so no per-card statistics (a sweep keeps one with "
-                      "tables = [\"games\", \"cards\"]; playtest run --cards-out FILE writes one, and "
-                      "playtest report RUN --cards FILE reads it)")
-    else:
-        cards_note = f"per-card statistics are not built for {game.title} yet: its records have no cards table"
+    if has_cards and not _has_table(con, "report_cards"):
+        _copy(con, "cards", source, manifest)
+    cards_note = _cards_note(game, has_cards)
     has_win_prob = TENSION_TABLE in tables and _has_view(con, TENSION_TABLE) and not brief
     params = {"shortest": shortest, "longest": longest, "behind_after": behind_after}
     stops = {c.get("id"): c["stop"] for c in (manifest or {}).get("cells", []) if isinstance(c.get("stop"), dict)}
@@ -288,9 +299,9 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
             if name == "lead_changes" and not has_standings or name == "idle_turns" and not has_idle \
                     or brief and name != "first_player_advantage":
                 continue
-            q = library.load(name)
-            values = library.bind(q, {k: v for k, v in params.items() if k in q.params})
-            cols, rows = library.answer(con, q, values, [source])
+            q = sqlfiles.load(name)
+            values = sqlfiles.bind(q, {k: v for k, v in params.items() if k in q.params})
+            cols, rows = connection.answer(con, q, values, [source])
             cell.metrics[name] = [dict(zip(cols, r)) for r in rows]
         if has_cards and not brief:
             cell.cards = _cards(con, source, cid)
@@ -298,7 +309,7 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
             try:
                 cell.tension = tension(con, cid)
             except duckdb.Error as e:
-                _damaged(QueryError(library.one_line(e)), TENSION_TABLE, source, manifest)
+                _damaged(QueryError(errors.one_line(e)), TENSION_TABLE, source, manifest)
         cells.append(cell)
     name = str((manifest or {}).get("name") or Path(source).name)
     con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM report_games")
@@ -403,7 +414,7 @@ def _copy(con, table: str, source: str, manifest: dict | None, columns: list[str
     (its error need not name the file) is found by reading each part alone, and named with the repair
     commands."""
     view = "games_all" if table == "games" else table
-    cols = ", ".join(library._ident(c) for c in columns) if columns else "*"
+    cols = ", ".join(connection._ident(c) for c in columns) if columns else "*"
     try:
         execute(con, f"CREATE TEMP TABLE report_{table} AS SELECT {cols} FROM {view}",
                 where=f"report over {source}", results=[source])
@@ -416,13 +427,13 @@ def _damaged(e: QueryError, table: str, source: str, manifest: dict | None) -> N
     repair commands; ``e`` itself when every part decodes."""
     import pyarrow.parquet as pq
     if is_uri(source):            # object storage: the parts the manifest lists, read in place one by one
-        data = library.remote_sources(source).get(table)
+        data = sources.remote_sources(source).get(table)
         root, fs = open_location(source).root + "/", data.filesystem if data is not None else None
         parts = [(f, f.removeprefix(root)) for f in (data.files if data is not None else [])]
     else:
         base, fs = Path(source).resolve(), None
         parts = [(f, str(Path(f).relative_to(base)) if manifest is not None else f)
-                 for f in library.table_sources(source).get(table, ([], True))[0]]
+                 for f in sources.table_sources(source).get(table, ([], True))[0]]
     bad = []
     for f, rel in parts:
         try:
@@ -433,7 +444,7 @@ def _damaged(e: QueryError, table: str, source: str, manifest: dict | None) -> N
         raise e
     if manifest is None:
         raise ResultsError(f"{source}: unreadable Parquet file ({e}); remove or replace it") from None
-    raise ResultsError(library.corrupt_message(shown(source), manifest, bad, " (cannot be decoded)")) from None
+    raise ResultsError(sources.corrupt_message(shown(source), manifest, bad, " (cannot be decoded)")) from None
 
 
 def _card_file(con, source: str, path: str) -> None:
@@ -445,7 +456,7 @@ def _card_file(con, source: str, path: str) -> None:
     try:
         table = pq.read_table(path)
     except Exception as e:       # noqa: BLE001 - any failure to decode is a damaged or foreign file
-        raise ReportError(f"--cards {path}: unreadable Parquet file ({library.one_line(e)})") from None
+        raise ReportError(f"--cards {path}: unreadable Parquet file ({errors.one_line(e)})") from None
     missing = [c for c in ("seed", "game_index", "card", "won") if c not in table.column_names]
     if missing:
         raise ReportError(f"--cards {path}: not a per-card table (no {', '.join(missing)} column); expected the "

@@ -253,17 +253,17 @@ def answer_of(folder, decided: float = DECIDED) -> dict | None:
     """Tension of a sweep's folder (every cell together when it has one; the cells' answers in ``cells``), with
     what produced it (game, rules, setup, bots, seed, oracle: the manifest's, which verification ties to the
     parts); None when the folder has no win_prob table."""
-    from queries import library
-    m = library.read_manifest(folder)
+    from queries import connection, sources
+    m = sources.read_manifest(folder)
     if m is None or TABLE not in (m.get("tables") or []):
         return None
     spec = m.get("spec") if isinstance(m.get("spec"), dict) else {}
-    con = library.connect([folder])
+    con = connection.connect([folder])
     try:
-        library.add_seat_outcomes(con, [folder])
-        cells = [c for (c,) in library.execute(con, "SELECT DISTINCT cell FROM games ORDER BY 1", where="tension",
+        connection.add_seat_outcomes(con, [folder])
+        cells = [c for (c,) in connection.execute(con, "SELECT DISTINCT cell FROM games ORDER BY 1", where="tension",
                                                results=[folder])[1]]
-        bots = sorted({", ".join(map(str, b)) for (b,) in library.execute(
+        bots = sorted({", ".join(map(str, b)) for (b,) in connection.execute(
             con, "SELECT DISTINCT bots FROM games", where="tension", results=[folder])[1]})
         per_cell = {c: tension(con, c, decided) for c in cells}
     finally:
@@ -331,7 +331,7 @@ def tension_of_batch(game: str, tables: dict, decided: float = DECIDED, calibrat
     import duckdb
     import pyarrow as pa
 
-    from queries.library import SEATS_SQL
+    from queries.sqlfiles import SEATS_SQL
     from sim.games import GAMES
     con = duckdb.connect()
     try:

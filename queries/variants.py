@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from queries.library import Query, QueryError, _ident, answer, execute
+from queries.connection import _ident, answer, execute
+from queries.errors import QueryError
+from queries.sqlfiles import Query
 from infra.stats import MARGIN, Z95, Equivalence, equivalence
 from sim.games import GAMES
 from sim.params import fields

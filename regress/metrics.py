@@ -1,7 +1,7 @@
 """Balance metrics of a run, per cell, as counts: one SQL file per metric family, in the game's package
 (``sql/regress/*.sql`` beside its :class:`sim.games.Game`).
 
-A family's SQL runs through the query library (:mod:`queries.library`) over the run's results and
+A family's SQL runs through the query library (:mod:`queries.connection`) over the run's results and
 returns one row per (cell, key) in one of three shapes, named by its ``-- kind:`` header line:
 
 - ``rate``: ``cell, key, k, n`` (k of n: a win rate, the stall rate), compared by a two-proportion z-test;
@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from queries.library import QueryError, connect, execute, sql_header
+from queries.connection import connect, execute
+from queries.errors import QueryError
+from queries.sqlfiles import sql_header
 from sim.files import read_text_bounded
 from sim.games import GAMES
 

@@ -54,7 +54,7 @@ def results_at(root: Path, job: str, at: str) -> str:
 
 def _check(inputs: dict[str, Any], ctx: Context) -> Checked:
     from queries import compare as cmp
-    from queries import library
+    from queries import connection, errors
     a = done_run(inputs, "a", ctx, "run A")
     b_id = text_of(inputs, "b", 40, label="run B")
     by = text_of(inputs, "by", 64, label="by")
@@ -76,12 +76,12 @@ def _check(inputs: dict[str, Any], ctx: Context) -> Checked:
         raise SpecError(f"run B: run {b['id']} is of {b['game']}, run A of {a['game']}; compare runs of one game")
     results = [str(ctx.results(a["id"]))] + ([str(ctx.results(b["id"]))] if b else [])
     try:                                 # the filter and the --by column, checked by the library (no game is read)
-        con = library.connect(results, where or None)
+        con = connection.connect(results, where or None)
         try:
             columns = [r[0] for r in con.execute("DESCRIBE games").fetchall()]
         finally:
             con.close()
-    except (library.QueryError, library.ResultsError) as e:
+    except (errors.QueryError, errors.ResultsError) as e:
         raise SpecError(_scrub(str(e), results, [a["id"]] + ([b["id"]] if b else []))) from None
     if by:
         from sim.games import GAMES
@@ -141,7 +141,7 @@ def _scrub(text: str, results: list[str], ids: list[str]) -> str:
 def run(own: Path) -> int:
     """The step: compare as the inputs say, write the page and the answer; an error is one line, exit 2."""
     from queries import compare as cmp
-    from queries import library
+    from queries import errors
     from sim.files import write_atomic
     p = json.loads((own / INPUTS).read_text(encoding="utf-8"))
     results, ids = [p["a_results"]] + ([p["b_results"]] if p.get("b") else []), [p["a"]] + ([p["b"]] if p.get("b")
@@ -150,7 +150,7 @@ def run(own: Path) -> int:
         report = (cmp.compare_by(p["a_results"], p["by"], p.get("baseline") or None, p.get("where") or None,
                                  p["adjust"]) if p.get("by") else
                   cmp.compare_folders(p["a_results"], p["b_results"], p.get("where") or None, p["adjust"]))
-    except (cmp.CompareError, library.QueryError, library.ResultsError) as e:
+    except (cmp.CompareError, errors.QueryError, errors.ResultsError) as e:
         print(f"error: {_scrub(str(e), results, ids)}", file=sys.stderr)
         return 2
     report.a, report.b = (_scrub(report.a, results, ids), _scrub(report.b, results, ids))

@@ -54,7 +54,7 @@ def _steps(row: dict, paths: dict[str, Path], opts) -> list[Step]:
 
 def run(source: str, own: Path, shortest: int, longest: int, behind_after: int) -> int:
     """The step: the run's page, summary and verdict card with the report's options; an error is one line, exit 2."""
-    from queries import library
+    from queries import errors
     from queries import report as rep
     from service import reportjob
     own = own.resolve()
@@ -64,7 +64,7 @@ def run(source: str, own: Path, shortest: int, longest: int, behind_after: int) 
     try:
         lines = reportjob.build(results, own, shortest=p["shortest"], longest=p["longest"],
                                 behind_after=p["behind_after"], command=command(p))
-    except (rep.ReportError, library.QueryError, library.ResultsError, OSError) as e:
+    except (rep.ReportError, errors.QueryError, errors.ResultsError, OSError) as e:
         print(f"error: {' '.join(str(e).replace(str(Path.cwd()), '').split())}", file=sys.stderr)
         return 2
     for line in lines:

@@ -194,10 +194,10 @@ def has_manifest(out: Path | str) -> bool:
     """Whether a run's results (a folder, or a prefix on object storage) hold a sweep's manifest."""
     if isinstance(out, Path):
         return (out / "manifest.json").is_file()
-    from queries import library
+    from queries import errors, sources
     try:
-        return library.read_manifest(out) is not None
-    except (library.ResultsError, library.QueryError, OSError, ValueError):
+        return sources.read_manifest(out) is not None
+    except (errors.ResultsError, errors.QueryError, OSError, ValueError):
         return False
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from measures.answers import measure_sections
-from queries import library
+from queries import errors, sources
 from queries import report as rep
 from queries.measure_pages import measure_page
 from sim.files import write_atomic
@@ -21,7 +21,7 @@ def build(results: str, own: Path, **options) -> list[str]:
     """Write the page, the summary and the verdict's facts; returns the summary's lines. ``options``: the report's
     own (``shortest``, ``longest``, ``behind_after``, ``command``: queries.report.build's)."""
     page = own / "report.html"
-    manifest = library.read_manifest(results)
+    manifest = sources.read_manifest(results)
     sections, alone, lines = measure_sections(results)
     facts = {"code_version": manifest.get("code_version"), "spec_digest": manifest.get("spec_digest"),
              "games": 0, "cells": [], "measure": lines}
@@ -58,7 +58,7 @@ def run(source: str, own: Path) -> int:
     try:
         for line in build(results, own):
             print(line)
-    except (rep.ReportError, library.QueryError, library.ResultsError, OSError) as e:
+    except (rep.ReportError, errors.QueryError, errors.ResultsError, OSError) as e:
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
     return 0

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from cluster.spec import SpecError, parse_spec
-from queries import library
+from queries import sqlfiles
 from regress.metrics import KINDS, families
 from sim.games import ENTRY_POINT_GROUP, GAMES, EngineError, Game
 from sim.kit import contract
@@ -98,7 +98,7 @@ def test_the_cli_and_a_sweep_spec_refuse_an_unknown_key_the_same_way(game):
 def test_its_sql_parses_and_runs_on_its_records(game, core_games):
     _, tables = core_games
     con = duckdb.connect()
-    con.execute(library.all_macros())
+    con.execute(sqlfiles.all_macros())
     con.register("games", tables["games"])
     c = game.compare_columns
     n, = con.execute(f"SELECT count(*) FROM games WHERE ({c.first_win})::TINYINT IN (0, 1) AND "
@@ -108,7 +108,7 @@ def test_its_sql_parses_and_runs_on_its_records(game, core_games):
     winners = con.execute(f"SELECT ({c.winner})::INTEGER FROM games ORDER BY game_index").fetchall()
     assert [w for (w,) in winners] == [game.winner(r) for r in tables["games"].to_pylist()]
     assert set(game.setup_columns) <= set(game.schemas["games"].names)
-    own = [q for q in library.available() if q.path in game.query_files()]
+    own = [q for q in sqlfiles.available() if q.path in game.query_files()]
     assert len(own) == len(game.query_files()) and all(q.game == game.name for q in own)
     fams = families(game.name)
     assert fams and all(f.kind in KINDS and f.question for f in fams)

@@ -14,7 +14,7 @@ from cli.main import app
 from cluster.manifest import load_manifest
 from cluster.spec import parse_spec
 from cluster.sweep import run_sweep
-from queries import library
+from queries import connection
 from regress.digest import parts_digest
 from infra import derived
 from sim.games import GAMES
@@ -39,7 +39,7 @@ def columns(out: Path) -> dict[str, bool]:
 
 
 def answers(out: Path) -> list:
-    return [library.run(q, [str(out)], p)[1] for q, p in (("lead_changes", {"behind_after": 2}),
+    return [connection.run(q, [str(out)], p)[1] for q, p in (("lead_changes", {"behind_after": 2}),
                                                            ("bot_matchups", None), ("win_matrix", None),
                                                            ("knockouts", None), ("round_limit_effect", None))]
 

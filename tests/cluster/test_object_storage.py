@@ -18,7 +18,7 @@ from cluster.manifest import ManifestError, load_manifest, save_manifest
 from cluster.remote import ObjectLock, object_lock
 from cluster.spec import parse_spec
 from cluster.sweep import SweepError, SweepInterrupted, run_sweep
-from queries import library
+from queries import connection
 from infra.storage import StorageError, open_location
 
 SPEC = {"name": "s3-small", "game": "paws", "rules": "v4", "seed": 11, "games_per_cell": 30, "batch_size": 8,
@@ -82,7 +82,7 @@ def test_status_reads_the_progress_from_the_store_while_the_sweep_runs(on_s3):
 def test_queries_read_the_parts_in_place_with_the_same_answers(on_s3, local):
     uri = on_s3[0]
     sql = "SELECT cell, count(*), sum(game_index), min(rounds), max(rounds) FROM games GROUP BY cell ORDER BY cell"
-    con_s3, con_local = library.connect([uri]), library.connect([str(local)])
+    con_s3, con_local = connection.connect([uri]), connection.connect([str(local)])
     try:
         got, want = con_s3.execute(sql).fetchall(), con_local.execute(sql).fetchall()
     finally:
@@ -93,7 +93,7 @@ def test_queries_read_the_parts_in_place_with_the_same_answers(on_s3, local):
     assert res.exit_code == 0, res.output
     assert res.output == ref.output and res.output.count(",30,") == 2
     # the locked connection reads nothing else (docs/queries-security.md)
-    con = library.connect([uri])
+    con = connection.connect([uri])
     try:
         with pytest.raises(Exception, match="(?i)permission|disabled|external"):
             con.execute(f"SELECT * FROM read_parquet('{local}/games/*/*.parquet')").fetchall()

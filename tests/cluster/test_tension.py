@@ -75,10 +75,10 @@ def test_the_command_plays_a_sweep_and_answers_from_its_folder(tmp_path):
     assert answer["comebacks"]["count"] == sum(m["comeback"] for m in ms)
     # ... and, uncalibrated, over the stored curves as they are
     raw = [m for c, w, _, _ in curves.values() if (m := tq.game_measures(c, w, 2)) is not None]
-    from queries import library
-    con = library.connect([out])
+    from queries import connection
+    con = connection.connect([out])
     try:
-        library.add_seat_outcomes(con, [out])
+        connection.add_seat_outcomes(con, [out])
         plain = tq.tension(con, calibrate=False)
     finally:
         con.close()

@@ -15,7 +15,7 @@ import pytest
 
 from scenario import Ask, item, item_deck, make_game, monster, monster_deck, own, place, reference_only, script
 
-from queries import library
+from queries import connection, errors, sqlfiles
 from sim.games import get
 from sim.paws import invade, knockout, loot
 from sim.paws.actions import apply_action
@@ -228,8 +228,8 @@ def wilson(k: int, n: int) -> tuple[float, float]:
 
 
 def answer(name, results, params=None):
-    cols, rows = library.run(name, [str(r) for r in results], params)
-    assert cols == library.expected_columns(library.load(name), cols), name   # the header tells the truth
+    cols, rows = connection.run(name, [str(r) for r in results], params)
+    assert cols == sqlfiles.expected_columns(sqlfiles.load(name), cols), name   # the header tells the truth
     return [dict(zip(cols, r)) for r in rows]
 
 
@@ -325,7 +325,7 @@ def test_paws_cards_by_hand(tmp_path):
     assert (b["held_ci95_low"], b["held_ci95_high"]) == pytest.approx(wilson(2, 3), abs=1e-12)
     assert [x["card"] for x in answer("paws_cards", [tmp_path], {"kind": "item"})] == ["Grenade"]
     assert answer("paws_cards", [tmp_path], {"min_games": 2})[0]["card"] == "Grenade"
-    with pytest.raises(library.QueryError, match="expected item, monster or any"):
+    with pytest.raises(errors.QueryError, match="expected item, monster or any"):
         answer("paws_cards", [tmp_path], {"kind": "creature"})
 
 

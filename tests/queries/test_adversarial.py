@@ -17,7 +17,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from queries import library
+from queries import connection, errors, sources, sqlfiles
 from cli.main import app
 from synthetic import write_synthetic
 
@@ -209,7 +209,7 @@ def test_valid_filters_give_the_same_games_as_sql(where, sweep, cwd):
 
 
 def test_valid_filters_count_the_right_games(sweep):
-    counts = {w: library.run("stall_rate", [str(sweep)], where=w)[1] for w in VALID_FILTERS[:3]}
+    counts = {w: connection.run("stall_rate", [str(sweep)], where=w)[1] for w in VALID_FILTERS[:3]}
     assert [sum(r[5] for r in rows) for rows in counts.values()] == [4, 14, 2]   # B0-B3; A0-A9 + C0-C3; A9, B2
 
 
@@ -243,16 +243,16 @@ def test_param_injections_and_out_of_range_values_are_refused(name, param, needl
 
 
 def test_param_ranges_are_declared_and_checked_in_the_header(tmp_path):
-    q = library.load("round_limit_effect")
+    q = sqlfiles.load("round_limit_effect")
     assert (q.params["limits"].low, q.params["limits"].high) == (1, 1000)
-    assert library.bind(q, {"limits": "1,1000"}) == {"limits": [1, 1000]}
+    assert sqlfiles.bind(q, {"limits": "1,1000"}) == {"limits": [1, 1000]}
     bad = tmp_path / "bad.sql"
     bad.write_text("-- param: n int >= 5 = 3 | a count\nSELECT $n\n")
-    with pytest.raises(library.QueryError, match=r"n = '3' is not allowed; expected an integer >= 5"):
-        library.load(str(bad))
+    with pytest.raises(errors.QueryError, match=r"n = '3' is not allowed; expected an integer >= 5"):
+        sqlfiles.load(str(bad))
     bad.write_text("-- param: n int = 3000000000 | a count\nSELECT $n\n")     # every int fits DuckDB INTEGER
-    with pytest.raises(library.QueryError, match="n = '3000000000' is not allowed"):
-        library.load(str(bad))
+    with pytest.raises(errors.QueryError, match="n = '3000000000' is not allowed"):
+        sqlfiles.load(str(bad))
 
 
 def test_sql_params_are_bound_never_pasted(sweep, cwd):
@@ -289,7 +289,7 @@ LOCKED_REFUSES = [
 
 @pytest.mark.parametrize("sql", LOCKED_REFUSES)
 def test_the_locked_connection_refuses_files_settings_and_extensions_even_unvalidated(sql, sweep, cwd):
-    con = library.connect([str(sweep)])                      # what the canned queries get
+    con = connection.connect([str(sweep)])                      # what the canned queries get
     try:
         assert con.execute("SELECT count(*) FROM games").fetchone()[0] == 18      # it still reads the results
         with pytest.raises(duckdb.Error) as e:
@@ -304,7 +304,7 @@ def test_the_locked_connection_refuses_files_settings_and_extensions_even_unvali
 
 def test_a_filter_on_the_locked_connection_cannot_read_files_either(sweep):
     """If check_filter let a file read through, the locked connection would still refuse it."""
-    con = library.connect([str(sweep)])
+    con = connection.connect([str(sweep)])
     try:
         with pytest.raises(duckdb.Error, match="disabled by configuration"):
             con.execute("CREATE VIEW leak AS SELECT * FROM games_all "
@@ -468,7 +468,7 @@ def repair(sweep: Path) -> str:
 def test_a_sweep_reads_the_manifest_parts_with_their_cells(sweep):
     assert baseline(sweep) == [{"cell": "c000", "n": 10, "rounds": 224}, {"cell": "c001", "n": 4, "rounds": 59},
                                {"cell": "c002", "n": 4, "rounds": 109}]
-    files = library.table_sources(str(sweep))["games"][0]
+    files = sources.table_sources(str(sweep))["games"][0]
     assert [Path(f).relative_to(sweep).as_posix() for f in files] == [
         "games/cell=c000/part-00000.parquet", "games/cell=c000/part-00001.parquet",
         "games/cell=c001/part-00000.parquet", "games/cell=c002/part-00000.parquet"]

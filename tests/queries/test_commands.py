@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from queries import library
+from queries import connection, sqlfiles
 from cli.main import app
 from synthetic import write_synthetic, write_tales
 
@@ -27,13 +27,13 @@ def ok(args):
 
 def test_list_names_every_query_with_its_question():
     out = ok(["query", "--list"])
-    for q in library.available():
+    for q in sqlfiles.available():
         assert f"{q.name} [{q.game}]" in out and q.question[:40] in out
     assert "round_limit_effect [paws] (limits=15,20,25,30)" in out
 
 
 def test_formats_carry_the_same_answer(synthetic):
-    cols, rows = library.run("stall_rate", [synthetic])
+    cols, rows = connection.run("stall_rate", [synthetic])
     as_json = json.loads(ok(["query", "stall_rate", "--results", synthetic, "--format", "json"]))
     assert as_json == [dict(zip(cols, r)) for r in rows]
     as_csv = list(csv.reader(io.StringIO(ok(["query", "stall_rate", "--results", synthetic, "--format", "csv"]))))
@@ -112,7 +112,7 @@ def test_bad_sql_file_names_the_file(tmp_path, synthetic):
 
 def test_every_declared_parameter_is_bound_and_none_is_pasted():
     import re
-    for q in library.available():
+    for q in sqlfiles.available():
         used = set(re.findall(r"\$(\w+)", q.sql))
         assert used == set(q.params), q.name
         assert "{" not in q.sql and "%s" not in q.sql, q.name

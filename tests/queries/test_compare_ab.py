@@ -224,7 +224,7 @@ def test_results_written_before_an_engine_option_compare_and_read_with_newer_one
     cells match, the games are the same, and read together they are one variant, not "classic" and NULL."""
     import pyarrow.parquet as pq
 
-    from queries.library import connect
+    from queries.connection import connect
     write_results(tmp_path / "A", {"c000": dict(rules="v4", setup=BEGINNER_3)}, seed=1, games=300, batch=150)
     write_results(tmp_path / "B", {"c000": dict(rules="v4", setup=BEGINNER_3)}, seed=1, games=300, batch=150)
     for part in (tmp_path / "B").rglob("*.parquet"):

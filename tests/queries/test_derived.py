@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 from conftest import SMALL_SWEEP, write_results
-from queries import library
+from queries import connection, sqlfiles
 from regress.metrics import families
 from infra import derived
 from sim.games import GAMES, get
@@ -64,12 +64,12 @@ def both(tmp_path_factory, small_sweep) -> tuple[str, str]:
 @pytest.mark.parametrize("name", AFFECTED)
 def test_a_folder_with_and_without_derived_columns_answers_alike(both, name):
     plain, fast = both
-    q = library.load(name)
+    q = sqlfiles.load(name)
     assert "lead_rounds" in [c for c in pq.read_schema(next(Path(fast).rglob("*.parquet"))).names]
     params = PARAMS.get(name, [None])
     for p in params:
-        cols_a, a = library.run(name, [plain], p)
-        cols_b, b = library.run(name, [fast], p)
+        cols_a, a = connection.run(name, [plain], p)
+        cols_b, b = connection.run(name, [fast], p)
         assert cols_a == cols_b
         _same(a, b)
     if name in ("lead_changes", "bot_matchups", "knockouts", "round_limit_effect"):
@@ -79,8 +79,8 @@ def test_a_folder_with_and_without_derived_columns_answers_alike(both, name):
 def test_both_kinds_of_folder_at_once_answer_as_either(both):
     """A mix (one results folder with the columns, one without): every game counted once, the means alike."""
     plain, fast = both
-    cols, mixed = library.run("lead_changes", [plain, fast], {"behind_after": 2})
-    _, single = library.run("lead_changes", [plain], {"behind_after": 2})
+    cols, mixed = connection.run("lead_changes", [plain, fast], {"behind_after": 2})
+    _, single = connection.run("lead_changes", [plain], {"behind_after": 2})
     at = {c: i for i, c in enumerate(cols)}
     assert [r[at["games"]] for r in mixed] == [2 * r[at["games"]] for r in single]
     assert [r[at["comebacks"]] for r in mixed] == [2 * r[at["comebacks"]] for r in single]
@@ -103,8 +103,8 @@ def test_games_the_fast_path_does_not_fit_walk_the_lists_in_the_same_folder(both
         out.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, out)
     for name, p in (("knockouts", None), ("round_limit_effect", {"limits": [1, 4, 9, 30]})):
-        cols_a, a = library.run(name, [plain], p)
-        cols_b, b = library.run(name, [str(tmp_path)], p)
+        cols_a, a = connection.run(name, [plain], p)
+        cols_b, b = connection.run(name, [str(tmp_path)], p)
         assert cols_a == cols_b and a
         _same(a, b)
 
@@ -114,7 +114,7 @@ def test_the_regression_lead_changes_family_reads_the_derived_column(both):
     sql = next(f for f in families("paws") if f.name == "lead_changes").path.read_text()
     answers = []
     for folder in (plain, fast):
-        con = library.connect([folder])
+        con = connection.connect([folder])
         try:
             answers.append(con.execute(sql).fetchall())
         finally:
@@ -184,7 +184,7 @@ def test_lead_leaders_and_knockout_sums_equal_the_macros_game_by_game(cell):
     out = derived.derive(m.definition, table)
     con = duckdb.connect()
     try:
-        con.execute(library.all_macros())
+        con.execute(sqlfiles.all_macros())
         con.register("games", table)
         want = con.execute(LIMIT_WINNERS).fetchall()
     finally:
@@ -250,8 +250,8 @@ def test_game_length_percentiles_equal_quantile_disc(tmp_path_factory, values):
         rec["players"], rec["rounds"], rec["turns"] = players, rounds, turns
     path = tmp_path_factory.mktemp("len") / "g.parquet"
     pq.write_table(pa.Table.from_pylist(recs, schema=SCHEMA), path)
-    cols, got = library.run("game_length", [str(path)])
-    con = library.connect([str(path)])
+    cols, got = connection.run("game_length", [str(path)])
+    con = connection.connect([str(path)])
     try:
         want = con.execute(
             "SELECT players, count(*), avg(rounds), quantile_disc(rounds, [0.10, 0.25, 0.50, 0.75, 0.90, 0.99]), "

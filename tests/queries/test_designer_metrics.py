@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from budget import examples
 
-from queries import library
+from queries import connection, errors, sqlfiles
 from infra import stats
 from sim.paws.record import SCHEMA
 from synthetic import rows
@@ -33,7 +33,7 @@ TEAMS = [
 ]
 
 
-Z = 1.959963984540054        # the SQL macros' z (queries/library.py)
+Z = 1.959963984540054        # the SQL macros' z (queries/sqlfiles.py)
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -59,8 +59,8 @@ def teams(tmp_path_factory) -> str:
 
 
 def one(name: str, results: str, params: dict | None = None) -> dict:
-    cols, out = library.run(name, [results], params)
-    assert cols == library.expected_columns(library.load(name), cols)
+    cols, out = connection.run(name, [results], params)
+    assert cols == sqlfiles.expected_columns(sqlfiles.load(name), cols)
     assert len(out) == 1, out
     return dict(zip(cols, out[0]))
 
@@ -106,8 +106,8 @@ def test_length_target(ffa):
     assert (r["games"], r["inside"], r["shortest"], r["longest"]) == (5, 2, 2, 3)
     assert close(r["share"], 0.4) and close(r["shorter_share"], 0.2) and close(r["longer_share"], 0.4)
     assert (r["ci95_low"], r["ci95_high"]) == pytest.approx(wilson(2, 5), abs=1e-9)
-    with pytest.raises(library.QueryError, match="shortest = 4 is more than longest = 3"):
-        library.run("length_target", [ffa], {"shortest": 4, "longest": 3})
+    with pytest.raises(errors.QueryError, match="shortest = 4 is more than longest = 3"):
+        connection.run("length_target", [ffa], {"shortest": 4, "longest": 3})
 
 
 def test_lead_changes_decided_round_and_comebacks(ffa):

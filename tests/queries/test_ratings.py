@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from budget import examples
 
-from queries import library
+from queries import connection
 from queries.ratings import (ELO_SCALE, PRIOR_GAMES, RatingError, anchor_of, bootstrap_se, bradley_terry,
                              outcome_scores, ratings, read_meetings, read_outcomes, skill_sentence, win_matrix)
 from sim.games import get
@@ -136,9 +136,9 @@ def test_bot_meetings_count_what_the_records_say(tmp_path, mode, players):
     m = get("paws").resolve("v4", {}, {"players": players, "mode": mode, "bots": ",".join(bots)})
     table = m.play_batch(3, 0, 300)["games"]
     write_parquet([table], tmp_path / "g.parquet", m.schemas["games"])
-    con = library.connect([str(tmp_path / "g.parquet")])
+    con = connection.connect([str(tmp_path / "g.parquet")])
     try:
-        library.add_seat_outcomes(con, [str(tmp_path)])
+        connection.add_seat_outcomes(con, [str(tmp_path)])
         got = {(r["bot"], r["opponent"]): (r["wins"], r["draws"], r["losses"]) for r in read_meetings(con)}
     finally:
         con.close()
@@ -206,9 +206,9 @@ def test_outcomes_and_meetings_agree(tmp_path):
                                        "bots": "random,heuristic,heuristic:aggression=5,random"})
     table = m.play_batch(4, 0, 200)["games"]
     write_parquet([table], tmp_path / "g.parquet", m.schemas["games"])
-    con = library.connect([str(tmp_path / "g.parquet")])
+    con = connection.connect([str(tmp_path / "g.parquet")])
     try:
-        library.add_seat_outcomes(con)
+        connection.add_seat_outcomes(con)
         outcomes, meetings = read_outcomes(con), read_meetings(con)
     finally:
         con.close()

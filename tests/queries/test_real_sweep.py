@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import SMALL_SWEEP, write_results
-from queries import library
+from queries import connection, sqlfiles
 
 
 def records(root) -> list[dict]:
@@ -25,8 +25,8 @@ def recs(small_sweep):
 
 
 def answer(name, root, params=None):
-    cols, rows = library.run(name, [str(root)], params)
-    assert cols == library.expected_columns(library.load(name), cols)
+    cols, rows = connection.run(name, [str(root)], params)
+    assert cols == sqlfiles.expected_columns(sqlfiles.load(name), cols)
     return [dict(zip(cols, r)) for r in rows]
 
 
@@ -36,7 +36,7 @@ def key(r, *names):
 
 def test_every_canned_query_answers_with_its_header_columns(small_sweep):
     # paws_cards reads the cards table, which this games-only sweep has not (tests/paws/test_paws_cards_table.py)
-    names = {q.name for q in library.available() if q.game in ("any", "paws") and "FROM cards" not in q.sql}
+    names = {q.name for q in sqlfiles.available() if q.game in ("any", "paws") and "FROM cards" not in q.sql}
     assert {"stall_rate", "round_limit_effect", "team_vp_target", "seat_advantage", "game_length", "end_reasons",
             "bot_matchups", "knockouts"} <= names
     for name in names:
@@ -117,7 +117,7 @@ def test_round_limit_after_the_fact_agrees_game_by_game_with_games_played_with_t
                 draws_total += decided and winner == -1
     assert decided_total > 300 and draws_total > 20          # the comparison has teeth
     # the canned query says the same, per game (macros) and in total (round_limit_effect)
-    con = library.connect([str(root)])
+    con = connection.connect([str(root)])
     mismatches = con.execute("""
         SELECT count(*) FROM games l JOIN games n ON n.cell = substr(l.cell, 1, 2) || '000' AND n.game_index = l.game_index
         WHERE l.round_limit > 0 AND ((l.end_reason = 'round_limit') <> decided_by_limit(n.rounds, n.end_reason, l.round_limit)
@@ -155,5 +155,5 @@ def test_game_agnostic_queries_on_real_tales_games(tmp_path):
     assert {x["game"] for x in ends} == {"tales"} and "board" not in ends[0]
     (length,) = answer("game_length", tmp_path)
     assert length["games"] == 40 and length["rounds_max"] == max(r["rounds"] for r in recs)
-    con = library.connect([str(tmp_path)])
+    con = connection.connect([str(tmp_path)])
     assert con.execute("SELECT count(DISTINCT game_index) FROM cards").fetchone()[0] == 40

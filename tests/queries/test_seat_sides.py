@@ -6,7 +6,7 @@ import duckdb
 import pytest
 
 from cluster.spec import parse_spec
-from queries import library
+from queries import connection, sqlfiles
 from sim.games import GAMES
 
 # the seat sides as every game's seats.sql computed them before (seat % 2 in a team mode, else the seat)
@@ -26,7 +26,7 @@ def test_sides_and_seat_sides_equal_the_slow_forms_for_every_player_count(game):
     replace = "REPLACE (p::TINYINT AS players" + (", m AS mode)" if "mode" in record.column_names else ")")
     con.execute(f"CREATE TABLE games AS SELECT * {replace} FROM (SELECT * FROM sample LIMIT 1) "
                 f"CROSS JOIN range(-2, 9) t(p) CROSS JOIN (SELECT unnest($modes) AS m)", {"modes": modes})
-    view = library.GAMES[game].sql_dir / library.SEATS_SQL
+    view = connection.GAMES[game].sql_dir / sqlfiles.SEATS_SQL
     body = "\n".join(line for line in view.read_text().splitlines() if not line.lstrip().startswith("--"))
     con.execute(f"CREATE VIEW seat_outcomes AS {body.strip().rstrip(';')}")
     rows = con.execute("SELECT players, seat_sides, sides, len(list_distinct(seat_sides)), typeof(seat_sides), "

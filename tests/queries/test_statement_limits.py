@@ -12,7 +12,7 @@ import duckdb
 import pytest
 from signals import default_sigint
 
-from queries import library
+from queries import connection, sqlfiles
 from infra.sql_expr import SelectAllowed, SelectCheck
 from test_adversarial import cli, refused, sweep, cwd  # noqa: F401 - fixtures
 
@@ -21,20 +21,20 @@ CROSS = ("SELECT count(*) AS n FROM games a, games b, games c, games d, games e,
          "games j WHERE hash(a.rounds, b.rounds, c.rounds, d.rounds, e.rounds, f.rounds, g.rounds, h.rounds, "
          "i.rounds, j.rounds) % 7 = 0")
 # every view and table a canned query may read: the results' tables, seat outcomes, the variant split's
-VIEWS = frozenset(["games", "games_all", "games_all_parts", "cards", "cards_parts", library.SEAT_VIEW,
-                   library.MEETINGS_VIEW, "games_unsplit", "variant_values"])
+VIEWS = frozenset(["games", "games_all", "games_all_parts", "cards", "cards_parts", sqlfiles.SEAT_VIEW,
+                   sqlfiles.MEETINGS_VIEW, "games_unsplit", "variant_values"])
 
 
-@pytest.mark.parametrize("name", sorted(library.canned_files()))
+@pytest.mark.parametrize("name", sorted(sqlfiles.canned_files()))
 def test_every_canned_query_is_one_select_that_the_question_file_check_allows(name):
-    path, game = library.canned_files()[name]
-    q = library.parse_sql_file(path, game)
-    con = library._parser()
+    path, game = sqlfiles.canned_files()[name]
+    q = sqlfiles.parse_sql_file(path, game)
+    con = sqlfiles._parser()
     try:
-        tree = library.only_select(con, q.sql, str(path), library.QUESTION_FILE)
+        tree = sqlfiles.only_select(con, q.sql, str(path), sqlfiles.QUESTION_FILE)
     finally:
         con.close()
-    SelectCheck(SelectAllowed(library.select_functions(), library.SELECT_TABLE_FUNCTIONS, VIEWS)).check(
+    SelectCheck(SelectAllowed(sqlfiles.select_functions(), sqlfiles.SELECT_TABLE_FUNCTIONS, VIEWS)).check(
         tree["statements"][0])
 
 
@@ -63,20 +63,20 @@ def test_limits_out_of_range_are_one_line(flag, value, needle, command, sweep):
 
 
 def test_the_locked_connection_has_a_memory_limit_it_cannot_raise(sweep):
-    with library.limits(memory_gib=0.5):
-        con = library.connect([str(sweep)])
+    with connection.limits(memory_gib=0.5):
+        con = connection.connect([str(sweep)])
     try:
         assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "512.0 MiB"
         with pytest.raises(duckdb.Error):
             con.execute("SET memory_limit = '100GB'")
     finally:
         con.close()
-    con = library.connect([str(sweep)])           # the default: a share of the machine's memory
+    con = connection.connect([str(sweep)])           # the default: a share of the machine's memory
     try:
         number, unit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0].split()
     finally:
         con.close()
-    assert unit == "GiB" and float(number) == pytest.approx(library.Limits().memory(), abs=0.1)
+    assert unit == "GiB" and float(number) == pytest.approx(connection.Limits().memory(), abs=0.1)
 
 
 def test_a_statement_over_the_memory_limit_is_one_line_and_spills_nothing(sweep, cwd):
@@ -92,12 +92,12 @@ def test_a_statement_over_the_memory_limit_is_one_line_and_spills_nothing(sweep,
 # for it: Ctrl-C then reaches a running statement, not the start-up).
 CHILD = """
 import sys
-from queries import library
-run = library.execute
+from queries import connection, sqlfiles
+run = connection.execute
 def announced(con, sql, *args, **kwargs):
     print("statement: " + kwargs.get("where", "SQL"), file=sys.stderr, flush=True)
     return run(con, sql, *args, **kwargs)
-library.execute = announced
+connection.execute = announced
 from cli.main import app
 sys.argv = ["playtest"] + sys.argv[1:]
 app()

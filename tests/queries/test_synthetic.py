@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from queries import library
+from queries import connection, sqlfiles
 from synthetic import write_synthetic, write_tales
 
 Z = 1.959963984540054
@@ -25,7 +25,7 @@ def wilson(k: int, n: int) -> tuple[float, float]:
 def test_wilson_macro_and_reference_match_hand_computed_bounds(k, n, low, high):
     import duckdb
     con = duckdb.connect()
-    con.execute(library.MACROS)
+    con.execute(sqlfiles.MACROS)
     got = con.execute("SELECT wilson_low($k, $n), wilson_high($k, $n), wilson_low(1, 0)", {"k": k, "n": n}).fetchone()
     assert got[0] == pytest.approx(low, abs=5e-5) and got[1] == pytest.approx(high, abs=5e-5)
     assert got[2] is None                                  # no games: no interval
@@ -38,8 +38,8 @@ def synthetic(tmp_path_factory):
 
 
 def answer(name, results, params=None):
-    cols, rows = library.run(name, [str(r) for r in results], params)
-    assert cols == library.expected_columns(library.load(name), cols), name   # the header tells the truth
+    cols, rows = connection.run(name, [str(r) for r in results], params)
+    assert cols == sqlfiles.expected_columns(sqlfiles.load(name), cols), name   # the header tells the truth
     return [dict(zip(cols, r)) for r in rows]
 
 

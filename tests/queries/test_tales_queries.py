@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from queries import library
+from queries import connection, errors, sqlfiles
 from sim.params import as_dict
 from sim.tales.record import CARD_SCHEMA, SCHEMA
 from sim.tales.rules import PRESETS
@@ -119,8 +119,8 @@ def synthetic(tmp_path_factory):
 
 
 def answer(name, results, params=None, where=None):
-    cols, rows = library.run(name, [str(r) for r in results], params, where)
-    assert cols == library.expected_columns(library.load(name), cols), name   # the header tells the truth
+    cols, rows = connection.run(name, [str(r) for r in results], params, where)
+    assert cols == sqlfiles.expected_columns(sqlfiles.load(name), cols), name   # the header tells the truth
     return [dict(zip(cols, r)) for r in rows]
 
 
@@ -212,10 +212,10 @@ def test_tales_cards_parameters(synthetic):
     common = answer("tales_cards", [synthetic], {"min_games": 4})
     assert {(x["mode"], x["people"], x["card"], x["present"]) for x in common} == {
         ("standard", A, GMK, 5), ("standard", S, TS, 6), ("2v2", S, TS, 4)}
-    with pytest.raises(library.QueryError, match=r"kind = 'creatures' is not allowed; expected creature, "
+    with pytest.raises(errors.QueryError, match=r"kind = 'creatures' is not allowed; expected creature, "
                                                  r"equipment or any"):
         answer("tales_cards", [synthetic], {"kind": "creatures"})
-    with pytest.raises(library.QueryError, match="min_games = 'x' is not allowed; expected an integer"):
+    with pytest.raises(errors.QueryError, match="min_games = 'x' is not allowed; expected an integer"):
         answer("tales_cards", [synthetic], {"min_games": "x"})
 
 
@@ -239,7 +239,7 @@ def test_tales_query_on_paws_records_says_so(tmp_path):
     m = get("paws").resolve(rules="v4", setup={"players": 2})
     write_parquet([m.play_batch(1, 0, 5)["games"]], tmp_path / "games" / "cell=c000" / "part-00000.parquet",
                   m.schemas["games"])
-    with pytest.raises(library.QueryError, match="this query is for tales records; these hold paws"):
+    with pytest.raises(errors.QueryError, match="this query is for tales records; these hold paws"):
         answer("tales_people", [tmp_path])
 
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from sim.games import get
 from sim.output import write_parquet
-from queries.library import available, uses_seat_outcomes
+from queries.sqlfiles import available, uses_seat_outcomes
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]

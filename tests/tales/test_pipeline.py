@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from queries import library
+from queries import connection
 from cli.main import app
 from regress import baseline
 from regress.digest import parts_digest
@@ -57,7 +57,7 @@ def pipeline(tmp_path_factory, ray_local):
 
 
 def answer(name, root, params=None):
-    cols, rows = library.run(name, [str(root / "sweep")], params)
+    cols, rows = connection.run(name, [str(root / "sweep")], params)
     return [dict(zip(cols, r)) for r in rows]
 
 
@@ -66,7 +66,7 @@ def test_sweep_writes_games_and_cards_for_every_game(pipeline):
     root = pipeline[0]
     m = json.loads((root / "sweep" / "manifest.json").read_text())
     assert m["state"] == "done" and m["tables"] == ["games", "cards"]
-    con = library.connect([str(root / "sweep")])
+    con = connection.connect([str(root / "sweep")])
     per_cell = con.execute("SELECT cell, count(*), count(DISTINCT game_index) FROM games GROUP BY 1 ORDER BY 1").fetchall()
     assert per_cell == [("c000", GAMES, GAMES), ("c001", GAMES, GAMES)]
     cards = con.execute("SELECT cell, count(DISTINCT game_index), count(DISTINCT (game_index, seat)) FROM cards "

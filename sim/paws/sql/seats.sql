@@ -1,4 +1,4 @@
--- Who won, per seat, in the words every game shares (the view seat_outcomes; queries/library.py):
+-- Who won, per seat, in the words every game shares (the view seat_outcomes; queries/connection.py):
 -- seat_sides lists each seat's side (free-for-all: its own seat; Teams, §1: seats 0+2 are side 0, 1+3 side 1)
 -- and winning_side is the side that won, or -1 when nobody did (a round-limit tie or a stalled game);
 -- first_player_side is the side of the first player (§2.5), and standings the per-round standings trace
