@@ -177,17 +177,19 @@ def mean_difference(mean1: float, var1: float, n1: int, mean2: float, var2: floa
 
 def paired_difference(diffs: np.ndarray, z: float = Z95) -> tuple[float, float, float, float]:
     """Mean of per-game differences B - A on matched games (common random numbers), with its normal
-    interval and z-test (the paired t-interval at large n; for 0/1 metrics the interval for the
-    difference of paired proportions): (difference, low, high, two-sided p)."""
+    interval and z-test (statsmodels' DescrStatsW: the paired t-interval at large n; for 0/1 metrics the interval
+    for the difference of paired proportions): (difference, low, high, two-sided p)."""
+    from statsmodels.stats.weightstats import DescrStatsW
     d = np.asarray(diffs, dtype=float)
     n = len(d)
     if n <= 1:
         return (float(d.mean()) if n else 0.0), -math.inf, math.inf, 1.0
-    mean = float(d.mean())
-    se = float(d.std(ddof=1)) / math.sqrt(n)
-    if se <= 0.0:                  # every matched game moved by the same amount (usually: not at all)
+    described = DescrStatsW(d)
+    mean = float(described.mean)
+    if float(described.std_mean) <= 0.0:     # every matched game moved by the same amount (usually: not at all)
         return mean, mean, mean, 1.0 if mean == 0 else 0.0
-    return mean, mean - z * se, mean + z * se, normal_two_sided(mean / se)
+    low, high = described.zconfint_mean(alpha=_alpha(z))
+    return mean, float(low), float(high), float(described.ztest_mean()[1])
 
 
 def hist_median(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
