@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from budget import examples
 from typer.testing import CliRunner
 
-import cli.sweep
+import cluster.play
 from cli.ladder import REPORT_NAME, SPEC_NAME, lineups
 from cli.main import app
 from cluster.manifest import load_manifest
@@ -202,7 +202,7 @@ def test_the_same_seed_gives_the_same_ladder_json(ladders, tmp_path):
 @pytest.mark.slow
 def test_resume_after_an_interruption_finishes_identically(ladders, tmp_path, monkeypatch):
     out, _ = ladders["tales"]
-    real = cli.sweep.run_sweep
+    real = cluster.play.run_sweep                           # where every sweep command plays (cluster/play.py)
     played = []
 
     def interrupted(*args, **kwargs):
@@ -211,12 +211,12 @@ def test_resume_after_an_interruption_finishes_identically(ladders, tmp_path, mo
             if len(played) == 3:
                 raise KeyboardInterrupt
         return real(*args, **kwargs, on_part=on_part)
-    monkeypatch.setattr(cli.sweep, "run_sweep", interrupted)
+    monkeypatch.setattr(cluster.play, "run_sweep", interrupted)
     d = tmp_path / "cut"
     res = _ladder("tales", d)
     assert res.exit_code == 130 and "resume with: playtest ladder tales" in _text(res), res.output
     assert not (d / REPORT_NAME).exists()
-    monkeypatch.setattr(cli.sweep, "run_sweep", real)
+    monkeypatch.setattr(cluster.play, "run_sweep", real)
     res = _ladder("tales", d)                                  # the same command without --resume is refused
     assert res.exit_code == 2 and "--resume" in _text(res)
     res = _ladder("tales", d, "--resume")
