@@ -131,7 +131,14 @@ def put(data: dict, path: str, value):
     return out
 
 
-DELETE = object()
+class _Delete:
+    """The value that removes a key; named in test ids the same in every process (xdist compares them)."""
+
+    def __repr__(self) -> str:
+        return "DELETE"
+
+
+DELETE = _Delete()
 
 
 # --- the good inputs and the shipped suites are accepted ------------------------------------------------------
