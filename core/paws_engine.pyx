@@ -16,7 +16,7 @@ import numpy as np
 
 from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport MAXFEAT, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
+from core.kit.types cimport MAXFEAT, BatchOptions, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
 from core.paws_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_pick, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -66,33 +66,31 @@ SEAT_SAMPLE_DTYPE = np.dtype([("game", np.int32), ("decision", np.int32), ("seat
                               ("f", np.float32, (N_VALUE,))], align=True)
 
 
-def play_batch(dict rules, bint explorer, bint teams, int players, list bots, list items, list monsters,
-               list item_deck, list monster_deck, list nbrs, object record_dtype, uint64_t master_seed,
-               int64_t start, int64_t count, bint want_cards=False, bint want_trace=False,
-               bint want_samples=False, object oracle=None):
-    """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
-    ``record_dtype``, "vp_trace": each round's VP per seat (rows of MAXP), "void": the offset of the
-    first void game (an option list overflowed), or -1, "decisions", "searches", "rollouts": the batch's
-    top-level decisions, those a search bot took and their simulations, "engine_s": the processor time
+def play_batch(dict inputs, object options):
+    """Play the games of ``options`` (sim.games.BatchOptions: games start..start+count-1 of master seed ``seed``, and
+    what to record beside them, read once into the BatchOptions struct); returns {"records": one GameRecord per
+    game, as a numpy array of ``record_dtype``, "vp_trace": each round's VP per seat (rows of MAXP), "void": the
+    offset of the first void game (an option list overflowed), or -1, "decisions", "searches", "rollouts": the
+    batch's top-level decisions, those a search bot took and their simulations, "engine_s": the processor time
     of playing the games alone (not the setup before nor the arrays after), "cards": the cards table's
-    rows (CARD_ROW_DTYPE) if ``want_cards``, and if ``want_trace`` "trace": every game's decision trace
+    rows (CARD_ROW_DTYPE) if ``options.cards``, and if ``options.trace`` "trace": every game's decision trace
     (core/kit/trace.pxi) end to end as uint8, with "trace_starts", where game i's begins (count + 1
-    offsets), and if ``want_samples`` "option_samples" and "seat_samples": the search bots' decisions as
-    training samples (OPTION_SAMPLE_DTYPE, SEAT_SAMPLE_DTYPE), and if ``oracle`` (a model's (policy weights,
-    value weights)) "win_prob": each seat's chance by its value head as every turn begins and when each game
+    offsets), and if ``options.samples`` "option_samples" and "seat_samples": the search bots' decisions as
+    training samples (OPTION_SAMPLE_DTYPE, SEAT_SAMPLE_DTYPE), and if ``options.oracle_weights`` (a model's (policy
+    weights, value weights)) "win_prob": each seat's chance by its value head as every turn begins and when each game
     ends (VALUE_ROW_DTYPE rows, core/kit/winprob.pxi)} (see sim.paws.core_engine).
 
-    rules: {name: int} for every Rules field; bots: [(kind, {weight: int}[, {search parameter: value}])]
-    per seat; items:
-    [(timing, effect, amount, turns)] by id; monsters: [(hp, buff, amount)] by id; item_deck,
+    inputs: the game's fixed configuration as sim.paws.core_engine.core_inputs builds it (read by _configure):
+    rules: {name: int} for every Rules field; bots: [(kind, {weight: int}[, {search parameter: value}])] per
+    seat; items: [(timing, effect, amount, turns)] by id; monsters: [(hp, buff, amount)] by id; item_deck,
     monster_deck: card ids before shuffling; nbrs: neighbours[cell][6] of the board geometry.
     """
+    oracle = options.oracle_weights
+    cdef BatchOptions o = batch_options(options, oracle)
     cdef Game* g = <Game*>malloc(sizeof(Game))
-    cdef ItemSpec* ispec = <ItemSpec*>malloc(sizeof(ItemSpec) * max(1, len(items)))
-    cdef MonsterSpec* mspec = <MonsterSpec*>malloc(sizeof(MonsterSpec) * max(1, len(monsters)))
-    cdef int16_t ideck[MAXCARDS]
-    cdef int16_t mdeck[MAXMON]
-    cdef int n_ideck = len(item_deck), n_mdeck = len(monster_deck)
+    cdef ItemSpec* ispec = <ItemSpec*>malloc(sizeof(ItemSpec) * max(1, len(inputs["items"])))
+    cdef MonsterSpec* mspec = <MonsterSpec*>malloc(sizeof(MonsterSpec) * max(1, len(inputs["monsters"])))
+    cdef Decks decks
     cdef RowBuffer trace
     cdef RowBuffer cards
     cdef DecisionTrace dtrace
@@ -100,7 +98,7 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     cdef ValueTrace values
     cdef int64_t[::1] starts
     cdef GameRecord* recs
-    cdef int64_t k, first_void
+    cdef int64_t first_void
     cdef int64_t counts[3]
     cdef clock_t t0, t1
     trace.data = NULL
@@ -109,45 +107,39 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     memset(&samples, 0, sizeof(Samples))
     memset(&values, 0, sizeof(ValueTrace))
     card_table = None
-    trace_starts = np.zeros(count + 1, np.int64)
+    trace_starts = np.zeros(o.count + 1, np.int64)
     starts = trace_starts
     if g == NULL or ispec == NULL or mspec == NULL:
         free(g); free(ispec); free(mspec)
         raise MemoryError()
     try:
-        if n_ideck > MAXCARDS or n_mdeck > MAXMON:
-            raise ValueError(f"beyond the core's capacity: {LIMITS}")
-        _configure(g, ispec, mspec, rules, explorer, teams, players, bots, items, monsters, nbrs)
-        for k in range(n_ideck):
-            ideck[k] = item_deck[k]
-        for k in range(n_mdeck):
-            mdeck[k] = monster_deck[k]
-        records = new_records(record_dtype, count)
+        load_decks(&decks, inputs)
+        _configure(g, ispec, mspec, inputs)
+        records = new_records(inputs["record_dtype"], o.count)
         recs = record_rows(records)
         rows_init(&trace, sizeof(Standings), 1 << 14)
-        if want_samples:
+        if o.samples:
             rows_init(&samples.options, sizeof(OptionSample), 1 << 12)
             rows_init(&samples.seats, sizeof(SeatSample), 1 << 10)
-        if want_cards:
+        if o.cards:
             rows_init(&cards, sizeof(CardRow), 1 << 12)
-        if oracle is not None:
+        if o.values:
             value_trace_init(&values, oracle, N_POLICY, N_VALUE)
         with nogil:
             t0 = clock()
-            first_void = _run(g, recs, &trace, &cards if want_cards else NULL,
-                              &dtrace if want_trace else NULL, &starts[0], &samples if want_samples else NULL,
-                              &values if oracle is not None else NULL, ideck, n_ideck, mdeck, n_mdeck,
-                              master_seed, start, count, counts)
+            first_void = _run(g, &o, recs, &trace, &cards if o.cards else NULL, &dtrace if o.trace else NULL,
+                              &starts[0], &samples if o.samples else NULL, &values if o.values else NULL, &decks,
+                              counts)
             t1 = clock()
         vp_trace = rows_array(&trace, STANDINGS_DTYPE)["vp"]
-        if want_cards:
+        if o.cards:
             card_table = rows_array(&cards, CARD_ROW_DTYPE)
-        if want_trace:
+        if o.trace:
             trace_bytes = trace_array(&dtrace)
-        if want_samples:
+        if o.samples:
             option_samples = rows_array(&samples.options, OPTION_SAMPLE_DTYPE)
             seat_samples = rows_array(&samples.seats, SEAT_SAMPLE_DTYPE)
-        if oracle is not None:
+        if o.values:
             win_prob = rows_array(&values.rows, VALUE_ROW_DTYPE)
     finally:
         free(dtrace.data)
@@ -162,22 +154,21 @@ def play_batch(dict rules, bint explorer, bint teams, int players, list bots, li
     out = {"records": records, "vp_trace": vp_trace, "void": first_void,
            "decisions": counts[0], "searches": counts[1], "rollouts": counts[2],
            "engine_s": <double>(t1 - t0) / CLOCKS_PER_SEC}
-    if want_cards:
+    if o.cards:
         out["cards"] = card_table
-    if want_trace:
+    if o.trace:
         out["trace"], out["trace_starts"] = trace_bytes, trace_starts
-    if want_samples:
+    if o.samples:
         out["option_samples"], out["seat_samples"] = option_samples, seat_samples
-    if oracle is not None:
+    if o.values:
         out["win_prob"] = win_prob
     return out
 
 
-cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, RowBuffer* cards, DecisionTrace* dtrace,
-                  int64_t* starts, Samples* samples, ValueTrace* values, const int16_t* ideck, int n_ideck,
-                  const int16_t* mdeck, int n_mdeck,
-                  uint64_t master_seed, int64_t start, int64_t count, int64_t* counts) noexcept nogil:
-    """Play the batch into ``recs``; the offset of the first void game, or -1. ``counts``: the batch's
+cdef int64_t _run(Game* g, const BatchOptions* o, GameRecord* recs, RowBuffer* trace, RowBuffer* cards,
+                  DecisionTrace* dtrace, int64_t* starts, Samples* samples, ValueTrace* values, const Decks* decks,
+                  int64_t* counts) noexcept nogil:
+    """Play the batch ``o`` into ``recs``; the offset of the first void game, or -1. ``counts``: the batch's
     top-level decisions, those a search bot took, and their simulations. ``cards``: the cards table's
     rows, or NULL when not asked for. ``dtrace``: the games' decision traces, game i's from starts[i]
     (count + 1 offsets), or NULL. ``values``: the win-probability trace (winprob.pxi), or NULL."""
@@ -185,9 +176,9 @@ cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, RowBuffer* cards,
     cdef int s
     counts[0] = counts[1] = counts[2] = 0
     g.vtrace = values
-    for i in range(count):
-        begin_batch_game(g, master_seed, start + i, i, dtrace, starts, samples)
-        setup_game(g, mdeck, n_mdeck, ideck, n_ideck)
+    for i in range(o.count):
+        begin_batch_game(g, o.seed, o.start + i, i, dtrace, starts, samples)
+        setup_game(g, decks.mdeck, decks.n_mdeck, decks.ideck, decks.n_ideck)
         if values != NULL:
             values.game = <int>i
         play_from(g, trace)
@@ -202,5 +193,5 @@ cdef int64_t _run(Game* g, GameRecord* recs, RowBuffer* trace, RowBuffer* cards,
         if cards != NULL:
             card_rows(g, cards, <int>i)
     if dtrace != NULL:
-        starts[count] = <int64_t>dtrace.n
+        starts[o.count] = <int64_t>dtrace.n
     return first_void

@@ -17,7 +17,7 @@ import numpy as np
 
 from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport MAXFEAT, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
+from core.kit.types cimport MAXFEAT, BatchOptions, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
 from core.paws_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_pick, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -60,9 +60,7 @@ cdef class _Batch:
     """The fixed inputs of a batch in C: what a Game's card-spec pointers point to, and the decks."""
     cdef ItemSpec* ispec
     cdef MonsterSpec* mspec
-    cdef int16_t ideck[MAXCARDS]      # unshuffled decks, for setup_game
-    cdef int16_t mdeck[MAXMON]
-    cdef int n_ideck, n_mdeck
+    cdef Decks decks                  # unshuffled decks, for setup_game
     cdef dict inputs
     cdef object record_dtype          # the numpy twin of GameRecord (sim.paws.record.RECORD_DTYPE)
 
@@ -76,13 +74,7 @@ cdef class _Batch:
         self.mspec = <MonsterSpec*>malloc(sizeof(MonsterSpec) * max(1, len(inputs["monsters"])))
         if self.ispec == NULL or self.mspec == NULL:
             raise MemoryError()
-        self.n_ideck, self.n_mdeck = len(inputs["item_deck"]), len(inputs["monster_deck"])
-        if self.n_ideck > MAXCARDS or self.n_mdeck > MAXMON:
-            raise ValueError(f"beyond the core's capacity: {LIMITS}")
-        for k in range(self.n_ideck):
-            self.ideck[k] = inputs["item_deck"][k]
-        for k in range(self.n_mdeck):
-            self.mdeck[k] = inputs["monster_deck"][k]
+        load_decks(&self.decks, inputs)
 
     def __dealloc__(self):
         free(self.ispec)
@@ -95,9 +87,7 @@ cdef class _Batch:
         return np.asarray(raw).view(self.record_dtype)
 
     cdef configure(self, Game* g):
-        i = self.inputs
-        _configure(g, self.ispec, self.mspec, i["rules"], i["explorer"], i["teams"], i["players"], i["bots"],
-                   i["items"], i["monsters"], i["nbrs"])
+        _configure(g, self.ispec, self.mspec, self.inputs)
 
 
 # -- the hook on continuable games (core/paws/game.pxi play_from, core/kit/state.pxi copy_game) ----------
@@ -130,7 +120,8 @@ cdef class PausedGame:
         pcg32_for_game(&self.g.rng, master_seed, <uint64_t>game_index)
         for s in range(self.g.n):
             search_stream(&self.g.bots[s].rng, master_seed, <uint64_t>game_index, s)
-        setup_game(self.g, self.batch.mdeck, self.batch.n_mdeck, self.batch.ideck, self.batch.n_ideck)
+        setup_game(self.g, self.batch.decks.mdeck, self.batch.decks.n_mdeck, self.batch.decks.ideck,
+                   self.batch.decks.n_ideck)
         self.play_on(stop_at)
 
     def __dealloc__(self):
@@ -339,7 +330,8 @@ cdef class CoreScenario:
         cdef Standings* row
         cdef int k
         if name == "setup_game":
-            setup_game(g, self.batch.mdeck, self.batch.n_mdeck, self.batch.ideck, self.batch.n_ideck)
+            setup_game(g, self.batch.decks.mdeck, self.batch.decks.n_mdeck, self.batch.decks.ideck,
+                       self.batch.decks.n_ideck)
         elif name == "start_turn":
             return bool(start_turn(g, args[0]))
         elif name == "take_turn":
@@ -567,7 +559,7 @@ def value_trace(dict inputs, uint64_t master_seed, int64_t game_index, object or
         for s in range(g.n):
             search_stream(&g.bots[s].rng, master_seed, <uint64_t>game_index, s)
         rows_init(&trace, sizeof(Standings), 16)
-        setup_game(g, batch.mdeck, batch.n_mdeck, batch.ideck, batch.n_ideck)
+        setup_game(g, batch.decks.mdeck, batch.decks.n_mdeck, batch.decks.ideck, batch.decks.n_ideck)
         g.stop_at = 0 if pause else -1
         while True:
             with nogil:

@@ -133,6 +133,13 @@ ctypedef struct MonsterSpec:
     int buff
     int amount
 
+# A batch's unshuffled decks (paws/inputs.pxi load_decks): what setup_game deals every game of the batch from.
+ctypedef struct Decks:
+    int16_t ideck[MAXCARDS]       # item card ids, one per copy (the rule set's item deck)
+    int16_t mdeck[MAXMON]         # monster card ids, one per copy
+    int n_ideck                   # item cards in ideck
+    int n_mdeck                   # monster cards in mdeck
+
 # every numeric rule parameter of sim.paws.rules.PawsRules, same names (bools as 0/1)
 ctypedef struct Rules:
     int vp_target

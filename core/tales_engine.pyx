@@ -15,7 +15,7 @@ import numpy as np
 
 from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport MAXFEAT, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
+from core.kit.types cimport MAXFEAT, BatchOptions, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
 from core.tales_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -93,31 +93,32 @@ SEAT_SAMPLE_DTYPE = np.dtype([("game", np.int32), ("decision", np.int32), ("seat
                               ("f", np.float32, (N_VALUE,))], align=True)
 
 
-def play_batch(dict rules, int players, list people, list bots, list creatures, list equipment, list champions,
-               list people_decks, list equipment_deck, object record_dtype, bint want_cards, uint64_t master_seed,
-               int64_t start, int64_t count, bint want_trace=False, bint want_samples=False,
-               object oracle=None):
-    """Play games start..start+count-1; returns {"records": one GameRecord per game, as a numpy array of
-    ``record_dtype``, "rng_state": the generator's state after each game (tests compare draws), "void":
-    the offset of the first void game (an option list overflowed) or -1, "decisions", "searches",
+def play_batch(dict inputs, object options):
+    """Play the games of ``options`` (sim.games.BatchOptions: games start..start+count-1 of master seed ``seed``, and
+    what to record beside them, read once into the BatchOptions struct); returns {"records": one GameRecord per
+    game, as a numpy array of ``record_dtype``, "rng_state": the generator's state after each game (tests compare
+    draws), "void": the offset of the first void game (an option list overflowed) or -1, "decisions", "searches",
     "rollouts": the batch's top-level decisions, those a search bot took and their simulations, and
-    "cards": the card table's rows (CARD_ROW_DTYPE) if ``want_cards``, and if ``want_trace`` "trace":
+    "cards": the card table's rows (CARD_ROW_DTYPE) if ``options.cards``, and if ``options.trace`` "trace":
     every game's decision trace (core/kit/trace.pxi) end to end as uint8, with "trace_starts", where
-    game i's begins (count + 1 offsets), and if ``want_samples`` "option_samples" and "seat_samples": the
-    search bots' decisions as training samples (OPTION_SAMPLE_DTYPE, SEAT_SAMPLE_DTYPE), and if ``oracle`` (a
-    model's (policy weights, value weights)) "win_prob": each seat's chance by its value head as every battle
-    turn begins and when each game ends (VALUE_ROW_DTYPE rows, core/kit/winprob.pxi)} (see
-    sim.tales.core_engine).
+    game i's begins (count + 1 offsets), and if ``options.samples`` "option_samples" and "seat_samples": the
+    search bots' decisions as training samples (OPTION_SAMPLE_DTYPE, SEAT_SAMPLE_DTYPE), and if
+    ``options.oracle_weights`` (a model's (policy weights, value weights)) "win_prob": each seat's chance by its
+    value head as every battle turn begins and when each game ends (VALUE_ROW_DTYPE rows, core/kit/winprob.pxi)}
+    (see sim.tales.core_engine).
 
+    inputs: the game's fixed configuration as sim.tales.core_engine.core_inputs builds it (read by _configure):
     rules: {name: int} for every Rules field; people: P_* per seat; bots: [(kind, {weight: int}[, {search
-    parameter: value}])] per seat; creatures: [(people, damage, life, people_chance, tier, ability, ability_chance, ability_amount,
-    points)] by id; equipment: [(kind, hand, damage, life, block, armor, effect, amount, duration,
+    parameter: value}])] per seat; creatures: [(people, damage, life, people_chance, tier, ability, ability_chance,
+    ability_amount, points)] by id; equipment: [(kind, hand, damage, life, block, armor, effect, amount, duration,
     points)] by id; champions, people_decks: creature ids per people (file order); equipment_deck: ids,
     one per copy, before shuffling.
     """
+    oracle = options.oracle_weights
+    cdef BatchOptions o = batch_options(options, oracle)
     cdef Game* g = <Game*>malloc(sizeof(Game))
-    cdef CreatureSpec* cspec = <CreatureSpec*>malloc(sizeof(CreatureSpec) * max(1, len(creatures)))
-    cdef EquipSpec* espec = <EquipSpec*>malloc(sizeof(EquipSpec) * max(1, len(equipment)))
+    cdef CreatureSpec* cspec = <CreatureSpec*>malloc(sizeof(CreatureSpec) * max(1, len(inputs["creatures"])))
+    cdef EquipSpec* espec = <EquipSpec*>malloc(sizeof(EquipSpec) * max(1, len(inputs["equipment"])))
     cdef RowBuffer rows
     cdef DecisionTrace dtrace
     cdef Samples samples
@@ -135,36 +136,35 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
     memset(&samples, 0, sizeof(Samples))
     memset(&values, 0, sizeof(ValueTrace))
     out = {}
-    trace_starts = np.zeros(count + 1, np.int64)
+    trace_starts = np.zeros(o.count + 1, np.int64)
     starts = trace_starts
     try:
-        _configure(g, cspec, espec, rules, players, people, bots, creatures, equipment, champions, people_decks,
-                   equipment_deck)
-        out["records"] = new_records(record_dtype, count)
+        _configure(g, cspec, espec, inputs)
+        out["records"] = new_records(inputs["record_dtype"], o.count)
         recs = record_rows(out["records"])
-        out["rng_state"] = np.empty(count, np.uint64)
+        out["rng_state"] = np.empty(o.count, np.uint64)
         rng_states = out["rng_state"]
-        if want_cards:
+        if o.cards:
             rows_init(&rows, sizeof(CardRow), 1 << 12)
-        if want_samples:
+        if o.samples:
             rows_init(&samples.options, sizeof(OptionSample), 1 << 12)
             rows_init(&samples.seats, sizeof(SeatSample), 1 << 10)
-        if oracle is not None:
+        if o.values:
             value_trace_init(&values, oracle, N_POLICY, N_VALUE)
         with nogil:
-            first_void = _run(g, recs, &rng_states[0] if count else NULL, &rows if want_cards else NULL,
-                              &dtrace if want_trace else NULL, &starts[0], &samples if want_samples else NULL,
-                              &values if oracle is not None else NULL, master_seed, start, count, counts)
+            first_void = _run(g, &o, recs, &rng_states[0] if o.count else NULL, &rows if o.cards else NULL,
+                              &dtrace if o.trace else NULL, &starts[0], &samples if o.samples else NULL,
+                              &values if o.values else NULL, counts)
         out["void"] = first_void
         out["decisions"], out["searches"], out["rollouts"] = counts[0], counts[1], counts[2]
-        if want_cards:
+        if o.cards:
             out["cards"] = rows_array(&rows, CARD_ROW_DTYPE)
-        if want_trace:
+        if o.trace:
             out["trace"], out["trace_starts"] = trace_array(&dtrace), trace_starts
-        if want_samples:
+        if o.samples:
             out["option_samples"] = rows_array(&samples.options, OPTION_SAMPLE_DTYPE)
             out["seat_samples"] = rows_array(&samples.seats, SEAT_SAMPLE_DTYPE)
-        if oracle is not None:
+        if o.values:
             out["win_prob"] = rows_array(&values.rows, VALUE_ROW_DTYPE)
     finally:
         free(dtrace.data)
@@ -178,10 +178,15 @@ def play_batch(dict rules, int players, list people, list bots, list creatures, 
     return out
 
 
-cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int players, list people,
-                list bots, list creatures, list equipment, list champions, list people_decks, list equipment_deck):
-    """Fill the parts of ``g`` that stay fixed over a batch: rules, seats, bots, card data."""
+cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict inputs):
+    """Fill the parts of ``g`` that stay fixed over a batch: rules, seats, bots, card data (``inputs``:
+    sim.tales.core_engine.core_inputs, read here once)."""
     cdef int s, p, k
+    cdef dict rules = inputs["rules"]
+    cdef int players = inputs["players"]
+    cdef list people = inputs["people"], bots = inputs["bots"], creatures = inputs["creatures"]
+    cdef list equipment = inputs["equipment"], champions = inputs["champions"]
+    cdef list people_decks = inputs["people_decks"], equipment_deck = inputs["equipment_deck"]
     if (players not in (2, 4) or rules["army_size"] > MAXARMY or rules["hands"] > MAXHANDS
             or len(creatures) > MAXCRE or len(equipment) > MAXEQ or len(equipment_deck) > MAXEQDECK
             or any(len(d) > MAXPEOPLE or len(c) > MAXPEOPLE for d, c in zip(people_decks, champions))):
@@ -220,10 +225,10 @@ cdef _configure(Game* g, CreatureSpec* cspec, EquipSpec* espec, dict rules, int 
          espec[k].effect, espec[k].amount, espec[k].duration, espec[k].points) = spec
 
 
-cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* rows, DecisionTrace* dtrace,
-                  int64_t* starts, Samples* samples, ValueTrace* values, uint64_t master_seed, int64_t start,
-                  int64_t count, int64_t* counts) noexcept nogil:
-    """Play the batch into ``recs`` (and the card rows if ``rows``); the offset of the first void game,
+cdef int64_t _run(Game* g, const BatchOptions* o, GameRecord* recs, uint64_t* rng_states, RowBuffer* rows,
+                  DecisionTrace* dtrace, int64_t* starts, Samples* samples, ValueTrace* values,
+                  int64_t* counts) noexcept nogil:
+    """Play the batch ``o`` into ``recs`` (and the card rows if ``rows``); the offset of the first void game,
     or -1. ``counts``: the batch's top-level decisions, those a search bot took, and their simulations.
     ``dtrace``: the games' decision traces, game i's from starts[i] (count + 1 offsets), or NULL.
     ``values``: the win-probability trace (winprob.pxi), or NULL."""
@@ -231,8 +236,8 @@ cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* ro
     cdef int s
     counts[0] = counts[1] = counts[2] = 0
     g.vtrace = values
-    for i in range(count):
-        begin_batch_game(g, master_seed, start + i, i, dtrace, starts, samples)
+    for i in range(o.count):
+        begin_batch_game(g, o.seed, o.start + i, i, dtrace, starts, samples)
         if values != NULL:
             values.game = <int>i
         setup_game(g)
@@ -249,5 +254,5 @@ cdef int64_t _run(Game* g, GameRecord* recs, uint64_t* rng_states, RowBuffer* ro
         if rows != NULL:
             card_rows(g, rows, <int>i)
     if dtrace != NULL:
-        starts[count] = <int64_t>dtrace.n
+        starts[o.count] = <int64_t>dtrace.n
     return first_void

@@ -17,7 +17,7 @@ import numpy as np
 
 from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport MAXFEAT, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
+from core.kit.types cimport MAXFEAT, BatchOptions, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
 from core.rng cimport game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t, splitmix64
 from core.tales_engine cimport _configure
 from core.tales_types cimport *
@@ -77,9 +77,7 @@ cdef class CoreScenario:
         self.espec = <EquipSpec*>malloc(sizeof(EquipSpec) * max(1, len(inputs["equipment"])))
         if self.g == NULL or self.cspec == NULL or self.espec == NULL:
             raise MemoryError()
-        _configure(self.g, self.cspec, self.espec, inputs["rules"], inputs["players"], inputs["people"],
-                   inputs["bots"], inputs["creatures"], inputs["equipment"], inputs["champions"],
-                   inputs["people_decks"], inputs["equipment_deck"])
+        _configure(self.g, self.cspec, self.espec, inputs)
 
     def __dealloc__(self):
         free(self.g)
@@ -334,9 +332,7 @@ cdef class _Batch:
         free(self.espec)
 
     cdef configure(self, Game* g):
-        i = self.inputs
-        _configure(g, self.cspec, self.espec, i["rules"], i["players"], i["people"], i["bots"], i["creatures"],
-                   i["equipment"], i["champions"], i["people_decks"], i["equipment_deck"])
+        _configure(g, self.cspec, self.espec, self.inputs)
 
 
 cdef class PausedGame:

@@ -69,9 +69,7 @@ class Match:
 
     def play_batch(self, seed: int, start: int, count: int, engine: str = "core") -> dict[str, pa.Table]:
         """Games ``start .. start+count-1`` of master seed ``seed``: {table name: Arrow table}."""
-        check_engine(engine)
-        tables = self.definition.play_games(self, seed, start, count, engine)
-        return {**tables, "games": add_data_columns(tables["games"], self.data_digest, self.data_name)}
+        return BatchRequest(self, seed, start, count, engine).play()
 
     def check_engine(self, engine: str) -> None:
         """Refuse, before any game is played, a configuration ``engine`` cannot play (an EngineError
@@ -119,6 +117,57 @@ class Match:
         blob = json.dumps({**self.describe(), "rules": provenance(self.rules), "data": self.data_digest},
                           sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """A batch's options as a compiled core reads them, field for field the twin of its BatchOptions struct
+    (core/kit/types.pxd; ``values`` there is ``oracle_weights`` given), which the core fills once from them: a
+    :class:`BatchRequest`'s (sim.kit.batch.core_options), or given directly to a core's ``play_batch(inputs,
+    options)`` where no Match is at hand."""
+
+    seed: int                        # the master seed: game k plays the random stream of (seed, k)
+    start: int                       # the first game's index
+    count: int                       # games start .. start+count-1
+    cards: bool = False              # also the cards table's rows
+    trace: bool = False              # also every game's decision trace
+    samples: bool = False            # also the search bots' decisions as training samples
+    oracle_weights: Any = None       # a model's (policy, value) weights: each seat's chance by its value head
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """One batch of games, passed whole from :meth:`Match.play_batch` down to an engine (``Game.play_games``, then the
+    game's core seam, which reads its :class:`BatchOptions` off it, sim.kit.batch): which games of which
+    configuration (the match's tables say what to record beside the games table), with which engine."""
+
+    match: Match                     # the configuration: setup (bots included), rules, card data, tables
+    seed: int                        # the master seed: game k plays the random stream of (seed, k)
+    start: int                       # the first game's index
+    count: int                       # games start .. start+count-1
+    engine: str = "core"             # one of ENGINES
+    samples: bool = False            # the search bots' decisions as the learned bots' training samples (core only)
+
+    def __post_init__(self):
+        check_engine(self.engine)
+
+    @property
+    def setup(self) -> Any:
+        return self.match.setup
+
+    @property
+    def rules(self) -> Any:
+        return self.match.rules
+
+    @property
+    def data(self) -> Any:
+        return self.match.data
+
+    def play(self) -> dict[str, pa.Table]:
+        """{table name: Arrow table} of the batch, the card data columns added to the games table."""
+        m = self.match
+        tables = m.definition.play_games(self)
+        return {**tables, "games": add_data_columns(tables["games"], m.data_digest, m.data_name)}
 
 
 @dataclass(frozen=True)
@@ -280,20 +329,21 @@ class Game(abc.ABC):
     # --- playing ---------------------------------------------------------------------------------
 
     @abc.abstractmethod
-    def play_games(self, match: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:
-        """Games ``start .. start+count-1`` of ``match`` with ``engine``: every table of ``match.tables``,
-        as the engine records them (:meth:`Match.play_batch` adds the card data columns)."""
+    def play_games(self, request: BatchRequest) -> dict[str, pa.Table]:
+        """The games of ``request`` with its engine: every table of its match's ``tables``, as the engine records
+        them (:meth:`BatchRequest.play` adds the card data columns)."""
 
     def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
         """:meth:`play_games` on the core, with the core's counts of its work where it keeps them
         (``decisions``: top-level decisions, ``searches``: those a search bot took, ``rollouts``: their
-        simulations, ``engine_s``: processor seconds spent playing, without building the tables); a game whose core keeps none returns {} (what ``playtest bench --bots`` reports)."""
-        return self.play_games(match, seed, start, count, "core"), {}
+        simulations, ``engine_s``: processor seconds spent playing, without building the tables); a game whose
+        core keeps none returns {} (what ``playtest bench --bots`` reports)."""
+        return self.play_games(BatchRequest(match, seed, start, count)), {}
 
     def check_engine(self, match: Match, engine: str) -> None:
         """Raise an EngineError if ``engine`` cannot play ``match``. By default it plays zero games: the
         engine's inputs and capacities are checked (a core refuses a rule parameter its struct lacks)."""
-        self.play_games(match, 0, 0, 0, engine)
+        self.play_games(BatchRequest(match, 0, 0, 0, engine))
 
     reference_module: ClassVar[str]         # the reference engine's module: play_game(...) and option_words(...)
 
@@ -322,7 +372,7 @@ class Game(abc.ABC):
         if self.features is None:
             raise EngineError(f"{self.name} has no learned bot yet")
         core = importlib.import_module(self.core_module)
-        return core.play_samples(match.setup, match.rules, match.data, seed, start, count)
+        return core.play_samples(BatchRequest(match, seed, start, count, samples=True))
 
     bot_roster: ClassVar[Any]         # the game's bots (sim.kit.bots.BotRoster): its heuristic, weights, models
 

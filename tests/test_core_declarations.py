@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.games import GAMES as REGISTRY, get
+from sim.games import GAMES as REGISTRY, BatchOptions, BatchRequest, get
 from sim.params import param
 from sim.record_schema import Column
 
@@ -194,8 +194,7 @@ def _inputs(name):
 
 def _play(name, inputs):
     module = importlib.import_module(GAMES[name].DECLARATIONS["module"])
-    extra = {"want_cards": False} if name == "tales" else {}
-    return module.play_batch(**inputs, **extra, master_seed=1, start=0, count=2)
+    return module.play_batch(inputs, BatchOptions(1, 0, 2))
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -232,3 +231,25 @@ def test_core_refuses_a_record_dtype_not_laid_out_like_game_record(name):
     packed = np.dtype([(n, dtype.fields[n][0]) for n in dtype.names])  # the same fields, not aligned
     with pytest.raises(ValueError, match="the record declaration and the .pxd differ"):
         _play(name, {**inputs, "record_dtype": packed})
+
+
+def test_the_batch_options_struct_is_the_python_request():
+    """The core fills its BatchOptions struct once from options of the same names (core/kit/types.pxd; ``values`` is
+    whether ``oracle_weights`` is given): sim.games.BatchOptions is its twin, and a request's options
+    (sim.kit.batch.core_options) play the same games as the same options given directly."""
+    from sim.kit.batch import core_options
+    structs, _ = parse_pxd(ROOT / "core/kit/types.pxd")
+    c_fields = [name for _, name, _ in structs["BatchOptions"]]
+    py_fields = [f.name for f in dataclasses.fields(BatchOptions)]
+    assert c_fields == [*py_fields[:-1], "values"] and py_fields[-1] == "oracle_weights"
+    m = get("paws").resolve(None, {}, {}, tables=("games", "cards"))
+    options = core_options(BatchRequest(m, 9, 4, 3))
+    assert options == BatchOptions(9, 4, 3, cards=True)
+    seam = GAMES["paws"]
+    module = importlib.import_module(seam.DECLARATIONS["module"])
+    inputs = seam.core_inputs(m.setup, m.rules, m.data)
+    by_request, direct = module.play_batch(inputs, options), module.play_batch(inputs, BatchOptions(9, 4, 3, True))
+    assert by_request["records"].tobytes() == direct["records"].tobytes() and len(direct["records"]) == 3
+    assert by_request["cards"].tobytes() == direct["cards"].tobytes() and len(direct["cards"]) > 0
+    alone = module.play_batch(inputs, BatchOptions(9, 6, 1))        # game 6 alone: the batch's third record
+    assert alone["records"].tobytes() == direct["records"][2:].tobytes() and "cards" not in alone

@@ -14,6 +14,7 @@ import pytest
 
 from core.paws_scenario import PausedGame
 from sim.paws.core_engine import core_inputs
+from sim.games import BatchOptions
 from sim.paws.rules import PawsSetup, preset
 
 CONFIGS = [  # (id, rules preset, board, mode, players, bots)
@@ -34,7 +35,7 @@ def inputs_of(cfg):
 def production(inputs, index: int) -> dict:
     """The production batch loop's record of game ``index``, in PausedGame.record()'s form."""
     from core.paws_engine import play_batch
-    out = play_batch(**inputs, master_seed=SEED, start=index, count=1)
+    out = play_batch(inputs, BatchOptions(SEED, index, 1))
     rec = out["records"][0]
     whole = {name: rec[name].tolist() for name in rec.dtype.names}
     whole["vp_trace"] = out["vp_trace"].tolist()

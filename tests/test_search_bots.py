@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from budget import examples
 
-from sim.games import EngineError, get
+from sim.games import BatchRequest, EngineError, Match, get
 from sim.kit.bots import ROLLOUTS, SEARCH_FIELDS, SEARCH_KINDS, SearchBot, SearchParams
 from sim.params import RuleError, fields
 from sim.paws.bots import parse_bot
@@ -185,7 +185,7 @@ def core_games(bots, seed, start, count, counts=None, rules="v4", **setup):
     from sim.paws.cards import load_cards
     from sim.paws.core_engine import play_batch_core
     s = PawsSetup(bots=tuple(bots), **setup)
-    return play_batch_core(s, preset(rules), load_cards(), seed, start, count, counts=counts)
+    return play_batch_core(BatchRequest(Match("paws", s, preset(rules), load_cards()), seed, start, count), counts)
 
 
 MIXED = ("mcts:iterations=6:rollout=random", "heuristic", "flat:rollouts=2:depth=8", "mcts:iterations=4:depth=5:c=1.5")

@@ -1,5 +1,5 @@
-# The engine kit's guard on a batch's inputs. A module fills its Rules and Weights structs from
-# {name: int} dicts; converting a dict to a C struct raises on a missing field but silently drops an
+# The engine kit's guard on a batch's inputs, and its options read once. A module fills its Rules and Weights
+# structs from {name: int} dicts; converting a dict to a C struct raises on a missing field but silently drops an
 # extra one, so a rule parameter or bot weight added on the Python side without its struct field would
 # be ignored by the core. The module derives each struct's field names from the struct itself (convert
 # a zeroed struct to a dict) and refuses any other key with refuse_unknown.
@@ -33,3 +33,20 @@ cdef configure_bot(Bot* b, object spec, tuple weight_fields, tuple search_fields
         load_model(&b.model, more[1], n_policy, n_value)
     if kind == BOT_LEARNED and b.model.n_policy == 0:
         raise ValueError("a learned bot needs its model")
+
+
+cdef BatchOptions batch_options(object options, object oracle) except *:
+    """The BatchOptions struct filled once from ``options`` (sim.games.BatchOptions: the attributes named like the
+    struct's fields); ``oracle``: the value head's model as the core takes it, or None."""
+    cdef BatchOptions o
+    memset(&o, 0, sizeof(BatchOptions))
+    o.seed = options.seed
+    o.start = options.start
+    o.count = options.count
+    if o.count < 0:
+        raise ValueError(f"a batch of {o.count} games")
+    o.cards = options.cards
+    o.trace = options.trace
+    o.samples = options.samples
+    o.values = oracle is not None
+    return o

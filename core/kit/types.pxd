@@ -1,6 +1,6 @@
 # C types shared by the engine cores (docs/engine-kit.md). The kit's functions are in the .pxi files
 # beside this one, which each engine module includes.
-from libc.stdint cimport uint8_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 # A set of up to 128 board cells: cell c is bit (c & 63) of w[c >> 6] (helpers in cells.pxi).
 ctypedef struct Cells:
@@ -71,3 +71,15 @@ ctypedef struct ValueTrace:
                                   # the tests' independent check of the value head (the scenario modules)
     Model model                   # the oracle: its value head rates the seats
     int game                      # the batch offset of the game being played
+
+# One batch's options, filled once from the Python side's (inputs.pxi batch_options; sim.games.BatchOptions, built
+# from a BatchRequest by sim.kit.batch.core_options, whose attributes of the same names the struct copies): which
+# games to play and what to record beside the records.
+ctypedef struct BatchOptions:
+    uint64_t seed                 # the master seed: game k plays the random stream of (seed, k)
+    int64_t start                 # the first game's index
+    int64_t count                 # games in the batch: start .. start + count - 1
+    bint cards                    # also the cards table's rows (the game's CardRow per card of a seat)
+    bint trace                    # also every game's decision trace (trace.pxi)
+    bint samples                  # also the search bots' decisions as the learned bots' training samples
+    bint values                   # also each seat's chance by the oracle's value head (winprob.pxi)

@@ -16,18 +16,20 @@ LIMITS = {"players": MAXP, "cells": MAXC, "item_copies": MAXCARDS, "monster_copi
           "item_cards": MAXITEMIDS, "monster_cards": MAXMONIDS}
 
 
-cdef _configure(Game* g, ItemSpec* ispec, MonsterSpec* mspec, dict rules, bint explorer, bint teams,
-                int players, list bots, list items, list monsters, list nbrs):
-    """Fill the parts of ``g`` that stay fixed over a batch: rules, board geometry, bots, card data."""
+cdef _configure(Game* g, ItemSpec* ispec, MonsterSpec* mspec, dict inputs):
+    """Fill the parts of ``g`` that stay fixed over a batch: rules, board geometry, bots, card data (``inputs``:
+    sim.paws.core_engine.core_inputs, read here once)."""
     cdef int s, c, d, k
+    rules, players, bots, nbrs = inputs["rules"], inputs["players"], inputs["bots"], inputs["nbrs"]
+    items, monsters = inputs["items"], inputs["monsters"]
     if len(nbrs) > MAXC or players > MAXP or len(items) > MAXITEMIDS or len(monsters) > MAXMONIDS:
         raise ValueError(f"beyond the core's capacity: {LIMITS}")
     refuse_unknown("rule parameter(s)", rules, RULE_FIELDS)
     memset(g, 0, sizeof(Game))
     g.r = rules
     g.n = players
-    g.explorer = explorer
-    g.teams = teams
+    g.explorer = inputs["explorer"]
+    g.teams = inputs["teams"]
     g.ncells = len(nbrs)
     g.dist_valid = 0
     g.stop_at = -1
@@ -44,3 +46,15 @@ cdef _configure(Game* g, ItemSpec* ispec, MonsterSpec* mspec, dict rules, bint e
     for k in range(len(items)):
         g.turn_kind[k] = turn_kind(&ispec[k])
     g.mons = mspec
+
+
+cdef load_decks(Decks* d, dict inputs):
+    """The item and monster decks before shuffling (card ids), as every game of the batch starts them."""
+    cdef int k
+    d.n_ideck, d.n_mdeck = len(inputs["item_deck"]), len(inputs["monster_deck"])
+    if d.n_ideck > MAXCARDS or d.n_mdeck > MAXMON:
+        raise ValueError(f"beyond the core's capacity: {LIMITS}")
+    for k in range(d.n_ideck):
+        d.ideck[k] = inputs["item_deck"][k]
+    for k in range(d.n_mdeck):
+        d.mdeck[k] = inputs["monster_deck"][k]

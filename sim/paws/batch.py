@@ -11,7 +11,7 @@ from typing import Iterator
 
 import pyarrow as pa
 
-from sim.games import ENGINES, Match, check_engine  # noqa: F401  (re-exported)
+from sim.games import ENGINES, BatchRequest, Match, check_engine  # noqa: F401  (re-exported)
 from sim.paws.cards import CardSet, load_cards
 from sim.paws.plugin import Paws
 from sim.paws.rules import PawsRules, PawsSetup
@@ -21,10 +21,17 @@ def _match(setup: PawsSetup, rules: PawsRules, cards: CardSet | None) -> Match:
     return Match(Paws.name, setup, rules, cards or load_cards())
 
 
+def request(setup: PawsSetup, rules: PawsRules, master_seed: int, start: int, count: int, engine: str = "core",
+            cards: CardSet | None = None) -> BatchRequest:
+    """The batch of games ``start .. start+count-1`` of one setup and rule set (the default card data when
+    ``cards`` is None), as the engines take it."""
+    return BatchRequest(_match(setup, rules, cards), master_seed, start, count, engine)
+
+
 def play_batch(setup: PawsSetup, rules: PawsRules, master_seed: int, start: int, count: int,
                engine: str = "core", cards: CardSet | None = None) -> pa.Table:
     """Play games ``start .. start+count-1`` and return their records as one table."""
-    return _match(setup, rules, cards).play_batch(master_seed, start, count, engine)["games"]
+    return request(setup, rules, master_seed, start, count, engine, cards).play()["games"]
 
 
 def iter_batches(setup: PawsSetup, rules: PawsRules, master_seed: int, start: int, count: int,

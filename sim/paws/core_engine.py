@@ -8,8 +8,9 @@ import numpy as np
 import pyarrow as pa
 
 from sim.bots import BOT_KINDS
-from sim.games import EngineError
+from sim.games import BatchOptions, BatchRequest, EngineError
 from sim.kit import trace, winprob
+from sim.kit.batch import core_options
 from sim.params import fields
 from sim.paws.board import FAR, NO_CELL, geometry
 from sim.paws.bots import ROSTER
@@ -122,29 +123,34 @@ def cards_table(setup: PawsSetup, cards: CardSet, master_seed: int, start: int, 
     return pa.Table.from_arrays(arrays, schema=CARD_SCHEMA)
 
 
-def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_seed: int, start: int,
-                    count: int, inputs: dict | None = None, counts: dict | None = None,
-                    want_cards: bool = False, want_trace: bool = False,
-                    oracle=None) -> pa.Table | dict[str, pa.Table]:
-    """Play games ``start .. start+count-1`` in the core and return their records; with ``want_cards``,
-    ``want_trace`` or an ``oracle`` (a learned Model), {"games": records, "cards": the cards table,
+def _play(request: BatchRequest, cannot: str) -> tuple[BatchOptions, dict]:
+    """The core's options and output for ``request`` (its BatchOptions struct filled once from them,
+    core/kit/types.pxd); a capacity it lacks, or a void game, as a CoreError."""
+    from core.paws_engine import play_batch
+    inputs = core_inputs(request.setup, request.rules, request.data)
+    options = core_options(request)
+    try:
+        out = play_batch(inputs, options)
+    except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
+        raise CoreError(f"the Paws in Peril core cannot play this: {e}{cannot}") from None
+    if out["void"] >= 0:
+        raise CoreError(f"game {request.start + out['void']}: a decision had more options than the core's capacity")
+    return options, out
+
+
+def play_batch_core(request: BatchRequest, counts: dict | None = None) -> pa.Table | dict[str, pa.Table]:
+    """Play the games of ``request`` in the core and return their records; with the cards or decisions table or
+    an oracle (the win_prob table) among its match's tables, {"games": records, "cards": the cards table,
     "decisions": the decision traces, "win_prob": each seat's chance by the oracle's value head as every turn
     begins and at the end} (the tables asked for) instead. ``counts``, if given, gains the batch's
     top-level ``decisions``, the ``searches`` (those a search bot took), their ``rollouts``
     (simulations) and ``engine_s``, the processor seconds spent playing the games (the rest of the call
     builds the Arrow table)."""
-    from core.paws_engine import play_batch
-    inputs = inputs or core_inputs(setup, rules, cards)
-    try:
-        out = play_batch(**inputs, master_seed=master_seed, start=start, count=count, want_cards=want_cards,
-                         want_trace=want_trace, oracle=oracle.core() if oracle is not None else None)
-    except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
-        raise CoreError(f"the Paws in Peril core cannot play this: {e}; use --engine reference") from None
+    o, out = _play(request, "; use --engine reference")
     if counts is not None:
         for key in ("decisions", "searches", "rollouts", "engine_s"):
             counts[key] = counts.get(key, 0) + out[key]
-    if out["void"] >= 0:
-        raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
+    setup, rules, seed, start, count = request.setup, request.rules, request.seed, request.start, request.count
     records, p = out["records"], setup.players
     cols = core_columns(records, RECORD_COLUMNS, p, {"end_reason": END_REASONS})
     trace_offsets = np.concatenate([[0], np.cumsum(records["rounds"], dtype=np.int64)]).astype(np.int32)
@@ -152,34 +158,27 @@ def play_batch_core(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_s
                                                 seat_lists(out["vp_trace"][:, :p], pa.int8()))
     cols["game_index"] = pa.array(np.arange(start, start + count, dtype=np.int64))
     constants = dict(game="paws", ruleset=rules.ruleset, board=setup.board, mode=setup.mode, players=p,
-                     bots=list(setup.bots), seed=master_seed)
+                     bots=list(setup.bots), seed=seed)
     games = record_table(SCHEMA, count, cols, constants, rules)
-    if not (want_cards or want_trace or oracle is not None):
+    if not (o.cards or o.trace or o.oracle_weights is not None):
         return games
     tables = {"games": games}
-    if want_cards:
-        tables["cards"] = cards_table(setup, cards, master_seed, start, records, out["cards"])
-    if want_trace:
-        tables[trace.TABLE] = trace.core_table(master_seed, start, out["trace"], out["trace_starts"])
-    if oracle is not None:
-        tables[winprob.TABLE] = winprob.core_table(master_seed, start, out["win_prob"], p)
+    if o.cards:
+        tables["cards"] = cards_table(setup, request.data, seed, start, records, out["cards"])
+    if o.trace:
+        tables[trace.TABLE] = trace.core_table(seed, start, out["trace"], out["trace_starts"])
+    if o.oracle_weights is not None:
+        tables[winprob.TABLE] = winprob.core_table(seed, start, out["win_prob"], p)
     return tables
 
 
-def play_samples(setup: PawsSetup, rules: PawsRules, cards: CardSet, master_seed: int, start: int,
-                 count: int) -> dict[str, np.ndarray]:
-    """Games ``start .. start+count-1`` in the core, their search bots' decisions as the learned bots' training
-    samples: {"options": a row per option of each searched decision (its features, its share of the search,
-    whether it was chosen), "seats": a row per seat at each such decision (its features), "outcome": per game
-    and seat, its share of the win (1 for the winner, each Teams winner 1/2, 1/n each when nobody won)}."""
-    from core.paws_engine import play_batch
-    try:
-        out = play_batch(**core_inputs(setup, rules, cards), master_seed=master_seed, start=start, count=count,
-                         want_samples=True)
-    except ValueError as e:
-        raise CoreError(f"the Paws in Peril core cannot play this: {e}") from None
-    if out["void"] >= 0:
-        raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
+def play_samples(request: BatchRequest) -> dict[str, np.ndarray]:
+    """The games of ``request`` (its ``samples`` set) in the core, their search bots' decisions as the learned bots'
+    training samples: {"options": a row per option of each searched decision (its features, its share of the
+    search, whether it was chosen), "seats": a row per seat at each such decision (its features), "outcome": per
+    game and seat, its share of the win (1 for the winner, each Teams winner 1/2, 1/n each when nobody won)}."""
+    _, out = _play(request, "")
+    setup, count = request.setup, request.count
     recs, n = out["records"], setup.players
     outcome = np.full((count, n), 1.0 / n)
     for i in range(count):

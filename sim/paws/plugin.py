@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from sim.bots import bot_specs
 from sim.kit import kingmaking, trace, winprob
-from sim.games import BenchPreset, CompareColumns, Game, Match, PausedGames
+from sim.games import BatchRequest, BenchPreset, CompareColumns, Game, Match, PausedGames
 from sim.params import RuleError
 from sim.paws.bots import MODELS_DIR, ROSTER, WEIGHT_PRESETS_PATH
 from sim.paws.bots.features import FEATURES
@@ -108,12 +108,12 @@ class Paws(Game):
     def setup_values(self, setup: PawsSetup) -> dict:
         return {"board": setup.board, "mode": setup.mode, "players": setup.players, "bots": list(setup.bots)}
 
-    def play_games(self, match: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:
+    def play_games(self, request: BatchRequest) -> dict[str, pa.Table]:
+        match, seed, start, count, engine = (request.match, request.seed, request.start, request.count,
+                                             request.engine)
         if engine == "core":
             from sim.paws.core_engine import play_batch_core     # the compiled core, loaded when first played
-            return kingmaking.with_table(match, seed, start, count, engine, self._tables(play_batch_core(
-                match.setup, match.rules, match.data, seed, start, count, want_cards="cards" in match.tables,
-                want_trace=trace.TABLE in match.tables, oracle=winprob.oracle_of(match))))
+            return kingmaking.with_table(match, seed, start, count, engine, self._tables(play_batch_core(request)))
         from sim.paws.game import play_game                       # the reference engine, likewise
         winprob.refuse_reference(match)
         return kingmaking.with_table(match, seed, start, count, engine, trace.reference_tables(
@@ -122,10 +122,7 @@ class Paws(Game):
     def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
         from sim.paws.core_engine import play_batch_core
         counts: dict = {}
-        return self._tables(play_batch_core(match.setup, match.rules, match.data, seed, start, count, counts=counts,
-                                            want_cards="cards" in match.tables,
-                                            want_trace=trace.TABLE in match.tables,
-                                            oracle=winprob.oracle_of(match))), counts
+        return self._tables(play_batch_core(BatchRequest(match, seed, start, count), counts)), counts
 
     @staticmethod
     def _tables(out) -> dict[str, pa.Table]:

@@ -8,8 +8,9 @@ import numpy as np
 import pyarrow as pa
 
 from sim.bots import BOT_KINDS
-from sim.games import EngineError
+from sim.games import BatchOptions, BatchRequest, EngineError
 from sim.kit import trace, winprob
+from sim.kit.batch import core_options
 from sim.params import fields
 from sim.record_schema import core_columns, record_table
 from sim.tales.bots import ROSTER
@@ -159,55 +160,51 @@ def cards_table(setup: TalesSetup, cards: TalesCards, master_seed: int, start: i
     return pa.Table.from_arrays(arrays, schema=CARD_SCHEMA)
 
 
-def play_batch_core(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_seed: int, start: int,
-                    count: int, want_cards: bool = False, inputs: dict | None = None,
-                    counts: dict | None = None, want_trace: bool = False, oracle=None) -> dict[str, pa.Table]:
-    """Play games ``start .. start+count-1`` in the core: {"games": table} (and "cards", "decisions": the
-    decision traces, if asked, and with an ``oracle``, a learned Model, "win_prob": each seat's chance by its
-    value head as every battle turn begins and at the end);
-    ``counts``, if given, gains the batch's top-level ``decisions``, the ``searches`` (those a search bot
-    took) and their ``rollouts`` (simulations)."""
+def _play(request: BatchRequest, cannot: str) -> tuple[dict, BatchOptions, dict]:
+    """The core's inputs, options and output for ``request`` (its BatchOptions struct filled once from them,
+    core/kit/types.pxd); a capacity it lacks, or a void game, as a CoreError."""
     from core.tales_engine import play_batch
-    inputs = inputs or core_inputs(setup, rules, cards)
+    inputs = core_inputs(request.setup, request.rules, request.data)
+    options = core_options(request)
     try:
-        out = play_batch(**inputs, want_cards=want_cards, master_seed=master_seed, start=start, count=count,
-                         want_trace=want_trace, oracle=oracle.core() if oracle is not None else None)
+        out = play_batch(inputs, options)
     except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
-        raise CoreError(f"the Tales are Real core cannot play this: {e}; use --engine reference") from None
+        raise CoreError(f"the Tales are Real core cannot play this: {e}{cannot}") from None
+    if out["void"] >= 0:
+        raise CoreError(f"game {request.start + out['void']}: a decision had more options than the core's capacity")
+    return inputs, options, out
+
+
+def play_batch_core(request: BatchRequest, counts: dict | None = None) -> dict[str, pa.Table]:
+    """Play the games of ``request`` in the core: {"games": table} (and "cards", "decisions": the decision traces,
+    if its match's tables ask for them, and with an oracle, a learned Model, "win_prob": each seat's chance by its
+    value head as every battle turn begins and at the end); ``counts``, if given, gains the batch's top-level
+    ``decisions``, the ``searches`` (those a search bot took) and their ``rollouts`` (simulations)."""
+    inputs, o, out = _play(request, "; use --engine reference")
     if counts is not None:
         for key in ("decisions", "searches", "rollouts"):
             counts[key] = counts.get(key, 0) + out[key]
-    if out["void"] >= 0:
-        raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
+    setup, cards, seed, start = request.setup, request.data, request.seed, request.start
     records = out["records"]
-    tables = {"games": games_table(setup, rules, cards, master_seed, start, records)}
-    if want_cards:
-        tables["cards"] = cards_table(setup, cards, master_seed, start, records["winner_team"], out["cards"],
-                                      setup.mode)
-    if want_trace:
-        tables[trace.TABLE] = trace.core_table(master_seed, start, out["trace"], out["trace_starts"])
-    if oracle is not None:
-        tables[winprob.TABLE] = winprob.core_table(master_seed, start, out["win_prob"], inputs["players"])
+    tables = {"games": games_table(setup, request.rules, cards, seed, start, records)}
+    if o.cards:
+        tables["cards"] = cards_table(setup, cards, seed, start, records["winner_team"], out["cards"], setup.mode)
+    if o.trace:
+        tables[trace.TABLE] = trace.core_table(seed, start, out["trace"], out["trace_starts"])
+    if o.oracle_weights is not None:
+        tables[winprob.TABLE] = winprob.core_table(seed, start, out["win_prob"], inputs["players"])
     return tables
 
 
-def play_samples(setup: TalesSetup, rules: TalesRules, cards: TalesCards, master_seed: int, start: int,
-                 count: int) -> dict[str, np.ndarray]:
-    """Games ``start .. start+count-1`` in the core, their search bots' decisions as the learned bots' training
-    samples (as sim.paws.core_engine.play_samples): each winning team's commanders share the win, a draw is
-    1/n for each commander."""
-    from core.tales_engine import play_batch
-    try:
-        out = play_batch(**core_inputs(setup, rules, cards), want_cards=False, master_seed=master_seed, start=start,
-                         count=count, want_samples=True)
-    except ValueError as e:
-        raise CoreError(f"the Tales are Real core cannot play this: {e}") from None
-    if out["void"] >= 0:
-        raise CoreError(f"game {start + out['void']}: a decision had more options than the core's capacity")
-    n, winner = setup.seats, out["records"]["winner_team"]
-    outcome = np.full((count, n), 1.0 / n)
+def play_samples(request: BatchRequest) -> dict[str, np.ndarray]:
+    """The games of ``request`` (its ``samples`` set) in the core, their search bots' decisions as the learned bots'
+    training samples (as sim.paws.core_engine.play_samples): each winning team's commanders share the win, a draw
+    is 1/n for each commander."""
+    _, _, out = _play(request, "")
+    n, winner = request.setup.seats, out["records"]["winner_team"]
+    outcome = np.full((request.count, n), 1.0 / n)
     team = np.arange(n) % 2
-    for i in range(count):
+    for i in range(request.count):
         if winner[i] >= 0:
             outcome[i] = (team == winner[i]) / (team == winner[i]).sum()
     return {"options": out["option_samples"], "seats": out["seat_samples"], "outcome": outcome}

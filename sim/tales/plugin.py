@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from sim.bots import bot_specs
 from sim.kit import trace, winprob
-from sim.games import BenchPreset, CompareColumns, Game, Match, PausedGames
+from sim.games import BatchRequest, BenchPreset, CompareColumns, Game, Match, PausedGames
 from sim.params import RuleError
 from sim.record_schema import with_data_columns
 from sim.tales.bots import MODELS_DIR, ROSTER, WEIGHT_PRESETS_PATH
@@ -103,22 +103,19 @@ class Tales(Game):
     def setup_values(self, setup: TalesSetup) -> dict:
         return {"mode": setup.mode, "people": list(setup.people), "bots": list(setup.bots)}
 
-    def play_games(self, match: Match, seed: int, start: int, count: int, engine: str) -> dict[str, pa.Table]:
-        if engine == "core":
+    def play_games(self, request: BatchRequest) -> dict[str, pa.Table]:
+        if request.engine == "core":
             from sim.tales.core_engine import play_batch_core     # the compiled core, loaded when first played
-            return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
-                                   want_cards="cards" in match.tables, want_trace=trace.TABLE in match.tables,
-                                   oracle=winprob.oracle_of(match))
+            return play_batch_core(request)
         from sim.tales.game import play_game                       # the reference engine, likewise
-        winprob.refuse_reference(match)
-        return trace.reference_tables(self, match, seed, start, count, play_game, to_table, cards_table)
+        winprob.refuse_reference(request.match)
+        return trace.reference_tables(self, request.match, request.seed, request.start, request.count, play_game,
+                                      to_table, cards_table)
 
     def play_counted(self, match: Match, seed: int, start: int, count: int) -> tuple[dict[str, pa.Table], dict]:
         from sim.tales.core_engine import play_batch_core
         counts: dict = {}
-        return play_batch_core(match.setup, match.rules, match.data, seed, start, count,
-                               want_cards="cards" in match.tables, want_trace=trace.TABLE in match.tables,
-                               counts=counts, oracle=winprob.oracle_of(match)), counts
+        return play_batch_core(BatchRequest(match, seed, start, count), counts), counts
 
     def winner(self, record: Mapping[str, Any]) -> int:
         return record["winner_team"]

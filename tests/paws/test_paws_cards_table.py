@@ -16,7 +16,7 @@ import pytest
 from scenario import Ask, item, item_deck, make_game, monster, monster_deck, own, place, reference_only, script
 
 from queries import connection, errors, sqlfiles
-from sim.games import get
+from sim.games import BatchOptions, get
 from sim.paws import invade, knockout, loot
 from sim.paws.actions import apply_action
 from sim.paws.kinds import Action, Decision
@@ -83,8 +83,8 @@ def test_the_cards_table_comes_only_when_asked_and_leaves_the_games_table_as_it_
     from core.paws_engine import CARD_ROW_DTYPE, play_batch
     from sim.paws.core_engine import core_inputs
     inputs = core_inputs(with_cards.setup, with_cards.rules, with_cards.data)
-    assert "cards" not in play_batch(**inputs, master_seed=5, start=0, count=3)
-    rows = play_batch(**inputs, master_seed=5, start=0, count=3, want_cards=True)["cards"]
+    assert "cards" not in play_batch(inputs, BatchOptions(5, 0, 3))
+    rows = play_batch(inputs, BatchOptions(5, 0, 3, cards=True))["cards"]
     assert rows.dtype == CARD_ROW_DTYPE and len(rows) > 0 and set(rows["game"]) == {0, 1, 2}
 
 
@@ -337,4 +337,4 @@ def test_core_refuses_a_card_file_beyond_its_counters():
     inputs = core_inputs(m.setup, m.rules, m.data)
     inputs["monsters"] = inputs["monsters"] * (LIMITS["monster_cards"] // len(inputs["monsters"]) + 1)
     with pytest.raises(ValueError, match="capacity"):
-        play_batch(**inputs, master_seed=1, start=0, count=1)
+        play_batch(inputs, BatchOptions(1, 0, 1))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.games import get
+from sim.games import BatchOptions, get
 from sim.tales.cards import CREATURES_FILE, EQUIPMENT_FILE
 from sim.tales.core_engine import core_inputs
 from sim.tales.game import card_rows, new_game, record, run
@@ -100,8 +100,7 @@ def reference(m, seed, start, count):
 
 def core_states(m, seed, start, count) -> list[int]:
     from core.tales_engine import play_batch
-    out = play_batch(**core_inputs(m.setup, m.rules, m.data), want_cards=False, master_seed=seed, start=start,
-                     count=count)
+    out = play_batch(core_inputs(m.setup, m.rules, m.data), BatchOptions(seed, start, count))
     return out["rng_state"].tolist()
 
 
@@ -234,7 +233,7 @@ def test_core_refuses_inputs_beyond_its_capacity():
     inputs = core_inputs(m.setup, m.rules, m.data)
     inputs["rules"] = {**inputs["rules"], "army_size": 9}
     with pytest.raises(ValueError, match="beyond the core's capacity.*'army_size': 8"):
-        play_batch(**inputs, want_cards=False, master_seed=1, start=0, count=1)
+        play_batch(inputs, BatchOptions(1, 0, 1))
 
 
 def test_batches_in_parallel_threads_equal_batches_one_by_one():

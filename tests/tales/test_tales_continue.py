@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from budget import examples
 
 from core.tales_scenario import PausedGame
-from sim.games import get
+from sim.games import BatchOptions, get
 from sim.tales.core_engine import core_inputs
 from sim.tales.kinds import Decision
 
@@ -46,7 +46,7 @@ def production(inputs: dict, index: int) -> tuple[dict, int]:
     """The production batch loop's record of game ``index`` (with its card rows), in PausedGame.record()'s
     form, and the generator's state after the game."""
     from core.tales_engine import play_batch
-    out = play_batch(**inputs, want_cards=True, master_seed=SEED, start=index, count=1)
+    out = play_batch(inputs, BatchOptions(SEED, index, 1, cards=True))
     rec = out["records"][0]
     whole = {name: rec[name].tolist() for name in rec.dtype.names}
     whole["cards"] = out["cards"].tolist()
@@ -95,7 +95,7 @@ def test_any_game_paused_anywhere_continues_as_played(cfg, seed, index, where, t
     finished) end as the production game; the pause is at a top-level decision of a seat."""
     from core.tales_engine import play_batch
     inputs = INPUTS.setdefault(cfg[0], inputs_of(cfg))
-    out = play_batch(**inputs, want_cards=True, master_seed=seed, start=index, count=1)
+    out = play_batch(inputs, BatchOptions(seed, index, 1, cards=True))
     rec = out["records"][0]
     whole = {name: rec[name].tolist() for name in rec.dtype.names}
     whole["cards"] = out["cards"].tolist()

@@ -9,13 +9,14 @@ four modes; and (slow) mcts beats the heuristic one against one, seat-rotated.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 
 import pytest
 
 from core.tales_scenario import PausedGame
-from sim.games import get
+from sim.games import BatchRequest, get
 from sim.tales.core_engine import core_inputs, play_batch_core
 from sim.tales.kinds import Decision
 from tests.tales.test_invariants import check_record
@@ -29,7 +30,9 @@ def match(mode, bots, **rules):
 
 def core_games(mode, bots, seed, start, count, counts=None, cards=False):
     m = match(mode, bots)
-    return play_batch_core(m.setup, m.rules, m.data, seed, start, count, want_cards=cards, counts=counts)
+    if cards:
+        m = dataclasses.replace(m, tables=("games", "cards"))
+    return play_batch_core(BatchRequest(m, seed, start, count), counts)
 
 
 # -- games ----------------------------------------------------------------------------------------------
