@@ -10,7 +10,7 @@ import typer
 
 from cli.common import MAX_WORKERS, check_output_file, check_range, err, fail, game_named, plain
 from cluster.strength import TRAINING_SPACE as TRAINING_SEEDS
-from cluster.train_bot import TrainSpec, check_spec, train
+from cluster.train_bot import TrainRun, TrainSpec, check_spec, train
 from cluster.version import code_version
 from sim.games import EngineError
 from sim.params import RuleError
@@ -83,16 +83,24 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     spec = TrainSpec(game=g.name, name=name, search=search, iterations=iterations, games=games, batch=batch,
                      eval_games=eval_games, seed=seed, improve=improve, population=population,
                      improve_games=improve_games, improve_sigma=improve_spread)
+    run = TrainRun(spec, out, work, workers=workers, address=address, code_version=code_version(),
+                   progress=None if quiet else lambda text: err.print(text, highlight=False, markup=False))
     try:
         check_spec(spec)
-        model = train(spec, out, work, workers=workers, address=address, code_version=code_version(),
-                      progress=None if quiet else lambda text: err.print(text, highlight=False, markup=False))
+        model = train(run)
     except (RuleError, EngineError, ValueError) as e:
         fail(str(e))
+    _report(g, model, run, ship)
+
+
+def _report(g, model, run: TrainRun, ship: bool) -> None:
+    """Where the model went, and its strength against the heuristic and its value head's calibration."""
+    out = run.out
     last = model.provenance["iterations"][-1]
     rung = model.provenance.get("improvement", last)["ladder"]
-    stage = (f"{len(model.provenance['iterations'])} iterations and {improve} generations of policy improvement"
-             if "improvement" in model.provenance else f"{len(model.provenance['iterations'])} iterations")
+    iterations = f"{len(model.provenance['iterations'])} iterations"
+    improved = "improvement" in model.provenance
+    stage = f"{iterations} and {run.spec.improve} generations of policy improvement" if improved else iterations
     err.print(f"model written: {plain(out)}; play it with --bots learned:model="
               f"{model.name if ship else plain(out)}", highlight=False)
     # the value head on games it was not fitted on (the last iteration's, by the previous iteration's head) when
@@ -107,6 +115,5 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
                f"head Brier {cal.get('brier')}, calibration error {cal.get('ece')} ({where}). Measure it on held-out "
                f"seeds: playtest bench --game {g.name} --bots learned:model={model.name if ship else plain(out)} "
                "--strength. Bots, not people.")
-
 
 COMMANDS = {"train-bot": train_bot}

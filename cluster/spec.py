@@ -15,7 +15,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from sim.files import MAX_NESTING, load_toml_bounded, nesting_of_value
 from sim.games import ENGINES, GAMES, EngineError, Game, Match, get
@@ -200,9 +200,52 @@ def auto_batch_size(games_per_cell: int, engine: str, cells: int = 1) -> int:
     return math.ceil(games_per_cell / parts)
 
 
+@dataclass
+class _Reading:
+    """A spec as parse_spec reads it, section by section: each section's parser (:data:`SECTIONS`) checks its keys
+    of ``raw`` and keeps what it resolved here for the sections after it."""
+
+    src: str                           # the spec file (or the name given to parse_spec): every error line's start
+    raw: dict[str, Any]                # the spec as written ([stop] max_games_per_cell as games_per_cell)
+    base_dir: str | Path               # card data paths are relative to it
+    stop_raw: Any = None               # [stop] as written, or None
+    gdef: Game | None = None
+    rules: str | None = None           # None: each cell's game default
+    seed: int = 0
+    games_per_cell: int = 0
+    stop_keys: dict[str, Any] | None = None
+    engine: str = "core"
+    batch_size: int = 0
+    tables: tuple[str, ...] = ("games",)
+    setup: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, str] = field(default_factory=dict)
+    overrides: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    param_names: list[str] = field(default_factory=list)
+    cell_keys: list[str] = field(default_factory=list)
+    grid: dict[str, list] = field(default_factory=dict)
+    combos: list[dict[str, Any]] = field(default_factory=list)
+    cells: list[Cell] = field(default_factory=list)
+    stop: StopSpec | None = None
+
+
 def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path = ".") -> SweepSpec:
     """Validate a spec given as a dict (parsed TOML); data paths are relative to ``base_dir``."""
-    src = source
+    r = _Reading(src=source, raw=raw, base_dir=base_dir)
+    for parse in SECTIONS.values():     # in order: a section reads what the ones before it resolved
+        parse(r)
+    raw = r.raw
+    if r.stop is not None:
+        raw = {k: v for k, v in raw.items() if k != "games_per_cell"}       # the spec as written
+    return SweepSpec(source=r.src, name=raw.get("name", Path(r.src).stem), game=raw["game"], rules=r.rules,
+                     seed=r.seed, games_per_cell=r.games_per_cell, batch_size=r.batch_size, engine=r.engine,
+                     tables=r.tables, setup=dict(r.setup), overrides=dict(r.overrides), data=r.data,
+                     grid=dict(r.grid), cells=r.cells, raw=raw, stop=r.stop)
+
+
+def _parse_keys(r: _Reading) -> None:
+    """The top level: a table of known keys, nested within bounds, the required ones there, each of its type."""
+    src, raw = r.src, r.raw
     if not isinstance(raw, dict):
         raise SpecError(f"{src}: a sweep spec is a table of keys; valid keys: {', '.join(KEYS)}")
     if nesting_of_value(raw) > MAX_NESTING:       # a stored spec (a manifest's) is read without parse_toml
@@ -211,7 +254,7 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
     for key in raw:
         if key not in KEYS:
             raise SpecError(f"{src}: unknown key {key!r}; valid keys: {', '.join(KEYS)}")
-    stop_raw = raw.get("stop")
+    r.stop_raw = stop_raw = raw.get("stop")
     if stop_raw is not None and "games_per_cell" in raw:
         raise SpecError(f"{src}: games_per_cell and [stop] together; a [stop] sweep plays until each cell's answer "
                         "is clear, up to [stop] max_games_per_cell: remove games_per_cell")
@@ -220,76 +263,124 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
             raise SpecError(f"{src}: [stop] missing key 'max_games_per_cell' ({STOP_KEYS['max_games_per_cell'][1]})")
         _check_type(src, "[stop] max_games_per_cell", stop_raw["max_games_per_cell"], int,
                     KEYS["games_per_cell"][1])
-        raw = {**raw, "games_per_cell": stop_raw["max_games_per_cell"]}
+        r.raw = raw = {**raw, "games_per_cell": stop_raw["max_games_per_cell"]}
     for key in REQUIRED:
         if key not in raw:
             raise SpecError(f"{src}: missing key {key!r} ({KEYS[key][1]}); required keys: {', '.join(REQUIRED)}")
     for key, value in raw.items():
         _check_type(src, key, value, *KEYS[key])
 
-    game = raw["game"]
+
+def _parse_game(r: _Reading) -> None:
+    game = r.raw["game"]
     if game not in GAMES.names():
-        raise SpecError(f"{src}: game = {game!r} is not allowed; expected one of {', '.join(GAMES.names())}")
-    gdef = get(game)
-    rules = raw.get("rules")            # None: the game's own choice (Game.preset_note says how)
-    if rules is not None and rules not in gdef.presets:
-        raise SpecError(f"{src}: rules = {rules!r} is not allowed; expected one of {', '.join(gdef.presets)}")
-    seed = raw["seed"]
-    _int_range(src, "seed", seed, 0, 2**64 - 1, KEYS["seed"][1])
-    games_per_cell = raw["games_per_cell"]
-    gkey = "[stop] max_games_per_cell" if stop_raw is not None else "games_per_cell"
-    _check_type(src, gkey, games_per_cell, int, KEYS["games_per_cell"][1])
-    _int_range(src, gkey, games_per_cell, 1, MAX_GAMES_PER_CELL, KEYS["games_per_cell"][1])
-    stop_keys = _stop_keys(src, gdef, stop_raw) if stop_raw is not None else None
-    engine = raw.get("engine", "core")
-    if engine not in ENGINES:
-        raise SpecError(f"{src}: engine = {engine!r} is not allowed; expected one of {', '.join(ENGINES)}")
-    batch_size = raw.get("batch_size", 0)
-    _int_range(src, "batch_size", batch_size, 0, MAX_BATCH, KEYS["batch_size"][1])
-    tables = raw.get("tables", ["games"])
+        raise SpecError(f"{r.src}: game = {game!r} is not allowed; expected one of {', '.join(GAMES.names())}")
+    r.gdef = get(game)
+
+
+def _parse_rules(r: _Reading) -> None:
+    r.rules = r.raw.get("rules")            # None: the game's own choice (Game.preset_note says how)
+    if r.rules is not None and r.rules not in r.gdef.presets:
+        raise SpecError(f"{r.src}: rules = {r.rules!r} is not allowed; expected one of {', '.join(r.gdef.presets)}")
+
+
+def _parse_seed(r: _Reading) -> None:
+    r.seed = r.raw["seed"]
+    _int_range(r.src, "seed", r.seed, 0, 2**64 - 1, KEYS["seed"][1])
+
+
+def _parse_games_per_cell(r: _Reading) -> None:
+    r.games_per_cell = r.raw["games_per_cell"]
+    gkey = "[stop] max_games_per_cell" if r.stop_raw is not None else "games_per_cell"
+    _check_type(r.src, gkey, r.games_per_cell, int, KEYS["games_per_cell"][1])
+    _int_range(r.src, gkey, r.games_per_cell, 1, MAX_GAMES_PER_CELL, KEYS["games_per_cell"][1])
+
+
+def _parse_stop(r: _Reading) -> None:
+    """[stop] on its own; its metric is checked on every cell once they are resolved (:func:`_parse_stop_cells`)."""
+    r.stop_keys = _stop_keys(r.src, r.gdef, r.stop_raw) if r.stop_raw is not None else None
+
+
+def _parse_engine(r: _Reading) -> None:
+    r.engine = r.raw.get("engine", "core")
+    if r.engine not in ENGINES:
+        raise SpecError(f"{r.src}: engine = {r.engine!r} is not allowed; expected one of {', '.join(ENGINES)}")
+
+
+def _parse_batch_size(r: _Reading) -> None:
+    """The batch size as written (0: automatic, resolved once the cells are counted, :func:`_parse_cells`)."""
+    r.batch_size = r.raw.get("batch_size", 0)
+    _int_range(r.src, "batch_size", r.batch_size, 0, MAX_BATCH, KEYS["batch_size"][1])
+
+
+def _parse_tables(r: _Reading) -> None:
+    tables = r.raw.get("tables", ["games"])
     for t in tables:
         if not isinstance(t, str):
-            raise SpecError(f"{src}: tables: {t!r} is not a {game} result table; expected some of "
-                            f"{', '.join(gdef.schemas)}")
-    _check_keys(gdef, f"{src}: tables", tables=tables)
-    tables = ("games",) + tuple(dict.fromkeys(t for t in tables if t != "games"))
+            raise SpecError(f"{r.src}: tables: {t!r} is not a {r.gdef.name} result table; expected some of "
+                            f"{', '.join(r.gdef.schemas)}")
+    _check_keys(r.gdef, f"{r.src}: tables", tables=tables)
+    r.tables = ("games",) + tuple(dict.fromkeys(t for t in tables if t != "games"))
 
-    setup = raw.get("setup", {})
-    _check_keys(gdef, f"{src}: [setup]", setup=setup)
-    data = {key: _data_path(src, f"[data] {key}", gdef, key, value, base_dir)
-            for key, value in raw.get("data", {}).items()}
-    overrides = raw.get("overrides", {})
 
+def _parse_setup(r: _Reading) -> None:
+    r.setup = r.raw.get("setup", {})
+    _check_keys(r.gdef, f"{r.src}: [setup]", setup=r.setup)
+
+
+def _parse_data(r: _Reading) -> None:
+    r.data = {key: _data_path(r.src, f"[data] {key}", r.gdef, key, value, r.base_dir)
+              for key, value in r.raw.get("data", {}).items()}
+
+
+def _parse_table_options(r: _Reading) -> None:
+    """The options of tables that take some ([kingmaking]) and the sweep's oracle (the win_prob table's, and
+    kingmaking's unless [kingmaking] names its own); the game checks them as it resolves the cells."""
+    src, raw = r.src, r.raw
     options = {t: raw[t] for t in TABLE_OPTIONS if t in raw}      # checked by the game (Game.table_options)
-    if winprob.TABLE in tables:
-        if engine != "core":
+    if winprob.TABLE in r.tables:
+        if r.engine != "core":
             raise SpecError(f"{src}: tables: {winprob.NEEDS_CORE}")
         try:        # checked once here, with the key's own words; every cell keeps it as its table's option
-            oracle = winprob.resolve_oracle(gdef, raw.get("oracle"), src)
+            oracle = winprob.resolve_oracle(r.gdef, raw.get("oracle"), src)
         except RuleError as e:
             raise SpecError(str(e)) from None
         options[winprob.TABLE] = {"oracle": winprob.describe(oracle)}
-    elif "oracle" in raw and "kingmaking" not in tables:
+    elif "oracle" in raw and "kingmaking" not in r.tables:
         raise SpecError(f"{src}: oracle = {raw['oracle']!r} without the {winprob.TABLE} table; the oracle rates the "
                         f"seats of {winprob.TABLE} (and kingmaking) only: add it to tables (tables = [\"games\", "
                         f"\"{winprob.TABLE}\"])")
-    if "oracle" in raw and "kingmaking" in tables:     # the sweep's oracle, unless [kingmaking] names its own
+    if "oracle" in raw and "kingmaking" in r.tables:     # the sweep's oracle, unless [kingmaking] names its own
         options["kingmaking"] = {"oracle": raw["oracle"], **(options.get("kingmaking") or {})}
-    bare = _resolve(gdef, rules, {}, setup, data, tables, f"{src}: [setup]", options)
-    param_names = [f.name for f in fields(bare.rules)]
-    cell_keys = ["rules", *gdef.setup_keys, *gdef.data_keys, *param_names]
-    for key in overrides:
-        if key not in param_names:
-            raise SpecError(f"{src}: [overrides] unknown rule parameter {key!r}; valid: {', '.join(param_names)}")
-    _resolve(gdef, rules, overrides, setup, data, tables, f"{src}: [overrides]", options)
+    r.options = options
 
-    grid = raw.get("grid", {})
-    explicit = raw.get("cells", [])
+
+def _parse_overrides(r: _Reading) -> None:
+    """[overrides]: rule parameters of the base configuration, which resolves with them (and without)."""
+    src, gdef = r.src, r.gdef
+    r.overrides = r.raw.get("overrides", {})
+    bare = _resolve(gdef, r.rules, {}, r.setup, r.data, r.tables, f"{src}: [setup]", r.options)
+    r.param_names = [f.name for f in fields(bare.rules)]
+    r.cell_keys = ["rules", *gdef.setup_keys, *gdef.data_keys, *r.param_names]
+    for key in r.overrides:
+        if key not in r.param_names:
+            raise SpecError(f"{src}: [overrides] unknown rule parameter {key!r}; valid: {', '.join(r.param_names)}")
+    _resolve(gdef, r.rules, r.overrides, r.setup, r.data, r.tables, f"{src}: [overrides]", r.options)
+
+
+def _unknown_cell_key(r: _Reading, where: str, key: str) -> SpecError:
+    gdef = r.gdef
+    return SpecError(f"{r.src}: {where} unknown key {key!r}; valid: rules, {gdef.name} setup keys "
+                     f"({', '.join(gdef.setup_keys)}), card data files ({', '.join(gdef.data_keys)}) "
+                     f"or rule parameters ({', '.join(r.param_names)})")
+
+
+def _parse_grid(r: _Reading) -> None:
+    src = r.src
+    r.grid = grid = r.raw.get("grid", {})
     for key, values in grid.items():
-        if key not in cell_keys:
-            raise SpecError(f"{src}: [grid] unknown key {key!r}; valid: rules, {game} setup keys "
-                            f"({', '.join(gdef.setup_keys)}), card data files ({', '.join(gdef.data_keys)}) "
-                            f"or rule parameters ({', '.join(param_names)})")
+        if key not in r.cell_keys:
+            raise _unknown_cell_key(r, "[grid]", key)
         if not isinstance(values, list) or not values:
             raise SpecError(f"{src}: [grid] {key} = {_clip(values)} must be a non-empty list of values")
         if len(values) > MAX_CELLS:
@@ -298,7 +389,13 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
         seen = [json.dumps(v, sort_keys=True) for v in values]
         if len(set(seen)) != len(seen):
             raise SpecError(f"{src}: [grid] {key} = {_clip(values)} lists a value twice")
-    # counted before the product is expanded: a grid of 10^10 cells is refused without building it
+
+
+def _parse_cells(r: _Reading) -> None:
+    """[[cells]] and the grid's product: counted (and the parts with them, the batch size resolved) before the
+    product is expanded, so a grid of 10^10 cells is refused without building it."""
+    src, grid = r.src, r.grid
+    explicit = r.raw.get("cells", [])
     n_cells = (math.prod(len(v) for v in grid.values()) if grid else 0) + len(explicit)
     if n_cells > MAX_CELLS:
         sizes = " x ".join(str(len(v)) for v in grid.values())
@@ -306,8 +403,8 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
                         f"{f' + {len(explicit)} [[cells]]' if explicit else ''}); at most {MAX_CELLS} are allowed "
                         "in one sweep")
     n_cells = max(n_cells, 1)
-    batch_size = min(batch_size or auto_batch_size(games_per_cell, engine, n_cells), games_per_cell)
-    per_cell = math.ceil(games_per_cell / batch_size)
+    r.batch_size = min(r.batch_size or auto_batch_size(r.games_per_cell, r.engine, n_cells), r.games_per_cell)
+    per_cell = math.ceil(r.games_per_cell / r.batch_size)
     parts = n_cells * per_cell        # checked before any cell is resolved
     if parts > MAX_PARTS:
         raise SpecError(f"{src}: {parts} parts ({n_cells} cells x {per_cell}); "
@@ -317,48 +414,67 @@ def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path
         if not isinstance(cell, dict):
             raise SpecError(f"{src}: cells[{i}] = {cell!r} must be a table ([[cells]]) of key = value")
         for key in cell:
-            if key not in cell_keys:
-                raise SpecError(f"{src}: cells[{i}]: unknown key {key!r}; valid: rules, {game} setup keys "
-                                f"({', '.join(gdef.setup_keys)}), card data files ({', '.join(gdef.data_keys)}) "
-                                f"or rule parameters ({', '.join(param_names)})")
-    combos += [dict(c) for c in explicit]
-    if not combos:
-        combos = [{}]
+            if key not in r.cell_keys:
+                raise _unknown_cell_key(r, f"cells[{i}]:", key)
+    r.combos = (combos + [dict(c) for c in explicit]) or [{}]
 
+
+def _parse_resolve_cells(r: _Reading) -> None:
+    """Every cell resolved into its Match (each must play other games than the rest), then checked against the
+    engine: what it cannot play is refused before any work starts."""
+    src, gdef, combos = r.src, r.gdef, r.combos
     width = max(3, len(str(len(combos) - 1)))
-    cells: list[Cell] = []
     by_digest: dict[str, str] = {}
     for i, values in enumerate(combos):
         cid = f"c{i:0{width}d}"
         where = f"{src}: cell {cid} {_show(values)}"
-        cell_rules = values.get("rules", rules)
+        cell_rules = values.get("rules", r.rules)
         if cell_rules is not None and (not isinstance(cell_rules, str) or cell_rules not in gdef.presets):
             raise SpecError(f"{where}: rules = {cell_rules!r} is not allowed; expected one of "
                             f"{', '.join(gdef.presets)}")
-        cell_setup = {**setup, **{k: v for k, v in values.items() if k in gdef.setup_keys}}
-        cell_over = {**overrides, **{k: v for k, v in values.items() if k in param_names}}
-        cell_data = {**data, **{k: _data_path(where, k, gdef, k, v, base_dir)
-                                for k, v in values.items() if k in gdef.data_keys}}
-        match = _resolve(gdef, cell_rules, cell_over, cell_setup, cell_data, tables, where, options)
+        cell_setup = {**r.setup, **{k: v for k, v in values.items() if k in gdef.setup_keys}}
+        cell_over = {**r.overrides, **{k: v for k, v in values.items() if k in r.param_names}}
+        cell_data = {**r.data, **{k: _data_path(where, k, gdef, k, v, r.base_dir)
+                                  for k, v in values.items() if k in gdef.data_keys}}
+        match = _resolve(gdef, cell_rules, cell_over, cell_setup, cell_data, r.tables, where, r.options)
         if match.digest in by_digest:
             raise SpecError(f"{where}: plays the same games as cell {by_digest[match.digest]}; "
                             "every cell must differ")
         by_digest[match.digest] = cid
-        cells.append(Cell(cid, values, match))
-
-    for cell in cells:                 # what the engine cannot play is refused before any work starts
+        r.cells.append(Cell(cid, values, match))
+    for cell in r.cells:
         try:
-            cell.match.check_engine(engine)
+            cell.match.check_engine(r.engine)
         except EngineError as e:
             raise SpecError(f"{src}: cell {cell.id} {_show(cell.values)}: {e}") from None
 
-    stop = _stop_cells(src, gdef, stop_keys, cells, seed, engine, games_per_cell) if stop_keys else None
-    if stop is not None:
-        raw = {k: v for k, v in raw.items() if k != "games_per_cell"}       # the spec as written
-    return SweepSpec(source=src, name=raw.get("name", Path(src).stem), game=game, rules=rules, seed=seed,
-                     games_per_cell=games_per_cell, batch_size=batch_size, engine=engine, tables=tables,
-                     setup=dict(setup), overrides=dict(overrides), data=data, grid=dict(grid), cells=cells,
-                     raw=raw, stop=stop)
+
+def _parse_stop_cells(r: _Reading) -> None:
+    if r.stop_keys:
+        r.stop = _stop_cells(r.src, r.gdef, r.stop_keys, r.cells, r.seed, r.engine, r.games_per_cell)
+
+
+# spec section -> its parser, in the order parse_spec runs them (a section reads what the ones before resolved;
+# the order is also which error a spec with several gets first)
+SECTIONS: dict[str, Callable[[_Reading], None]] = {
+    "keys": _parse_keys,
+    "game": _parse_game,
+    "rules": _parse_rules,
+    "seed": _parse_seed,
+    "games_per_cell": _parse_games_per_cell,
+    "stop": _parse_stop,
+    "engine": _parse_engine,
+    "batch_size": _parse_batch_size,
+    "tables": _parse_tables,
+    "setup": _parse_setup,
+    "data": _parse_data,
+    "table options": _parse_table_options,
+    "overrides": _parse_overrides,
+    "grid": _parse_grid,
+    "cells": _parse_cells,
+    "cell matches": _parse_resolve_cells,
+    "stop cells": _parse_stop_cells,
+}
 
 
 def _number(src: str, key: str, value: Any, lo: float, hi: float, allowed: str) -> float:

@@ -11,6 +11,7 @@ cache), moves what does not belong into ``DIR/.quarantine/`` and plays every par
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import os
 import signal
@@ -381,17 +382,17 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, workers: int | None = Non
     ``driver_plays``: an embedded sweep (no ``address``, no Ray runtime of the caller's) plays on the
     driver's threads first and starts Ray only when the rest would take longer than ``cluster.local.RAY_PAYS_S``;
     False starts Ray at once."""
-    t0 = time.perf_counter()
+    run = SweepRun(spec, out_dir, workers=workers, address=address, resume=resume, progress=progress,
+                   on_part=on_part, log=log, stopper=stopper, driver_plays=driver_plays, t0=time.perf_counter())
     if (bad := workers_error(workers, address)) is not None:
         raise SweepError(bad)
     if is_uri(out_dir):          # results on object storage (cluster.remote)
-        return _run_remote(spec, str(out_dir), workers, address, resume, progress, on_part, t0, log, stopper)
+        return _run_remote(dataclasses.replace(run, out_dir=str(out_dir)))
     out_dir = Path(out_dir)
     check_out_dir(out_dir)
     created = not out_dir.exists()
     with interrupts() as ints, _driver_lock(out_dir, created):
-        return _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints, stopper,
-                           driver_plays=driver_plays)
+        return _Run(dataclasses.replace(run, out_dir=out_dir, ints=ints)).run()
 
 
 def check_remote_out(out: str, spec: SweepSpec | None = None, stopper: Stopper | None = None):
@@ -407,17 +408,17 @@ def check_remote_out(out: str, spec: SweepSpec | None = None, stopper: Stopper |
     return loc
 
 
-def _run_remote(spec, out, workers, address, resume, progress, on_part, t0, log, stopper) -> SweepSummary:
+def _run_remote(run: SweepRun) -> SweepSummary:
     from cluster.remote import LockHeld, object_lock
-    loc = check_remote_out(out, spec, stopper)
+    loc = check_remote_out(run.out_dir, run.spec, run.stopper)
     try:
         with interrupts() as ints, object_lock(loc) as lock:
-            if lock.took_over and log:
-                log(f"{loc.name()}: {lock.took_over}")
+            if lock.took_over and run.log:
+                run.log(f"{loc.name()}: {lock.took_over}")
             # Ray's workers write the parts: the driver does not fork players of its own, as the S3
             # client's threads do not survive a fork
-            return _run_locked(spec, out, workers, address, resume, progress, on_part, t0, log, ints, None,
-                               remote=(loc, lock), driver_plays=False)
+            return _Run(dataclasses.replace(run, ints=ints, stopper=None, remote=(loc, lock),
+                                            driver_plays=False)).run()
     except (LockHeld, StorageError) as e:
         raise SweepError(str(e)) from None
 
@@ -445,11 +446,24 @@ def _driver_lock(out_dir: Path, created: bool):
                     out_dir.rmdir()
 
 
-def _run_locked(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints,
-                stopper=None, remote=None, driver_plays=True) -> SweepSummary:
-    """One run of a sweep in its locked results folder (see :class:`_Run` for its steps)."""
-    return _Run(spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints, stopper, remote,
-                driver_plays).run()
+@dataclass(frozen=True)
+class SweepRun:
+    """One run of a sweep as :func:`run_sweep` was asked for it, passed whole to :class:`_Run` (see run_sweep for
+    the options' meaning)."""
+
+    spec: SweepSpec
+    out_dir: Path | str                      # the local results folder, or an object-storage URI (cluster.remote)
+    workers: int | None = None
+    address: str | None = None
+    resume: bool = False
+    progress: bool = True
+    on_part: Callable[[str, int], None] | None = None
+    log: Callable[[str], None] | None = None
+    stopper: Stopper | None = None           # None: the spec's [stop] if it has one (the run's plan makes it)
+    driver_plays: bool = True
+    t0: float = 0.0                          # when run_sweep was called (time.perf_counter)
+    ints: "_Interrupts | None" = None        # the run's Ctrl-C and SIGTERM handler, once in place
+    remote: tuple | None = None              # object storage: (location, the driver's lock), else None
 
 
 class _Run:
@@ -465,11 +479,9 @@ class _Run:
     * :meth:`settle`: the run's record and the manifest saved, whatever happened;
     * :meth:`cleanup`: the players and Ray ended, temporary files of cut-off parts removed."""
 
-    def __init__(self, spec, out_dir, workers, address, resume, progress, on_part, t0, log, ints, stopper,
-                 remote, driver_plays):
-        self.spec, self.out_dir, self.workers, self.address = spec, out_dir, workers, address
-        self.resume, self.progress, self.on_part, self.t0, self.log, self.ints = resume, progress, on_part, t0, log, ints
-        self.stopper, self.remote, self.driver_plays = stopper, remote, driver_plays
+    def __init__(self, run: SweepRun):
+        self.cfg = run
+        self.stopper = run.stopper         # a [stop] sweep's is made by make_plan
         self.code, self.core = code_version(), core_digest()     # once per run: the tree may change while it runs
         self.manifest: dict[str, Any] = {}
         self.report: Report | None = None
@@ -481,16 +493,24 @@ class _Run:
         self.games = self.parts = self.driver_parts = 0
         self.ray_started, self.ray_up, self.guard = False, False, None
         self.ray_failed: str | None = None     # why an embedded Ray could not start (the driver's players play)
-        self.running = workers or os.cpu_count() or 1
+        self.running = run.workers or os.cpu_count() or 1
         self.ray_start_s = 0.0
         self.last_save, self.save_gap = time.perf_counter(), SAVE_EVERY_S
         # an embedded sweep plays on the driver's players first (cluster.local), Ray only when it pays
-        self.local_first = driver_plays and not address and not _ray_running()
+        self.local_first = run.driver_plays and not run.address and not _ray_running()
+
+    @property
+    def spec(self) -> SweepSpec:
+        return self.cfg.spec
+
+    @property
+    def out_dir(self) -> Path | str:
+        return self.cfg.out_dir
 
     def save_manifest(self) -> None:
         """Save the manifest (object storage: first check the driver's lock is still ours)."""
-        if self.remote is not None:
-            self.remote[1].check()
+        if self.cfg.remote is not None:
+            self.cfg.remote[1].check()
         _save_manifest(self.out_dir, self.manifest)
 
     # --- the steps ------------------------------------------------------------------------------------------
@@ -504,11 +524,11 @@ class _Run:
                 if not self.start_ray():     # an embedded Ray that could not start: the driver's players play
                     self.local_first = True
             except KeyboardInterrupt:
-                summary = _summary(self.manifest, self.out_dir, self.t0, time.perf_counter(), 0.0, 0, 0, self.before,
-                                   0, self.report)
-                raise SweepInterrupted(summary, self.ints.signum) from None
+                summary = _summary(self.manifest, self.out_dir, self.cfg.t0, time.perf_counter(), 0.0, 0, 0,
+                                   self.before, 0, self.report)
+                raise SweepInterrupted(summary, self.cfg.ints.signum) from None
         self.t_ray = self.t_play = self.t_done = time.perf_counter()
-        self.run_record = {"started": now(), "code_version": self.code, "address": self.address, "games": 0}
+        self.run_record = {"started": now(), "code_version": self.code, "address": self.cfg.address, "games": 0}
         try:
             self.begin()
             if self.local_first:
@@ -532,22 +552,23 @@ class _Run:
     def prepare(self) -> None:
         """Check DIR against the spec (verify every part there on resume) and save the manifest to work from."""
         try:
-            if self.remote is not None:
+            if self.cfg.remote is not None:
                 from cluster.remote import prepare_remote
-                self.manifest, self.report = prepare_remote(self.spec, self.remote[0], self.resume, self.code,
-                                                            self.core, self.log, SweepError)
+                self.manifest, self.report = prepare_remote(self.spec, self.cfg.remote[0], self.cfg.resume,
+                                                            self.code, self.core, self.cfg.log, SweepError)
             else:
-                self.manifest, self.report = prepare_dir(self.spec, self.out_dir, self.resume, self.code, self.core,
-                                                         self.log, stopping=self.stopper is not None)
+                self.manifest, self.report = prepare_dir(self.spec, self.out_dir, self.cfg.resume, self.code, self.core,
+                                                         self.cfg.log, stopping=self.stopper is not None)
             if self.report is not None:
-                if self.log:
+                if self.cfg.log:
                     for line in self.report.lines():
-                        self.log(line)
+                        self.cfg.log(line)
                 self.save_manifest()     # the verified state, before Ray starts
         except KeyboardInterrupt:        # Ctrl-C while verifying: each move was whole; nothing played
-            raise SweepInterrupted(SweepSummary(0, time.perf_counter() - self.t0, 0.0, 0, 0, out_dir=str(self.out_dir),
+            waited = time.perf_counter() - self.cfg.t0
+            raise SweepInterrupted(SweepSummary(0, waited, 0.0, 0, 0, out_dir=str(self.out_dir),
                                                 games_total=self.spec.total_games,
-                                                parts_total=self.spec.total_parts), self.ints.signum) from None
+                                                parts_total=self.spec.total_parts), self.cfg.ints.signum) from None
         self.before = counts(self.manifest)
 
     def make_plan(self) -> bool:
@@ -570,14 +591,14 @@ class _Run:
             self.plan.record(self.manifest)
             self.manifest.update(state="done", error=None)
         self.save_manifest()
-        return _summary(self.manifest, self.out_dir, self.t0, self.t0, 0.0, 0, 0, self.before, 0, self.report,
+        return _summary(self.manifest, self.out_dir, self.cfg.t0, self.cfg.t0, 0.0, 0, 0, self.before, 0, self.report,
                         self.plan)
 
     def can_fall_back(self) -> bool:
         """Whether the driver's forked players (cluster.local) may play instead of Ray: an embedded Ray (no
         ``--address``: a cluster the user named is not replaced behind their back) and a local results folder
         (the S3 client's threads do not survive a fork)."""
-        return not self.address and self.remote is None
+        return not self.cfg.address and self.cfg.remote is None
 
     def start_ray(self) -> bool:
         """Start or join Ray (before anything is written when it comes first: a cluster that cannot be joined
@@ -586,17 +607,17 @@ class _Run:
         forked players play instead (:meth:`can_fall_back`); joining a cluster that fails stays a SweepError."""
         t = time.perf_counter()
         try:
-            self.ray_started, self.running, self.guard = _start_ray(self.workers, self.address)
+            self.ray_started, self.running, self.guard = _start_ray(self.cfg.workers, self.cfg.address)
         except (ConnectionError, RuntimeError, ValueError) as e:
             if not self.can_fall_back():
-                raise SweepError(f"could not {'join Ray at ' + self.address if self.address else 'start Ray'}: "
+                raise SweepError(f"could not {'join Ray at ' + self.cfg.address if self.cfg.address else 'start Ray'}: "
                                  f"{e}") from e
             self.fall_back(e, time.perf_counter() - t)
             return False
         except Exception as e:        # noqa: BLE001 - Ray's own start-up errors are plain Exceptions
             if not self.can_fall_back():
-                raise SweepFailed(f"could not {'join Ray at ' + self.address if self.address else 'start Ray'}: "
-                                  f"{_error_text(e)}") from e
+                joining = f"join Ray at {self.cfg.address}" if self.cfg.address else "start Ray"
+                raise SweepFailed(f"could not {joining}: {_error_text(e)}") from e
             self.fall_back(e, time.perf_counter() - t)
             return False
         self.ray_start_s, self.ray_up = time.perf_counter() - t, True
@@ -605,10 +626,10 @@ class _Run:
     def fall_back(self, e: BaseException, seconds: float) -> None:
         """Ray could not start: say so in one line; the driver's forked players play the rest."""
         self.ray_started, self.guard, self.ray_start_s = False, None, seconds
-        self.running = self.workers or os.cpu_count() or 1
+        self.running = self.cfg.workers or os.cpu_count() or 1
         self.ray_failed = " ".join(str(e).split())[:300] or type(e).__name__
-        if self.log:
-            self.log(f"note: Ray could not start ({self.ray_failed}); the sweep plays on {self.running} forked "
+        if self.cfg.log:
+            self.cfg.log(f"note: Ray could not start ({self.ray_failed}); the sweep plays on {self.running} forked "
                      "local player(s) instead")
 
     def begin(self) -> None:
@@ -628,7 +649,7 @@ class _Run:
         manifest["runs"].append(self.run_record)
         manifest.update(state="running", error=None, code_version=self.code)
         self.save_manifest()
-        if self.progress:
+        if self.cfg.progress:
             self.bar = StopProgress(self.plan) if self.plan is not None else \
                 GamesBar(self.before["games"], self.before["games_done"])
         self.t_play = time.perf_counter()
@@ -669,8 +690,8 @@ class _Run:
                 part["summary"] = summary
                 plan.finished(cell_id, batch, summary)
             self.parts += 1
-            if self.on_part:
-                self.on_part(cell_id, batch)
+            if self.cfg.on_part:
+                self.cfg.on_part(cell_id, batch)
         if self.bar:
             self.bar.advance(rows)
 
@@ -716,7 +737,7 @@ class _Run:
     def play_ray(self) -> None:
         """Play on Ray, a bounded number of tasks in flight (a lost worker or node: Ray plays the part again)."""
         import ray
-        ray_started, address, workers = self.ray_started, self.address, self.workers
+        ray_started, address, workers = self.ray_started, self.cfg.address, self.cfg.workers
         in_flight_max = (2 * self.running if (ray_started and not address) or not workers else self.running)
         task = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(play_part)
         match_refs = {c.id: ray.put(c.match) for c in self.spec.cells}
@@ -757,12 +778,12 @@ class _Run:
         self.manifest["state"] = "interrupted"
         deadline = time.perf_counter() + DRAIN_S
         if self.local is not None:
-            self.local.drain(self.record, deadline, lambda: self.ints.count > 1)
+            self.local.drain(self.record, deadline, lambda: self.cfg.ints.count > 1)
         in_flight = self.in_flight
         if in_flight:
-            _drain(in_flight, lambda ref: self.record(in_flight.pop(ref), sys.modules["ray"].get(ref)), self.ints,
+            _drain(in_flight, lambda ref: self.record(in_flight.pop(ref), sys.modules["ray"].get(ref)), self.cfg.ints,
                    self.mu)
-        raise SweepInterrupted(self.summary(time.perf_counter() - self.t_ray), self.ints.signum) from None
+        raise SweepInterrupted(self.summary(time.perf_counter() - self.t_ray), self.cfg.ints.signum) from None
 
     def failed(self, e: Exception) -> None:
         """A part or the driver failed: the manifest says why; SweepError in one line."""
@@ -802,8 +823,9 @@ class _Run:
                     tmp.unlink(missing_ok=True)
 
     def summary(self, play_s: float) -> SweepSummary:
-        return _summary(self.manifest, self.out_dir, self.t0, self.t0 + self.ray_start_s, play_s, self.games,
-                        self.parts, self.before, self.running, self.report, self.plan)
+        t0 = self.cfg.t0
+        return _summary(self.manifest, self.out_dir, t0, t0 + self.ray_start_s, play_s, self.games, self.parts,
+                        self.before, self.running, self.report, self.plan)
 
 
 def _key(item) -> tuple[str, int] | None:

@@ -353,80 +353,71 @@ def _pool(sets: list[dict]) -> dict:
                                              for x in outcome])}
 
 
-def train(spec: TrainSpec, out: Path, work: Path, workers: int | None = None, address: str | None = None,
-          progress: Callable[[str], None] | None = None, code_version: str = "") -> Model:
-    """Run (or resume) the training; write the model to ``out`` and return it."""
+@dataclasses.dataclass(frozen=True)
+class TrainRun:
+    """One training run, passed whole to :func:`train`: what decides the model (``spec``) and where and on what
+    the run goes (none of which changes the model's bytes)."""
+
+    spec: TrainSpec
+    out: Path                                    # the model file to write
+    work: Path                                   # the work folder: samples and each iteration's model (resumable)
+    workers: int | None = None                   # Ray workers (None: every core)
+    address: str | None = None                   # a Ray cluster to run on (None: an embedded runtime)
+    code_version: str = ""                       # kept in the model's provenance
+    progress: Callable[[str], None] | None = None   # gets a line after each iteration and generation
+
+
+class _Remote:
+    """The run's Ray tasks: self-play samples, the ladder, and a policy candidate's edge."""
+
+    def __init__(self, ray, game: Game, spec: TrainSpec):
+        self.ray, self.game, self.spec = ray, game, spec
+        self.task = ray.remote(num_cpus=1)(_samples)
+        self.judge = ray.remote(num_cpus=1)(ladder)
+        self.score = ray.remote(num_cpus=1)(candidate_edge)
+
+    def samples(self, model: Model | None, seed: int) -> dict:
+        """One iteration's self-play samples, every skill line-up in batches of ``spec.batch`` games."""
+        spec, line_ups = self.spec, len(self.game.skill_setups)
+        per_line_up = max(1, spec.games // line_ups)
+        model_json = model.to_json() if model is not None else None
+        refs = [self.task.remote(spec.game, lu, spec.search, model_json, seed, lo, min(spec.batch, per_line_up - lo))
+                for lu in range(line_ups) for lo in range(0, per_line_up, spec.batch)]
+        return _merge(self.ray.get(refs))
+
+    def ladder(self, model: Model, seed: int) -> dict:
+        return self.ray.get(self.judge.remote(self.game.name, model.to_json(), seed, self.spec.eval_games))
+
+    def scores_of(self, model: Model):
+        """``scores_of(candidates, seed)`` for the policy improvement: each candidate policy's edge (``model``'s
+        value head)."""
+        def scores(candidates: list[np.ndarray], seed: int) -> list[float]:
+            jsons = [dataclasses.replace(model, policy=tuple(float(v) for v in c), provenance={}).to_json()
+                     for c in candidates]
+            return self.ray.get([self.score.remote(self.game.name, j, seed, self.spec.improve_games) for j in jsons])
+        return scores
+
+
+def train(run: TrainRun) -> Model:
+    """Run (or resume) the training; write the model to ``run.out`` and return it."""
     from cluster.sweep import _start_ray
+    spec, work = run.spec, run.work
     game = check_spec(spec)
     _work_check(work, spec)
-    say = progress or (lambda text: None)
-    started, slots, guard = _start_ray(workers, address)
+    say = run.progress or (lambda text: None)
+    started, slots, guard = _start_ray(run.workers, run.address)
     import ray
-    task = ray.remote(num_cpus=1)(_samples)
-    judge = ray.remote(num_cpus=1)(ladder)
-    score = ray.remote(num_cpus=1)(candidate_edge)
-
-    def scores_of(candidates: list[np.ndarray], seed: int) -> list[float]:
-        jsons = [dataclasses.replace(model, policy=tuple(float(v) for v in c), provenance={}).to_json()
-                 for c in candidates]
-        return ray.get([score.remote(game.name, j, seed, spec.improve_games) for j in jsons])
+    remote = _Remote(ray, game, spec)
     try:
         sets: list[dict] = []
         model: Model | None = None
         history: list[dict] = []
-        line_ups = len(game.skill_setups)
         for k in range(spec.iterations):
-            sample_file = work / f"samples-{k}.npz"
-            model_file = work / f"model-{k}.json"
-            if sample_file.exists() and model_file.exists():
-                sets.append(_load_samples(sample_file))
-                model = read_model(model_file, game.features)
-                history = list(model.provenance.get("iterations", []))
-                say(f"iteration {k + 1}/{spec.iterations}: resumed from {work}")
-                continue
-            seed = (spec.seed + k) % (1 << 63)
-            per_line_up = max(1, spec.games // line_ups)
-            model_json = model.to_json() if model is not None else None
-            refs = [task.remote(spec.game, lu, spec.search, model_json, seed, lo, min(spec.batch, per_line_up - lo))
-                    for lu in range(line_ups) for lo in range(0, per_line_up, spec.batch)]
-            samples = _merge(ray.get(refs))
-            sets.append(samples)
-            pooled = _pool(sets)
-            fresh = fit_model(game, spec, pooled, {})
-            rung = ray.get(judge.remote(game.name, fresh.to_json(), (spec.seed + 1000 + k) % (1 << 63),
-                                        spec.eval_games))
-            p, y = value_predictions(fresh, samples)
-            before = calibration(*value_predictions(model, samples)) if model is not None else None
-            row = {"iteration": k + 1, "self_play_games": int(len(samples["outcome_games"])),
-                   "searched_decisions": int(len(np.unique(samples["options"]["game"] * 100_000
-                                                           + samples["options"]["decision"]))),
-                   "guided_by_model": model is not None, "policy_loss": fresh.provenance["policy_loss"],
-                   "value_loss": fresh.provenance["value_loss"], "ladder": rung,
-                   "value_calibration_on_this_iterations_games": calibration(p, y),
-                   # the last model's value head on these games, which it was not fitted on
-                   "previous_value_calibration_on_fresh_games": before}
-            history = history + [row]
-            model = dataclasses.replace(fresh, provenance=_provenance(spec, game, code_version, history))
-            write_atomic(model_file, model.to_json())
-            _save_samples(sample_file, samples)
-            say(f"iteration {k + 1}/{spec.iterations}: {row['self_play_games']} self-play games, "
-                f"{row['searched_decisions']:,} searched decisions; learned vs heuristic edge {rung['edge']:+.3f} "
-                f"[{rung['edge_95'][0]:+.3f}, {rung['edge_95'][1]:+.3f}] over the fair share "
-                f"({rung['games']:,} games)")
+            model, history = _iteration(run, game, remote, k, model, sets, history, say)
         if model is not None:     # this run's spec and code version (resumed iterations hold their own run's)
-            model = dataclasses.replace(model, provenance=_provenance(spec, game, code_version, history))
+            model = dataclasses.replace(model, provenance=_provenance(spec, game, run.code_version, history))
         if spec.improve and model is not None:
-            improved, rows = improve_policy(spec, game, model, work, scores_of, say)
-            rung = ray.get(judge.remote(game.name, improved.to_json(), (spec.seed + 3000) % (1 << 63),
-                                        spec.eval_games))
-            prov = {**model.provenance, "improvement": {
-                "method": "evolution strategy (antithetic pairs) on the policy weights, against the heuristic, "
-                          "every seat in turn", "spread": spec.improve_sigma,
-                "generations": spec.improve, "population": spec.population, "games_per_seat": spec.improve_games,
-                "rows": rows, "ladder": rung}}
-            model = dataclasses.replace(improved, provenance=prov)
-            say(f"improved policy: learned vs heuristic edge {rung['edge']:+.3f} [{rung['edge_95'][0]:+.3f}, "
-                f"{rung['edge_95'][1]:+.3f}] over the fair share ({rung['games']:,} games)")
+            model = _improved(spec, game, remote, model, work, say)
     finally:
         if started:
             ray.shutdown()
@@ -434,8 +425,59 @@ def train(spec: TrainSpec, out: Path, work: Path, workers: int | None = None, ad
             guard.close()
     if model is None:
         raise EngineError("no iteration ran")
-    write_atomic(out, model.to_json())
+    write_atomic(run.out, model.to_json())
     return model
+
+
+def _iteration(run: TrainRun, game: Game, remote: _Remote, k: int, model: Model | None, sets: list[dict],
+               history: list[dict], say) -> tuple[Model, list[dict]]:
+    """Expert iteration ``k`` (resumed from the work folder when it holds it): self-play, the fit on every
+    iteration's samples so far (appended to ``sets``), the ladder; the model and the history after it."""
+    spec, work = run.spec, run.work
+    sample_file = work / f"samples-{k}.npz"
+    model_file = work / f"model-{k}.json"
+    if sample_file.exists() and model_file.exists():
+        sets.append(_load_samples(sample_file))
+        model = read_model(model_file, game.features)
+        say(f"iteration {k + 1}/{spec.iterations}: resumed from {work}")
+        return model, list(model.provenance.get("iterations", []))
+    samples = remote.samples(model, (spec.seed + k) % (1 << 63))
+    sets.append(samples)
+    fresh = fit_model(game, spec, _pool(sets), {})
+    rung = remote.ladder(fresh, (spec.seed + 1000 + k) % (1 << 63))
+    p, y = value_predictions(fresh, samples)
+    before = calibration(*value_predictions(model, samples)) if model is not None else None
+    row = {"iteration": k + 1, "self_play_games": int(len(samples["outcome_games"])),
+           "searched_decisions": int(len(np.unique(samples["options"]["game"] * 100_000
+                                                   + samples["options"]["decision"]))),
+           "guided_by_model": model is not None, "policy_loss": fresh.provenance["policy_loss"],
+           "value_loss": fresh.provenance["value_loss"], "ladder": rung,
+           "value_calibration_on_this_iterations_games": calibration(p, y),
+           # the last model's value head on these games, which it was not fitted on
+           "previous_value_calibration_on_fresh_games": before}
+    history = history + [row]
+    model = dataclasses.replace(fresh, provenance=_provenance(spec, game, run.code_version, history))
+    write_atomic(model_file, model.to_json())
+    _save_samples(sample_file, samples)
+    say(f"iteration {k + 1}/{spec.iterations}: {row['self_play_games']} self-play games, "
+        f"{row['searched_decisions']:,} searched decisions; learned vs heuristic edge {rung['edge']:+.3f} "
+        f"[{rung['edge_95'][0]:+.3f}, {rung['edge_95'][1]:+.3f}] over the fair share "
+        f"({rung['games']:,} games)")
+    return model, history
+
+
+def _improved(spec: TrainSpec, game: Game, remote: _Remote, model: Model, work: Path, say) -> Model:
+    """The policy improvement after the last iteration, with its own ladder in the model's provenance."""
+    improved, rows = improve_policy(spec, game, model, work, remote.scores_of(model), say)
+    rung = remote.ladder(improved, (spec.seed + 3000) % (1 << 63))
+    prov = {**model.provenance, "improvement": {
+        "method": "evolution strategy (antithetic pairs) on the policy weights, against the heuristic, "
+                  "every seat in turn", "spread": spec.improve_sigma,
+        "generations": spec.improve, "population": spec.population, "games_per_seat": spec.improve_games,
+        "rows": rows, "ladder": rung}}
+    say(f"improved policy: learned vs heuristic edge {rung['edge']:+.3f} [{rung['edge_95'][0]:+.3f}, "
+        f"{rung['edge_95'][1]:+.3f}] over the fair share ({rung['games']:,} games)")
+    return dataclasses.replace(improved, provenance=prov)
 
 
 def _provenance(spec: TrainSpec, game: Game, code_version: str, history: list[dict]) -> dict:

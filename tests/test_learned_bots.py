@@ -212,11 +212,11 @@ def test_the_softmax_fit_recovers_known_weights():
 
 @pytest.mark.slow
 def test_training_twice_gives_the_same_model_bytes(tmp_path, ray_local):
-    from cluster.train_bot import TrainSpec, train
+    from cluster.train_bot import TrainRun, TrainSpec, train
     spec = TrainSpec(game="paws", name="tiny", search="mcts:iterations=6:depth=4", iterations=2, games=8, batch=4,
                      eval_games=4, seed=5, improve=2, population=4, improve_games=3)
-    a = train(spec, tmp_path / "a.json", tmp_path / "a.work")
-    b = train(spec, tmp_path / "b.json", tmp_path / "b.work")
+    a = train(TrainRun(spec, tmp_path / "a.json", tmp_path / "a.work"))
+    b = train(TrainRun(spec, tmp_path / "b.json", tmp_path / "b.work"))
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
     assert a.digest == b.digest and len(a.provenance["iterations"]) == 2
     assert a.provenance["iterations"][1]["guided_by_model"] is True
@@ -231,10 +231,10 @@ def test_training_twice_gives_the_same_model_bytes(tmp_path, ray_local):
     assert set(used) == {5, 6, 1005, 1006, 2005, 2006, 3005} and used[2006] == "policy improvement, generation 2"
     fitted = read_model(tmp_path / "a.work" / "model-1.json", registry.get("paws").features)
     assert fitted.value == a.value                          # the improvement moves the policy only
-    resumed = train(spec, tmp_path / "c.json", tmp_path / "a.work")          # from the work folder: no new games
+    resumed = train(TrainRun(spec, tmp_path / "c.json", tmp_path / "a.work"))          # from the work folder: no new games
     assert resumed.digest == a.digest
     import dataclasses
-    other = train(dataclasses.replace(spec, improve=1), tmp_path / "d.json", tmp_path / "a.work")  # the same iterations
+    other = train(TrainRun(dataclasses.replace(spec, improve=1), tmp_path / "d.json", tmp_path / "a.work"))  # the same iterations
     assert other.provenance["iterations"] == a.provenance["iterations"]
     assert [r["generation"] for r in other.provenance["improvement"]["rows"]] == [1]
     assert other.provenance["spec"] == dataclasses.asdict(dataclasses.replace(spec, improve=1))   # this run's spec
