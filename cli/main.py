@@ -88,7 +88,7 @@ def _root(debug: Annotated[bool, typer.Option("--debug", help="show the tracebac
 
 # one example per command, shown at the end of its --help (tests/test_cli.py checks every command has one)
 EXAMPLES = {
-    "play": "playtest play paws --players 3 --seed 7 --html game.html",
+    "play": "playtest play paws --setup players=3 --seed 7 --html game.html",
     "run": "playtest run paws --games 100000 --seed 1 --set round_limit=20 --out r.parquet",
     "bench": "playtest bench --core-speed --games 20000",
     "rules": "playtest rules paws --preset v3",

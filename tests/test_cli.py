@@ -1,6 +1,7 @@
 """The playtest CLI as a designer uses it: play, run, query; bad input is refused before any work."""
 
 import json
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -219,6 +220,26 @@ def test_setup_key_value_reaches_any_setup_value_of_any_game(tmp_path):
         res = runner.invoke(app, ["play", "paws", *args])
         lines = [x for x in res.stderr.splitlines() if x.strip()]
         assert res.exit_code == 2 and len(lines) == 1 and needle in lines[0], res.output
+
+
+@pytest.mark.parametrize("command", ["play", "run"])
+def test_the_per_game_aliases_still_work_with_one_note_naming_the_setup_and_data_form(command, tmp_path):
+    """--board, --mode, --players, --people, --items and --monsters are deprecated: the same games as --setup and
+    --data, with one note line on stderr naming what to write instead; none without them."""
+    items = str(Path(__file__).resolve().parent.parent / "sim/paws/data/items.toml")
+    tail = ["--json"] if command == "play" else ["--games", "20", "--out"]
+    def invoke(name, *args):
+        res = runner.invoke(app, [command, "paws", *args, "--seed", "4", *tail, *([str(tmp_path / name)]
+                                                                               if command == "run" else [])])
+        assert res.exit_code == 0, res.output
+        return res, (res.stdout if command == "play" else pq.read_table(tmp_path / name).drop(["data_name"]))
+    old, a = invoke("a.parquet", "--board", "explorer", "--players", "3", "--items", items)
+    new, b = invoke("b.parquet", "--setup", "board=explorer", "--setup", "players=3", "--data", f"items={items}")
+    assert a == b if command == "play" else a.equals(b)
+    notes = [x for x in old.stderr.splitlines() if x.startswith("note: ")]
+    assert notes == [f"note: --board, --players, --items are deprecated and will be removed; use --setup "
+                     f"board=explorer --setup players=3 --data items={items}"]
+    assert not [x for x in new.stderr.splitlines() if "deprecated" in x]
 
 
 @pytest.mark.parametrize("game, args", [("paws", ["--mode", "teams"]), ("paws", ["--players", "3"]),
