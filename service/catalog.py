@@ -260,7 +260,7 @@ class Catalog:
         return (User(rows[0]["id"], rows[0]["name"], rows[0]["role"]), rows[0]["csrf"]) if rows else None
 
     def end_session(self, sid: str | None) -> None:
-        if sid and len(sid) <= 200:
+        if isinstance(sid, str) and sid and len(sid) <= 200:
             self.x("DELETE FROM sessions WHERE id_hash = ?", (digest(sid),))
 
     # jobs -----------------------------------------------------------------------------------------------

@@ -63,6 +63,7 @@ async def login(request: Request, svc: Svc):
         return _login_page("unknown token", 401)
     sid, _ = svc.catalog.new_session(user)
     svc.catalog.audit(user.name, "login")
+    svc.catalog.end_session(request.session.get("sid"))      # a session this browser held before ends here
     request.session.clear()
     request.session["sid"] = sid
     r = RedirectResponse("/runs", status_code=303)
