@@ -32,20 +32,23 @@ CREATE TABLE nightly (name TEXT PRIMARY KEY, suite TEXT NOT NULL, baseline TEXT 
     enabled INTEGER NOT NULL DEFAULT 1, owner_id INTEGER NOT NULL, created REAL NOT NULL, updated REAL NOT NULL,
     queued_day TEXT NOT NULL DEFAULT '', last_error TEXT NOT NULL DEFAULT '');
 """
-# A digest of the token "pt_old" (sha256), as the old code stored it.
+# The columns the code before versions added at open, in its order (the last catalog it wrote had them all).
+ADDED = (("jobs", "params", "TEXT NOT NULL DEFAULT '{}'"), ("jobs", "results", "TEXT NOT NULL DEFAULT ''"),
+         ("nightly", "cards", "TEXT NOT NULL DEFAULT '{}'"), ("jobs", "priority", "INTEGER NOT NULL DEFAULT 0"),
+         ("jobs", "rule_set", "TEXT NOT NULL DEFAULT ''"), ("jobs", "verdict", "TEXT NOT NULL DEFAULT ''"),
+         ("users", "removed", "REAL"), ("jobs", "project", "TEXT NOT NULL DEFAULT ''"), ("jobs", "pilot_s", "REAL"),
+         ("jobs", "estimate", "TEXT NOT NULL DEFAULT ''"))
 OLD_TOKEN = "pt_old"
 
 
-def old_catalog(path, *, some_columns: bool) -> None:
+def old_catalog(path, *, added: int) -> None:
     """A catalog as the code before schema versions left it: the first tables, one user with a live session and
-    one done job; ``some_columns``: also the first few columns that code added at open (a root it had opened)."""
+    one done job; ``added``: how many of the later columns that code had added at open (a root it had opened)."""
     import hashlib
     con = sqlite3.connect(path)
     con.executescript(FIRST)
-    if some_columns:
-        con.execute("ALTER TABLE jobs ADD COLUMN params TEXT NOT NULL DEFAULT '{}'")
-        con.execute("ALTER TABLE jobs ADD COLUMN results TEXT NOT NULL DEFAULT ''")
-        con.execute("ALTER TABLE nightly ADD COLUMN cards TEXT NOT NULL DEFAULT '{}'")
+    for table, column, declaration in ADDED[:added]:
+        con.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
     con.execute("INSERT INTO users (id, name, role, token_hash, created) VALUES (1, 'olga', 'admin', ?, 1.0)",
                 (hashlib.sha256(OLD_TOKEN.encode()).hexdigest(),))
     con.execute("INSERT INTO sessions VALUES (?, 1, 'the-csrf', 9e12)", (hashlib.sha256(b"sid").hexdigest(),))
@@ -56,10 +59,10 @@ def old_catalog(path, *, some_columns: bool) -> None:
     con.close()
 
 
-@pytest.mark.parametrize("some_columns", [False, True], ids=["first", "opened-since"])
-def test_a_catalog_written_before_versions_opens_and_migrates(tmp_path, some_columns):
+@pytest.mark.parametrize("added", [0, 3, len(ADDED)], ids=["first", "opened-since", "the-last-before-versions"])
+def test_a_catalog_written_before_versions_opens_and_migrates(tmp_path, added):
     path = tmp_path / "service.sqlite"
-    old_catalog(path, some_columns=some_columns)
+    old_catalog(path, added=added)
     cat = Catalog(path)
     assert cat.q("PRAGMA user_version")[0][0] == VERSION
     user = cat.user_by_token(OLD_TOKEN)
