@@ -4,7 +4,8 @@ a removed user ends it), the form of a page POST with the session's CSRF token, 
 Bearer token). Each guard refuses by raising :class:`Refusal`, whose response the app sends as it is: a route
 that declares ``page: Reader`` runs only for a logged-in user who may read."""
 
-
+# No ``from __future__ import annotations`` here: FastAPI reads the guards' parameter types at import, and a guard
+# made inside ``form_role`` names its role's page guard, which a string annotation could not resolve.
 import json
 import os
 import secrets
@@ -16,8 +17,8 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from service import manage, pages
-from service.console import ConsoleLimits, Shared
 from service.catalog import Catalog, User
+from service.console import ConsoleLimits, Shared
 from service.kinds import MAX_CARD_FILES, Context
 from service.live import Live, Snapshots
 from service.runner import Runner, job_layout
