@@ -11,7 +11,7 @@ import typer
 
 from cli.common import (MAX_SEED, MAX_WORKERS, AddressOpt, RulesOpt, SeatBotsOpt, SeatsOpt, SetOpt, SetupOpt,
                         WorkersOpt, check_output_file, check_range, fail, fit_table, game_named, local_out,
-                        measure_match)
+                        measure_match, seat_options)
 from cli.sweep import play_measure
 from cluster.cards import DECKS, cards_of, sentences, sweep_raw, variant_files
 from cluster.restrict import points
@@ -27,7 +27,7 @@ def _pts(x) -> str:
 
 
 def card_worth_command(
-        game: Annotated[str, typer.Argument(help="the game")],
+        ctx: typer.Context, game: Annotated[str, typer.Argument(help="the game")],
         out: Annotated[Optional[str], typer.Option(
             help="the sweep's results folder (new or empty; with --resume, this measure's own)")] = None,
         resume: Annotated[bool, typer.Option(help="finish the sweep in --out (after Ctrl-C, a crash or damage: its "
@@ -80,7 +80,7 @@ def card_worth_command(
             fail(f"--deck {deck!r} is not allowed; expected one of {', '.join(decks)}")
         names = [c.strip() for c in cards.split(",")] if cards else None
         try:
-            overrides, _, given, match = measure_match(g, bots, players, rules, set_, setup, data, "card-worth")
+            overrides, _, given, match = measure_match(g, seat_options(ctx.params), "card-worth")
             todo = [n for _, n in cards_of(match, [deck] if deck else None) if not names or n in names]
             if names and set(names) - set(todo):
                 raise RuleError(f"--cards: {', '.join(sorted(set(names) - set(todo)))}: no such card dealt in "

@@ -250,43 +250,64 @@ def local_out(out: str, who: str, beside: str) -> Path:
 
 
 
-def measure_match(g, bots: str, players: int, rules, set_, setup, data, where: str) -> tuple:
-    """The match a measure plays (kingmaker, tension, card-worth) from its options: ``--bots`` (one spec for every
-    seat or one per seat), ``--players`` (where the game has a player count), ``--rules``, ``--set``, ``--setup``
-    and ``--data`` (card files KEY=FILE): (overrides, the --setup values, the full setup, the match). Raises
-    RuleError (or the game's data error) for the caller to refuse in one line."""
+@dataclass(frozen=True)
+class SeatOptions:
+    """The seats and rules a measure plays (kingmaker, tension, card-worth), gathered once by :func:`seat_options`:
+    ``--bots`` (one spec for every seat or one per seat), ``--players`` (where the game has a player count),
+    ``--rules``, ``--set``, ``--setup`` and ``--data`` (card files KEY=FILE)."""
+
+    bots: str = "heuristic"
+    players: int = 4
+    rules: Optional[str] = None
+    overrides: tuple[str, ...] = ()          # --set name=value
+    setup: tuple[str, ...] = ()              # --setup key=value
+    data: tuple[str, ...] = ()               # --data key=FILE
+
+
+def seat_options(params: Mapping[str, Any]) -> SeatOptions:
+    """The seat options among a measure command's parsed parameters (``ctx.params``)."""
+    return SeatOptions(bots=params["bots"], players=params["players"], rules=params.get("rules"),
+                       overrides=tuple(params.get("set_") or ()), setup=tuple(params.get("setup") or ()),
+                       data=tuple(params.get("data") or ()))
+
+
+def measure_match(g, seats: SeatOptions, where: str) -> tuple:
+    """The match a measure plays from its seat options: (overrides, the --setup values, the full setup, the match).
+    Raises RuleError (or the game's data error) for the caller to refuse in one line."""
     from sim.params import RuleError, parse_assignments
-    overrides = parse_assignments(set_ or [], where="--set")
-    shape = parse_assignments(setup or [], where="--setup")
+    overrides = parse_assignments(list(seats.overrides), where="--set")
+    shape = parse_assignments(list(seats.setup), where="--setup")
     if "bots" in shape:
         raise RuleError("--setup bots=...: give the bots with --bots")
-    given = {**shape, "bots": [b.strip() for b in bots.split(",")]}
+    given = {**shape, "bots": [b.strip() for b in seats.bots.split(",")]}
     if "players" in g.setup_keys and "players" not in shape:
-        given["players"] = players
-    files = {k: str(v) for k, v in parse_assignments(data or [], where="--data").items()}
-    return overrides, shape, given, g.resolve(rules, overrides, given, files or None, where=where)
+        given["players"] = seats.players
+    files = {k: str(v) for k, v in parse_assignments(list(seats.data), where="--data").items()}
+    return overrides, shape, given, g.resolve(seats.rules, overrides, given, files or None, where=where)
 
 
-def replay_setup(g, bots: str, players: int, rules, set_, setup, oracle, where: str, *, games: int, seed: int,
-                 workers: int | None, outputs: dict, check) -> tuple:
+def replay_setup(g, seats: SeatOptions, oracle, where: str, *, games: int, seed: int, workers: int | None,
+                 outputs: dict, check) -> tuple:
     """The match and the oracle of a measure that replays games decision by decision (kingmaker, tension):
     (overrides, the --setup values, the full setup, the match, the oracle model), after the common checks
     (``--games``, ``--seed``, ``--players``, ``--workers``, every output file in ``outputs``: {flag: path})
     and the measure's own ``check(match, oracle)``; a bad value exits 2 in one line. The oracle is
-    ``--oracle`` (a shipped name or a file) or the game's newest shipped model."""
+    ``--oracle`` (a shipped name or a file) or the game's newest shipped model; the measure plays no card files
+    of its own (``seats.data`` is not read)."""
     from sim.games import EngineError
     from sim.kit.learned import resolve_model
     from sim.params import RuleError
     check_range("--games", games, 1, 10_000_000)
     check_range("--seed", seed, 0, MAX_SEED)
-    check_range("--players", players, 1, 64)
+    check_range("--players", seats.players, 1, 64)
     if workers is not None:
         check_range("--workers", workers, 1, MAX_WORKERS)
     for flag, path in outputs.items():
         if path is not None:
             check_output_file(flag, path)
     try:
-        overrides, shape, given, match = measure_match(g, bots, players, rules, set_, setup, None, where)
+        overrides, shape, given, match = measure_match(g, SeatOptions(seats.bots, seats.players, seats.rules,
+                                                                      seats.overrides, seats.setup), where)
         names = sorted(p.stem for p in (g.models_dir.glob("*.json") if g.models_dir else []))
         if g.features is None or (oracle is None and not names):
             raise RuleError(f"{g.name} ships no learned model to rate the seats' chances; give --oracle FILE")

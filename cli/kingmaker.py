@@ -17,7 +17,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import (AddressOpt, RulesOpt, SeatBotsOpt, SeatsOpt, SeedOpt, SetOpt, SetupOpt, WorkersOpt,
-                        check_output_file, err, fail, game_named, local_out, replay_setup)
+                        check_output_file, err, fail, game_named, local_out, replay_setup, seat_options)
 from cli.sweep import play_spec
 from cluster.kingmaker import HEADER, STEM, THRESHOLD, check, pilot, spec_raw
 from cluster.measure_sweep import prepare
@@ -30,7 +30,7 @@ from sim.games import EngineError
 from sim.params import RuleError
 
 
-def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more sides)")],
+def kingmaker(ctx: typer.Context, game: Annotated[str, typer.Argument(help="the game (3 or more sides)")],
               bots: SeatBotsOpt = "heuristic", players: SeatsOpt = 4, rules: RulesOpt = None, set_: SetOpt = None,
               setup: SetupOpt = None,
               games: Annotated[int, typer.Option(help="games to replay decision by decision")] = 1000,
@@ -67,9 +67,8 @@ def kingmaker(game: Annotated[str, typer.Argument(help="the game (3 or more side
     if not (math.isfinite(threshold) and 0.0 < threshold < 1.0):
         fail(f"--threshold {threshold!r} is not allowed; expected a chance between 0 and 1")
     out_dir = local_out(out, "kingmaker", "its spec kingmaking.toml")
-    overrides, _, given, _, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "kingmaker",
-                                                 games=games, seed=seed, workers=workers,
-                                                 outputs={"--json": json_out}, check=check)
+    overrides, _, given, _, model = replay_setup(g, seat_options(ctx.params), oracle, "kingmaker", games=games,
+                                                 seed=seed, workers=workers, outputs={"--json": json_out}, check=check)
     ref = (oracle or model.name).partition("@")[0]
     raw = spec_raw(g.name, rules, overrides, given, seed, games, threshold, f"{ref}@{model.digest}")
     try:    # a folder holding another sweep, or this one with other settings: one line, before anything is written

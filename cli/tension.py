@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import (AddressOpt, RulesOpt, SeatBotsOpt, SeatsOpt, SeedOpt, SetOpt, SetupOpt, WorkersOpt, err,
-                        fail, game_named, local_out, replay_setup)
+                        fail, game_named, local_out, replay_setup, seat_options)
 from cli.sweep import play_measure
 from cluster.tension import HEADER, STEM, check, spec_raw
 from queries.errors import QueryError, ResultsError
@@ -18,7 +18,7 @@ from queries.tension import DECIDED, answer_of, sentences
 
 
 def tension_command(
-        game: Annotated[str, typer.Argument(help="the game")],
+        ctx: typer.Context, game: Annotated[str, typer.Argument(help="the game")],
         out: Annotated[Optional[str], typer.Option(
             help="the sweep's results folder (new or empty; with --resume, this measure's own): its spec "
                  "tension.toml, manifest and Parquet parts (tables games and win_prob)")] = None,
@@ -56,7 +56,7 @@ def tension_command(
             fail(f"--from {from_}: a sweep of {answer['game']}, not {g.name}")
     else:
         folder = local_out(out, "tension", "its spec tension.toml and answer beside the parts")
-        overrides, shape, given, match, model = replay_setup(g, bots, players, rules, set_, setup, oracle, "tension",
+        overrides, shape, given, match, model = replay_setup(g, seat_options(ctx.params), oracle, "tension",
                                                              games=games, seed=seed, workers=workers,
                                                              outputs={"--json": json_, "--html": html}, check=check)
         ref = (oracle or model.name).partition("@")[0]
