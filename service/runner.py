@@ -253,12 +253,9 @@ class Runner:
             return
         said = last_line(job_layout(self.root, row)["log"])
         d = lifecycle.after_step(c.steps, c.index, code, said)
-        if d.event == "next":
-            self._event(c.job, "next", row, steps=c.steps, index=d.index)
-        elif d.event == "finish":
-            self._event(c.job, "finish", row, error=d.error)
-        else:
-            self._event(c.job, "fail", row, error=d.error, code=code)
+        detail = {"next": {"steps": c.steps, "index": d.index}, "finish": {"error": d.error},
+                  "fail": {"error": d.error, "code": code}}[d.event]
+        self._event(c.job, d.event, row, **detail)
 
     # cancel and recover -----------------------------------------------------------------------------------
 
