@@ -10,7 +10,7 @@ import time
 
 from cluster.strength import check_unseen, edge_summary, evaluation_seed, paired, results, strength
 from cluster.train import edges
-from measures.known.strength import _words, called, head_to_head, verdict
+from measures.strength.cases import _words, called, head_to_head, verdict
 from queries.tension import tension_of_batch
 from sim.games import GAMES
 

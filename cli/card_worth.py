@@ -13,13 +13,13 @@ from cli.common import (MAX_SEED, MAX_WORKERS, AddressOpt, RulesOpt, SeatBotsOpt
                         WorkersOpt, check_output_file, check_range, fail, fit_table, game_named, local_out,
                         measure_match, seat_options)
 from cli.sweep import play_measure
-from cluster.cards import DECKS, cards_of, sentences, sweep_raw, variant_files
-from cluster.restrict import points
+from measures.card_worth.sweep import DECKS, STEM, cards_of, sentences, sweep_raw, variant_files
+from measures.protocol import points
 from queries.errors import QueryError, ResultsError
 from sim.games import EngineError
 from sim.params import RuleError
 
-SPEC_STEM = "card-worth"          # DIR/card-worth.toml: the sweep spec; DIR/card-worth.json: the answer
+SPEC_STEM = STEM                  # DIR/card-worth.toml: the sweep spec; DIR/card-worth.json: the answer
 
 
 def _pts(x) -> str:
@@ -119,9 +119,9 @@ def card_worth_command(
 
 
 def _answer(folder: Path, margin: float) -> dict:
-    """The answer from ``folder``'s parts (measures/card_worth.py), ``margin`` in points; a folder that is not a
-    card-worth sweep, or cannot be read safely, exits 2 in one line."""
-    from measures.card_worth import card_worth
+    """The answer from ``folder``'s parts (measures/card_worth/answer.py), ``margin`` in points; a folder that is
+    not a card-worth sweep, or cannot be read safely, exits 2 in one line."""
+    from measures.card_worth.answer import card_worth
     try:
         result = card_worth(folder, margin / 100)
     except (ResultsError, QueryError) as e:

@@ -2,7 +2,7 @@
 
 A sweep like any other: its spec (``DIR/kingmaking.toml``, one cell, ``tables = ["games", "kingmaking"]``) is
 written into the results folder and played by cluster.sweep.run_sweep, so ``playtest status DIR [--verify]`` and
-``--resume`` work as for every sweep; the answer is read from the folder (queries/kingmaking.py), and
+``--resume`` work as for every sweep; the answer is read from the folder (measures/kingmaking/answer.py), and
 ``--from DIR`` reads it again.
 """
 
@@ -19,11 +19,11 @@ import typer
 from cli.common import (AddressOpt, RulesOpt, SeatBotsOpt, SeatsOpt, SeedOpt, SetOpt, SetupOpt, WorkersOpt,
                         check_output_file, err, fail, game_named, local_out, replay_setup, seat_options)
 from cli.sweep import play_spec
-from cluster.kingmaker import HEADER, STEM, THRESHOLD, check, pilot, spec_raw
+from measures.kingmaking.answer import kingmaking as answer_of, sentences
+from measures.kingmaking.sweep import HEADER, STEM, THRESHOLD, check, pilot, spec_raw
 from cluster.measure_sweep import prepare
 from cluster.spec import SpecError
 from cluster.sweep import SweepError
-from queries.kingmaking import kingmaking as answer_of, sentences
 from queries.errors import ResultsError
 from infra import folder
 from sim.games import EngineError

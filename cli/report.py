@@ -15,7 +15,7 @@ from cli.common import err, fail, plain
 from measures.answers import measure_sections
 from queries import errors, sources
 from queries import report as rep
-from queries.measure_pages import measure_page
+from measures.answers import measure_page
 from queries.report import parse_target
 from sim.files import unwritable, write_atomic
 

@@ -13,11 +13,11 @@ import typer
 from cli.common import (MAX_SEED, MAX_WORKERS, AddressOpt, WorkersOpt, check_output_file, check_range, err, fail,
                         fit_table, game_named, local_out)
 from cli.sweep import play_measure
-from cluster.restrict import MARGIN, THRESHOLD, check, forbiddable, points, sentences, sweep_raw
+from measures.restrict.sweep import MARGIN, STEM, THRESHOLD, check, forbiddable, points, sentences, sweep_raw
 from queries.errors import QueryError, ResultsError
 from sim.params import RuleError
 
-SPEC_STEM = "restrict"            # DIR/restrict.toml: the sweep spec; DIR/restrict.json: the answer
+SPEC_STEM = STEM                  # DIR/restrict.toml: the sweep spec; DIR/restrict.json: the answer
 
 
 def restrict(game: Annotated[str, typer.Argument(help="the game")],
@@ -94,15 +94,15 @@ def restrict(game: Annotated[str, typer.Argument(help="the game")],
     if json_ is not None:
         json_.write_text(json.dumps(result, indent=1) + "\n")
     if html is not None:
-        from queries.restrict_page import restrict_page
+        from measures.restrict.page import restrict_page
         html.write_text(restrict_page(result, sentences(result)))
         err.print(f"page: {html}", highlight=False, markup=False)
 
 
 def _answer(folder: Path, threshold: float, margin: float) -> dict:
-    """The answer from ``folder``'s parts (measures/restrict.py); a folder that is not a restricted-play sweep, or
-    cannot be read safely, exits 2 in one line."""
-    from measures.restrict import restricted_play
+    """The answer from ``folder``'s parts (measures/restrict/answer.py); a folder that is not a restricted-play
+    sweep, or cannot be read safely, exits 2 in one line."""
+    from measures.restrict.answer import restricted_play
     try:
         result = restricted_play(folder, threshold, margin)
     except (ResultsError, QueryError) as e:

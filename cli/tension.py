@@ -12,9 +12,10 @@ import typer
 from cli.common import (AddressOpt, RulesOpt, SeatBotsOpt, SeatsOpt, SeedOpt, SetOpt, SetupOpt, WorkersOpt, err,
                         fail, game_named, local_out, replay_setup, seat_options)
 from cli.sweep import play_measure
-from cluster.tension import HEADER, STEM, check, spec_raw
+from measures.tension.answer import answer_of
+from measures.tension.sweep import HEADER, STEM, check, spec_raw
 from queries.errors import QueryError, ResultsError
-from queries.tension import DECIDED, answer_of, sentences
+from queries.tension import DECIDED, sentences
 
 
 def tension_command(
@@ -79,13 +80,13 @@ def tension_command(
     if html is not None:
         if len(answer["cells"]) > 1:
             fail(f"--html: {len(answer['cells'])} cells; playtest report {answer['folder']} draws each cell's curves")
-        from queries.tension_page import tension_page
+        from measures.tension.page import tension_page
         html.write_text(tension_page(answer, sentences(answer)))
         err.print(f"page: {html}", highlight=False, markup=False)
 
 
 def _answer(folder: Path, decided: float) -> dict:
-    """The answer from ``folder``'s parts (queries/tension.py); a folder without the win_prob table, or that
+    """The answer from ``folder``'s parts (measures/tension/answer.py); a folder without the win_prob table, or that
     cannot be read safely, exits 2 in one line."""
     try:
         answer = answer_of(folder, decided)

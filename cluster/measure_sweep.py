@@ -1,6 +1,6 @@
 """A measure played as an ordinary sweep (``playtest restrict``, ``playtest card-worth``): its spec and any card
 files it plays are written into its results folder, so ``playtest status DIR [--verify]`` and ``--resume`` work
-as for any sweep, and the answer is read back from the folder's parts (measures/restrict.py, measures/card_worth.py).
+as for any sweep, and the answer is read back from the folder's parts (the measure's package under measures/).
 
 The folder: ``DIR/<measure>.toml`` (the sweep spec), ``DIR/<measure>.json`` (the answer, written when the sweep
 is done), ``DIR/card-files/*.toml`` (card files the cells read, if any), the manifest and the parts. Verification

@@ -1,6 +1,6 @@
-"""The measures a designer asks beyond the records (restricted play, card worth), answered from a sweep's folder.
-
-A measure is played as an ordinary sweep (cluster/) and read back with the locked DuckDB connection (queries/);
-its answer needs both (the folder's parts, and its spec's cells and card files), so it sits above them, beside
-the nightly regression. The command line (cli/) and the report page's builder call the same functions.
+"""The design measures, one package each (measures/protocol.py, measures/registry.py): how a measure is played as
+a sweep (cluster/ plays it), answered from the sweep's folder (queries/ reads it), shown as a page, and checked
+on known answers (measures/known: the framework ``playtest validate`` runs). Its answer needs both the folder's
+parts and its spec's cells and card files, so the measures sit above cluster and queries, beside the nightly
+regression. The command line (cli/), the report and the service call the same functions.
 """

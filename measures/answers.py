@@ -1,20 +1,20 @@
 """The measures a results folder answers beyond its cells' records, as report sections and terminal lines
-(``playtest report``): restricted play and card worth (a folder laid out as one: the page is the measure's), and
-kingmaking (a sweep with the kingmaking table: a section beside the cells). Tension is the report's own (its
-win_prob table is per cell)."""
+(``playtest report``): each registered measure with a report section (measures/registry.py) whose answer the
+folder holds. Restricted play and card worth lay a folder out as themselves (the page is the measure's alone);
+kingmaking is a section beside the cells. Tension is the report's own (its win_prob table is read per cell)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from cluster import cards as card_words
-from cluster import restrict as restrict_words
-from measures.card_worth import card_worth
-from measures.restrict import restricted_play
-from queries import kingmaking as king
-from queries.measure_pages import card_worth_section, kingmaking_section
-from queries.restrict_page import restrict_section
 from infra.storage import is_uri
+from measures.registry import MEASURES
+from queries.pages import CSS, SCRIPT, esc
+
+PAGE_CSS = CSS + """
+.note { color: #555; font-size: 13px; } .bots { background: #fff3e0; padding: .4em .8em; border-radius: 6px; }
+.warn { color: #8a1f11; background: #fdecea; padding: .3em .6em; border-radius: 4px; }
+"""
 
 
 def measure_sections(source: str) -> tuple[list[str], bool, list[str]]:
@@ -24,15 +24,23 @@ def measure_sections(source: str) -> tuple[list[str], bool, list[str]]:
     if is_uri(source) or not Path(source).is_dir():
         return [], False, []
     sections, lines, alone = [], [], False
-    for read, say, section, label, whole in (
-            (restricted_play, restrict_words.sentences, restrict_section, "restricted play", True),
-            (card_worth, card_words.sentences, card_worth_section, "card worth", True),
-            (king.kingmaking, king.sentences, kingmaking_section, "kingmaking", False)):
-        answer = read(source)
+    for m in MEASURES:
+        if m.section is None or m.answer is None or m.sentences is None:
+            continue
+        answer = m.answer(source)
         if answer is None:
             continue
-        said = say(answer)
-        sections.append(section(answer, said))
-        lines += [f"{label}:"] + [f"  {x}" for x in said]
-        alone = alone or whole           # its cells are the measure's variants: the page is the answer alone
+        said = m.sentences(answer)
+        sections.append(m.section(answer, said))
+        lines += [f"{m.title}:"] + [f"  {x}" for x in said]
+        alone = alone or m.alone          # its cells are the measure's variants: the page is the answer alone
     return sections, alone, lines
+
+
+def measure_page(title: str, sections: list[str], source: str, command: str = "") -> str:
+    """A page of measure sections alone."""
+    return "\n".join([f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+                      f"<style>{PAGE_CSS}</style></head><body><h1>{esc(title)}</h1>",
+                      f"<p class='note'>From <code>{esc(source)}</code>.</p>", *sections,
+                      f"<p class='note'>Built by <code>{esc(command)}</code>.</p>" if command else "",
+                      f"<script>{SCRIPT}</script></body></html>"])

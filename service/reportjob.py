@@ -12,7 +12,7 @@ from pathlib import Path
 from measures.answers import measure_sections
 from queries import errors, sources
 from queries import report as rep
-from queries.measure_pages import measure_page
+from measures.answers import measure_page
 from sim.files import write_atomic
 from infra.storage import is_uri
 

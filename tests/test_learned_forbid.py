@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from cluster import restrict
+from measures.restrict import sweep as restrict
 from sim.games import GAMES
 from sim.kit import trace
 from sim.params import RuleError

@@ -1,8 +1,9 @@
 """Known answers: every design measure checked on cases whose answer is known before it speaks
 (``playtest validate``; docs/validation.md).
 
-A measure's cases live in one module of this package, ``measures/known/<measure>.py``, which registers them
-with :func:`case`. Two kinds:
+A measure's cases live in its own package, ``measures/<measure>/cases.py``, which registers them with
+:func:`case`; this package is the framework they share (and ``_play``: a case's small sweep; ``_run``: running
+them). Two kinds:
 
 - **planted**: the property is built in and the answer known (a rigged line-up, an absurd card, a tiny
   calibration game); the measure must find it;
@@ -20,14 +21,13 @@ A case gets a :class:`Context`: the seed, a scale for its games (``--games``), a
 can run the planted cases on their own variant. It returns an :class:`Outcome`: what it measured, in words,
 with its interval, and whether that passes.
 
-Registration is by module: :func:`cases` imports every module of this package, so a new measure's cases are
-found the moment its file is added here.
+Registration is by measure: :func:`cases` imports the cases module each measure of measures/registry.py
+names (``Measure.cases``), so a new measure's cases are found with its line there.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -102,10 +102,11 @@ def case(measure: str, name: str, kind: str, expected: str, *, game: str | None 
 
 
 def cases() -> list[Case]:
-    """Every registered case, measure by measure (each measure's module imported once)."""
-    for info in pkgutil.iter_modules(__path__):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{info.name}")
+    """Every registered case, measure by measure (each measure's cases module imported once)."""
+    from measures.registry import MEASURES
+    for m in MEASURES:
+        if m.cases is not None:
+            importlib.import_module(m.cases)
     return sorted(_REGISTRY.values(), key=lambda c: (c.measure, KINDS.index(c.kind), c.name))
 
 

@@ -15,13 +15,13 @@ seat cannot see dealt again and the game's generator reseeded, ``redeal`` and ``
 the option is taken (the **dealt options**) and, on a second copy of the same re-deal, the seat's own bot
 decides (the **chance** playouts). The same rule (two different winners among the other sides) over each set
 of K gives the decision's two verdicts; where the choice does not matter the two sets are alike in law, so
-the options' excess over chance (queries/kingmaking.py) reads zero there, and the share of decisions whose
-choice decides the winner where it does.
+the options' excess over chance (measures/kingmaking/answer.py) reads zero there, and the share of decisions
+whose choice decides the winner where it does.
 
 This module only plays games, so it sits beside the engines: a sweep asks for its table with
 ``tables = ["games", "kingmaking"]`` (options in the spec's ``[kingmaking]``: ``threshold``, ``oracle``), each
 game's plugin declares :data:`SCHEMA` and adds :func:`table` to its batches; ``cluster/`` only orchestrates and
-``queries/kingmaking.py`` answers from the folder.
+``measures/kingmaking/answer.py`` answers from the folder.
 """
 
 from __future__ import annotations

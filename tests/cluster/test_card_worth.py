@@ -1,4 +1,4 @@
-"""What each card is worth (cluster/cards.py, ``playtest card-worth``; docs/card-worth.md).
+"""What each card is worth (measures/card_worth/, ``playtest card-worth``; docs/card-worth.md).
 
 Held here: each variant card file changes one number of one card or leaves one copy out, and the folder reads
 each back as that variant; the holders are the seats that used the card; the paired mean and Holm's adjustment
@@ -20,7 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from cluster import cards as cw
+from measures.card_worth import sweep as cw
 from sim.games import GAMES
 
 runner = CliRunner()
@@ -30,11 +30,11 @@ def test_each_variant_file_changes_one_card_and_the_folder_reads_it_back():
     """The variant card files change one number of one card (shields the other way round, a blank one step
     down played once) or leave one copy out; the answer's layout reads each back as the variant it is."""
     import tomllib
-    from measures.card_worth import difference
+    from measures.card_worth.answer import difference
     m = GAMES["tales"].resolve(None, {}, {})
     files, cells = cw.variant_files(m, ["equipment"], ["Tower Shield", "Bone Knife"])
     base = tomllib.loads(files["card-files/equipment.toml"])
-    assert files["card-files/equipment.toml"] == (Path(cw.__file__).parents[1] / "sim/tales/data/equipment.toml").read_text()
+    assert files["card-files/equipment.toml"] == (Path(cw.__file__).parents[2] / "sim/tales/data/equipment.toml").read_text()
     kinds = {}
     for cell in cells:
         (_, rel), = cell.items()
@@ -123,7 +123,7 @@ def test_the_command_runs_a_sweep_and_answers_from_its_folder(tmp_path):
     """The folder is an ordinary sweep holding its card files: status --verify passes and keeps them; --from and
     card_worth(folder) give the answer the command printed and wrote; a deleted part is played again by
     --resume, the answer the same byte for byte; the cost is said before any game."""
-    from measures.card_worth import card_worth
+    from measures.card_worth.answer import card_worth
     out, res = _worth(tmp_path, "--json", str(tmp_path / "w.json"))
     assert res.exit_code == 0, res.output
     said = " ".join(res.stderr.split())
@@ -215,7 +215,7 @@ def test_the_verdicts_against_the_decks_reference():
     strong, the worthless and the number that changes nothing are in it); in line needs the family interval
     of the difference inside +-2 points; a card at its weakest is worth 0 exactly and can be too weak; a card
     alone in its deck, never used, with no number or too few games is said so, not judged."""
-    from measures.card_worth import judge
+    from measures.card_worth.answer import judge
     rows = cw.summarise([
         _row("strong", 0.30, 4000), _row("mid1", 0.03, 4000), _row("mid2", 0.03, 4000), _row("mid3", 0.031, 4000),
         _row("worthless", 0.0, 4000, at_weakest=True), _row("idle", 0.0, 4000), _row("rare", 0.10, 40),
@@ -251,8 +251,8 @@ def test_an_unfinished_sweep_judges_nothing_and_says_so(tmp_path):
     "in line"), the sentences, the table and the report's section say it is unfinished."""
     from cluster.measure_sweep import prepare
     from cluster.sweep import SweepInterrupted, run_sweep
-    from measures.card_worth import card_worth
-    from queries.measure_pages import card_worth_section
+    from measures.card_worth.answer import card_worth
+    from measures.card_worth.page import card_worth_section
     m = GAMES["tales"].resolve(None, {}, {})
     files, cells = cw.variant_files(m, ["equipment"], ["Tower Shield", "Bone Knife"])
     spec = prepare(tmp_path / "w", "card-worth", cw.sweep_raw(m, None, {}, {}, 1, 200, cells), files, False,

@@ -24,9 +24,9 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from cluster import kingmaker as km
+from measures.kingmaking import sweep as km
 from cluster.spec import SpecError, parse_spec
-from queries.kingmaking import kingmaking, sentences
+from measures.kingmaking.answer import kingmaking, sentences
 from sim.games import GAMES, PausedGames
 from sim.kit import kingmaking as kit
 from sim.kit.learned import model_path, read_model

@@ -1,4 +1,4 @@
-"""Restricted play (cluster/restrict.py, ``playtest restrict``; docs/restricted-play.md).
+"""Restricted play (measures/restrict/, ``playtest restrict``; docs/restricted-play.md).
 
 Held here: a heuristic bot forbidden an option plays identically on both engines (every option of both
 games, in every bench configuration); the reference bot never takes the forbidden kind while it has another,
@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from cluster import restrict
+from measures.restrict import sweep as restrict
 from sim.games import GAMES
 from sim.kit.contract import both_engines, contexts, first_difference
 
@@ -130,7 +130,7 @@ def test_the_sweep_pairs_as_the_bare_tasks_did():
                                                           ["heuristic", "heuristic:forbid=equip"]]
     assert len(spec.cells) == 6 and restrict.games_to_play("tales", "heuristic", ["equip"], 40) == 240
     import duckdb
-    from measures import restrict as qr
+    from measures.restrict import answer as qr
     con = duckdb.connect()
     tables = [c.match.play_batch(3, 0, 40)["games"] for c in spec.cells]
     import pyarrow as pa
@@ -152,7 +152,7 @@ def test_the_sweep_pairs_as_the_bare_tasks_did():
 def test_verdicts_at_their_borders(cost, low, high, want):
     """Useless and negligible by two one-sided tests against the 2-point margin: the 90% interval (0.84 of the 95%
     half-width) inside +-2 points; buy's +0.5 [+0.3, +0.8] of the issue is negligible, not useless."""
-    from measures.restrict import verdict
+    from measures.restrict.answer import verdict
     said, needed = verdict(cost, low, high, 1000)
     assert said == want
     assert (needed is not None) == (want == "unclear")
@@ -164,7 +164,7 @@ def test_the_command_runs_a_sweep_and_answers_from_its_folder(tmp_path):
     restricted_play) is the one the command printed and wrote; a deleted part is played again by --resume,
     the answer the same byte for byte; the cost is said before any game."""
     from tests.test_report import open_page
-    from measures.restrict import restricted_play
+    from measures.restrict.answer import restricted_play
     page, also = tmp_path / "r.html", tmp_path / "r.json"
     out, res, result = _sweep(tmp_path, "tales", "--forbid", "take_off,equip", "--games", "50", "--html", str(page),
                               "--json", str(also))
@@ -212,7 +212,7 @@ def test_a_damaged_part_is_refused_and_resume_plays_it_again(tmp_path):
 def test_any_sweep_laid_out_as_restricted_play_gets_the_answer_and_others_none(tmp_path):
     """The layout comes from the cells' bots: a sweep written by hand with a base cell and a forbid= cell is
     answered; a sweep of other cells is not a restricted-play layout (None; --from refuses it in one line)."""
-    from measures.restrict import restricted_play
+    from measures.restrict.answer import restricted_play
     spec = tmp_path / "s.toml"
     spec.write_text('game = "tales"\nseed = 4\ngames_per_cell = 30\n[setup]\nmode = "standard"\n'
                     '[[cells]]\nbots = ["heuristic", "heuristic"]\n'

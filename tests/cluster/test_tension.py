@@ -1,4 +1,4 @@
-"""``playtest tension`` (cluster/tension.py, queries/tension.py; docs/tension.md) as a sweep with the win_prob table.
+"""``playtest tension`` (measures/tension/, queries/tension.py; docs/tension.md) as a sweep with the win_prob table.
 
 Held here: the command end to end (the sweep's folder verifies, its answer, the JSON beside the parts, the page in
 headless Chromium), --from reads the same answer from the folder, --resume finishes a sweep whose part was lost

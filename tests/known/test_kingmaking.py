@@ -1,5 +1,5 @@
-"""Kingmaking's known answers (measures/known/kingmaking.py) and the statistics under its headline
-(queries/kingmaking.py ``paired_excess``, ``games_excess``, ``headline``):
+"""Kingmaking's known answers (measures/kingmaking/cases.py) and the statistics under its headline
+(measures/kingmaking/answer.py ``paired_excess``, ``games_excess``, ``headline``):
 
 - every fast case passes for seed 1 (simulated null: claimed at most alpha of the time; a planted 10-point excess
   claimed with power 80%; the calibration game with no decisive choice, and with 15% of its games decided by the
@@ -17,8 +17,8 @@ import pytest
 from scipy.stats import t as student
 
 from measures.known import Context, cases
-from measures.known.kingmaking import Calibration, calibration_games, simulated
-from queries.kingmaking import games_excess, headline, paired_excess, verdict
+from measures.kingmaking.cases import Calibration, calibration_games, simulated
+from measures.kingmaking.answer import games_excess, headline, paired_excess, verdict
 from sim.kit.kingmaking import game_row
 
 FAST = [c for c in cases() if c.measure == "kingmaking" and not c.slow]

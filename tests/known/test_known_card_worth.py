@@ -1,5 +1,5 @@
-"""Card worth's known answers (measures/known/card_worth.py) and the statistics under its verdicts
-(measures/card_worth.py ``judge``):
+"""Card worth's known answers (measures/card_worth/cases.py) and the statistics under its verdicts
+(measures/card_worth/answer.py ``judge``):
 
 - every fast case passes for seed 1 (Grenade made 20 damage too strong against typical cards; six identical
   heal-2 items none too strong or too weak; simulated cards of equal worth said to differ at most alpha of the
@@ -38,8 +38,8 @@ def test_each_fast_case_passes(c):
 def test_the_bootstrap_error_of_the_difference_from_the_reference_by_hand():
     """Two cards used in disjoint games: the reference (median of two) is their mean, so each card's difference
     is half the difference of the two, its standard error half of sqrt(se1^2 + se2^2)."""
-    from cluster.cards import summarise
-    from measures.card_worth import judge
+    from measures.card_worth.sweep import summarise
+    from measures.card_worth.answer import judge
     rng = np.random.default_rng(3)
     rows = []
     for i, (start, worth) in enumerate(((0, 0.05), (3000, 0.10))):

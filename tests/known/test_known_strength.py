@@ -1,4 +1,4 @@
-"""Bot strength's known answers (measures/known/strength.py) and the held-out seeds it is measured on
+"""Bot strength's known answers (measures/strength/cases.py) and the held-out seeds it is measured on
 (cluster/strength.py):
 
 - every fast case passes for seed 1 (the heuristic against random called stronger, 2 players, seats swapped on the
@@ -19,7 +19,7 @@ import pytest
 
 from cluster import strength as st
 from measures.known import Context, cases
-from measures.known import strength as ks
+from measures.strength import cases as ks
 from sim.params import RuleError
 
 FAST = [c for c in cases() if c.measure == "strength" and not c.slow]

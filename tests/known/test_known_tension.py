@@ -1,4 +1,4 @@
-"""Tension's known answers (measures/known/tension.py) and the recalibration they rest on (sim/kit/calibration.py):
+"""Tension's known answers (measures/tension/cases.py) and the recalibration they rest on (sim/kit/calibration.py):
 
 - every fast case passes for seed 1 (the rigged Paws line-up decided early ~100% vs 0%, the Tales side that
   never equips 7.4% vs 0.2%, the normal games' held-out calibration);

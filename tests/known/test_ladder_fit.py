@@ -1,4 +1,4 @@
-"""The ladder fit test's known answers (measures/known/ladder_fit.py): every fast case passes with its seed, and
+"""The ladder fit test's known answers (measures/ladder_fit/cases.py): every fast case passes with its seed, and
 the cases are registered as the protocol asks (a planted and a null, each deterministic for a seed)."""
 
 import pytest

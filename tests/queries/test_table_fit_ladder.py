@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from measures.known import ladder_fit as lf
+from measures.ladder_fit import cases as lf
 from queries import ratings
 
 BOTS = list(lf.BOTS)

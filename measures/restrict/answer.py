@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cluster.restrict import MARGIN, THRESHOLD
 from cluster.train import equal_weight, paired_gain
+from measures.restrict.sweep import MARGIN, THRESHOLD
 from queries import connection, sources
 from infra.stats import Z95, equivalence
 from sim.games import GAMES
@@ -27,7 +27,7 @@ FORBID = re.compile(r":forbid=([A-Za-z0-9_]+)")
 def verdict(cost: float, low: float, high: float, games: int, threshold: float = THRESHOLD,
             margin: float = MARGIN) -> tuple[str, int | None]:
     """(verdict, games that would settle it or None) of a cost with its 95% interval from ``games`` paired games:
-    cluster/restrict.py's verdicts, "useless" and "negligible" by the two one-sided tests of
+    measures/restrict/sweep.py's verdicts, "useless" and "negligible" by the two one-sided tests of
     infra.stats.equivalence against ``margin``."""
     se = (high - low) / (2 * Z95)
     eq = equivalence(cost, se, games, margin)

@@ -1,16 +1,10 @@
-"""Page sections of the measures read from a sweep's folder (docs/report.md): card worth's ranked table, the
-kingmaking answer, and a page holding measure sections alone (``playtest report`` on a restricted-play or
-card-worth folder, whose many variant cells are the measure's means, not answers to read one by one). Every
-text from an answer is escaped; the sentences are the commands' own (passed in)."""
+"""Card worth's section of a page (``playtest report`` on a card-worth folder; docs/card-worth.md): the cards too
+strong or too weak first, then every card ranked by worth. Every text from an answer is escaped; the sentences
+are the command's own (passed in)."""
 
 from __future__ import annotations
 
-from queries.pages import CSS, SCRIPT, esc, html_table
-
-PAGE_CSS = CSS + """
-.note { color: #555; font-size: 13px; } .bots { background: #fff3e0; padding: .4em .8em; border-radius: 6px; }
-.warn { color: #8a1f11; background: #fdecea; padding: .3em .6em; border-radius: 4px; }
-"""
+from queries.pages import esc, html_table
 
 _VARIANTS = (("blank", "worth (blank), family 95%"), ("removed", "one copy fewer (unpaired: not a worth)"),
              ("up", "one step up"), ("down", "one step down"))
@@ -78,45 +72,3 @@ def card_worth_section(result: dict, sentences: list[str]) -> str:
         f"card {esc(judged)}; the other columns: 95% intervals. One copy fewer reshuffles the deck, so it is not "
         "paired game by game (docs/card-worth.md).</p>",
         f"<p class='note'>{esc(result['method'])}.</p>", warn, "</section>"])
-
-
-def kingmaking_section(answer: dict, sentences: list[str]) -> str:
-    """The kingmaking answer in words (the headline first: what the options change beyond chance), and per cell
-    where the folder has several."""
-    cells = answer.get("cells") or []
-    per_cell = ""
-    if len(cells) > 1:
-        def beyond(c: dict) -> str:
-            b = c["beyond_chance"]
-            if b["verdict"] == "not enough":
-                return "not enough"
-            lo, hi = b["excess"]["ci95"]
-            if b["verdict"] == "shown":
-                return f"{100 * b['excess']['rate']:.1f}% ({100 * lo:.1f} to {100 * hi:.1f})"
-            return f"none shown ({100 * lo:+.1f} to {100 * hi:+.1f} points)"
-
-        def rate(r: dict) -> str:
-            return "n/a" if r["rate"] is None else f"{100 * r['rate']:.1f}%"
-        per_cell = "<h3>Per cell</h3>" + html_table(
-            ["cell", "games", "out decisions", "beyond chance (95%)", "options re-dealt", "chance alone"],
-            [[str(c.get("cell", "")), f"{c['games']:,}", f"{c['out_decisions']:,}", beyond(c),
-              rate(c["beyond_chance"]["options"]), rate(c["beyond_chance"]["chance"])] for c in cells])
-    head, rest = (sentences[0], sentences[1:]) if sentences else ("", [])
-    return "\n".join([
-        "<section id='kingmaking'><h2>Kingmaking: can a player who can no longer win decide who does?</h2>",
-        f"<p class='bots'><b>Bots, not people:</b> <code>{esc(', '.join(answer.get('bots') or []))}</code>; a seat "
-        f"is out once the oracle <code>{esc(str(answer.get('oracle')))}</code> rates its chance under "
-        f"{esc(str(answer.get('threshold')))}; every later decision of an out seat tried with each of its options "
-        "and against chance, under re-deals of the hidden cards and dice (docs/kingmaking.md).</p>",
-        f"<p class='headline'><b>{esc(head)}</b></p><ul>" + "".join(f"<li>{esc(s)}</li>" for s in rest) + "</ul>",
-        per_cell,
-        f"<p class='note'>{esc(answer.get('method') or '')}.</p></section>"])
-
-
-def measure_page(title: str, sections: list[str], source: str, command: str = "") -> str:
-    """A page of measure sections alone."""
-    return "\n".join([f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
-                      f"<style>{PAGE_CSS}</style></head><body><h1>{esc(title)}</h1>",
-                      f"<p class='note'>From <code>{esc(source)}</code>.</p>", *sections,
-                      f"<p class='note'>Built by <code>{esc(command)}</code>.</p>" if command else "",
-                      f"<script>{SCRIPT}</script></body></html>"])

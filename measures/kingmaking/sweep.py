@@ -5,7 +5,7 @@ Each game's analysis is played in the simulation layer (sim/kit/kingmaking.py: o
 head, every option of an out seat's later decisions played to the end on a copy, on the game's own stream and
 again against chance under re-deals); a sweep asks for it with ``tables = ["games", "kingmaking"]`` and ``[kingmaking] threshold, oracle``, so
 it runs on Ray like any sweep (``playtest status DIR``, ``--verify``, ``--resume``), and the answer is read from
-the folder (queries/kingmaking.py).
+the folder (measures/kingmaking/answer.py).
 """
 
 from __future__ import annotations

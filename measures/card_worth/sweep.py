@@ -24,10 +24,10 @@ exactly (what its number adds over the weakest is nothing), and it can be too we
 against its deck's **reference**, the median worth of the deck's cards measured (the whole deck when the sweep
 measured every card of it; otherwise the selected cards, and every line says so): the difference (the card's
 worth less the reference, its standard error by a bootstrap over the games, which carries the reference's own
-error) goes through an equivalence test (infra.stats.equivalence, two one-sided tests; measures/card_worth.py
+error) goes through an equivalence test (infra.stats.equivalence, two one-sided tests; measures/card_worth/answer.py
 ``judge``) with a stated margin, at the family's level (Bonferroni over the cards judged): **too strong** or **too weak** when it differs,
 **in line** only when the interval lies inside +-margin, otherwise **not enough games to say**. A sweep that is
-not finished judges nothing (measures/card_worth.py says how many parts are done).
+not finished judges nothing (measures/card_worth/answer.py says how many parts are done).
 """
 
 from __future__ import annotations
@@ -44,11 +44,12 @@ from typing import Sequence
 import numpy as np
 
 from cluster.measure_sweep import CARD_FILES, card_file_text
-from cluster.restrict import points
+from measures.protocol import points
 from infra.stats import Z95, adjust, normal_two_sided, z_for
 from sim.games import GAMES, Match
 from sim.params import RuleError
 
+STEM = "card-worth"              # DIR/card-worth.toml: the sweep spec; DIR/card-worth.json: the answer
 VARIANTS = ("blank", "removed", "up", "down")
 
 
@@ -235,7 +236,7 @@ def sweep_raw(match: Match, rules: str | None, overrides: dict, setup: dict, see
 def paired(base: dict, other: dict, users: dict[int, list[int]]) -> dict:
     """The holders' mean score change (other less base), per game averaged, with a normal 95% interval; games
     ``other`` lacks (an unfinished sweep) are left out. ``per_game`` ({game index: change}) is for the
-    verdicts' bootstrap and is not kept in the answer (measures/card_worth.py ``judge`` drops it)."""
+    verdicts' bootstrap and is not kept in the answer (measures/card_worth/answer.py ``judge`` drops it)."""
     kept = [(gi, float(np.mean([other[(gi, s)] - base[(gi, s)] for s in seats]))) for gi, seats in sorted(users.items())
             if (gi, seats[0]) in other]
     d = np.array([x for _, x in kept])
@@ -259,7 +260,7 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 def summarise(rows: list[dict]) -> list[dict]:
     """Each card's worth (real less blank), removed, up and down with 95% and family (Bonferroni) intervals and
-    the worth's Holm-adjusted p-value; the verdicts are measures/card_worth.py ``judge``'s."""
+    the worth's Holm-adjusted p-value; the verdicts are measures/card_worth/answer.py ``judge``'s."""
     measured_rows = [r for r in rows if r.get("blank") and r["blank"]["se"] is not None]
     family = z_for(0.05 / max(1, len(measured_rows)))
     for r in rows:

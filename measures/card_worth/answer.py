@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cluster.cards import VARIANTS, at_weakest, deck, knob, measured, paired, summarise
 from cluster.spec import SpecError, parse_spec
+from measures.card_worth.sweep import VARIANTS, at_weakest, deck, knob, measured, paired, summarise
 from queries import connection, errors, sources
 from infra.stats import MARGIN, equivalence
 from infra.folder import BEYOND

@@ -43,7 +43,7 @@ def _match(ctx: Context, items: str | None = None):
 
 def _amount_cards(match) -> list:
     """The dealt items whose amount says how much, the largest first (file order among equals)."""
-    from cluster.cards import knob, measured
+    from measures.card_worth.sweep import knob, measured
     cards = [c for c in measured(match, "items") if knob("paws", c) is not None]
     return sorted(cards, key=lambda c: -c.amount)
 
@@ -68,10 +68,10 @@ def _edited(match, name: str, amount: int, tmp: Path) -> str:
 
 def _answer(ctx: Context, names: list[str], games: int, items: str | None = None) -> dict:
     """card_worth of a blank-only sweep of ``names`` (items) played in a temporary folder."""
-    from cluster.cards import sweep_raw, variant_files
+    from measures.card_worth.sweep import sweep_raw, variant_files
     from cluster.measure_sweep import prepare
     from cluster.sweep import run_sweep
-    from measures.card_worth import card_worth
+    from measures.card_worth.answer import card_worth
     match, rules, overrides, setup = _match(ctx, items)
     files, cells = variant_files(match, ["items"], names, ("blank",))
     raw = sweep_raw(match, rules, overrides, setup, ctx.seed, ctx.games(games), cells)
@@ -150,7 +150,7 @@ def simulated(rng: np.random.Generator, worths: list[float], games: int, use: fl
     """Rows as the folder gives them for cards of true worth ``worths``: each card used in a game with
     probability ``use``; per game the holders' change (blank less real) is -1, 0 or +1, most often 0 (a paired
     game is the same game until the card matters), with mean -worth."""
-    from cluster.cards import summarise
+    from measures.card_worth.sweep import summarise
     rows = []
     for i, w in enumerate(worths):
         used = np.flatnonzero(rng.random(games) < use)
@@ -167,7 +167,7 @@ def simulated(rng: np.random.Generator, worths: list[float], games: int, use: fl
 
 
 def _rate(ctx: Context, worths: list[float], runs: int, games: int, hit) -> int:
-    from measures.card_worth import judge
+    from measures.card_worth.answer import judge
     rng = np.random.default_rng([ctx.seed, 40, 71])
     hits = 0
     for k in range(runs):
@@ -200,7 +200,7 @@ def worthless_card(ctx: Context) -> Outcome:
 
     def weakest(rows):
         return rows[-1]["verdict"] == "too weak"
-    from measures.card_worth import judge
+    from measures.card_worth.answer import judge
     rng = np.random.default_rng([ctx.seed, 40, 72])
     hits = 0
     for k in range(runs):

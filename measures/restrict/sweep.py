@@ -7,13 +7,13 @@ what the option is worth. Here the restricted bot (``heuristic:forbid=invade``, 
 unrestricted bot in every other seat, and the unrestricted bot plays the same seats of the same games (common random numbers: the same seed and game index, so the two games are
 one game until the first forbidden choice). It is played as an ordinary sweep (``sweep_raw``: per line-up one
 base cell, the unrestricted bot in every seat, which serves every option, and one cell per option and seat)
-and answered from the sweep's folder (measures/restrict.py). The change is the paired per-game difference of
+and answered from the sweep's folder (measures/restrict/answer.py). The change is the paired per-game difference of
 the seat's scores (1 a win, the fair share a draw, 0 a loss), the line-ups weighted equally, with a 95%
 interval (normal, the line-ups' variances added): cluster.train's paired_gain and equal_weight.
 
 Verdicts, on the cost of forbidding (the unrestricted score less the restricted), with an equivalence margin
 ``margin`` (default 2 points of win share) judged by two one-sided tests (infra.stats.equivalence), never by
-whether intervals overlap (measures/restrict.py ``verdict``):
+whether intervals overlap (measures/restrict/answer.py ``verdict``):
 - **dominant**: its whole 95% interval is above ``threshold`` (default 5 points): the bot's play leans on it;
 - **useless**: the same within +-``margin``: its 90% interval lies inside the margin and its 95% holds zero;
 - **negligible**: it differs from zero (its 95% interval leaves zero out) by less than the margin;
@@ -27,10 +27,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from cluster.train import seatings
+from measures.protocol import points
 from sim.games import GAMES
 from sim.kit.bots import RESTRICTABLE
 from sim.params import RuleError, fields
 
+STEM = "restrict"               # DIR/restrict.toml: the sweep spec; DIR/restrict.json: the answer
 THRESHOLD = 0.05
 MARGIN = 0.02               # the equivalence margin: within +-2 points of win share is "the same"
 
@@ -100,11 +102,6 @@ SAYS = {"dominant": "the bot's play leans on it: forbidding it costs more than {
         "overused": "the bot does better without it: it takes it when it should not",
         "matters": "forbidding it costs something, not shown to be within {m} point{s} nor over {t} points",
         "unclear": "not enough games to say whether it is within {m} point{s}{need}"}
-
-
-def points(x: float) -> str:
-    """A share as signed points of win share, one decimal (never "-0.0")."""
-    return f"{round(100 * x, 1) + 0.0:+.1f}"
 
 
 def sentences(result: dict) -> list[str]:

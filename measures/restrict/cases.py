@@ -1,4 +1,4 @@
-"""Known answers of restricted play (measures/restrict.py; docs/restricted-play.md).
+"""Known answers of restricted play (measures/restrict/answer.py; docs/restricted-play.md).
 
 Planted: a Paws bot forbidden to move never leaves its start, so forbidding ``move`` must be **dominant** (a cost
 far above the 5-point threshold); simulated paired games with a true cost of 10 points must be called dominant
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from cluster.restrict import MARGIN, THRESHOLD
 from measures.known import ALPHA, Context, Outcome, case, rate_case
 from measures.known._play import played, variant_raw
-from measures.restrict import restricted_play, verdict
+from measures.restrict.answer import restricted_play, verdict
+from measures.restrict.sweep import MARGIN, THRESHOLD
 from infra.stats import Z95
 from sim.games import GAMES
 
@@ -27,7 +27,7 @@ CHANGED = 0.3               # the share of paired games whose seat score the res
 def _simulated_verdicts(cost: float, games: int, seed: int, runs: int = RUNS) -> list[str]:
     """The verdicts of ``runs`` simulated restricted-play answers with a true cost ``cost``: each paired game's
     difference +1 (the base seat won, the restricted one did not), -1, or 0, with P(+1) - P(-1) = cost and
-    P(+1) + P(-1) = CHANGED; the interval as measures.restrict computes it (mean, normal 95%)."""
+    P(+1) + P(-1) = CHANGED; the interval as measures.restrict.answer computes it (mean, normal 95%)."""
     rng = np.random.default_rng(seed)
     up, down = (CHANGED + cost) / 2, (CHANGED - cost) / 2
     counts = rng.multinomial(games, [up, down, 1 - up - down], size=runs)

@@ -1,4 +1,4 @@
-"""Known answers of kingmaking beyond chance (sim/kit/kingmaking.py, queries/kingmaking.py; docs/kingmaking.md).
+"""Known answers of kingmaking beyond chance (sim/kit/kingmaking.py, measures/kingmaking/answer.py; docs/kingmaking.md).
 
 The claim checked: "a seat that can no longer win decides which other seat wins at X% of its decisions beyond
 what chance does", made only when the paired excess's 95% interval lies above zero.
@@ -28,7 +28,7 @@ import random
 import numpy as np
 
 from measures.known import ALPHA, Context, Outcome, case, rate_outcome
-from queries.kingmaking import paired_excess
+from measures.kingmaking.answer import paired_excess
 from sim.games import GAMES, PausedGames
 from sim.kit.kingmaking import game_row
 
@@ -46,9 +46,9 @@ CAL_PLANTED = 0.15       # the calibration game's decisive share (planted)
 # -- the estimator, simulated --------------------------------------------------------------------------------------
 
 def simulated(planted: float, games: int, seed: int, runs: int) -> list[dict]:
-    """``runs`` answers of :func:`queries.kingmaking.paired_excess` on simulated games: per game out decisions (0
-    with probability 1 - OUT_GAMES, else 1 + geometric), a game's chance rate p ~ Beta(4, 1.5) (winners open late
-    in a game); per decision chance's verdict ~ Bernoulli(p) and the options' the same verdict with probability
+    """``runs`` answers of :func:`measures.kingmaking.answer.paired_excess` on simulated games: per game out
+    decisions (0 with probability 1 - OUT_GAMES, else 1 + geometric), a game's chance rate p ~ Beta(4, 1.5)
+    (winners open late in a game); per decision chance's verdict ~ Bernoulli(p) and the options' the same verdict with probability
     0.5, else a fresh Bernoulli(p) (paired, the same law: the null); with probability ``planted`` the decision is
     instead decided by the choice (options change the winner, chance does not)."""
     rng = np.random.default_rng(seed)
