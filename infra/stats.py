@@ -59,10 +59,13 @@ def wilson(k, n, z: float = Z95):
         if n <= 0:
             return 0.0, 1.0
         low, high = proportion_confint(k, n, alpha=alpha, method="wilson")
-        return float(low), float(high)
+        # the score interval reaches 0 at k = 0 and 1 at k = n exactly; statsmodels' rounding can stop an ulp short,
+        # and an interval that leaves out the share it was measured at is wrong, not just imprecise
+        return (0.0 if k <= 0 else float(low)), (1.0 if k >= n else float(high))
     k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
     some = n > 0
     low, high = proportion_confint(np.where(some, k, 0.0), np.where(some, n, 1.0), alpha=alpha, method="wilson")
+    low, high = np.where(k <= 0, 0.0, low), np.where(k >= n, 1.0, high)
     return np.where(some, low, 0.0), np.where(some, high, 1.0)
 
 

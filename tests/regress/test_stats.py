@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from infra import stats
@@ -81,3 +82,16 @@ def test_wilson_interval():
     lo, hi = stats.wilson(5, 10)
     assert (lo, hi) == pytest.approx((0.236593, 0.763407), abs=1e-6)
     assert stats.wilson(0, 10)[0] == 0.0
+
+
+@pytest.mark.parametrize("n", [1, 7, 10, 300, 12_345])
+def test_wilson_holds_the_share_it_was_measured_at_even_at_the_ends(n):
+    """0 of n and n of n: the interval reaches 0 and 1 exactly (statsmodels alone stopped 300/300 at 1 - 2e-16,
+    which left the measured share outside it); every share in between lies inside, scalar and vectorised."""
+    assert stats.wilson(0, n)[0] == 0.0 and stats.wilson(n, n)[1] == 1.0
+    ks = np.arange(n + 1) if n < 400 else np.array([0, 1, n // 2, n - 1, n])
+    low, high = stats.wilson(ks, np.full(len(ks), n))
+    assert np.all(low <= ks / n) and np.all(ks / n <= high) and low[0] == 0.0 and high[-1] == 1.0
+    for k in ks[:: max(1, len(ks) // 20)]:
+        lo, hi = stats.wilson(int(k), n)
+        assert lo <= k / n <= hi
