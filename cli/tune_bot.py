@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import MAX_SEED, MAX_WORKERS, check_output_file, check_range, err, fail, game_named, plain
-from cluster.train import seatings, tune_heuristic, write_preset
+from cluster.train import TuneRun, seatings, tune_heuristic, write_preset
 from sim.params import RuleError
 
 
@@ -57,8 +57,8 @@ def tune_bot(game: Annotated[str, typer.Argument(help="the game whose heuristic 
                       "(search games)", highlight=False)
 
     try:
-        r = tune_heuristic(g.name, trials=trials, games=games, seed=seed, field=field, workers=workers,
-                           address=address, progress=progress)
+        r = tune_heuristic(TuneRun(g.name, trials=trials, games=games, seed=seed, field=field, workers=workers,
+                                   address=address, progress=progress))
     except (ConnectionError, RuleError, ValueError) as e:
         fail(str(e))
     rows = [(x.label, f"{x.games:,}", _points(x.default), _points(x.tuned),

@@ -150,16 +150,30 @@ class TuneResult:
         return d
 
 
-def tune_heuristic(game_name: str, *, trials: int, games: int, seed: int, field: str = "heuristic",
-                   parallel: int | None = None, finalists: int = 4, workers: int | None = None,
-                   address: str | None = None,
-                   progress: Callable[[int, int, float], None] | None = None) -> TuneResult:
-    """Tune the heuristic's weights of ``game_name`` (see the module docstring); ``progress(done, trials,
-    best edge so far)`` after each round of trials. Inputs are validated before Ray starts."""
+@dataclasses.dataclass(frozen=True)
+class TuneRun:
+    """One tuning run of a game's heuristic, passed whole to :func:`tune_heuristic` (see the module docstring)."""
+
+    game: str
+    trials: int                                  # weight sets tried in the search (the default weights first)
+    games: int                                   # games per seating of one trial (validation and gain: 4x)
+    seed: int                                    # the search's seed (validation: +1, gain: +2)
+    field: str = "heuristic"                     # the bot in every other seat
+    parallel: int | None = None                  # trials per round (None: one per Ray slot)
+    finalists: int = 4                           # the search's best, replayed on the validation games
+    workers: int | None = None                   # Ray workers (None: every core)
+    address: str | None = None                   # a Ray cluster to run on (None: an embedded runtime)
+    progress: Callable[[int, int, float], None] | None = None   # (done, trials, best edge so far) after each round
+
+
+def tune_heuristic(run: TuneRun) -> TuneResult:
+    """Tune the heuristic's weights of ``run.game`` (see the module docstring). Inputs are validated before Ray
+    starts."""
     import optuna
 
     from cluster.sweep import _start_ray
 
+    game_name, trials, games, seed, field = run.game, run.trials, run.games, run.seed, run.field
     game = GAMES[game_name]
     seatings(game, "heuristic", field)           # the field is a valid bot of the game: refused before Ray
     weights_cls = game.bot_weights
@@ -167,7 +181,7 @@ def tune_heuristic(game_name: str, *, trials: int, games: int, seed: int, field:
     space = {f.name: optuna.distributions.IntDistribution(f.metadata["min"], f.metadata["max"])
              for f in fields(weights_cls) if not f.metadata["choices"]}
     default = {k: v for k, v in as_dict(weights_cls()).items() if k in space}
-    started, slots, guard = _start_ray(workers, address)
+    started, slots, guard = _start_ray(run.workers, run.address)
     import ray
 
     evaluate = ray.remote(num_cpus=1)(_evaluate)
@@ -177,7 +191,7 @@ def tune_heuristic(game_name: str, *, trials: int, games: int, seed: int, field:
                                              n_startup_trials=min(16, max(1, trials // 4)))
         study = optuna.create_study(direction="maximize", sampler=sampler)
         study.enqueue_trial(default)
-        batch = max(1, parallel or slots)
+        batch = max(1, run.parallel or slots)
         done = 0
         while done < trials:
             asked = [study.ask(space) for _ in range(min(batch, trials - done))]
@@ -186,10 +200,10 @@ def tune_heuristic(game_name: str, *, trials: int, games: int, seed: int, field:
             for t, v in zip(asked, values):
                 study.tell(t, v)
             done += len(asked)
-            if progress:
-                progress(done, trials, study.best_value)
+            if run.progress:
+                run.progress(done, trials, study.best_value)
         ranked = sorted(study.trials, key=lambda t: (-t.value, t.number))
-        top = [bot_spec({k: t.params[k] for k in default}) for t in ranked[:finalists]]
+        top = [bot_spec({k: t.params[k] for k in default}) for t in ranked[:run.finalists]]
         top = list(dict.fromkeys(top))
         vseed = (seed + 1) % SEED_SPACE
         vals = ray.get([evaluate.remote(game_name, s, field, vseed, 4 * games) for s in top])
