@@ -361,7 +361,8 @@ def upgrade(out: Annotated[str, typer.Argument(help="a sweep's results directory
         except UpgradeError as e:
             fail(str(e))
     Console().print(escape(f"{out}: {done['rewritten']} of {done['parts']} parts given the per-game query "
-                           f"columns ({done['skipped']} had them already)"), highlight=False)
+                           f"columns ({done['skipped']} had them already)"), highlight=False,
+                  soft_wrap=True)          # one line however long the folder's name, like every message
 
 
 COMMANDS = {"sweep": sweep, "status": status, "upgrade": upgrade}
