@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from budget import thin
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -71,7 +72,7 @@ def _spy(monkeypatch, name: str):
     return seen
 
 
-@pytest.mark.parametrize("name, option", _cases())
+@pytest.mark.parametrize("name, option", thin(_cases()))
 def test_restricted_learned_games_are_the_reference_engines_and_never_take_the_forbidden_kind(monkeypatch, name,
                                                                                               option):
     seen = _spy(monkeypatch, name)

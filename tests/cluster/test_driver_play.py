@@ -52,6 +52,7 @@ def test_a_small_sweep_plays_on_the_driver_and_never_starts_ray(driver_only):
 
 
 @pytest.mark.ray
+@pytest.mark.slow
 def test_a_stop_sweep_on_the_driver_stops_where_it_stops_on_ray(request, tmp_path):
     if ray_up():
         pytest.skip("a Ray runtime of another module is still up in this process")
@@ -77,6 +78,7 @@ def test_driver_parts_are_byte_identical_to_ray_workers_parts(driver_only, reque
 
 
 @pytest.mark.ray
+@pytest.mark.slow
 def test_hand_over_to_ray_mid_sweep_writes_the_same_bytes(driver_only, request, tmp_path, monkeypatch):
     """Ray pays at once: the driver's threads play the first parts, Ray's workers the rest."""
     out, _ = driver_only

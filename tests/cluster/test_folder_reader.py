@@ -118,7 +118,7 @@ def test_a_manifest_over_the_cap_is_refused_before_it_is_read(work, tmp_path):
     every_reader(work, tmp_path, "1,073,741,824 bytes; a sweep manifest is at most")
 
 
-@pytest.mark.parametrize("what", ["manifest.json", PART])
+@pytest.mark.parametrize("what", ["manifest.json", pytest.param(PART, marks=pytest.mark.slow)])
 def test_a_fifo_never_blocks_a_reader(work, what):
     (work / what).unlink()
     os.mkfifo(work / what)

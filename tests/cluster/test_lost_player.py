@@ -149,6 +149,7 @@ def test_a_player_killed_while_idle_or_playing_is_replaced_and_every_part_comes_
 
 
 @pytest.mark.ray
+@pytest.mark.slow
 def test_a_stop_sweep_handed_to_ray_plays_every_part_its_players_last_results_allow(request, tmp_path,
                                                                                   monkeypatch):
     """Ray starts while the players finish parts (their results wait); once those are recorded the stop plan

@@ -16,6 +16,7 @@ import json
 
 import numpy as np
 import pytest
+from budget import thin
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -30,7 +31,7 @@ def _cases():
     return [(name, o) for name in ("paws", "tales") for o in restrict.forbiddable(name)]
 
 
-@pytest.mark.parametrize("name, option", _cases())
+@pytest.mark.parametrize("name, option", thin(_cases()))
 def test_a_restricted_bot_plays_the_same_games_on_both_engines(name, option):
     game = GAMES[name]
     checked = 0

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from budget import thin
 from typer.testing import CliRunner
 
 from queries import connection, errors, sources, sqlfiles
@@ -153,7 +154,7 @@ WHERE_INJECTIONS = [
 
 
 @pytest.mark.parametrize("command", ["query", "sql"])
-@pytest.mark.parametrize("injection", WHERE_INJECTIONS)
+@pytest.mark.parametrize("injection", thin(WHERE_INJECTIONS))
 def test_where_injections_are_one_line_and_harmless(injection, command, sweep, cwd):
     before, files = baseline(sweep), snapshot(sweep)
     where = injection.replace("{part}", str(sweep / "games" / "cell=c000" / "part-00000.parquet"))
@@ -197,7 +198,7 @@ VALID_FILTERS = [
 ]
 
 
-@pytest.mark.parametrize("where", VALID_FILTERS)
+@pytest.mark.parametrize("where", thin(VALID_FILTERS))
 def test_valid_filters_give_the_same_games_as_sql(where, sweep, cwd):
     ref = json.loads(ok("sql", f"SELECT count(*) AS n, sum(rounds) AS r FROM games WHERE {where}", "--results",
                         sweep, "--format", "json"))
@@ -235,7 +236,7 @@ PARAM_INJECTIONS = [
 ]
 
 
-@pytest.mark.parametrize("name, param, needle", PARAM_INJECTIONS)
+@pytest.mark.parametrize("name, param, needle", thin(PARAM_INJECTIONS))
 def test_param_injections_and_out_of_range_values_are_refused(name, param, needle, sweep, cwd):
     before = baseline(sweep)
     refused(cli("query", name, "--results", sweep, "--param", param), f"query {name}: ", needle)
@@ -370,7 +371,7 @@ QUESTION_FILE_INJECTIONS = [   # (file text, what the one line says)
 ]
 
 
-@pytest.mark.parametrize("text, needle", QUESTION_FILE_INJECTIONS)
+@pytest.mark.parametrize("text, needle", thin(QUESTION_FILE_INJECTIONS))
 def test_a_question_file_runs_one_checked_select_and_cannot_write_a_part(text, needle, sweep, cwd):
     """A .sql file ran every statement unchecked on the locked connection, whose allowed paths are the
     parts: COPY ... TO a part replaced it (padded to its size, silently) and changed later answers."""
@@ -429,7 +430,7 @@ CONSOLE_REFUSED = [          # (statement, what the one line says)
 ]
 
 
-@pytest.mark.parametrize("statement, needle", CONSOLE_REFUSED)
+@pytest.mark.parametrize("statement, needle", thin(CONSOLE_REFUSED))
 def test_the_read_only_console_runs_only_the_results_views_and_pure_functions(statement, needle, sweep, cwd):
     before, files = baseline(sweep), snapshot(sweep)
     names_a_part = PART0 in statement
