@@ -10,7 +10,7 @@ import pyarrow as pa
 from sim.bots import BOT_KINDS
 from sim.games import BatchOptions, BatchRequest, EngineError
 from sim.kit import trace, winprob
-from sim.kit.batch import core_options
+from sim.kit.batch import play_core
 from sim.params import fields
 from sim.paws.board import FAR, NO_CELL, geometry
 from sim.paws.bots import ROSTER
@@ -124,18 +124,10 @@ def cards_table(setup: PawsSetup, cards: CardSet, master_seed: int, start: int, 
 
 
 def _play(request: BatchRequest, cannot: str) -> tuple[BatchOptions, dict]:
-    """The core's options and output for ``request`` (its BatchOptions struct filled once from them,
-    core/kit/types.pxd); a capacity it lacks, or a void game, as a CoreError."""
+    """The core's options and output for ``request`` (sim.kit.batch.play_core)."""
     from core.paws_engine import play_batch
     inputs = core_inputs(request.setup, request.rules, request.data)
-    options = core_options(request)
-    try:
-        out = play_batch(inputs, options)
-    except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
-        raise CoreError(f"the Paws in Peril core cannot play this: {e}{cannot}") from None
-    if out["void"] >= 0:
-        raise CoreError(f"game {request.start + out['void']}: a decision had more options than the core's capacity")
-    return options, out
+    return play_core(play_batch, inputs, request, CoreError, "Paws in Peril", cannot)
 
 
 def play_batch_core(request: BatchRequest, counts: dict | None = None) -> pa.Table | dict[str, pa.Table]:

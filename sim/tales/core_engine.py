@@ -10,7 +10,7 @@ import pyarrow as pa
 from sim.bots import BOT_KINDS
 from sim.games import BatchOptions, BatchRequest, EngineError
 from sim.kit import trace, winprob
-from sim.kit.batch import core_options
+from sim.kit.batch import play_core
 from sim.params import fields
 from sim.record_schema import core_columns, record_table
 from sim.tales.bots import ROSTER
@@ -161,18 +161,10 @@ def cards_table(setup: TalesSetup, cards: TalesCards, master_seed: int, start: i
 
 
 def _play(request: BatchRequest, cannot: str) -> tuple[dict, BatchOptions, dict]:
-    """The core's inputs, options and output for ``request`` (its BatchOptions struct filled once from them,
-    core/kit/types.pxd); a capacity it lacks, or a void game, as a CoreError."""
+    """The core's inputs, options and output for ``request`` (sim.kit.batch.play_core)."""
     from core.tales_engine import play_batch
     inputs = core_inputs(request.setup, request.rules, request.data)
-    options = core_options(request)
-    try:
-        out = play_batch(inputs, options)
-    except ValueError as e:            # beyond a fixed capacity of the core (a card file too big, ...)
-        raise CoreError(f"the Tales are Real core cannot play this: {e}{cannot}") from None
-    if out["void"] >= 0:
-        raise CoreError(f"game {request.start + out['void']}: a decision had more options than the core's capacity")
-    return inputs, options, out
+    return (inputs, *play_core(play_batch, inputs, request, CoreError, "Tales are Real", cannot))
 
 
 def play_batch_core(request: BatchRequest, counts: dict | None = None) -> dict[str, pa.Table]:
