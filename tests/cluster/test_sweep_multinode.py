@@ -25,7 +25,7 @@ SPEC = {"name": "node-loss", "game": "paws", "seed": 9, "games_per_cell": 160_00
         "grid": {"players": [2, 4]}}
 
 DRIVER = """
-import json, sys
+import json, sys, time
 import ray
 from ray.cluster_utils import Cluster
 from cluster.spec import parse_spec
@@ -54,11 +54,16 @@ def lose_a_node(cell, batch):
         return
     from ray.util.state import list_tasks
     driver_node = ray.get_runtime_context().get_node_id()
-    running = list_tasks(filters=[("name", "=", "play_part"), ("state", "=", "RUNNING")], detail=True,
-                         raise_on_missing_output=False)
     seen.append(batch)
-    latest = max(((t.start_time_ms or 0, t.node_id) for t in running if t.node_id != driver_node), default=None)
-    node = next((n for n in c.worker_nodes if latest is not None and n.node_id == latest[1]), None)
+    deadline = time.monotonic() + 5      # a loaded machine reports a part's start late: ask again for a while
+    while True:
+        running = list_tasks(filters=[("name", "=", "play_part"), ("state", "=", "RUNNING")], detail=True,
+                             raise_on_missing_output=False)
+        latest = max(((t.start_time_ms or 0, t.node_id) for t in running if t.node_id != driver_node), default=None)
+        node = next((n for n in c.worker_nodes if latest is not None and n.node_id == latest[1]), None)
+        if node is not None or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     if node is None and len(seen) >= 3:
         node = next(n for n in c.worker_nodes if n.node_id != driver_node)
     if node is not None:
