@@ -11,7 +11,7 @@ import time
 from cluster.strength import check_unseen, edge_summary, evaluation_seed, paired, results, strength
 from cluster.train import edges
 from measures.strength.cases import _words, called, head_to_head, verdict
-from queries.tension import tension_of_batch
+from measures.tension.trace import tension_of_batch
 from sim.games import GAMES
 
 MCTS = "mcts:iterations=256:depth=20"
@@ -47,7 +47,7 @@ for game, model, setup, rules, deals in [("tales", "learned:model=tales-2", {"mo
                                "words": _words(model, MCTS, r, e, int(d.sum()), deals),
                                "seconds": round(time.time() - t)}
 # 4. the value heads' calibration on held-out seeds 1 and 2: the oracle's own (raw) and recalibrated per
-#    configuration by tension's cross-fit (queries/tension.py), heuristic in every seat, 2,000 games
+#    configuration by tension's cross-fit (measures/tension/trace.py), heuristic in every seat, 2,000 games
 out["calibration"] = []
 for game, label, rules, setup in [("paws", "Paws v4 Beginner 4p", "v4", {"board": "beginner", "players": 4}),
                                   ("paws", "Paws v4 Explorer 4p", "v4", {"board": "explorer", "players": 4}),

@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import FORMATS, err, fail, fit_table, plain, render, warn
+from measures.answers import PER_GAME
 from queries import compare as cmp
 from queries import errors, sources
 from sim.files import unwritable
@@ -45,8 +46,8 @@ def compare(a: Annotated[str, typer.Argument(help="results A: a sweep's results 
     if html is not None and (why := unwritable(html, folder=True)):
         fail(f"--html {html}: {why}")
     try:
-        report = (cmp.compare_by(a, by, baseline, where, adjust) if by is not None
-                  else cmp.compare_folders(a, b, where, adjust))
+        report = (cmp.compare_by(a, by, baseline, where, adjust, PER_GAME) if by is not None
+                  else cmp.compare_folders(a, b, where, adjust, PER_GAME))
         for line in sources.sweep_notes([a] + ([b] if b else [])):
             warn(line)
     except (cmp.CompareError, errors.QueryError, errors.ResultsError) as e:

@@ -12,12 +12,11 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import err, fail, plain
-from measures.answers import measure_sections
+from measures.answers import write_report
 from queries import errors, sources
 from queries import report as rep
-from measures.answers import measure_page
 from queries.report import parse_target
-from sim.files import unwritable, write_atomic
+from sim.files import unwritable
 
 def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or a playtest run Parquet file")],
            out: Annotated[Optional[Path], typer.Option(help="the page to write (default: DIR/report.html, or "
@@ -48,26 +47,18 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
         if len(sys.argv) > 2 and sys.argv[1] == "report" else ""
     t0 = time.perf_counter()
     try:
-        sections, alone, lines = measure_sections(results)
-    except (errors.QueryError, errors.ResultsError) as e:
+        r, lines = write_report(results, page, shortest=shortest, longest=longest, behind_after=behind_after,
+                                command=command, cards=cards)
+    except (rep.ReportError, errors.QueryError, errors.ResultsError) as e:
         fail(str(e))
-    if alone:         # a restricted-play or card-worth folder: its cells are the measure's variants
-        try:
-            write_atomic(page, measure_page(f"playtest report: {Path(results).name}", sections, results, command))
-        except OSError as e:
-            fail(f"--out {page}: cannot write the page ({e.strerror or e})")
+    except OSError as e:
+        fail(f"--out {page}: cannot write the page ({e.strerror or e})")
+    if r is None:     # a restricted-play or card-worth folder: its cells are the measure's variants
         for line in lines:
             typer.echo(line)
         err.print(plain(f"page: {page} ({page.stat().st_size / 1024:,.0f} KiB, the measure's answer; built in "
                         f"{time.perf_counter() - t0:.1f} s)"), highlight=False, soft_wrap=True)
         return
-    try:
-        r = rep.build(results, page, shortest=shortest, longest=longest, behind_after=behind_after,
-                      command=command, cards=cards, sections=sections)
-    except (rep.ReportError, errors.QueryError, errors.ResultsError) as e:
-        fail(str(e))
-    except OSError as e:
-        fail(f"--out {page}: cannot write the page ({e.strerror or e})")
     for line in sources.sweep_notes([results]):
         err.print(f"[bold yellow]warning:[/] {plain(line)}", highlight=False, soft_wrap=True)
     for line in rep.text_summary(r) + lines:

@@ -15,7 +15,7 @@ from cli.sweep import play_measure
 from measures.tension.answer import answer_of
 from measures.tension.sweep import HEADER, STEM, check, spec_raw
 from queries.errors import QueryError, ResultsError
-from queries.tension import DECIDED, sentences
+from measures.tension.trace import DECIDED, sentences
 
 
 def tension_command(

@@ -1,7 +1,10 @@
 """The measures a results folder answers beyond its cells' records, as report sections and terminal lines
 (``playtest report``): each registered measure with a report section (measures/registry.py) whose answer the
 folder holds. Restricted play and card worth lay a folder out as themselves (the page is the measure's alone);
-kingmaking is a section beside the cells. Tension is the report's own (its win_prob table is read per cell)."""
+kingmaking is a section beside the cells. A measure read from a table of any sweep (tension's win_prob) is
+handed to the report per cell (:data:`PER_CELL`) and to ``playtest compare`` per game (:data:`PER_GAME`).
+:func:`write_report` is the one choice between a measure's page alone and the full report, for ``playtest
+report`` and the service's report step."""
 
 from __future__ import annotations
 
@@ -9,7 +12,13 @@ from pathlib import Path
 
 from infra.storage import is_uri
 from measures.registry import MEASURES
+from queries import report as rep
 from queries.pages import CSS, SCRIPT, esc
+from sim.files import write_atomic
+
+# the measures read per cell by the report and per game by a comparison, wherever the results hold their table
+PER_CELL = tuple(m.per_cell for m in MEASURES if m.per_cell is not None)
+PER_GAME = tuple(m.per_game for m in MEASURES if m.per_game is not None)
 
 PAGE_CSS = CSS + """
 .note { color: #555; font-size: 13px; } .bots { background: #fff3e0; padding: .4em .8em; border-radius: 6px; }
@@ -44,3 +53,18 @@ def measure_page(title: str, sections: list[str], source: str, command: str = ""
                       f"<p class='note'>From <code>{esc(source)}</code>.</p>", *sections,
                       f"<p class='note'>Built by <code>{esc(command)}</code>.</p>" if command else "",
                       f"<script>{SCRIPT}</script></body></html>"])
+
+
+def write_report(results: str, page: Path, *, command: str = "", alone_command: str | None = None,
+                 **options) -> tuple[rep.Report | None, list[str]]:
+    """Write the page of ``results`` to ``page``: the measure's answer alone for a folder laid out as one
+    (restricted play, card worth; the page names ``alone_command``, by default ``command``), else the full
+    report (queries.report.build, ``options`` its own) with the measures' sections and the per-cell measures.
+    Returns (the report, None for a measure's page alone; the measures' lines for the terminal). Raises the
+    readers' one-line errors, and OSError when the page cannot be written."""
+    sections, alone, lines = measure_sections(results)
+    if alone:        # its cells are the measure's variants: the page is the measure's answer
+        said = command if alone_command is None else alone_command
+        write_atomic(page, measure_page(f"playtest report: {Path(results).name}", sections, results, said))
+        return None, lines
+    return rep.build(results, page, command=command, sections=sections, per_cell=PER_CELL, **options), lines

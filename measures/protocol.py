@@ -3,10 +3,11 @@
 
 A measure is one package under ``measures/``: how it is played (``sweep.py``: its sweep spec, played by
 cluster.sweep like any sweep), how it is answered from a results folder (``answer.py``), its page and report
-section (``page.py``) and its known-answer cases (``cases.py``, registered with measures.known's ``@case``). Its
-``__init__.py`` holds one :class:`Measure`; measures/registry.py lists them. A measure whose answer is another
-room's own (the report's skill and first-player verdicts, the ladder's fit, ``playtest compare``) declares its
-cases only.
+section (``page.py``; ``report.py`` where the report reads it per cell and ``playtest compare`` per game from
+any sweep storing its table) and its known-answer cases (``cases.py``, registered with measures.known's
+``@case``). Its ``__init__.py`` holds one :class:`Measure`; measures/registry.py lists them. A measure whose
+answer is another room's own (the report's skill and first-player verdicts, the ladder's fit, ``playtest
+compare``) declares its cases only.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ class Measure:
     #                                                           shows it its own way, or not at all)
     page: Callable[..., str] | None = None                    # a page of its own (``--html``): page(answer, sentences)
     alone: bool = False            # a folder laid out as one is the measure's variants: the report is its page alone
+    # read by the report per cell and by ``playtest compare`` per game from a table of any sweep's results
+    # (queries.report.PerCell, queries.compare.PerGame), handed to them by measures/answers.py
+    per_cell: object | None = None
+    per_game: object | None = None
     # the module of its known-answer cases, imported when the cases are asked for (measures.known.cases): the
     # cases import the framework that lists them, so the package cannot import them itself
     cases: str | None = None

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -231,41 +231,47 @@ def _short(v: Any) -> str:
     return s
 
 
-# a side's games with their tension measures (queries/tension.py) where the results hold a win_prob table: a
-# game without one counts as not won there, so a side without the table has no tension rows to compare; a game
-# of a configuration whose recalibration tension refused (not in tension_games) carries the refusal (t_refusal),
-# and a cell with one has no tension rows: the refusal is said instead
-TENSION_GAMES = """(SELECT g.*, coalesce(t.winning_side >= 0, false)::TINYINT AS t_won,
-    coalesce(t.decisive < 0.5, false)::TINYINT AS t_early, coalesce(t.comeback, false)::TINYINT AS t_comeback,
-    coalesce(c.refusal, '') AS t_refusal
-    FROM games g LEFT JOIN tension_games t ON g.seed = t.seed AND g.game_index = t.game_index
-        AND g.results IS NOT DISTINCT FROM t.results AND g.cell IS NOT DISTINCT FROM t.cell
-    LEFT JOIN (SELECT * FROM tension_calibration WHERE NOT passed) c
-        ON g.results IS NOT DISTINCT FROM c.results AND g.cell IS NOT DISTINCT FROM c.cell) AS games"""
+@dataclass(frozen=True)
+class PerGame:
+    """Per-game measures a comparison adds where the results hold their table, handed in by the layer above
+    (measures/answers.py: tension's, from the win_prob table): a side's games gain their columns, and each
+    matched cell its rows."""
+
+    table: str                                 # the table they are read from: results without it have none
+    build: Callable[[Any], None]               # builds them on the connection (its seat_outcomes view added)
+    games: str                                 # SQL over ``{games}`` aliased g: the games with their columns
+    columns: tuple[str, ...]                   # the columns a side's games gain
+    metrics: Callable[[dict, dict], list[tuple]]    # a matched cell's rows, as :func:`_metrics` gives them
+    refused: Callable[[dict, dict], str | None]     # why a matched cell has none of its rows (None: it has them)
 
 
-def _with_tension(con, results: Sequence[str]) -> bool:
-    """Build the per-game tension table when the results hold a win_prob table; whether they do."""
-    from queries.tension import TABLE, per_game
-    if not con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = $n", {"n": TABLE}).fetchone()[0]:
-        return False
-    connection.add_seat_outcomes(con, results)
-    per_game(con)
-    return True
+def _with_per_game(con, results: Sequence[str], per_game: Sequence[PerGame]) -> tuple[PerGame, ...]:
+    """Build the per-game measures whose table the results hold; those they do."""
+    held = []
+    for m in per_game:
+        if not con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = $n", {"n": m.table}).fetchone()[0]:
+            continue
+        connection.add_seat_outcomes(con, results)
+        m.build(con)
+        held.append(m)
+    return tuple(held)
 
 
 def _games(con, game: str, side: Side, keys: Sequence[str], key: tuple, results: Sequence[str],
-           tension: bool = False) -> dict:
+           per_game: Sequence[PerGame] = ()) -> dict:
     """The per-game values of one side's cell, sorted by (seed, game index), as numpy arrays."""
     sql = GAMES[game].compare_columns
+    source = "games"
+    for m in per_game:
+        source = f"({m.games.format(games=source)})"
     cond = [side.predicate] + [f"{_text(k)} IS NOT DISTINCT FROM $k{i}" for i, k in enumerate(keys)]
     params = dict(side.params) | {f"k{i}": v for i, v in enumerate(key)}
     res = con.execute(
         f"SELECT seed, game_index, ({sql.first_win})::TINYINT AS first_win, ({sql.winner})::INTEGER AS winner, "
         f"end_reason, ({sql.draw})::TINYINT AS draw, rounds::INTEGER AS rounds, "
         f"({sql.knockouts or '0'})::DOUBLE AS knockouts, {sql.unit} AS unit, ({sql.units})::INTEGER AS units"
-        + (", t_won, t_early, t_comeback, t_refusal" if tension else "")
-        + f" FROM {TENSION_GAMES if tension else 'games'} WHERE {' AND '.join(cond)} ORDER BY seed, game_index",
+        + "".join(f", {c}" for m in per_game for c in m.columns)
+        + f" FROM {source + ' AS games' if per_game else 'games'} WHERE {' AND '.join(cond)} ORDER BY seed, game_index",
         params)
     return {k: np.asarray(v) for k, v in res.fetchnumpy().items()}
 
@@ -291,7 +297,8 @@ def _hist(x: np.ndarray) -> dict[float, int]:
     return {float(k): int(n) for k, n in zip(v, c)}
 
 
-def _metrics(cols: CompareColumns, a: dict, b: dict) -> list[tuple[str, str, str, np.ndarray, np.ndarray]]:
+def _metrics(cols: CompareColumns, a: dict, b: dict,
+             per_game: Sequence[PerGame] = ()) -> list[tuple[str, str, str, np.ndarray, np.ndarray]]:
     """(name, kind, verdict phrase, A values, B values) of every metric both sides can have."""
     units_a, units_b = set(a["unit"].tolist()), set(b["unit"].tolist())
     out = []
@@ -326,24 +333,8 @@ def _metrics(cols: CompareColumns, a: dict, b: dict) -> list[tuple[str, str, str
     out.append(("game length (median)", "median", "the median game length", a["rounds"], b["rounds"]))
     if cols.knockouts:
         out.append(("knockouts per game", "mean", "knockouts per game", a["knockouts"], b["knockouts"]))
-    if "t_won" in a and "t_won" in b and not tension_refused(a, b):  # tension, from the stored win-probability
-        # trace (docs/tension.md), where it calibrated the oracle on both sides' games
-        out.append(("won games decided in their first half", "ratio",
-                    "the share of won games decided in their first half (tension)",
-                    np.stack([a["t_early"], a["t_won"]], axis=1), np.stack([b["t_early"], b["t_won"]], axis=1)))
-        out.append(("won games with a comeback", "ratio",
-                    "the share of won games whose winner came back from under half its fair share (tension)",
-                    np.stack([a["t_comeback"], a["t_won"]], axis=1), np.stack([b["t_comeback"], b["t_won"]], axis=1)))
-    return out
-
-
-def tension_refused(a: dict, b: dict) -> list[str]:
-    """Why a matched cell has no tension rows: each side's refusal of its configuration's recalibration
-    ('A: tension refused: ...'), empty when neither side's games were refused (or neither has tension)."""
-    out = []
-    for name, side in (("A", a), ("B", b)):
-        for line in sorted({str(x) for x in side.get("t_refusal", ()) if x}):
-            out.append(f"{name}: {line}")
+    for m in per_game:
+        out += m.metrics(a, b)
     return out
 
 
@@ -386,13 +377,14 @@ def _paired(kind: str, xa: np.ndarray, xb: np.ndarray) -> tuple[float, float, fl
     return stats.paired_median_difference({(float(p[0]), float(p[1])): int(c) for p, c in zip(pairs, counts)})
 
 
-def _cell_rows(game: str, comparison: str, cell: str, a: dict, b: dict) -> tuple[list[Row], bool, CellPlot]:
+def _cell_rows(game: str, comparison: str, cell: str, a: dict, b: dict,
+               per_game: Sequence[PerGame] = ()) -> tuple[list[Row], bool, CellPlot]:
     m = _match(a, b)
     if m is not None:
         a = {k: v[m[0]] for k, v in a.items()}
         b = {k: v[m[1]] for k, v in b.items()}
     rows = []
-    for name, kind, phrase, xa, xb in _metrics(GAMES[game].compare_columns, a, b):
+    for name, kind, phrase, xa, xb in _metrics(GAMES[game].compare_columns, a, b, per_game):
         if len(xa) < 2 or len(xb) < 2:
             continue
         ud, ulo, uhi, up = _unpaired(kind, xa, xb)
@@ -510,7 +502,7 @@ def _bots(con, side: Side, results: Sequence[str]) -> list[str]:
 
 
 def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], results: Sequence[str],
-             method: str) -> tuple[str, list[str], list[Row], list[str], list[CellPlot]]:
+             method: str, per_game: Sequence[PerGame] = ()) -> tuple[str, list[str], list[Row], list[str], list[CellPlot]]:
     columns = [r[0] for r in con.execute("DESCRIBE games").fetchall()]
     games = {_game(con, s, results) for a, b, _ in pairs for s in (a, b)}
     if len(games) > 1:
@@ -518,7 +510,7 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
         raise CompareError(f"mismatched games: {a.label} holds {_game(con, a, results)} games, {b.label} holds "
                            f"{_game(con, b, results)}; compare results of one game")
     game = games.pop()
-    tension = _with_tension(con, results)
+    held = _with_per_game(con, results, per_game)
     cands = _candidates(game, columns)
     header, rows, unmatched, plots = [], [], [], []
     bots_seen: list[str] = []
@@ -547,13 +539,13 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
         n_paired = 0
         for key in matched:
             label = _label(keys, key, shown)
-            ga, gb = (_games(con, game, a, keys, key, results, tension),
-                      _games(con, game, b, keys, key, results, tension))
-            cell_rows, paired, plot = _cell_rows(game, comparison, label, ga, gb)
-            refused = tension_refused(ga, gb)
-            if refused and "t_won" in ga and "t_won" in gb:    # the tension rows left out: the refusal instead
-                header.append(f"{what}{'cell ' + label + ': ' if label else ''}no tension rows ("
-                              + "; ".join(refused) + ")")
+            ga, gb = (_games(con, game, a, keys, key, results, held),
+                      _games(con, game, b, keys, key, results, held))
+            cell_rows, paired, plot = _cell_rows(game, comparison, label, ga, gb, held)
+            for m in held:                                     # a measure's rows left out: the refusal instead
+                refused = m.refused(ga, gb)
+                if refused:
+                    header.append(f"{what}{'cell ' + label + ': ' if label else ''}{refused}")
             rows += cell_rows
             plots.append(plot)
             n_paired += paired
@@ -576,8 +568,10 @@ def _analyse(con, pairs: list[tuple[Side, Side, str]], exclude: Sequence[str], r
     return game, header, rows, unmatched, plots
 
 
-def compare_folders(a: str, b: str, where: str | None = None, method: str = "holm") -> Report:
-    """A vs B: two result folders (or Parquet files or globs), cell by matched cell."""
+def compare_folders(a: str, b: str, where: str | None = None, method: str = "holm",
+                    per_game: Sequence[PerGame] = ()) -> Report:
+    """A vs B: two result folders (or Parquet files or globs), cell by matched cell; ``per_game``: the
+    measures that add rows where the results hold their table."""
     _check_method(method)
     _check_path(a, "A:")
     _check_path(b, "B:")
@@ -588,15 +582,17 @@ def compare_folders(a: str, b: str, where: str | None = None, method: str = "hol
     try:
         sides = [Side(f"A ({a})", "results = $side", {"side": str(a)}, _folder_name(a)),
                  Side(f"B ({b})", "results = $side", {"side": str(b)}, _folder_name(b))]
-        game, header, rows, unmatched, plots = _analyse(con, [(sides[0], sides[1], "")], (), results, method)
+        game, header, rows, unmatched, plots = _analyse(con, [(sides[0], sides[1], "")], (), results, method,
+                                                        per_game)
     finally:
         con.close()
     return Report(game, str(a), str(b), header, rows, unmatched, method, plots=plots)
 
 
 def compare_by(folder: str, by: str, baseline: str | None = None, where: str | None = None,
-               method: str = "holm") -> Report:
-    """One sweep split by a parameter: each of its values (B) against the first, or against ``baseline`` (A)."""
+               method: str = "holm", per_game: Sequence[PerGame] = ()) -> Report:
+    """One sweep split by a parameter: each of its values (B) against the first, or against ``baseline`` (A);
+    ``per_game`` as :func:`compare_folders`."""
     _check_method(method)
     _check_path(folder, "")
     results = [str(folder)]
@@ -640,7 +636,7 @@ def compare_by(folder: str, by: str, baseline: str | None = None, where: str | N
         side = {v: Side(f"{what}={name[v]}", f"{_text(by)} = $side", {"side": v}, f"{what}={name[v]}")
                 for v in values}
         pairs = [(side[base], side[v], f"{what} {name[base]} vs {name[v]}") for v in values if v != base]
-        game, header, rows, unmatched, plots = _analyse(con, pairs, (by,), results, method)
+        game, header, rows, unmatched, plots = _analyse(con, pairs, (by,), results, method, per_game)
     finally:
         con.close()
     label_b = ", ".join(name[v] for v in values if v != base)

@@ -21,7 +21,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import duckdb
 
@@ -32,7 +32,6 @@ from queries.first_player import edge_verdict, edge_words
 from queries.connection import execute
 from queries.errors import QueryError, ResultsError
 from queries.pages import BASE, CSS, CUR, SCRIPT, esc, html_table, png_base64
-from queries.tension import TABLE as TENSION_TABLE, sentences as tension_sentences, tension
 from queries.variants import variant_columns
 from infra import folder
 from sim.games import GAMES
@@ -70,7 +69,7 @@ class Cell:
     cards: list[dict] = field(default_factory=list)
     values: dict[str, str] = field(default_factory=dict)   # its value of each column that varies
     stop: dict | None = None                  # a [stop] sweep's cell: why and where it stopped (the manifest's)
-    tension: dict | None = None               # a win_prob sweep's cell: tension's answer (queries/tension.py)
+    measures: dict[str, dict] = field(default_factory=dict)  # each per-cell measure's answer (PerCell), by name
 
 
 @dataclass
@@ -93,12 +92,25 @@ class Report:
     command: str = ""
     ladder: dict | None = None                # a ladder's folder: ratings, fit, win matrix (from its games)
     tune: dict | None = None                  # a tune's folder: its answer (tune.json, shape-checked)
-    oracle: str | None = None                 # a win_prob sweep's oracle (the model rating the seats)
+    spec: dict = field(default_factory=dict)  # the sweep's spec as its manifest keeps it (empty for a file)
     sections: list[str] = field(default_factory=list)   # the measures' sections (measures/answers.py), HTML
+    per_cell: tuple = ()                      # the per-cell measures these results hold (PerCell)
 
     @property
     def games(self) -> int:
         return sum(c.games for c in self.cells)
+
+
+@dataclass(frozen=True)
+class PerCell:
+    """A measure the report reads cell by cell from a table of the results, handed in by the layer above
+    (measures/answers.py: tension's, from the win_prob table): a cell's answer, its line and its page section."""
+
+    name: str                                  # its key in Cell.measures
+    table: str                                 # the table it reads: results without it have no such measure
+    read: Callable[[Any, Any], dict]           # (the connection, its ``games`` view the cell's, cell id) -> answer
+    line: Callable[[dict], str | None]         # a cell's line under the cell's in the text summary (None: none)
+    section: Callable[[Report], str]           # its section of the page, after the designer metrics
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -178,10 +190,11 @@ def _lineup(bots: list[str]) -> str:
 
 
 def read(source: str, *, shortest: int = 5, longest: int = 15, behind_after: int = 3, brief: bool = False,
-         cards: str | None = None) -> Report:
+         cards: str | None = None, per_cell: Sequence[PerCell] = ()) -> Report:
     """Every number the page shows, per cell, from one sweep folder or ``playtest run`` file; ``brief``: only
     what the text summary needs (games, who won, the first player's share, end reasons). ``cards``: the
-    per-card file ``playtest run --cards-out`` wrote beside a run file."""
+    per-card file ``playtest run --cards-out`` wrote beside a run file. ``per_cell``: the measures read per
+    cell where the results hold their table (not in a brief read)."""
     t0 = time.perf_counter()
     kind = check_source(source)
     if cards is not None and kind != "file":
@@ -198,7 +211,7 @@ def read(source: str, *, shortest: int = 5, longest: int = 15, behind_after: int
     try:
         if cards is not None:
             _card_file(con, source, cards)
-        return _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brief)
+        return _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brief, tuple(per_cell))
     finally:
         con.close()
 
@@ -236,7 +249,7 @@ def _cards_note(game, has_cards: bool) -> str | None:
     return f"per-card statistics are not built for {game.title} yet: its records have no cards table"
 
 
-def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brief) -> Report:
+def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brief, measures) -> Report:
     # what varies from cell to cell: one pass over the files, before the copy
     try:
         columns = [c for c in variant_columns(con, [source]) if c not in ("game", "data_digest")]
@@ -274,7 +287,7 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
     if has_cards and not _has_table(con, "report_cards"):
         _copy(con, "cards", source, manifest)
     cards_note = _cards_note(game, has_cards)
-    has_win_prob = TENSION_TABLE in tables and _has_view(con, TENSION_TABLE) and not brief
+    readers = tuple(m for m in measures if m.table in tables and _has_view(con, m.table)) if not brief else ()
     params = {"shortest": shortest, "longest": longest, "behind_after": behind_after}
     stops = {c.get("id"): c["stop"] for c in (manifest or {}).get("cells", []) if isinstance(c.get("stop"), dict)}
     cells = []
@@ -305,11 +318,11 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
             cell.metrics[name] = [dict(zip(cols, r)) for r in rows]
         if has_cards and not brief:
             cell.cards = _cards(con, source, cid)
-        if has_win_prob:
+        for m in readers:
             try:
-                cell.tension = tension(con, cid)
+                cell.measures[m.name] = m.read(con, cid)
             except duckdb.Error as e:
-                _damaged(QueryError(errors.one_line(e)), TENSION_TABLE, source, manifest)
+                _damaged(QueryError(errors.one_line(e)), m.table, source, manifest)
         cells.append(cell)
     name = str((manifest or {}).get("name") or Path(source).name)
     con.execute("CREATE OR REPLACE VIEW games AS SELECT * FROM report_games")
@@ -317,9 +330,9 @@ def _read(con, source, kind, manifest, shortest, longest, behind_after, t0, brie
     tune = _tune(source) if kind == "sweep" else None
     report = Report(source, kind, name, game.name, game.title, cells, varying, fixed, has_standings, has_idle,
                     cards_note, params, time.perf_counter() - t0)
-    report.ladder, report.tune = ladder, tune
-    oracle = (manifest or {}).get("spec", {}).get("oracle") if isinstance((manifest or {}).get("spec"), dict) else None
-    report.oracle = str(oracle) if has_win_prob and oracle else None
+    report.ladder, report.tune, report.per_cell = ladder, tune, readers
+    spec = (manifest or {}).get("spec")
+    report.spec = spec if isinstance(spec, dict) else {}
     return report
 
 
@@ -676,11 +689,10 @@ def text_summary(report: Report) -> list[str]:
                  f"{pct(f['undecided_share'])}") if f and f["first_share"] is not None else "no first-player share"
         ends = ", ".join(f"{r} {pct(n / c.games)}" for r, n in c.ends) if c.games else "none"
         lines.append(f"  {c.label}: {c.games:,} games; {first}; ends: {ends}")
-        if c.tension is not None and c.tension["decided_early"]["share"] is not None:
-            t = c.tension
-            lines.append(f"    tension: decided in the first half {pct(t['decided_early']['share'])} of the won games "
-                         f"(95%: {interval(*t['decided_early']['ci95'])}); the winner's lowest chance "
-                         f"{t['lowest_chance_of_winner']['mean']:.2f} on average")
+        for m in report.per_cell:
+            said = m.line(c.measures[m.name]) if m.name in c.measures else None
+            if said:
+                lines.append(f"    {said}")
     return lines
 
 
@@ -896,44 +908,6 @@ def standings_figure(report: Report) -> str:
     return _finish(plt, fig)
 
 
-def tension_figure(report: Report) -> str:
-    """Per cell, the eventual winner's chance through the game and the others' mean chance (median and
-    25-75% over the won games), the decided line dashed; shared axes."""
-    plt = _mpl()
-    cells = [c for c in report.cells if c.tension is not None]
-    fig, axes = _grid(plt, len(cells))
-    for cell, ax in zip(cells, axes):
-        c = cell.tension["curve"]
-        x = [100 * p for p in c["progress"]]
-        for name, q, colour in (("the eventual winner", c["winner_quartiles"], CUR),
-                                ("the others (mean)", c["others_quartiles"], BASE)):
-            if q[1]:
-                ax.fill_between(x, q[0], q[2], color=colour, alpha=0.2)
-                ax.plot(x, q[1], color=colour, lw=2, label=name)
-        ax.axhline(cell.tension["decided_at"], color="#888", ls="--", lw=1)
-        ax.set_ylim(0, 1)
-        ax.set_title(_text(cell.label), fontsize=9)
-        ax.set_xlabel("progress through the game (% of its turns)")
-        ax.set_ylabel("chance to win (median, 25-75%)")
-        ax.legend(fontsize=7, loc="upper left")
-    return _finish(plt, fig)
-
-
-def _tension_section(report: Report) -> str:
-    cells = [c for c in report.cells if c.tension is not None]
-    oracle = f" of <code>{esc(report.oracle)}</code>" if report.oracle else ""
-    parts = [f"<section id='tension'><h2>Is it tense to the end?</h2><p class='note'>Each side's chance to win at the "
-             f"start of every turn, by the value head{oracle} (a learned model rating each seat from what every "
-             "player can see; docs/tension.md), stored with the games (the win_prob table). Of the games somebody "
-             "won: the eventual winner's curve and the others' mean, median and quartiles; dashed: the chance "
-             "above which a game counts as decided.</p>", _img("chance to win through the game per cell",
-                                                               tension_figure(report))]
-    for c in cells:
-        parts.append(f"<h3>{esc(c.label)}</h3><ul>" + "".join(f"<li>{esc(x)}</li>" for x in tension_sentences(c.tension))
-                     + "</ul>")
-    return "".join(parts) + "</section>"
-
-
 # ---------------------------------------------------------------------------------------------------
 # The page
 # ---------------------------------------------------------------------------------------------------
@@ -1084,8 +1058,9 @@ def page(report: Report) -> str:
                  + "Each is a canned query: playtest query NAME --results RESULTS (balance, "
                    "first_player_advantage, draw_share, lead_changes, length_target, idle_turns); "
                    "docs/report.md defines them.</p></section>")
-    if any(c.tension is not None for c in report.cells):
-        parts.append(_tension_section(report))
+    for m in report.per_cell:
+        if any(m.name in c.measures for c in report.cells):
+            parts.append(m.section(report))
     parts.append("<section id='cards'><h2>Cards</h2>" + _cards_section(report) + "</section>")
     parts.append(f"<p class='note'>Numbers read in {report.seconds:.1f} s"
                  + (f" by <code>{esc(report.command)}</code>" if report.command else "") + ".</p>")
@@ -1160,14 +1135,17 @@ def default_out(source: str) -> Path:
 
 
 def build(source: str, out: Path, *, shortest: int = 5, longest: int = 15, behind_after: int = 3,
-          command: str = "", cards: str | None = None, sections: list[str] | None = None) -> Report:
+          command: str = "", cards: str | None = None, sections: list[str] | None = None,
+          per_cell: Sequence[PerCell] = ()) -> Report:
     """Read the results and write the page to ``out``; returns the report (with its build time). ``sections``:
-    the measures' own (measures/answers.py), shown after the summary."""
+    the measures' own (measures/answers.py), shown after the summary; ``per_cell``: the measures read per cell
+    (:func:`read`)."""
     from sim.files import write_atomic
     if shortest > longest:
         raise ReportError(f"--target {shortest}-{longest}: the shortest length is more than the longest; "
                           "expected SHORTEST-LONGEST with SHORTEST <= LONGEST")
-    report = read(source, shortest=shortest, longest=longest, behind_after=behind_after, cards=cards)
+    report = read(source, shortest=shortest, longest=longest, behind_after=behind_after, cards=cards,
+                  per_cell=per_cell)
     report.command = command
     report.sections = list(sections or [])
     write_atomic(out, page(report))

@@ -140,6 +140,7 @@ def _scrub(text: str, results: list[str], ids: list[str]) -> str:
 
 def run(own: Path) -> int:
     """The step: compare as the inputs say, write the page and the answer; an error is one line, exit 2."""
+    from measures.answers import PER_GAME
     from queries import compare as cmp
     from queries import errors
     from sim.files import write_atomic
@@ -148,8 +149,9 @@ def run(own: Path) -> int:
                                                                                            else [])
     try:
         report = (cmp.compare_by(p["a_results"], p["by"], p.get("baseline") or None, p.get("where") or None,
-                                 p["adjust"]) if p.get("by") else
-                  cmp.compare_folders(p["a_results"], p["b_results"], p.get("where") or None, p["adjust"]))
+                                 p["adjust"], PER_GAME) if p.get("by") else
+                  cmp.compare_folders(p["a_results"], p["b_results"], p.get("where") or None, p["adjust"],
+                                      PER_GAME))
     except (cmp.CompareError, errors.QueryError, errors.ResultsError) as e:
         print(f"error: {_scrub(str(e), results, ids)}", file=sys.stderr)
         return 2

@@ -1,5 +1,5 @@
 """A finished job's report (service/steps.py ``report RESULTS OWN``, :func:`run`), built in a child process by the functions
-``playtest report`` calls (measures.answers.measure_sections, then queries.report.build, or the measure's page alone),
+``playtest report`` calls (measures.answers.write_report: the full report, or the measure's page alone),
 into OWN/report.html, with the text summary (OWN/report.txt) and the verdict card's facts (OWN/verdict.json)."""
 
 from __future__ import annotations
@@ -9,27 +9,25 @@ import os
 import sys
 from pathlib import Path
 
-from measures.answers import measure_sections
+from measures.answers import write_report
 from queries import errors, sources
 from queries import report as rep
-from measures.answers import measure_page
 from sim.files import write_atomic
 from infra.storage import is_uri
 
 
 def build(results: str, own: Path, **options) -> list[str]:
     """Write the page, the summary and the verdict's facts; returns the summary's lines. ``options``: the report's
-    own (``shortest``, ``longest``, ``behind_after``, ``command``: queries.report.build's)."""
+    own (``shortest``, ``longest``, ``behind_after``, ``command``: measures.answers.write_report's)."""
     page = own / "report.html"
     manifest = sources.read_manifest(results)
-    sections, alone, lines = measure_sections(results)
+    # a measure's page alone names no command here, as the service has always written it
+    r, lines = write_report(results, page, alone_command="", **options)
     facts = {"code_version": manifest.get("code_version"), "spec_digest": manifest.get("spec_digest"),
              "games": 0, "cells": [], "measure": lines}
-    if alone:        # a restricted-play or card-worth folder: the page is the measure's answer
-        write_atomic(page, measure_page(f"playtest report: {Path(results).name}", sections, results, ""))
+    if r is None:    # a restricted-play or card-worth folder: the page is the measure's answer
         summary = lines
     else:
-        r = rep.build(results, page, sections=sections, **options)
         summary = rep.text_summary(r) + lines
         facts["games"] = r.games
         facts["title"] = r.title

@@ -1,10 +1,10 @@
 """Tension of a sweep's folder (``playtest tension``; docs/tension.md): every cell's answer from the stored
-win-probability trace (queries/tension.py computes it per cell, as the report does), with what produced it."""
+win-probability trace (trace.py computes it per cell, as the report does), with what produced it."""
 
 from __future__ import annotations
 
 from queries import connection, sources
-from queries.tension import DECIDED, TABLE, tension
+from measures.tension.trace import DECIDED, TABLE, tension
 
 
 def answer_of(folder, decided: float = DECIDED) -> dict | None:

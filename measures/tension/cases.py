@@ -3,7 +3,7 @@ start must read "decided early" far more often than the normal game, and the rec
 held-out calibration check on the normal games.
 
 Each case plays its games in memory (``Match.play_batch`` with the win_prob table, the core engine) and reads
-the answer as ``playtest tension`` does (queries/tension.py ``tension_of_batch``): the chances recalibrated on
+the answer as ``playtest tension`` does (measures/tension/trace.py ``tension_of_batch``): the chances recalibrated on
 the cell's own won games by cross-fitting, "decided early" = the winner's chance above 0.9 from the first half
 of its turns to the end.
 """
@@ -21,7 +21,7 @@ TALES_MARGIN = 0.01        # Tales (short games, 83% for the side that equips): 
 
 
 def _answer(game: str, setup: dict, seed: int, games: int, ctx: Context | None = None) -> dict:
-    from queries.tension import tension_of_batch
+    from measures.tension.trace import tension_of_batch
     from sim.games import GAMES
     oracle = {"paws": "paws-2", "tales": "tales-2"}[game]
     rules = ctx.rules if ctx is not None and ctx.variant else None

@@ -1,7 +1,7 @@
 """Tension as a sweep (``playtest tension``; docs/tension.md): the spec that asks for the ``win_prob`` table
 (each seat's chance to win by the oracle's value head as every turn begins, computed in the engine core), and
 nothing else. It runs like any sweep (``playtest status DIR``, ``--verify``, ``--resume``); the measures are read
-from the folder (measures/tension/answer.py over queries/tension.py), by ``playtest tension`` and by ``playtest
+from the folder (measures/tension/answer.py over trace.py), by ``playtest tension`` and by ``playtest
 report`` per cell."""
 
 from __future__ import annotations

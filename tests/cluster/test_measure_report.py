@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from queries import tension as tq
+from measures.tension import trace as tq
 
 runner = CliRunner()
 
@@ -71,16 +71,17 @@ def test_the_report_shows_tension_per_cell_as_the_stored_curves_define_it(tmp_pa
     # own won games (the cross-fit, recomputed game by game in Python)
     from queries import report as rep
     from test_tension import recalibrated
-    r = rep.read(str(out))
+    from measures.answers import PER_CELL
+    r = rep.read(str(out), per_cell=PER_CELL)
     for cell in r.cells:
         curves = _curves(out, cell.id)
         ms = [tq.game_measures(c, curves[gi][1], c.shape[1]) for gi, c in recalibrated(curves).items()]
-        assert cell.tension["calibration"]["passed"]
-        assert cell.tension["games"] == len(curves) == cell.games
-        assert cell.tension["won"] == len(ms)
-        assert np.isclose(cell.tension["lowest_chance_of_winner"]["mean"], np.mean([m["lowest"] for m in ms]))
-        assert np.isclose(cell.tension["leader_changes"]["mean"], np.mean([m["leader_changes"] for m in ms]))
-        assert cell.tension["comebacks"]["count"] == sum(m["comeback"] for m in ms)
+        assert cell.measures["tension"]["calibration"]["passed"]
+        assert cell.measures["tension"]["games"] == len(curves) == cell.games
+        assert cell.measures["tension"]["won"] == len(ms)
+        assert np.isclose(cell.measures["tension"]["lowest_chance_of_winner"]["mean"], np.mean([m["lowest"] for m in ms]))
+        assert np.isclose(cell.measures["tension"]["leader_changes"]["mean"], np.mean([m["leader_changes"] for m in ms]))
+        assert cell.measures["tension"]["comebacks"]["count"] == sum(m["comeback"] for m in ms)
         assert f"{r.games:,}" in found["text"]
 
 

@@ -1,8 +1,8 @@
-"""``playtest tension`` (measures/tension/, queries/tension.py; docs/tension.md) as a sweep with the win_prob table.
+"""``playtest tension`` (measures/tension/; docs/tension.md) as a sweep with the win_prob table.
 
 Held here: the command end to end (the sweep's folder verifies, its answer, the JSON beside the parts, the page in
 headless Chromium), --from reads the same answer from the folder, --resume finishes a sweep whose part was lost
-with the same answer, the answer is the per-game definition over the stored curves (queries/tension.py), and bad
+with the same answer, the answer is the per-game definition over the stored curves (measures/tension/trace.py), and bad
 input in one line, exit 2, before any game. The measures on hand-worked curves and the SQL against the
 definition: tests/queries/test_tension_measures.py; the core's chances against Python's: tests/test_win_prob.py.
 """
@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from queries import tension as tq
+from measures.tension import trace as tq
 
 runner = CliRunner()
 
@@ -39,9 +39,9 @@ def _curves(out) -> dict[int, tuple[np.ndarray, int, np.ndarray, np.ndarray]]:
 
 def recalibrated(curves: dict) -> dict[int, np.ndarray]:
     """The won games' curves as tension reads them: the oracle's chances recalibrated over all the cell's won games
-    at once by the cross-fit (sim/kit/calibration.py, tested in tests/kit/), game by game in Python (``curves``:
+    at once by the cross-fit (measures/tension/calibration.py, tested in tests/known/), game by game in Python (``curves``:
     game index -> (curve, winner, rounds, movers), one side per seat)."""
-    from sim.kit.calibration import crossfit
+    from measures.tension.calibration import crossfit
     won = [gi for gi, (c, w, _, _) in sorted(curves.items()) if w >= 0 and len(c)]
     p = np.concatenate([curves[gi][0] for gi in won])
     rounds = np.concatenate([curves[gi][2] for gi in won])

@@ -1,4 +1,4 @@
-"""Tension's known answers (measures/tension/cases.py) and the recalibration they rest on (sim/kit/calibration.py):
+"""Tension's known answers (measures/tension/cases.py) and the recalibration they rest on (measures/tension/calibration.py):
 
 - every fast case passes for seed 1 (the rigged Paws line-up decided early ~100% vs 0%, the Tales side that
   never equips 7.4% vs 0.2%, the normal games' held-out calibration);
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from measures.known import Context, cases
-from sim.kit import calibration as cal
+from measures.tension import calibration as cal
 
 FAST = [c for c in cases() if c.measure == "tension" and not c.slow]
 
@@ -80,7 +80,7 @@ def test_reliability_is_train_bots_ece_and_brier():
 
 
 def test_a_configuration_whose_calibration_fails_is_refused_by_tension():
-    from queries.tension import sentences, tension_of_batch
+    from measures.tension.trace import sentences, tension_of_batch
     from sim.games import GAMES
     m = GAMES["paws"].resolve(setup={"board": "explorer", "players": 2}, tables=("games", "win_prob"),
                               options={"win_prob": {"oracle": "paws-2"}})

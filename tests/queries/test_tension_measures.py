@@ -1,4 +1,4 @@
-"""Tension's measures (queries/tension.py; docs/tension.md): on curves worked by hand, and the DuckDB computation
+"""Tension's measures (measures/tension/trace.py; docs/tension.md): on curves worked by hand, and the DuckDB computation
 over a ``win_prob`` table equal to the per-game definition on any curves (Hypothesis: any mix of 2-4 seats,
 Teams, games nobody won, one-turn games, ties)."""
 
@@ -10,7 +10,7 @@ import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 from budget import examples
 
-from queries import tension as tq
+from measures.tension import trace as tq
 
 WIN_PROB = pa.schema([("seed", pa.uint64()), ("game_index", pa.int64()), ("turn", pa.int32()), ("round", pa.int16()),
                       ("seat", pa.int8()), ("chances", pa.list_(pa.float32())), ("cell", pa.string())])

@@ -4,7 +4,7 @@ A sweep with ``tables = ["games", "win_prob"]`` stores, for every game, each sea
 (a learned model's value head, from what every player can see) at the start of every turn and once after the
 game ended (``seat`` -1). Tension reads the turn rows: a side's chance is that of its seats (in a team mode each
 seat holds its team's chance), **recalibrated** on the cell's own won games by cross-fitting
-(sim/kit/calibration.py: the map fitted on the odd game indexes rates the even ones and the other way round), so
+(calibration.py here: the map fitted on the odd game indexes rates the even ones and the other way round), so
 the chances are those of this configuration, bots included; a cell whose held-out calibration fails (error 0.03
 or more, or a Brier score no better than 1/sides for every side) or has too few won games is refused in one line
 (``refused``), without numbers. From the eventual winner's curve, per game somebody won:
@@ -22,8 +22,8 @@ line). The curve: the winner's chance and the others' mean chance at 21 points o
 
 :func:`game_measures` and :func:`progress_rows` define the measures on one game's curve (readable, and the
 tests' yardstick); :func:`tension` computes them for every game at once in DuckDB. It is the win_prob table's
-reader, here beside the report and ``playtest compare`` that read it per cell; the tension measure
-(measures/tension/: its sweep, a folder's answer, its page and known answers) reads it too.
+one reader: a folder's answer (answer.py), the report's per-cell section and ``playtest compare``'s per-game rows
+(report.py, handed to queries.report and queries.compare by the layer above them) all read it here.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def per_game(con, cell: str | None = None, decided: float = DECIDED, calibrate: 
     winning_side and, for a game somebody won, lowest, comeback, leader_changes, decisive, leads_from) from the
     views ``win_prob`` and ``seat_outcomes`` of ``con`` (one cell's rows when ``cell`` is given), and
     ``tension_calibration`` (results, cell, passed, refusal). ``calibrate``: the chances recalibrated per
-    (results, cell) by cross-fitting (sim/kit/calibration.py), the games of a configuration whose calibration
+    (results, cell) by cross-fitting (measures/tension/calibration.py), the games of a configuration whose calibration
     fails left out of both tables; False: the oracle's own chances (the definitions' tests). Returns
     {(results, cell): Calibration} (empty when not calibrating)."""
     where = "AND w.cell = $cell" if cell is not None else ""
@@ -159,7 +159,7 @@ def _calibrate(con) -> dict:
     per results and cell); the rows of a configuration whose calibration fails are left out."""
     import pyarrow as pa
 
-    from sim.kit.calibration import crossfit
+    from measures.tension.calibration import crossfit
     t = con.sql("SELECT * FROM tension_raw").to_arrow_table()
     n = t.num_rows
     lists = t.column("side_chances").combine_chunks()
@@ -212,8 +212,8 @@ def tension(con, cell: str | None = None, decided: float = DECIDED, calibrate: b
     """The tension answer over the views ``win_prob`` and ``seat_outcomes`` of ``con`` (one cell's rows when
     ``cell`` is given): games, won, the undecided share, each measure with its interval, the curve, and the
     calibration's held-out check (``calibration``). When the oracle cannot be calibrated there (too few won games,
-    a held-out calibration error of :data:`sim.kit.calibration.MAX_ECE` or more, or a Brier score no better than
-    the uninformed forecast), ``refused`` holds the one line said instead, and no measure has a number."""
+    a held-out calibration error of :data:`measures.tension.calibration.MAX_ECE` or more, or a Brier score no
+    better than the uninformed forecast), ``refused`` holds the one line said instead, and no measure has a number."""
     checks = per_game(con, cell, decided, calibrate)
     refused = [c.refusal for c in checks.values() if not c.passed]
     games = int(con.execute("SELECT count(*) FROM seat_outcomes" + (" WHERE cell = $c" if cell is not None else ""),
