@@ -102,6 +102,17 @@ def _total(name: str, value, n: int) -> float:
 
 # --- the confidence sequence --------------------------------------------------------------------------------
 
+def _outer_end(outside, out, inside):
+    """Bisect each bracket between a point ``out`` outside the set and one ``inside`` it; the outer end of the last
+    bracket (so the interval is rounded outward)."""
+    for _ in range(_BISECTION_STEPS):
+        mid = 0.5 * (out + inside)
+        o = outside(mid)
+        out = np.where(o, mid, out)
+        inside = np.where(o, inside, mid)
+    return out
+
+
 def share_interval(n, total, alpha: float = 0.05, prior: tuple[float, float] = (1.0, 1.0)):
     """The confidence-sequence interval ``(low, high)`` after ``n`` games whose values sum to ``total``.
 
@@ -126,22 +137,8 @@ def share_interval(n, total, alpha: float = 0.05, prior: tuple[float, float] = (
                        + np.where(t - s > 0, (t - s) * np.log1p(-p), 0.0))
         return log_post - log_lik >= log_level
 
-    # low: M_t is decreasing on (0, est]; bracket [out, inside] starting from [0, est]
-    out, inside = np.zeros(t.shape), est.copy()
-    for _ in range(_BISECTION_STEPS):
-        mid = 0.5 * (out + inside)
-        o = outside(mid)
-        out = np.where(o, mid, out)
-        inside = np.where(o, inside, mid)
-    low = out
-    # high: M_t is increasing on [est, 1); bracket [inside, out] starting from [est, 1]
-    inside, out = est.copy(), np.ones(t.shape)
-    for _ in range(_BISECTION_STEPS):
-        mid = 0.5 * (out + inside)
-        o = outside(mid)
-        out = np.where(o, mid, out)
-        inside = np.where(o, inside, mid)
-    high = out
+    low = _outer_end(outside, np.zeros(t.shape), est.copy())     # M_t is decreasing on (0, est]
+    high = _outer_end(outside, np.ones(t.shape), est.copy())     # and increasing on [est, 1)
     empty = t == 0
     low = np.where(empty, 0.0, low)
     high = np.where(empty, 1.0, high)
