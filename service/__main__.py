@@ -152,7 +152,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from service.app import Settings, create_app
     from service.console import ConsoleLimits
+    from service.rootlock import Held, RootLock
     root.mkdir(parents=True, exist_ok=True)
+    try:                   # one service per root (service/rootlock.py): before the catalog opens or a job is resumed
+        lock = RootLock(root).acquire()
+    except Held as e:
+        fail(str(e))
+    except OSError as e:
+        fail(f"--root {root}: cannot take its lock ({e.strerror or e})")
     try:                   # the catalog opens (and migrates) here: a catalog from newer code is one line
         app = create_app(Settings(root=root, jobs=a.jobs, workers=a.workers, address=a.address, results=a.results or "",
                                   max_queued=a.max_queued, submit_per_minute=a.submit_per_minute,
@@ -165,7 +172,10 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
     print(f"playtest serve: http://{a.host}:{a.port}/ (results in {root.resolve()}; Ctrl-C stops it, a running job "
           "resumes at the next start)", file=sys.stderr, flush=True)
-    uvicorn.run(app, host=a.host, port=a.port, log_level=os.environ.get("PLAYTEST_SERVE_LOG", "warning"))
+    try:
+        uvicorn.run(app, host=a.host, port=a.port, log_level=os.environ.get("PLAYTEST_SERVE_LOG", "warning"))
+    finally:
+        lock.release()
     return 0
 
 
