@@ -134,7 +134,9 @@ def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games'
         read_only: Annotated[bool, typer.Option(
             "--read-only", help="run one SELECT over the results' views on a locked connection that can read only "
                                 "the --results (no other file, extension, setting or table function but range "
-                                "and unnest; a memory limit): for SQL you did not write")] = False,
+                                "and unnest), with the web console's limits unless given (--timeout "
+                                f"{connection.READ_ONLY_TIMEOUT:g}, --memory-limit "
+                                f"{connection.READ_ONLY_MEMORY_GIB:g}): for SQL you did not write")] = False,
         timeout: TimeoutOpt = None, memory_limit: MemoryOpt = None) -> None:
     """Ad hoc DuckDB SQL over sweep results: 'games' is a view over every part of every --results.
 
@@ -150,6 +152,9 @@ def sql(statement: Annotated[str, typer.Argument(help="SQL over the view 'games'
              "e.g. \"SELECT board, count(*) FROM games GROUP BY 1\"")
     if not results:
         fail("give --results DIR (a sweep's results, a Parquet file or a glob)")
+    if read_only:          # SQL one did not write gets the web console's limits (docs/queries-security.md)
+        timeout = connection.READ_ONLY_TIMEOUT if timeout is None else timeout
+        memory_limit = connection.READ_ONLY_MEMORY_GIB if memory_limit is None else memory_limit
     with _limits(timeout, memory_limit):
         try:
             params = _params(param) or None

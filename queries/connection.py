@@ -32,8 +32,8 @@ from infra.sql_expr import FILTER_RULE, Refused, check_filter
 from infra.storage import is_uri
 from queries.errors import QueryError, ResultsError, one_line
 from queries.sources import read_error, remote_sources, run_identity, table_sources
-from queries.sqlfiles import (MEETINGS_VIEW, QUESTION_FILE, SEAT_VIEW, SEATS_SQL, Query, all_macros, bind,
-                              check_select, load, only_select, uses_seat_outcomes)
+from queries.sqlfiles import (MEETINGS_VIEW, QUESTION_FILE, READ_ONLY, SEAT_VIEW, SEATS_SQL, Query, all_macros,
+                              bind, check_select, load, only_select, uses_seat_outcomes)
 from sim.games import GAMES
 
 
@@ -103,6 +103,8 @@ STATEMENT_TIMEOUT = 300.0                 # seconds one statement may run (playt
 MAX_TIMEOUT = 86400.0                     # a day
 MIN_TIMEOUT = 1.0
 MEMORY_SHARE = 0.5                        # of the machine's memory, the locked connection's default limit
+READ_ONLY_TIMEOUT = 10.0                  # SQL one did not write (the web console, playtest sql --read-only):
+READ_ONLY_MEMORY_GIB = 1.0                # its limits unless given
 MIN_MEMORY_GIB = 0.25
 POLL_S = 0.1                              # how often the main thread looks at a running statement
 STOP_GRACE_S = 10.0                       # how long an interrupted statement has to stop
@@ -384,6 +386,99 @@ def execute(con, sql: str, params: dict[str, Any] | None = None, where: str = "S
     if out is None:
         raise QueryError(f"{where}: no statement to run (the SQL is empty or only comments)")
     return out
+
+
+# --- an answer whose size is bounded as it is made (the web console's; queries/connection.execute_capped) ---
+
+# DuckDB type ids whose values are short by nature (numbers, truth values, times): shown as they are; any other
+# column (text, bytes, lists, structs, maps ...) is shown as text, each value cut at the cap
+SHORT_TYPES = frozenset({"boolean", "tinyint", "smallint", "integer", "bigint", "hugeint", "utinyint", "usmallint",
+                         "uinteger", "ubigint", "uhugeint", "float", "double", "decimal", "date", "time",
+                         "time with time zone", "time_ns", "timestamp", "timestamp_s", "timestamp_ms", "timestamp_ns",
+                         "timestamp with time zone", "interval", "uuid"})
+CUT_MARK = "\u2026 [cut: "                 # a cut value ends "... [cut: N characters]"
+
+
+@dataclass(frozen=True)
+class AnswerCap:
+    """How big an answer may get as it is fetched: each text value at most ``cell_chars`` characters (longer ones
+    cut, marked ``... [cut: N characters]``), the rows at most ``max_bytes`` of text in all (a QueryError past it)."""
+    cell_chars: int = 2000
+    max_bytes: int = 16 * 2**20
+
+
+def statement_text(sql: str) -> str:
+    """One statement's text without what follows its last token (a semicolon, a comment, space), by DuckDB's own
+    tokenizer: the statement as a subquery."""
+    import duckdb
+    end = len(sql)
+    for start, kind in reversed(duckdb.tokenize(sql)):
+        if kind == duckdb.token_type.comment or (kind == duckdb.token_type.operator and sql[start] == ";"):
+            end = start
+            continue
+        break
+    return sql[:end].rstrip()
+
+
+def capped_sql(con, sql: str, cell_chars: int) -> str:
+    """``sql`` (one checked SELECT) inside a SELECT of its columns by position, each column that is not of a
+    SHORT_TYPES type as text cut at ``cell_chars`` characters (so no long value reaches Python)."""
+    rel = con.sql(sql)
+    cols = []
+    for i, (name, kind) in enumerate(zip(rel.columns, rel.types), start=1):
+        value = f"#{i}" if kind.id == "varchar" else f"CAST(#{i} AS VARCHAR)"
+        if kind.id in SHORT_TYPES:
+            cols.append(f"#{i} AS {_ident(name)}")
+        else:
+            cols.append(f"CASE WHEN length({value}) > {int(cell_chars)} THEN left({value}, {int(cell_chars)}) || "
+                        f"{_literal(CUT_MARK)} || length({value}) || ' characters]' ELSE {value} END AS {_ident(name)}")
+    return f"SELECT {', '.join(cols)} FROM (\n{statement_text(sql)}\n) AS answer"
+
+
+def text_size(row: tuple) -> int:
+    """The bytes a row takes as text (as JSON or a page shows it, near enough): its values' text and a separator."""
+    return sum(4 + (len(v.encode()) if isinstance(v, str) else len(str(v))) for v in row)
+
+
+def execute_capped(con, sql: str, cap: AnswerCap, where: str = "sql", results: Sequence[str | Path] = (),
+                   max_rows: int | None = None, how: tuple[str, str] = READ_ONLY):
+    """One SELECT (check_select, ``how`` saying where it runs) run as :func:`execute` runs it, its answer bounded as it is fetched (``cap``): long text
+    values cut (capped_sql) and, past ``cap.max_bytes`` of rows, a QueryError of one line; a few rows are fetched at
+    a time, so what Python holds is never much more than the cap. Returns (column names, rows)."""
+    import duckdb
+    check_select(con, sql, where, how)       # before DuckDB binds it: con.sql would run any other statement at once
+    try:
+        wrapped = capped_sql(con, sql, cap.cell_chars)
+    except (duckdb.Error, OverflowError) as e:
+        raise read_error(e, results) or QueryError(f"{where}: {one_line(e)}") from None
+    check_select(con, wrapped, where, how)   # the statement that runs is checked too
+
+    def work(stop: threading.Event):
+        res = con.execute(wrapped)
+        names = [d[0] for d in res.description]
+        per_row = max(1, len(names)) * (4 * cap.cell_chars + 64)       # the most one row can take, cut
+        at_once = max(1, min(FETCH_ROWS, cap.max_bytes // per_row))
+        rows: list[tuple] = []
+        size = 0
+        while not stop.is_set():
+            want = at_once if max_rows is None else min(at_once, max_rows - len(rows))
+            chunk = res.fetchmany(want) if want > 0 else []
+            if not chunk:
+                break
+            size += sum(map(text_size, chunk))
+            if size > cap.max_bytes:
+                raise QueryError(f"{where}: the answer is over {cap.max_bytes:,} bytes (the cap on an answer); "
+                                 "ask for fewer rows or columns (LIMIT, GROUP BY) or shorter values (left(x, 100))")
+            rows += chunk
+        return names, rows
+
+    try:
+        return interruptible(con, work, where)
+    except duckdb.OutOfMemoryException as e:
+        raise QueryError(f"{where}: {re.split(r'(?<=used[)]) ', one_line(e))[0][:300]}; the memory limit is "
+                         f"{LIMITS.get().memory():.2f} GiB (--memory-limit GIB)") from None
+    except (duckdb.Error, OverflowError) as e:
+        raise read_error(e, results) or QueryError(f"{where}: {one_line(e)}") from None
 
 
 _ONE_SELECT: set[str] = set()            # canned queries' text that only_select passed (parsing needs no results)

@@ -13,10 +13,12 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from queries.connection import READ_ONLY_MEMORY_GIB, READ_ONLY_TIMEOUT
 from service.catalog import ROLES, Catalog, CatalogError
 
 DEFAULT_PORT = 8321
-CONSOLE_SECONDS, CONSOLE_MEMORY_GIB, CONSOLE_ROWS = 10.0, 1.0, 1000      # the SQL console's limits per statement
+# the SQL console's limits per statement: those of SQL one did not write (as playtest sql --read-only's)
+CONSOLE_SECONDS, CONSOLE_MEMORY_GIB, CONSOLE_ROWS = READ_ONLY_TIMEOUT, READ_ONLY_MEMORY_GIB, 1000
 CONSOLE_RANGES = {"--console-seconds": (1, 3600), "--console-memory": (0.25, 1024), "--console-rows": (1, 100_000)}
 
 

@@ -56,10 +56,15 @@ STALE_S = 30.0                                            # while it plays, an o
 @dataclass(frozen=True)
 class ConsoleLimits:
     """The service's limits on what a user's SQL may cost (Settings.console)."""
-    timeout: float = 10.0             # seconds a statement may run
-    memory_gib: float = 1.0           # memory the locked connection may use
+    timeout: float = connection.READ_ONLY_TIMEOUT        # seconds a statement may run
+    memory_gib: float = connection.READ_ONLY_MEMORY_GIB  # memory the locked connection may use
     max_rows: int = 1000              # rows shown; the rest is never fetched
     csv_max_rows: int = 1_000_000     # rows of a CSV download
+    cell_chars: int = 2000            # characters of one value shown; a longer one is cut, marked "... [cut: N ...]"
+    max_bytes: int = 16 * 2**20       # bytes of an answer's rows as text; past them, one line instead of the answer
+
+    def cap(self) -> connection.AnswerCap:
+        return connection.AnswerCap(self.cell_chars, self.max_bytes)
 
 
 @dataclass
@@ -223,15 +228,35 @@ def _run_sql(out: Path, job: str, sql: str, limits: ConsoleLimits) -> Answer:
     try:
         with connection.limits(limits.timeout, limits.memory_gib):
             con = _connect(out, job)
-            try:
-                sqlfiles.check_select(con, sql, "sql", CONSOLE)
-                columns, rows = connection.execute(con, sql, where="sql", results=[str(out)],
-                                                max_rows=limits.max_rows + 1)
+            try:        # checked as one SELECT, its answer bounded as it is fetched (cut values, the byte cap)
+                columns, rows = connection.execute_capped(con, sql, limits.cap(), where="sql", results=[str(out)],
+                                                          max_rows=limits.max_rows + 1, how=CONSOLE)
             finally:
                 con.close()
     except (errors.QueryError, errors.ResultsError) as e:
         return Answer(error=_scrub(str(e), out, job), seconds=time.monotonic() - t0)
     return Answer(columns, rows[:limits.max_rows], len(rows) > limits.max_rows, time.monotonic() - t0)
+
+
+def capped_rows(rows: list[tuple], cap: connection.AnswerCap, where: str) -> list[tuple]:
+    """A made answer's rows held to ``cap`` as a console answer is (a canned query's: its own SQL, its values from
+    the records): each text value cut at ``cap.cell_chars`` characters, marked; past ``cap.max_bytes``, a QueryError
+    of one line."""
+    def cut(v: Any) -> Any:
+        if isinstance(v, (str, bytes, list, tuple, dict)):
+            text = v if isinstance(v, str) else str(v)
+            if len(text) > cap.cell_chars:
+                return f"{text[:cap.cell_chars]}{connection.CUT_MARK}{len(text)} characters]"
+        return v
+    out, size = [], 0
+    for r in rows:
+        row = tuple(cut(v) for v in r)
+        size += connection.text_size(row)
+        if size > cap.max_bytes:
+            raise errors.QueryError(f"{where}: the answer is over {cap.max_bytes:,} bytes (the cap on an answer); "
+                                    "ask for fewer rows (where, by)")
+        out.append(row)
+    return out
 
 
 def queries() -> list[sqlfiles.Query]:
@@ -290,6 +315,7 @@ def _run_query(out: Path, job: str, query: sqlfiles.Query, values: dict[str, Any
                 columns, rows, variants = answer_per_variant(con, query, values, [str(out)], pool, by)
             finally:
                 con.close()
+        rows = capped_rows(rows[:limits.max_rows + 1], limits.cap(), f"query {query.name}")
     except (errors.QueryError, errors.ResultsError) as e:
         return Answer(error=_scrub(str(e), out, job), seconds=time.monotonic() - t0)
     notes = [_scrub(line, out, job).replace("--pool", "playtest query --pool") for line in variants.notes()]
