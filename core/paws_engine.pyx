@@ -8,7 +8,7 @@ dtype derived from ``sim.paws.record`` and builds the Arrow table).
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc, realloc, calloc
 from libc.string cimport memcpy, memset
 from libc.time cimport CLOCKS_PER_SEC, clock, clock_t
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport MAXFEAT, BatchOptions, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
+from core.kit.types cimport MAXFEAT, MAXHIDDEN, BatchOptions, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
 from core.paws_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_pick, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -87,7 +87,7 @@ def play_batch(dict inputs, object options):
     """
     oracle = options.oracle_weights
     cdef BatchOptions o = batch_options(options, oracle)
-    cdef Game* g = <Game*>malloc(sizeof(Game))
+    cdef Game* g = <Game*>calloc(1, sizeof(Game))
     cdef ItemSpec* ispec = <ItemSpec*>malloc(sizeof(ItemSpec) * max(1, len(inputs["items"])))
     cdef MonsterSpec* mspec = <MonsterSpec*>malloc(sizeof(MonsterSpec) * max(1, len(inputs["monsters"])))
     cdef Decks decks
@@ -148,6 +148,8 @@ def play_batch(dict inputs, object options):
         rows_free(&trace)
         rows_free(&cards)
         rows_free(&values.rows)
+        free_model(&values.model)
+        free_bot_models(g)
         free(g)
         free(ispec)
         free(mspec)

@@ -8,14 +8,14 @@ dtype derived from ``sim.tales.record`` and builds the Arrow tables).
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc, realloc, calloc
 from libc.string cimport memcpy, memset
 
 import numpy as np
 
 from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport MAXFEAT, BatchOptions, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
+from core.kit.types cimport MAXFEAT, MAXHIDDEN, BatchOptions, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
 from core.tales_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -116,7 +116,7 @@ def play_batch(dict inputs, object options):
     """
     oracle = options.oracle_weights
     cdef BatchOptions o = batch_options(options, oracle)
-    cdef Game* g = <Game*>malloc(sizeof(Game))
+    cdef Game* g = <Game*>calloc(1, sizeof(Game))
     cdef CreatureSpec* cspec = <CreatureSpec*>malloc(sizeof(CreatureSpec) * max(1, len(inputs["creatures"])))
     cdef EquipSpec* espec = <EquipSpec*>malloc(sizeof(EquipSpec) * max(1, len(inputs["equipment"])))
     cdef RowBuffer rows
@@ -172,6 +172,8 @@ def play_batch(dict inputs, object options):
         rows_free(&samples.seats)
         rows_free(&rows)
         rows_free(&values.rows)
+        free_model(&values.model)
+        free_bot_models(g)
         free(g)
         free(cspec)
         free(espec)

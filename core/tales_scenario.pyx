@@ -10,14 +10,14 @@ a batch that way. The engine (``core/tales_engine.pyx``) never looks for a scrip
 """
 
 from libc.stdint cimport int8_t, int16_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc, realloc, calloc
 from libc.string cimport memcpy, memset
 
 import numpy as np
 
 from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport MAXFEAT, BatchOptions, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
+from core.kit.types cimport MAXFEAT, MAXHIDDEN, BatchOptions, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
 from core.rng cimport game_seed, pcg32_below, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t, splitmix64
 from core.tales_engine cimport _configure
 from core.tales_types cimport *
@@ -72,7 +72,7 @@ cdef class CoreScenario:
 
     def __cinit__(self, dict inputs):
         self.record_dtype = _record_dtype(inputs)
-        self.g = <Game*>malloc(sizeof(Game))
+        self.g = <Game*>calloc(1, sizeof(Game))
         self.cspec = <CreatureSpec*>malloc(sizeof(CreatureSpec) * max(1, len(inputs["creatures"])))
         self.espec = <EquipSpec*>malloc(sizeof(EquipSpec) * max(1, len(inputs["equipment"])))
         if self.g == NULL or self.cspec == NULL or self.espec == NULL:
@@ -80,6 +80,8 @@ cdef class CoreScenario:
         _configure(self.g, self.cspec, self.espec, inputs)
 
     def __dealloc__(self):
+        if self.g != NULL:
+            free_bot_models(self.g)
         free(self.g)
         free(self.cspec)
         free(self.espec)
@@ -350,7 +352,7 @@ cdef class PausedGame:
     cdef readonly bint paused
 
     def __cinit__(self):
-        self.g = <Game*>malloc(sizeof(Game))
+        self.g = <Game*>calloc(1, sizeof(Game))
         if self.g == NULL:
             raise MemoryError()
 
@@ -367,6 +369,8 @@ cdef class PausedGame:
         self.play_on(stop_at)
 
     def __dealloc__(self):
+        if self.g != NULL:
+            free_bot_models(self.g)
         free(self.g)
 
     @property
@@ -392,6 +396,7 @@ cdef class PausedGame:
         """An independent copy: the same state and generator."""
         cdef PausedGame c = PausedGame()
         copy_game(c.g, self.g)
+        own_bot_models(c.g)             # the copy's networks are its own (freed with it)
         c.batch = self.batch
         c.paused = self.paused
         return c
@@ -463,6 +468,12 @@ cdef class PausedGame:
         the paused seat, one list per seat)."""
         self.options()
         return learned_features_at(self.g, N_POLICY, N_VALUE)
+
+    def learned_scores(self):
+        """The paused seat's model at the paused decision (learned.pxi): (its policy's score of each listed
+        option, each seat's chance by its value head)."""
+        self.options()
+        return learned_scores_at(self.g)
 
     def redeal(self, int observer, uint64_t seed):
         """Re-deal in place what ``observer`` cannot see (search_determinize, draws from a stream seeded
@@ -552,7 +563,7 @@ def value_trace(dict inputs, uint64_t master_seed, int64_t game_index, object or
     array of rows x MAXP x the value head's features). ``pause``: stop before every top-level decision and
     play on from there (a paused game writes each turn's row once)."""
     cdef _Batch batch = _Batch(inputs)
-    cdef Game* g = <Game*>malloc(sizeof(Game))
+    cdef Game* g = <Game*>calloc(1, sizeof(Game))
     cdef ValueTrace values
     cdef RowBuffer features
     cdef int s
@@ -586,6 +597,8 @@ def value_trace(dict inputs, uint64_t master_seed, int64_t game_index, object or
             features.n, MAXP, N_VALUE).copy() if features.n else np.zeros((0, MAXP, N_VALUE))
     finally:
         rows_free(&values.rows)
+        free_model(&values.model)
         rows_free(&features)
+        free_bot_models(g)
         free(g)
     return rows, seat_features

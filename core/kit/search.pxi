@@ -88,6 +88,7 @@ cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
     cdef SearchNode* nodes = <SearchNode*>malloc(sizeof(SearchNode) * (p.iterations + 1))
     cdef int path[4096]
     cdef double reward[MAXP]
+    cdef double prior_acc[MAXHIDDEN]      # a network model's state part of the prior's decision (learned.pxi)
     cdef int it, k, n, node, ch, mover, plen, n_nodes, untried, n_untried, best, found, choice = -1
     cdef int64_t visited
     cdef bint guided = g.bots[seat].model.n_policy > 0   # a search with a model (learned.pxi)
@@ -129,7 +130,8 @@ cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
                     if guided:             # the prior: the untried option the learned policy prefers
                         if n_untried == 1:
                             learned_prepare(work, mover)
-                        score = learned_score(work, &g.bots[seat].model, mover, k)
+                            learned_state_part(work, &g.bots[seat].model, mover, prior_acc)
+                        score = learned_score(work, &g.bots[seat].model, mover, k, prior_acc)
                         if n_untried == 1 or score > best_score:
                             untried, best_score = k, score
                     elif pcg32_below(rng, <uint32_t>n_untried) == 0:   # else one uniformly (reservoir of one)

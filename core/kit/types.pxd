@@ -45,14 +45,23 @@ ctypedef struct SearchNote:
 # A learned bot's model (learned.pxi; sim/kit/learned.py, docs/learned-bots.md): a linear policy that scores
 # each option of a decision from the game's declared option features, and a linear value head that rates
 # each seat's chance to win from its declared seat features (a softmax over the seats).
+# A network model adds to each linear score a small network's (one hidden layer of ReLU units): the policy's
+# sees the option's features and the state as the deciding seat sees it (every seat's features, from the
+# deciding seat round the table), the value head's the state as each seat sees it. Its weights are one
+# float32 block on the heap, owned by the Model that load_model filled (free_model frees it; a copy of a
+# Game made by the search shares it and frees nothing).
 cdef enum:
     MAXFEAT = 64                  # features of an option, or of a seat
+    MAXHIDDEN = 128               # a network's hidden units
 
 ctypedef struct Model:
     int n_policy                  # the game's option features (0: no model)
     int n_value                   # the game's seat features
     double policy[MAXFEAT]        # weights of the option features
     double value[MAXFEAT]         # weights of the seat features
+    int hidden                    # the network's hidden units (0: a linear model, no network)
+    int n_state                   # the state encoding's length: the seats the core holds times n_value
+    float* net                    # the network's weights (NULL: none), laid out as learned.pxi net_layout says
 
 # A batch's training samples for the learned bots (learned.pxi; cluster/train_bot.py): at every decision a
 # search bot takes, one row per option (its features and its share of the search) and one row per seat

@@ -6,7 +6,8 @@ features. The features are declared here per game, in the rulebook's words, like
 computes them in the same order (core/<game>/learned.pxi) and the declarations test holds the two together.
 
 A model is a JSON file: the game, the feature set it was trained on (name, version and a digest of the
-feature names), the weights, and its provenance (the training spec, seed, code version, each iteration's
+feature names), the weights (version 1: the linear scores alone; version 2: with a network's, sim/kit/network.py),
+and its provenance (the training spec, seed, code version, each iteration's
 ladder). Its digest covers what decides play (game, feature set, weights), so a bot spec names a model by
 name and digest (``learned:model=paws-1@3fa2c1d09b1e``): records of two models never pool, and a model file
 that changed under a name is refused. Every input is untrusted: a file too big, not JSON, of another game
@@ -28,7 +29,9 @@ from sim.files import load_json_bounded
 from sim.params import RuleError
 
 MODEL_FORMAT = "playtest-model"
-MODEL_VERSION = 1
+MODEL_VERSION = 1                 # a linear model's file
+NETWORK_VERSION = 2               # a network model's file (the linear scores and a network's)
+MAX_HIDDEN = 128                  # the core's most hidden units (core/kit/types.pxd MAXHIDDEN)
 MAX_MODEL_BYTES = 1 << 20
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 DIGEST_CHARS = 12
@@ -47,6 +50,7 @@ class Features:
     # pick for the policy, say, so a model trained on little data plays like the heuristic
     prior_policy: tuple[tuple[str, float], ...] = ()
     prior_value: tuple[tuple[str, float], ...] = ()
+    max_seats: int = 4                # the core's seats (MAXP): a network's state holds this many seats' features
 
     def prior(self, head: str) -> list[float]:
         names = [n for n, _ in (self.policy if head == "policy" else self.value)]
@@ -62,7 +66,8 @@ class Features:
 
 @dataclass(frozen=True)
 class Model:
-    """A learned model: weights of the option features (policy) and of the seat features (value)."""
+    """A learned model: weights of the option features (policy) and of the seat features (value); a network
+    model also a network of ``hidden`` units (its float32 weights in ``network``, sim/kit/network.py's layout)."""
 
     game: str
     name: str
@@ -70,28 +75,61 @@ class Model:
     policy: tuple[float, ...]
     value: tuple[float, ...]
     provenance: dict = field(default_factory=dict, compare=False, hash=False)
+    hidden: int = 0
+    seats: int = 0                    # the seats the network's state holds (the core's MAXP)
+    network: tuple[float, ...] = ()
 
     @property
     def digest(self) -> str:
         """What decides play: game, feature set and weights (not the provenance)."""
-        blob = json.dumps({"game": self.game, "features": self.features, "policy": list(self.policy),
-                           "value": list(self.value)}, sort_keys=True)
+        fields = {"game": self.game, "features": self.features, "policy": list(self.policy), "value": list(self.value)}
+        if self.hidden:
+            fields["network"] = [self.hidden, self.seats, hashlib.sha256(self.network_block().tobytes()).hexdigest()]
+        blob = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:DIGEST_CHARS]
 
-    def core(self) -> tuple[list[float], list[float]]:
+    def network_block(self):
+        import numpy as np
+        return np.asarray(self.network, dtype=np.float32)
+
+    def layers(self):
+        """The network's weights unpacked (sim.kit.network.Layers)."""
+        from sim.kit.network import Layers
+        return Layers.unpack(self.network, len(self.policy), len(self.value), self.seats, self.hidden)
+
+    def core(self) -> tuple:
+        """The model as the core takes it: (policy, value) or (policy, value, (hidden units, network weights))."""
+        if self.hidden:
+            return list(self.policy), list(self.value), (self.hidden, self.network_block())
         return list(self.policy), list(self.value)
 
     def to_json(self) -> str:
-        return json.dumps({"format": MODEL_FORMAT, "version": MODEL_VERSION, "game": self.game, "name": self.name,
-                           "features": self.features, "digest": self.digest, "policy": list(self.policy),
-                           "value": list(self.value), "provenance": self.provenance}, indent=1, sort_keys=True) + "\n"
+        body = {"format": MODEL_FORMAT, "version": NETWORK_VERSION if self.hidden else MODEL_VERSION, "game": self.game,
+                "name": self.name, "features": self.features, "digest": self.digest, "policy": list(self.policy),
+                "value": list(self.value), "provenance": self.provenance}
+        if self.hidden:
+            body["network"] = {"hidden": self.hidden, "seats": self.seats, "weights": list(self.network)}
+        return json.dumps(body, indent=1, sort_keys=True) + "\n"
 
 
 def seat_chances(seat_features, value):
-    """Each seat's chance to win by a value head (``value``: its weights) from the seats' features (one list
-    per seat): a softmax of their scores, as core/kit/learned.pxi ``learned_values`` (without the team sum)."""
+    """Each seat's chance to win by a value head from the seats' features (one list per seat): a softmax of
+    their scores, as core/kit/learned.pxi ``learned_values`` (without the team sum). ``value``: a linear
+    head's weights, or a Model (its network too, if it has one)."""
     import numpy as np
-    z = np.asarray(seat_features, dtype=float) @ np.asarray(value, dtype=float)
+    f = np.asarray(seat_features, dtype=float)
+    if isinstance(value, Model):
+        z = f @ np.asarray(value.value, dtype=float)
+        if value.hidden:
+            from sim.kit.network import Layers, state_views, value_network
+            seats = f.shape[0]
+            max_seats = value.seats
+            padded = np.zeros((1, max_seats, f.shape[1]))
+            padded[0, :seats] = f
+            views = state_views(padded, np.array([seats]), max_seats)[0, :seats]
+            z = z + value_network(value.layers(), views)
+    else:
+        z = f @ np.asarray(value, dtype=float)
     e = np.exp(z - z.max())
     return e / e.sum()
 
@@ -112,14 +150,38 @@ def _weights(raw: Any, n: int, where: str) -> tuple[float, ...]:
     return tuple(out)
 
 
+def _network(raw: dict, features: Features, where: str) -> tuple[int, tuple[float, ...]]:
+    """A version-2 file's network: its hidden units and its weights (float32 values, the size they must be)."""
+    from sim.kit.network import block_size
+    net = raw.get("network")
+    if not isinstance(net, dict):
+        raise RuleError(f"{where}: network must be a table (hidden, seats, weights) in a version {NETWORK_VERSION} model")
+    hidden = net.get("hidden")
+    if isinstance(hidden, bool) or not isinstance(hidden, int) or not 1 <= hidden <= MAX_HIDDEN:
+        raise RuleError(f"{where}: network.hidden = {hidden!r}; expected a whole number from 1 to {MAX_HIDDEN}")
+    if net.get("seats") != features.max_seats or isinstance(net.get("seats"), bool):
+        raise RuleError(f"{where}: network.seats = {net.get('seats')!r}; {features.game}'s core holds "
+                        f"{features.max_seats}")
+    size = block_size(len(features.policy), len(features.value), features.max_seats, hidden)
+    weights = _weights(net.get("weights"), size, f"{where}: network.weights")
+    return hidden, float32s(weights)
+
+
+def float32s(values) -> tuple[float, ...]:
+    """Values as float32 holds them (what the core plays with), as Python floats."""
+    import numpy as np
+    return tuple(float(v) for v in np.asarray(values, dtype=np.float32))
+
+
 def read_model(path: str | Path, features: Features) -> Model:
     """The model in ``path``, checked against the game's feature set; a RuleError naming the file and field."""
     raw = load_json_bounded(path, "model file", RuleError, limit=MAX_MODEL_BYTES)
     where = str(path)
     if not isinstance(raw, dict) or raw.get("format") != MODEL_FORMAT:
         raise RuleError(f"{where}: not a playtest model (format must be {MODEL_FORMAT!r})")
-    if raw.get("version") != MODEL_VERSION:
-        raise RuleError(f"{where}: version = {raw.get('version')!r}; this playtest reads version {MODEL_VERSION}")
+    if raw.get("version") not in (MODEL_VERSION, NETWORK_VERSION) or isinstance(raw.get("version"), bool):
+        raise RuleError(f"{where}: version = {raw.get('version')!r}; this playtest reads versions {MODEL_VERSION} "
+                        f"(linear) and {NETWORK_VERSION} (network)")
     if raw.get("game") != features.game:
         raise RuleError(f"{where}: a model of {raw.get('game')!r}, not of {features.game!r}")
     if raw.get("features") != features.id:
@@ -131,8 +193,10 @@ def read_model(path: str | Path, features: Features) -> Model:
     prov = raw.get("provenance", {})
     if not isinstance(prov, dict):
         raise RuleError(f"{where}: provenance must be a table")
+    hidden, network = _network(raw, features, where) if raw["version"] == NETWORK_VERSION else (0, ())
     model = Model(features.game, name, features.id, _weights(raw.get("policy"), len(features.policy), f"{where}: policy"),
-                  _weights(raw.get("value"), len(features.value), f"{where}: value"), prov)
+                  _weights(raw.get("value"), len(features.value), f"{where}: value"), prov, hidden,
+                  features.max_seats if hidden else 0, network)
     if raw.get("digest") != model.digest:
         raise RuleError(f"{where}: digest = {raw.get('digest')!r}, but its weights digest to {model.digest} "
                         "(the file was changed by hand or is damaged)")
