@@ -12,6 +12,7 @@ module, and importing it back would be a cycle)."""
 from __future__ import annotations
 
 import math
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -267,6 +268,69 @@ def text_input(data: Any, what: str, example: str) -> str:
     if "\x00" in text:
         raise SpecError(f"{what}: holds a NUL character; expected {example}")
     return text
+
+
+# ``model=REF`` in a bot spec (sim.kit.bots reads the key stripped, its value up to the next ':'; a bots string is
+# split at ',' first): a learned model, which sim.kit.learned.model_path reads from a path when REF holds '/' or ends
+# '.json'. The service plays shipped models by name only: a spec never makes it open a file of its machine.
+MODEL_KEY = re.compile(r"model\s*=([^:\n]*)")
+QUOTES = " \t\r\"'[]{}"                              # around a value in TOML text read as raw text
+MAX_DEPTH = 64                                         # inputs nested deeper are refused
+
+
+def shipped_models() -> dict[str, list[str]]:
+    """{game: the names of its shipped learned models}."""
+    from sim.games import GAMES
+    from sim.kit.learned import shipped_models as shipped
+    return {g: shipped(GAMES[g].models_dir) for g in GAMES.names() if GAMES[g].features is not None}
+
+
+def only_shipped_models(inputs: Any) -> None:
+    """Every ``model=REF`` a job's inputs name (in any text, raw and as TOML or JSON read) is a shipped model's name
+    (``NAME`` or ``NAME@DIGEST``); a SpecError of one line otherwise, before any reader sees the inputs, so no file
+    of the server is opened for a spec and no error says whether one exists or what it holds."""
+    known = sorted({m for names in shipped_models().values() for m in names})
+    for text in _texts(inputs):
+        for value in MODEL_KEY.findall(text):
+            pieces = [p.partition("@")[0].strip(QUOTES) for p in value.split(",")]
+            if "/" in value or "\\" in value or any(p.endswith(".json") for p in pieces) or pieces[0] not in known:
+                shown = " ".join(value.split())[:60]
+                raise SpecError(f"model={shown!r}: this service plays shipped learned models by name only "
+                                f"(model=NAME: {', '.join(known) or 'none'}); it opens no model file")
+
+
+def _texts(value: Any, parse: bool = True, depth: int = 0):
+    """Every text in ``value`` (a job's inputs: text, bytes, dicts and lists of them) and, with ``parse``, the strings
+    of each text read as TOML or JSON (a bot spec written with escapes is found as it will be read)."""
+    if depth > MAX_DEPTH:
+        raise SpecError(f"the inputs are nested more than {MAX_DEPTH} deep")
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).decode("utf-8", "replace")
+    if isinstance(value, str):
+        yield value
+        if parse:
+            for read in _read_as(value):
+                yield from _texts(read, False, depth + 1)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _texts(k, parse, depth + 1)
+            yield from _texts(v, parse, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _texts(v, parse, depth + 1)
+
+
+def _read_as(text: str) -> list:
+    """``text`` read as TOML and as JSON, each where it reads."""
+    import json
+    import tomllib
+    out = []
+    for read in (tomllib.loads, json.loads):
+        try:
+            out.append(read(text))
+        except (ValueError, RecursionError, TypeError):
+            pass
+    return out
 
 
 def _bare_name(name: str) -> bool:

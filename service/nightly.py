@@ -24,7 +24,7 @@ from typing import Any, Callable
 from cluster.spec import SpecError
 from service import kind_regress
 from service.catalog import ACTIVE, Catalog, User
-from service.kinds import Context
+from service.kinds import Context, only_shipped_models
 from service.runner import layout
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -117,8 +117,9 @@ class Nightly:
         p = self.project(name)
         if p is None:
             raise SpecError(f"no nightly project {name!r}")
-        checked = kind_regress.check_regress({"suite": p["suite"], "baseline": p["baseline"],
-                                              "cards": cards_of_project(p)}, self.context())
+        inputs = {"suite": p["suite"], "baseline": p["baseline"], "cards": cards_of_project(p)}
+        only_shipped_models(inputs)
+        checked = kind_regress.check_regress(inputs, self.context())
         rows = self.catalog.q("SELECT id, name, role FROM users WHERE id = ?", (p["owner_id"],))
         if not rows:
             raise SpecError(f"nightly {name}: its owner is gone; define it again")
@@ -154,8 +155,9 @@ class Nightly:
         enabled = inputs.get("enabled", True)
         if not isinstance(enabled, bool):
             raise SpecError("enabled: expected true or false")
-        checked = kind_regress.check_regress({"suite": inputs.get("suite"), "baseline": inputs.get("baseline"),
-                                              "cards": inputs.get("cards") or {}}, self.context())
+        given = {"suite": inputs.get("suite"), "baseline": inputs.get("baseline"), "cards": inputs.get("cards") or {}}
+        only_shipped_models(given)
+        checked = kind_regress.check_regress(given, self.context())
         cards = json.dumps(checked.params.get("cards") or {})
         now = time.time()
         with self._lock:

@@ -14,7 +14,7 @@ from cluster.spec import SpecError
 from service.catalog import User
 from service.deps import ApiEditor, EditForm, Editor, Services, Svc, base_url, json_body
 from service.jobkinds import KINDS, kind_of
-from service.kinds import calibrated
+from service.kinds import calibrated, only_shipped_models
 from service.specs import MAX_UPLOAD
 
 MAX_TITLE = 200
@@ -35,6 +35,7 @@ def check_fields(title: str, description: str) -> str | None:
 
 def _checked(svc: Services, kind, inputs: dict[str, Any]):
     try:
+        only_shipped_models(inputs)          # before any reader: no model file of the server is ever opened
         return kind.check(inputs, svc.context())
     except (ValueError, OSError) as e:      # a reader's own error that is not a SpecError: still one line
         if isinstance(e, SpecError):
