@@ -168,10 +168,17 @@ def status(out: Annotated[str, typer.Argument(help="a sweep's results directory 
                                                      "the manifest), move strays and bad files to "
                                                      "DIR/.quarantine and correct the manifest; exit 0 if the "
                                                      "folder is whole, 1 if it found problems (then --resume "
-                                                     "plays what is missing)")] = False) -> None:
+                                                     "plays what is missing)")] = False,
+           full: Annotated[bool, typer.Option(help="with --verify: play every game of each part that no signed "
+                                                   "manifest vouches for again (as long as the sweep took) and "
+                                                   "sign the manifest; without it a sample of each is played "
+                                                   "again and such a folder is not signed (docs/results-folders.md)")]
+           = False) -> None:
     """Report a sweep's state from its manifest (a cache); --verify checks the files themselves.
 
     Exit code: 0 (with --verify: the folder is whole), 1 (--verify found problems), 2 (bad input)."""
+    if full and not verify:
+        fail("--full: only with --verify (playtest status DIR --verify --full)")
     remote = is_uri(out)
     try:
         loc = open_location(out) if remote else None
@@ -186,7 +193,7 @@ def status(out: Annotated[str, typer.Argument(help="a sweep's results directory 
         warn(f"{loc.name('manifest.json') if remote else out / 'manifest.json'}: {problem}; its counts below are not "
              f"the sweep's: playtest status --verify {out} checks the files and corrects it")
     if verify:
-        m, report = _verify_remote(loc, m) if remote else _verify(out, m)
+        m, report = _verify_remote(loc, m, full) if remote else _verify(out, m, full)
     c = counts(m)
     try:
         listed = loc.files() if remote else None
@@ -250,10 +257,12 @@ def status(out: Annotated[str, typer.Argument(help="a sweep's results directory 
         raise typer.Exit(code=1)
 
 
-def _stored_spec(out, m: dict) -> SweepSpec:
+def _stored_spec(out, m: dict, within) -> SweepSpec:
+    """The manifest's own spec, resolved; ``within``: the folder every file it names must lie in (a manifest no
+    signature vouches for names no file outside its folder; "" none at all), None for any."""
     rebuild = f"re-run with the spec: playtest sweep SPEC --out {out} --resume"
     try:
-        spec = parse_spec(m["spec"], source=m["spec_file"], base_dir=Path(m["spec_file"]).parent)
+        spec = parse_spec(m["spec"], source=m["spec_file"], base_dir=Path(m["spec_file"]).parent, within=within)
     except SpecError as e:
         fail(f"{out}/manifest.json: its stored spec no longer resolves ({e}); {rebuild}")
     if spec.digest != m["spec_digest"]:
@@ -262,17 +271,17 @@ def _stored_spec(out, m: dict) -> SweepSpec:
     return spec
 
 
-def _verify_remote(loc, m: dict):
+def _verify_remote(loc, m: dict, full: bool):
     """``status --verify`` for a sweep on object storage (cluster.remote): under the driver's lock object."""
-    from cluster.remote import LockHeld, object_lock, quarantine_remote, scan_remote
-    spec = _stored_spec(loc.name(), m)
+    from cluster.remote import LockHeld, object_lock, part_reader, quarantine_remote, scan_remote
+    spec = _stored_spec(loc.name(), m, within=None if getattr(m, "signature", None) == folder.SIGNED else "")
     try:
         with object_lock(loc, "verification"):
             report = scan_remote(loc, spec, m["core_digest"] if spec.engine == "core" else None)
-            fixed = reconcile(m, spec, report, m["code_version"], m["core_digest"])
+            fixed = reconcile(m, spec, report, m["code_version"], m["core_digest"], full=full, read=part_reader(loc))
             quarantine_remote(loc, report)
-            if report.problems or getattr(m, "signature", None) != folder.SIGNED:
-                save_manifest(loc.uri, fixed)
+            if _to_save(m, report):
+                save_manifest(loc.uri, fixed, sign=report.vouched)
     except LockHeld as e:
         fail(f"{loc.name()}: a driver is running this sweep now; verify after it ends ({e})")
     except (VerifyError, ManifestError, StorageError) as e:
@@ -289,10 +298,16 @@ def _print_verified(report, m: dict, out) -> None:
     if (said := getattr(m, "signature", folder.UNSIGNED)) != folder.SIGNED:
         said = {folder.UNSIGNED: "carried no signature", folder.OTHER_KEY: "was signed by another machine's key",
                 folder.BROKEN: "had a signature that did not match its content"}.get(said, said)
-        con.print(f"manifest.json {said}; "
-                  "now signed with this machine's key over the parts verified here", highlight=False, markup=False)
+        if report.vouched:
+            con.print(f"manifest.json {said}; now signed with this machine's key: every part it lists was played "
+                      "again here, game for game, and agreed", highlight=False, markup=False, soft_wrap=True)
+        else:
+            con.print(f"manifest.json {said}; left unsigned: a sample is not proof (playtest status {out} --verify "
+                      "--full plays every game again and signs it)", highlight=False, markup=False, soft_wrap=True)
     if report.whole and not report.problems:
-        con.print("the folder is whole: every part file is there and right, nothing else is", highlight=False)
+        con.print("the folder is whole: every part file is there and right, nothing else is" if report.vouched else
+                  "every part file is there and passed its checks, nothing else is; the parts' rows are vouched for "
+                  "by a sample only", highlight=False, markup=False, soft_wrap=True)
     elif report.bad_parts():
         con.print(escape(f"{report.bad_parts()} parts to play: playtest sweep {m['spec_file']} --out {out} --resume"),
                   highlight=False)
@@ -319,21 +334,27 @@ def _folder_lock(out: Path, act: str):
         yield
 
 
-def _verify(out: Path, m: dict):
+def _to_save(m: dict, report) -> bool:
+    """Whether ``status --verify`` writes the manifest: it corrected something, or it may now sign one that came
+    unsigned (every part vouched for: a signed manifest's SHA-256 or every game played again here)."""
+    return report.problems or (getattr(m, "signature", None) != folder.SIGNED and report.vouched)
+
+
+def _verify(out: Path, m: dict, full: bool):
     """``status --verify``: check every file against the manifest's own spec, quarantine, correct the manifest.
 
     Prints what it found and did; returns (the corrected manifest, the report)."""
-    spec = _stored_spec(out, m)
+    spec = _stored_spec(out, m, within=None if getattr(m, "signature", None) == folder.SIGNED else out)
     with _folder_lock(out, "verify"):
         try:
             report = scan(out, spec, m["core_digest"] if spec.engine == "core" else None)
-            fixed = reconcile(m, spec, report, m["code_version"], m["core_digest"])
+            fixed = reconcile(m, spec, report, m["code_version"], m["core_digest"], full=full)
             race = stopper_for(out, spec) if spec.stop is None else None    # a tune's folder: its race
             if spec.stop is not None or race is not None:
                 settle_stop(out, spec, fixed, report, race)
             quarantine(out, report)
-            if report.problems or getattr(m, "signature", None) != folder.SIGNED:
-                save_manifest(out, fixed)      # signed with this machine's key: its parts were checked just now
+            if _to_save(m, report):     # signed only when every part it lists is vouched for (Report.vouched)
+                save_manifest(out, fixed, sign=report.vouched)
         except (VerifyError, ManifestError) as e:
             fail(str(e))
     _print_verified(report, m, out)

@@ -267,6 +267,16 @@ def scan_remote(loc: Location, spec: SweepSpec, core: str | None = None) -> Repo
     return tally(report, spec, list(names.values()), checks, t0)
 
 
+def part_reader(loc: Location):
+    """A part object's bytes by its path in the folder (for a replay of its games: cluster.verify.reconcile)."""
+    def read(rel: str) -> bytes:
+        data = loc.read_bytes(rel, MAX_PART_BYTES)
+        if data is None:
+            raise OSError(f"{loc.name(rel)} is gone")
+        return data
+    return read
+
+
 def quarantine_remote(loc: Location, report: Report, extra: list[str] = ()) -> None:
     """:func:`cluster.verify.quarantine` on object storage: objects that do not belong are copied to
     ``PREFIX/.quarantine/<UTC time>/<their path>`` and then deleted (never only deleted)."""
@@ -336,7 +346,7 @@ def prepare_remote(spec: SweepSpec, loc: Location, resume: bool, code: str, core
     if (old_layout := outdated_error(where, report)) is not None:
         raise error(old_layout)
     extra = [NAME] if broken is not None and loc.exists(NAME) else []
-    fixed = reconcile(manifest, spec, report, code, core)
+    fixed = reconcile(manifest, spec, report, code, core, read=part_reader(loc))
     try:
         quarantine_remote(loc, report, extra)
     except VerifyError as e:

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 from cluster.manifest import ManifestError, load_manifest
 from cluster.part import part_path
 from cluster.spec import SpecError, parse_spec
-from infra.folder import part_problem
+from infra.folder import SIGNED, part_problem
 from sim.events import EventLog
 from sim.games import EngineError, Match
 from sim.kit import trace
@@ -123,7 +123,8 @@ def sweep_game(folder: Path, cell: Optional[str], game_index: int, game: Optiona
     if manifest is None:
         _fail(f"--from {folder}: no sweep here (no manifest.json)")
     try:
-        spec = parse_spec(manifest["spec"], source=manifest["spec_file"], base_dir=Path(manifest["spec_file"]).parent)
+        spec = parse_spec(manifest["spec"], source=manifest["spec_file"], base_dir=Path(manifest["spec_file"]).parent,
+                          within=None if manifest.signature == SIGNED else folder)     # no file elsewhere, unvouched
     except SpecError as e:
         _fail(f"--from {folder}: its stored spec no longer resolves ({e})")
     if game is not None and game != spec.game:

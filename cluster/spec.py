@@ -208,6 +208,7 @@ class _Reading:
     src: str                           # the spec file (or the name given to parse_spec): every error line's start
     raw: dict[str, Any]                # the spec as written ([stop] max_games_per_cell as games_per_cell)
     base_dir: str | Path               # card data paths are relative to it
+    within: str | Path | None = None   # every file the spec names must lie in this folder ("" none; None any)
     stop_raw: Any = None               # [stop] as written, or None
     gdef: Game | None = None
     rules: str | None = None           # None: each cell's game default
@@ -229,9 +230,16 @@ class _Reading:
     stop: StopSpec | None = None
 
 
-def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path = ".") -> SweepSpec:
-    """Validate a spec given as a dict (parsed TOML); data paths are relative to ``base_dir``."""
-    r = _Reading(src=source, raw=raw, base_dir=base_dir)
+def parse_spec(raw: dict[str, Any], source: str = "<spec>", base_dir: str | Path = ".",
+               within: str | Path | None = None) -> SweepSpec:
+    """Validate a spec given as a dict (parsed TOML); data paths are relative to ``base_dir``.
+
+    ``within``: a spec read from a results folder that no signature vouches for (a manifest's stored spec) names
+    no file outside that folder: a card data file or a learned model's file elsewhere is refused before it is
+    opened (``""``: no file at all, a folder on object storage). None: any file (a spec the user gave)."""
+    r = _Reading(src=source, raw=raw, base_dir=base_dir, within=within)
+    if within is not None:
+        _models_inside(source, raw, within)
     for parse in SECTIONS.values():     # in order: a section reads what the ones before it resolved
         parse(r)
     raw = r.raw
@@ -329,7 +337,7 @@ def _parse_setup(r: _Reading) -> None:
 
 
 def _parse_data(r: _Reading) -> None:
-    r.data = {key: _data_path(r.src, f"[data] {key}", r.gdef, key, value, r.base_dir)
+    r.data = {key: _data_path(r.src, f"[data] {key}", r.gdef, key, value, r.base_dir, r.within)
               for key, value in r.raw.get("data", {}).items()}
 
 
@@ -434,7 +442,7 @@ def _parse_resolve_cells(r: _Reading) -> None:
                             f"{', '.join(gdef.presets)}")
         cell_setup = {**r.setup, **{k: v for k, v in values.items() if k in gdef.setup_keys}}
         cell_over = {**r.overrides, **{k: v for k, v in values.items() if k in r.param_names}}
-        cell_data = {**r.data, **{k: _data_path(where, k, gdef, k, v, r.base_dir)
+        cell_data = {**r.data, **{k: _data_path(where, k, gdef, k, v, r.base_dir, r.within)
                                   for k, v in values.items() if k in gdef.data_keys}}
         match = _resolve(gdef, cell_rules, cell_over, cell_setup, cell_data, r.tables, where, r.options)
         if match.digest in by_digest:
@@ -594,15 +602,52 @@ def _show(values: dict) -> str:
     return "(" + ", ".join(f"{k}={v!r}" for k, v in values.items()) + ")" if values else "(base)"
 
 
-def _data_path(where: str, label: str, gdef: Game, key: str, value: Any, base_dir: str | Path) -> str:
+def _data_path(where: str, label: str, gdef: Game, key: str, value: Any, base_dir: str | Path,
+               within: str | Path | None = None) -> str:
     """A card data file named in a spec ([data] or a [grid]/[[cells]] axis): a string path, relative to
-    the spec's folder, of a file that exists; returned absolute."""
+    the spec's folder, of a file that exists; returned absolute. ``within``: see :func:`parse_spec`."""
     _check_keys(gdef, f"{where}: [data]", data=[key])
     _check_type(where, label, value, str, gdef.data_keys[key] + " path")
+    if within is not None:
+        _file_inside(where, f"{label} = {value!r}", Path(base_dir) / value, within)
     p = (Path(base_dir) / value).resolve()
     if not p.is_file():
         raise SpecError(f"{where}: {label} = {value!r}: no such file ({p})")
     return str(p)
+
+
+_MODEL_FILE = re.compile(r"(?:^|[:,\s])model=([^:,]*)")      # a bot spec's model=REF (sim.kit.learned.model_path)
+
+
+def _file_inside(where: str, what: str, path: Path, within: str | Path) -> None:
+    """Refuse, before it is opened, a file a stored spec names outside its results folder ``within``."""
+    from infra.folder import inside
+    try:
+        ok = within != "" and inside(path, within)
+    except (OSError, ValueError):
+        ok = False
+    if not ok:
+        place = f"outside the results folder {within}" if within != "" else "a local file, not in the results folder"
+        raise SpecError(f"{where}: {what} is {place}; a spec read from a results folder that no signature of this "
+                        "machine vouches for is read from the folder alone (no file elsewhere is opened)")
+
+
+def _models_inside(src: str, raw: Any, within: str | Path) -> None:
+    """Every learned model a stored spec names by file (``model=PATH.json`` in a bot spec) lies inside ``within``
+    (a shipped model's name is not a file the spec names)."""
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, str):
+            for ref in _MODEL_FILE.findall(value):
+                ref = ref.partition("@")[0].strip()
+                if ref.endswith(".json") or "/" in ref:
+                    _file_inside(src, f"model={ref!r}", Path(ref), within)
+    walk(raw)
 
 
 def _check_keys(gdef: Game, where: str, **given) -> None:

@@ -508,10 +508,12 @@ class _Run:
         return self.cfg.out_dir
 
     def save_manifest(self) -> None:
-        """Save the manifest (object storage: first check the driver's lock is still ours)."""
+        """Save the manifest (object storage: first check the driver's lock is still ours), signed unless the parts
+        it resumed from include some that only a sample vouched for (``Report.vouched``; ``status --verify --full``
+        plays them all again and signs)."""
         if self.cfg.remote is not None:
             self.cfg.remote[1].check()
-        _save_manifest(self.out_dir, self.manifest)
+        _save_manifest(self.out_dir, self.manifest, sign=self.report is None or self.report.vouched)
 
     # --- the steps ------------------------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from cluster.manifest import DONE, ManifestError, load_manifest, save_manifest
 from cluster.part import DERIVED_KEY, encode_part, part_path
+from cluster.verify import MAX_PART_BYTES
 from infra import derived, folder
 from sim.files import write_atomic
 from sim.games import GAMES
@@ -65,42 +66,48 @@ def upgrade(out_dir: str | Path, progress=None) -> dict[str, int]:
         raise UpgradeError(f"{out_dir}: holds {manifest.get('game')!r} records, not a registered game")
     done = [(c["id"], i, p) for c in manifest["cells"] for i, p in enumerate(c["parts"]) if p["state"] == DONE]
     counts = {"parts": len(done), "rewritten": 0, "skipped": 0}
+    # signed again only when this machine's signature vouched for every part it rewrites (their SHA-256 checked
+    # first): an upgrade never turns a folder's own word into this machine's
+    vouched = manifest.signature == folder.SIGNED
+    repair = f"run playtest status --verify {out_dir} (it quarantines what is not the sweep's), then --resume"
     for cell, i, part in sorted(done, key=lambda x: (x[0], x[2].get("batch", x[1])), reverse=True):
         path = part_path(out_dir, "games", cell, part.get("batch", i))
-        try:
-            folder.check_regular(path, out_dir, "part file")     # a FIFO or a link out of the folder: refused
+        recorded = (part.get("files") or {}).get("games", {})
+        try:     # a regular file inside the folder (no FIFO, no link out of it), of a part's size at most
+            data = folder.read_file(path, out_dir, "part file", MAX_PART_BYTES)
         except folder.FolderError as e:
-            raise UpgradeError(f"{e}; run playtest status --verify {out_dir}") from None
+            raise UpgradeError(f"{e}; {repair}") from None
+        if recorded.get("sha256"):          # the file must be the one the manifest lists
+            if hashlib.sha256(data).hexdigest() != recorded["sha256"]:
+                raise UpgradeError(f"{path}: does not match the manifest's checksum; {repair}")
+        else:
+            vouched = False
         try:
-            pf = pq.ParquetFile(path)
+            pf = pq.ParquetFile(pa.BufferReader(data))
             meta = {k.decode(): v.decode() for k, v in (pf.metadata.metadata or {}).items()
                     if k.startswith(b"playtest.")}
-            recorded = (part.get("files") or {}).get("games", {})
             if meta.get(DERIVED_KEY) == derived.VERSION and not _lacks_options(game, pf.schema_arrow.names):
                 counts["skipped"] += 1
-                data = path.read_bytes()
             else:
                 table = _with_options(game, pf.read().replace_schema_metadata(None))
                 table = derived.derive(game, table)
                 meta.pop("playtest.content_sha256", None)
                 data = encode_part(table, {**meta, DERIVED_KEY: derived.VERSION}).to_pybytes()
-                if recorded and "sha256" in recorded:      # the file must be the one the manifest lists
-                    if hashlib.sha256(path.read_bytes()).hexdigest() != recorded["sha256"]:
-                        raise UpgradeError(f"{path}: does not match the manifest's checksum; run playtest status "
-                                           f"--verify {out_dir} first")
                 write_atomic(path, data)
                 counts["rewritten"] += 1
+        except (pa.ArrowException, ValueError, IndexError, TypeError, UnicodeDecodeError) as e:
+            why = str(e).splitlines()[0][:120] if str(e) else type(e).__name__
+            raise UpgradeError(f"{path}: not a readable part file ({why}); {repair}") from None
         except OSError as e:
-            raise UpgradeError(f"{path}: cannot rewrite it ({e.strerror or e}); run playtest status --verify "
-                               f"{out_dir}") from None
+            raise UpgradeError(f"{path}: cannot rewrite it ({e.strerror or e}); {repair}") from None
         size, sha = len(data), hashlib.sha256(data).hexdigest()
         old_size = recorded.get("bytes", 0) if recorded else 0
         part.setdefault("files", {})["games"] = {"bytes": size, "sha256": sha}
         if "bytes" in part:
             part["bytes"] = part["bytes"] - old_size + size if recorded else size
-        save_manifest(out_dir, manifest)        # after each part: the manifest always lists the files as they are
+        save_manifest(out_dir, manifest, sign=vouched)    # after each part: it always lists the files as they are
         if progress:
             progress(counts)
     manifest["derived"] = derived.VERSION
-    save_manifest(out_dir, manifest)
+    save_manifest(out_dir, manifest, sign=vouched)
     return counts

@@ -22,6 +22,7 @@ import hashlib
 import os
 import random
 import stat
+from collections.abc import Callable
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -29,19 +30,24 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from cluster.manifest import BEYOND, DONE, NAME, PENDING, TMP_PREFIX, new_manifest, spec_parts
 from cluster.part import CHECKSUM_KEY, DERIVED_KEY, content_sha256, is_temporary, part_path
 from cluster.spec import SweepSpec
 from cluster.version import loaded_core_digest as current_core
-from infra import folder
+from infra import derived, folder
+
+# the games of a sampled replay: fresh randomness on every verification, so nobody who edits a folder can know
+# beforehand which games will be played again (a draw from the folder's own digest could be computed, and spared)
+_DRAW = random.SystemRandom()
 
 QUARANTINE = ".quarantine"
 LOCK = ".sweep.lock"
 MAX_PART_BYTES = 2**30             # a part file larger than this is not read (100,000 games are a few MB)
 MAX_PART_DECODED = 4 * 2**30       # nor one whose footer claims more decoded data than this
-REPLAY_SAMPLE = 2                  # games of a part no signature vouches for, played again and compared
+REPLAY_SAMPLE = 2                  # games of a part no signature vouches for, drawn afresh, played again and compared
 NESTED_SCAN = 10_000               # entries looked at when searching a stray folder for another sweep
 
 
@@ -89,8 +95,17 @@ class Report:
     outdated: list[str] = field(default_factory=list)   # whole parts written before a record column existed
     lacks: set[str] = field(default_factory=set)        # those columns
     upgradable: bool = True                             # all of them engine options (playtest upgrade adds them)
-    replayed: int = 0                                   # whole parts no signature vouched for: a sample replayed
+    replayed: int = 0              # whole parts no signature vouched for: every game played again and compared
+    sampled: int = 0               # ... of which REPLAY_SAMPLE games, drawn at random, were played again
+    unreplayable: int = 0          # ... that cannot be played again here (another engine core, the reference engine)
+    unproven: int = 0              # whole parts kept on a sample or on their own checksums alone: not signed
     wall_s: float = 0.0
+
+    @property
+    def vouched(self) -> bool:
+        """Every whole part is vouched for by this machine: its bytes are those a signed manifest lists, or every
+        game of it was played again here and agreed (a sample is not proof). Only then is a manifest signed."""
+        return not self.unproven
 
     @property
     def whole(self) -> bool:
@@ -127,8 +142,19 @@ class Report:
                        f"{', '.join(sorted(self.lacks))} existed (e.g. {self.outdated[0]}); kept as they are: "
                        f"{outdated_hint(self)}")
         if self.replayed:
-            out.append(f"  {self.replayed:,} whole part(s) that no signed manifest lists: {REPLAY_SAMPLE} games of each "
-                       "played again and compared with their rows")
+            out.append(f"  {self.replayed:,} whole part(s) that no signed manifest lists: every game of each played "
+                       "again and compared with their rows")
+        if self.sampled:
+            out.append(f"  {self.sampled:,} whole part(s) that no signed manifest lists: {REPLAY_SAMPLE} games of each, "
+                       "drawn at random, played again and compared with their rows (a sample, not proof: "
+                       f"playtest status {self.out_dir} --verify --full plays every game)")
+        if self.unreplayable:
+            out.append(f"  {self.unreplayable:,} whole part(s) that no signed manifest lists cannot be played again "
+                       "here (another engine core or the reference engine): only their own checksums vouch for them")
+        if self.unproven:
+            out.append(f"  the manifest is not signed: {self.unproven:,} whole part(s) are vouched for by a sample or "
+                       f"by their own checksums only; playtest status {self.out_dir} --verify --full plays every game "
+                       "again and signs it")
         if self.beyond:
             out.append(f"  {self.beyond:,} parts are beyond their cell's stop ([stop]): not part of the result")
         if self.manifest_rebuilt:
@@ -436,9 +462,27 @@ def quarantine(out_dir: str | Path, report: Report, extra: list[str] = ()) -> No
         report.quarantined.append(rel)
 
 
-def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code: str, core: str) -> dict[str, Any]:
+Reader = Callable[[str], bytes]      # a part file's bytes by its path relative to the folder
+
+
+def local_reader(out_dir: str | Path) -> Reader:
+    """A part file's bytes in a local folder, through the one bounded reader (a regular file inside it)."""
+    def read(rel: str) -> bytes:
+        return folder.read_file(Path(out_dir) / rel, out_dir, "part file", MAX_PART_BYTES)
+    return read
+
+
+def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code: str, core: str, *,
+              full: bool = False, read: Reader | None = None) -> dict[str, Any]:
     """A manifest whose parts follow from the spec and whose states follow from ``report`` (the verified
-    files); what ``old`` said differently goes to ``report.manifest_notes``. ``old`` None: built afresh."""
+    files); what ``old`` said differently goes to ``report.manifest_notes``. ``old`` None: built afresh.
+
+    A whole part no signed manifest vouches for is played again (games depend only on the seed and their index):
+    every game when ``full``, or when a manifest signed here lists it as not yet done (a part finished after the
+    driver's last save: a few), else REPLAY_SAMPLE games drawn at random. A part that differs is corrupt. Those
+    kept on a sample, or not played again at all (another core), are ``report.unproven``: such a manifest is
+    not signed (:attr:`Report.vouched`). ``read``: a part file's bytes by relative path (default: the local
+    folder ``report.out_dir``)."""
     m = new_manifest(spec, code, core)
     # the parts' derived columns (infra.derived) as the files have them, else as the old manifest said:
     # a sweep's parts keep one schema, so a resumed sweep writes what its first parts did
@@ -460,25 +504,15 @@ def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code:
             extra = [i for i in old_ids if i not in ids]
             notes.append(f"cells were {len(old_ids)} ({', '.join(old_ids[:5])}{' ...' if len(old_ids) > 5 else ''})"
                          f"; the spec has {len(ids)}" + (f"; not in the spec: {', '.join(extra[:5])}" if extra else ""))
+    _replay_unvouched(old, spec, report, old_cells, full, read or local_reader(report.out_dir),
+                      core if old is None else old.get("core_digest", core))
     template = spec_parts(spec)
-    vouched = getattr(old, "signature", None) == folder.SIGNED      # this machine's key signed every file's SHA-256
-    # games replay exactly under the build that played them: a sample of each part the signature does not vouch for
-    replay = spec.engine == "core" and current_core() == (old or {}).get("core_digest", core)
     for cell in m["cells"]:
         said = old_cells.get(cell["id"], {}).get("parts") if old is not None else None
         if said is not None and len(said) != len(template):
             notes.append(f"{cell['id']}: {len(said)} part entries; the spec has {len(template)}")
         for part in cell["parts"]:
             key = (cell["id"], part["batch"])
-            if key in report.ok:
-                signed = _as_signed(old_cells, cell["id"], part["batch"], report.ok[key]) if vouched else None
-                if signed is False:
-                    _edited(report, spec, key, "its bytes differ from what the sweep wrote (the SHA-256 in the signed "
-                                               "manifest): edited after it was written")
-                elif signed is None and replay:     # only the part's own checksum says it is right: replay some games
-                    report.replayed += 1
-                    if (why := replay_differs(spec, cell["id"], part["batch"], report.out_dir)) is not None:
-                        _edited(report, spec, key, why)
             if key in report.ok:
                 files = report.ok[key]
                 part.update(state=DONE, rows=report.rows[key], bytes=sum(f["bytes"] for f in files.values()),
@@ -514,6 +548,44 @@ def reconcile(old: dict[str, Any] | None, spec: SweepSpec, report: Report, code:
     return m
 
 
+def _replay_unvouched(old: dict[str, Any] | None, spec: SweepSpec, report: Report, old_cells: dict, full: bool,
+                      read: Reader, played_by: str) -> None:
+    """Each whole part in ``report.ok``: checked against a signed manifest's SHA-256 where it lists the part, else
+    played again (all its games or a sample, :func:`reconcile`); a part that differs is moved to the corrupt."""
+    signed_here = getattr(old, "signature", None) == folder.SIGNED     # this machine's key signed every file's SHA-256
+    # games replay exactly under the build that played them
+    replayable = spec.engine == "core" and current_core() == played_by
+    todo: list[tuple[tuple[str, int], bool]] = []            # (part, every game)
+    for key in sorted(report.ok):
+        signed = _as_signed(old_cells, key[0], key[1], report.ok[key]) if signed_here else None
+        if signed is False:
+            _edited(report, spec, key, "its bytes differ from what the sweep wrote (the SHA-256 in the signed "
+                                       "manifest): edited after it was written")
+        elif signed is None and not replayable:
+            report.unreplayable += 1
+            report.unproven += 1
+        elif signed is None:
+            todo.append((key, full or signed_here))
+    if not todo:
+        return
+
+    def check(item: tuple[tuple[str, int], bool]) -> str | None:
+        (cell_id, batch), whole = item
+        return replay_differs(spec, cell_id, batch, read, None if whole else REPLAY_SAMPLE)
+
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        outcomes = list(pool.map(check, todo))
+    for (key, whole), why in zip(todo, outcomes):
+        if whole:
+            report.replayed += 1
+        else:
+            report.sampled += 1
+        if why is not None:
+            _edited(report, spec, key, why)
+        elif not whole:
+            report.unproven += 1
+
+
 def _as_signed(old_cells: dict, cell_id: str, batch: int, files: dict[str, dict]) -> bool | None:
     """Whether whole part files ``files`` ({table: {bytes, sha256}}) are those a signed manifest lists for this part;
     None when it lists none (a part finished after the manifest's last save): then only the part vouches for itself."""
@@ -524,29 +596,68 @@ def _as_signed(old_cells: dict, cell_id: str, batch: int, files: dict[str, dict]
     return all(prev["files"].get(t, {}).get("sha256") == f["sha256"] for t, f in files.items())
 
 
-def replay_differs(spec: SweepSpec, cell_id: str, batch: int, out_dir: str | Path) -> str | None:
-    """Why a sample of a part's games (REPLAY_SAMPLE: its first and one drawn from the spec digest, cell and batch)
-    differs from the same games played again (a game depends only on the seed and its index), None when they agree.
-    Rows rewritten by hand, their checksums recomputed, do not survive this unless every sampled game was spared."""
+def replay_differs(spec: SweepSpec, cell_id: str, batch: int, read: Reader, sample: int | None = None) -> str | None:
+    """Why a part's stored rows differ from its games played again (a game depends only on the seed and its
+    index), None when they agree. ``sample`` None: every game of every table, each column the part holds (its
+    derived columns worked out again too); else that many of its games, drawn at random afresh (fresh
+    randomness: nobody can tell beforehand which), compared in the games table. ``read``: a part file's bytes."""
     cell = next(c for c in spec.cells if c.id == cell_id)
     first, games = spec.part_games(batch)
-    draw = random.Random(f"{spec.digest}/{cell_id}/{batch}")
-    picks = sorted({first, *(first + draw.randrange(games) for _ in range(REPLAY_SAMPLE - 1))})
-    try:
-        stored = pq.read_table(part_path(out_dir, "games", cell_id, batch), filters=[("game_index", "in", picks)])
-    except (pa.ArrowException, OSError, ValueError) as e:
-        return f"its games cannot be read for a replay ({str(e).splitlines()[0][:100] if str(e) else type(e).__name__})"
-    rows = {r["game_index"]: r for r in stored.to_pylist()}
-    for k in picks:
-        fresh = cell.match.play_batch(spec.seed, k, 1, spec.engine)["games"].to_pylist()[0]
-        got = rows.get(k)
-        if got is None:
-            return f"game {k} is not in it"
-        differ = [c for c in fresh if c in got and got[c] != fresh[c]]
-        if differ:
-            return (f"game {k} differs from a replay of it in {', '.join(differ[:3])}"
-                    f"{' ...' if len(differ) > 3 else ''} (its rows were edited)")
+    tables = spec.tables if sample is None else ("games",)
+    stored: dict[str, tuple[pa.Table, bytes | None]] = {}     # each table's rows and its derived version
+    for table in tables:
+        try:
+            pf = pq.ParquetFile(pa.BufferReader(read(str(part_path("", table, cell_id, batch)))))
+            meta = pf.schema_arrow.metadata or {}
+            stored[table] = pf.read().replace_schema_metadata(None), meta.get(DERIVED_KEY.encode())
+        except (pa.ArrowException, OSError, ValueError) as e:
+            return (f"its {table} rows cannot be read for a replay "
+                    f"({str(e).splitlines()[0][:100] if str(e) else type(e).__name__})")
+    if sample is None:
+        picks = None
+        fresh = cell.match.play_batch(spec.seed, first, games, spec.engine)
+    else:
+        picks = sorted(_DRAW.sample(range(first, first + games), min(sample, games)))
+        fresh = {"games": pa.concat_tables([cell.match.play_batch(spec.seed, k, 1, spec.engine)["games"]
+                                            for k in picks])}
+    for table in tables:
+        rows, with_derived = stored[table]
+        if picks is not None:
+            if "game_index" not in rows.column_names:
+                return "its games have no game_index column"
+            rows = rows.filter(pc.is_in(rows["game_index"], pa.array(picks, rows.schema.field("game_index").type)))
+        again = fresh[table]
+        if table == "games" and with_derived is not None:      # the per-game columns it was written with, again
+            again = derived.derive(cell.match.definition, again)
+        if (why := _rows_differ(rows, again, first if picks is None else None, picks)) is not None:
+            return why if table == "games" else f"{table}: {why}"
     return None
+
+
+def _rows_differ(rows: pa.Table, again: pa.Table, first: int | None, picks: list[int] | None) -> str | None:
+    """Why stored ``rows`` differ from ``again``, the same games played again (each column the rows hold, compared
+    by content: a Parquet round trip changes no value), or None."""
+    extra = [c for c in rows.column_names if c not in again.column_names]
+    if extra:
+        return f"its column(s) {', '.join(extra[:3])} are not in a replay of its games (added by hand)"
+    again = again.select(rows.column_names)
+    if rows.num_rows != again.num_rows:
+        games = f"game(s) {', '.join(map(str, picks))}" if picks is not None else "its games"
+        return f"{rows.num_rows} rows of {games}; a replay gives {again.num_rows} (its rows were edited)"
+    if content_sha256(rows) == content_sha256(again):
+        return None
+    differ = [c for c in rows.column_names
+              if content_sha256(rows.select([c])) != content_sha256(again.select([c]))]
+    if not differ:
+        return "its rows differ from a replay of its games"
+    a, b = rows.column(differ[0]).to_pylist(), again.column(differ[0]).to_pylist()
+    row = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), 0)
+    if "game_index" in rows.column_names:
+        game = rows.column("game_index")[row].as_py()
+    else:
+        game = (first or 0) + row
+    return (f"game {game} differs from a replay of it in {', '.join(differ[:3])}{' ...' if len(differ) > 3 else ''} "
+            "(its rows were edited)")
 
 
 def _edited(report: Report, spec: SweepSpec, key: tuple[str, int], why: str) -> None:

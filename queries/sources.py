@@ -59,6 +59,11 @@ def read_manifest(root: str | Path) -> dict[str, Any] | None:
     return None if got is None else got.data
 
 
+def manifest_of(root: str | Path) -> folder.Manifest | None:
+    """The sweep manifest in a results directory with what its signature says (:func:`read_manifest`)."""
+    return _read_manifest(root)
+
+
 def _read_manifest(root: str | Path) -> folder.Manifest | None:
     try:
         got = folder.read_manifest(root)

@@ -91,11 +91,15 @@ def layout(spec) -> tuple[str, dict[str, tuple[str, str, str]]] | None:
     return None
 
 
-def _stored_spec(folder: Path, m: dict):
+def _stored_spec(folder: Path, m: dict, vouched: bool):
+    """The manifest's spec, its card files read from the folder (``vouched``: this machine signed the manifest, so
+    the files it names may lie elsewhere; otherwise none outside the folder is opened); None when it does not
+    resolve."""
     name = Path(m.get("spec_file", "")).name
     base_dir = folder if name and (folder / name).is_file() else Path(m.get("spec_file", ".")).parent
     try:
-        spec = parse_spec(m["spec"], source=str(base_dir / name), base_dir=base_dir)
+        spec = parse_spec(m["spec"], source=str(base_dir / name), base_dir=base_dir,
+                          within=None if vouched else folder)
     except (SpecError, KeyError):
         return None
     if spec.digest != m.get("spec_digest"):
@@ -198,10 +202,11 @@ def card_worth(folder: str | Path, margin: float = MARGIN) -> dict | None:
     """Every card's worth (blank), removed, up and down with their intervals and verdicts, from a sweep's folder;
     None when its cells are not a card-worth layout. A folder that cannot be read safely is a ResultsError."""
     folder = Path(folder)
-    m = sources.read_manifest(folder)
+    got = sources.manifest_of(folder)
+    m = None if got is None else got.data
     if m is None or m.get("game") not in GAMES.names() or "cards" not in (m.get("tables") or []):
         return None
-    spec = _stored_spec(folder, m)
+    spec = _stored_spec(folder, m, got.vouched)
     if spec is None:
         return None
     lay = layout(spec)
