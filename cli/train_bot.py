@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import shlex
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -42,6 +44,11 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
               improve_spread: Annotated[float, typer.Option(help="policy improvement: the spread (standard "
                                                                  "deviation) of the weights tried around the "
                                                                  "mean, at first")] = 0.25,
+              network: Annotated[int, typer.Option(help="a network model of this many hidden units (0: a linear "
+                                                       "model; docs/learned-bots.md \"Network models\")")] = 0,
+              start: Annotated[Optional[str], typer.Option(
+                  help="a model (shipped name or file) the first iteration's search is guided by and the fit "
+                       "starts from (default: none, the first search unguided)")] = None,
               seed: Annotated[int, typer.Option(help="master seed (self-play: + iteration; ladder: + 1000)")] = 1,
               work: Annotated[Optional[Path], typer.Option(
                   help="the run's work folder: samples and each iteration's model, to resume a stopped run "
@@ -60,6 +67,7 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     check_range("--improve", improve, 0, 1000)
     check_range("--population", population, 4, 1000)
     check_range("--improve-games", improve_games, 2, 10_000_000)
+    check_range("--network", network, 0, 128)
     if not (0.001 <= improve_spread <= 100.0):
         fail(f"--improve-spread {improve_spread!r} is not allowed; expected a number from 0.001 to 100")
     # training seeds stay below 2^63: the seeds at or above are kept for measuring models on games they never saw
@@ -82,7 +90,8 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     work = work or out.with_name(out.name + ".work")
     spec = TrainSpec(game=g.name, name=name, search=search, iterations=iterations, games=games, batch=batch,
                      eval_games=eval_games, seed=seed, improve=improve, population=population,
-                     improve_games=improve_games, improve_sigma=improve_spread)
+                     improve_games=improve_games, improve_sigma=improve_spread, network=network,
+                     start=start or "")
     run = TrainRun(spec, out, work, workers=workers, address=address, code_version=code_version(),
                    progress=None if quiet else lambda text: err.print(text, highlight=False, markup=False))
     try:
@@ -90,6 +99,10 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
         model = train(run)
     except (RuleError, EngineError, ValueError) as e:
         fail(str(e))
+    except KeyboardInterrupt:           # Ctrl-C: said whatever --quiet says, with how to go on (the work folder)
+        again = shlex.join(["playtest", *sys.argv[1:]]) if sys.argv[1:2] == ["train-bot"] else "the same command"
+        fail(f"train-bot: stopped (Ctrl-C); the finished iterations are kept in {work}: run {again} again to resume "
+             "from them", code=130)
     _report(g, model, run, ship)
 
 

@@ -51,7 +51,7 @@ import numpy as np
 from cluster.train import edges, mean_edge
 from sim.files import load_json_bounded, write_atomic
 from sim.games import GAMES, EngineError, Game
-from sim.kit.learned import Model, read_model, rounded
+from sim.kit.learned import MAX_HIDDEN, Model, read_model, resolve_model, rounded
 from sim.params import RuleError
 
 
@@ -72,6 +72,9 @@ class TrainSpec:
     population: int = 24              # weight vectors per generation beside the mean (antithetic pairs)
     improve_games: int = 100          # games per seat of each line-up per weight vector
     improve_sigma: float = 0.25       # the spread of the weights tried around the mean
+    network: int = 0                  # a network model's hidden units (0: a linear model)
+    start: str = ""                   # the model the first iteration's search is guided by and the fit starts
+                                      # from (a shipped name or a file; "": none, the search unguided at first)
 
     IMPROVE_FIELDS = ("improve", "population", "improve_games", "improve_sigma")
 
@@ -103,7 +106,18 @@ def check_spec(spec: TrainSpec) -> Game:
     for line_up in game.skill_setups:
         game.resolve(line_up.rules, line_up.overrides, {**line_up.setup, "bots": spec.search},
                      where=f"--search {spec.search!r}")
+    if not 0 <= spec.network <= MAX_HIDDEN:
+        raise RuleError(f"--network {spec.network}: expected hidden units from 1 to {MAX_HIDDEN} (0: a linear model)")
+    if spec.start:
+        start_model(game, spec)
     return game
+
+
+def start_model(game: Game, spec: TrainSpec) -> Model | None:
+    """The run's start model (``--start``), or None."""
+    if not spec.start:
+        return None
+    return resolve_model(game.models_dir, game.features, spec.start, f"--start {spec.start}")
 
 
 # -- self-play samples -----------------------------------------------------------------------------------
@@ -191,8 +205,15 @@ def softmax_fit(x: np.ndarray, starts: np.ndarray, target: np.ndarray, l2: float
     return w, (current - lam * ((w - w0) @ (w - w0)) / 2) / len(starts)
 
 
-def fit_model(game: Game, spec: TrainSpec, samples: dict, provenance: dict) -> Model:
-    """The policy and the value head fitted to the samples."""
+def fit_model(game: Game, spec: TrainSpec, samples: dict, provenance: dict, start: Model | None = None) -> Model:
+    """The policy and the value head fitted to the samples: a network model from ``start`` (the last model, or
+    the run's start model) when the spec asks for one, else the linear fit."""
+    if spec.network:
+        from cluster.net_fit import NetSpec, fit_network
+        base = start or Model(game.name, spec.name, game.features.id, tuple(game.features.prior("policy")),
+                              tuple(game.features.prior("value")))
+        return fit_network(game.features, base, samples, NetSpec(hidden=spec.network, seed=spec.seed), spec.name,
+                           provenance)
     o, s = samples["options"], samples["seats"]
     policy, policy_loss = softmax_fit(o["f"].astype(np.float64), _groups(o["game"] * 100_000 + o["decision"]),
                                       o["share"].astype(np.float64), spec.l2, np.array(game.features.prior("policy")))
@@ -212,6 +233,10 @@ def value_predictions(model: Model, samples: dict) -> tuple[np.ndarray, np.ndarr
     s = samples["seats"]
     if not len(s):
         return np.zeros(0), np.zeros(0)
+    if model.hidden:
+        from cluster.net_fit import positions, value_chances
+        p, y, _ = value_chances(model, positions(samples, GAMES[model.game].features))
+        return p, y
     starts = _groups(s["game"] * 100_000 + s["decision"])
     z = s["f"].astype(np.float64) @ np.array(model.value)
     group = np.repeat(np.arange(len(starts)), np.diff(np.concatenate([starts, [len(s)]])))
@@ -325,14 +350,66 @@ def _work_check(work: Path, spec: TrainSpec) -> None:
 
 
 def _save_samples(path: Path, samples: dict) -> None:
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez(tmp, options=samples["options"], seats=samples["seats"], outcome_games=samples["outcome_games"])
+    """An iteration's samples as one Parquet file of three row groups' worth of tables: the option rows, the
+    seat rows and each game's outcome, each a column set of its own (``table`` says which), features as
+    fixed-size lists."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    tables = {"options": _to_table(samples["options"]), "seats": _to_table(samples["seats"]),
+              "outcome_games": pa.table({"outcome": pa.FixedSizeListArray.from_arrays(
+                  pa.array(samples["outcome_games"].ravel(), pa.float64()),
+                  max(1, samples["outcome_games"].shape[1]))})}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.mkdir(parents=True, exist_ok=True)
+    for name, table in tables.items():
+        pq.write_table(table, tmp / f"{name}.parquet")
+    if path.exists():
+        import shutil
+        shutil.rmtree(path)
     os.replace(tmp, path)
 
 
+def _to_table(rows: np.ndarray):
+    import pyarrow as pa
+    columns = {}
+    for name in rows.dtype.names:
+        col = rows[name]
+        if col.ndim == 2:
+            columns[name] = pa.FixedSizeListArray.from_arrays(pa.array(col.ravel()), col.shape[1])
+        else:
+            columns[name] = pa.array(col)
+    return pa.table(columns)
+
+
+def _from_table(table) -> np.ndarray:
+    """The structured rows _to_table wrote (a fixed-size list column: a field of that many values)."""
+    import pyarrow as pa
+    fields = []
+    for f in table.schema:
+        if pa.types.is_fixed_size_list(f.type):
+            fields.append((f.name, f.type.value_type.to_pandas_dtype(), (f.type.list_size,)))
+        else:
+            fields.append((f.name, f.type.to_pandas_dtype()))
+    dtype = np.dtype(fields)
+    out = np.zeros(table.num_rows, dtype=dtype)
+    for name in dtype.names:
+        col = table.column(name).combine_chunks()
+        if out[name].ndim == 2:
+            out[name] = col.flatten().to_numpy(zero_copy_only=False).reshape(len(out), -1)
+        else:
+            out[name] = col.to_numpy(zero_copy_only=False)
+    return out
+
+
 def _load_samples(path: Path) -> dict:
-    with np.load(path, allow_pickle=False) as z:
-        return {k: z[k] for k in ("options", "seats", "outcome_games")}
+    """An iteration's samples written by _save_samples (a work folder of this run: its spec was checked)."""
+    import pyarrow.parquet as pq
+    options = _from_table(pq.read_table(path / "options.parquet"))
+    seats = _from_table(pq.read_table(path / "seats.parquet"))
+    outcome = pq.read_table(path / "outcome_games.parquet").column("outcome").combine_chunks()
+    width = outcome.type.list_size
+    return {"options": options, "seats": seats,
+            "outcome_games": outcome.flatten().to_numpy(zero_copy_only=False).reshape(-1, width)}
 
 
 def _pool(sets: list[dict]) -> dict:
@@ -412,8 +489,9 @@ def train(run: TrainRun) -> Model:
         sets: list[dict] = []
         model: Model | None = None
         history: list[dict] = []
+        start = start_model(game, spec)
         for k in range(spec.iterations):
-            model, history = _iteration(run, game, remote, k, model, sets, history, say)
+            model, history = _iteration(run, game, remote, k, model, sets, history, say, start)
         if model is not None:     # this run's spec and code version (resumed iterations hold their own run's)
             model = dataclasses.replace(model, provenance=_provenance(spec, game, run.code_version, history))
         if spec.improve and model is not None:
@@ -430,27 +508,29 @@ def train(run: TrainRun) -> Model:
 
 
 def _iteration(run: TrainRun, game: Game, remote: _Remote, k: int, model: Model | None, sets: list[dict],
-               history: list[dict], say) -> tuple[Model, list[dict]]:
-    """Expert iteration ``k`` (resumed from the work folder when it holds it): self-play, the fit on every
-    iteration's samples so far (appended to ``sets``), the ladder; the model and the history after it."""
+               history: list[dict], say, start: Model | None = None) -> tuple[Model, list[dict]]:
+    """Expert iteration ``k`` (resumed from the work folder when it holds it): self-play (the search guided by
+    the last model, or at first by the start model if any), the fit on every iteration's samples so far
+    (appended to ``sets``), the ladder; the model and the history after it."""
     spec, work = run.spec, run.work
-    sample_file = work / f"samples-{k}.npz"
+    sample_file = work / f"samples-{k}.parquet"
     model_file = work / f"model-{k}.json"
     if sample_file.exists() and model_file.exists():
         sets.append(_load_samples(sample_file))
         model = read_model(model_file, game.features)
         say(f"iteration {k + 1}/{spec.iterations}: resumed from {work}")
         return model, list(model.provenance.get("iterations", []))
-    samples = remote.samples(model, (spec.seed + k) % (1 << 63))
+    guide = model if model is not None else start
+    samples = remote.samples(guide, (spec.seed + k) % (1 << 63))
     sets.append(samples)
-    fresh = fit_model(game, spec, _pool(sets), {})
+    fresh = fit_model(game, spec, _pool(sets), {}, model if model is not None else start)
     rung = remote.ladder(fresh, (spec.seed + 1000 + k) % (1 << 63))
     p, y = value_predictions(fresh, samples)
-    before = calibration(*value_predictions(model, samples)) if model is not None else None
+    before = calibration(*value_predictions(guide, samples)) if guide is not None else None
     row = {"iteration": k + 1, "self_play_games": int(len(samples["outcome_games"])),
            "searched_decisions": int(len(np.unique(samples["options"]["game"] * 100_000
                                                    + samples["options"]["decision"]))),
-           "guided_by_model": model is not None, "policy_loss": fresh.provenance["policy_loss"],
+           "guided_by_model": guide is not None, "policy_loss": fresh.provenance["policy_loss"],
            "value_loss": fresh.provenance["value_loss"], "ladder": rung,
            "value_calibration_on_this_iterations_games": calibration(p, y),
            # the last model's value head on these games, which it was not fitted on

@@ -26,7 +26,7 @@ from sim import games as registry
 from sim.events import EventLog
 from sim.kit import trace
 from sim.kit.bots import BOT_KINDS
-from sim.kit.learned import Model, read_model, shipped_models
+from sim.kit.learned import Model, read_model, shipped_models, strongest_model
 from sim.params import RuleError
 from sim.paws.bots import parse_bot
 from sim.paws.bots.features import FEATURES
@@ -187,8 +187,12 @@ def test_missing_models_and_games_without_features_are_refused(imitate):
     from sim.paws.bots.heuristic import HeuristicBot, HeuristicWeights
     with pytest.raises(RuleError, match=r"no model 'nope' .* shipped models: "):
         parse_bot("learned:model=nope")
-    with pytest.raises(RuleError, match=r"which model\? learned:model=NAME"):
-        parse_bot("learned")
+    # learned alone plays the strongest shipped model (strongest.txt), named in the record
+    best = strongest_model(registry.get("paws").models_dir, "learned")
+    assert registry.get("paws").resolve(None, {}, {"bots": "learned"}, {}).setup.bots[0] == \
+        f"learned:model={best}@{read_model(registry.get('paws').models_dir / f'{best}.json', FEATURES).digest}"
+    with pytest.raises(RuleError, match=r"which model\? learned:model=NAME \(this game names no strongest model\)"):
+        strongest_model(None, "learned")
     with pytest.raises(RuleError, match=r"a model of 'paws', not of 'tales'$"):
         registry.get("tales").resolve(None, {}, {"bots": f"learned:model={imitate}"}, {})
     bare = BotRoster(HeuristicBot, HeuristicWeights)                 # a game that declares no features

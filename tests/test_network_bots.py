@@ -228,3 +228,34 @@ def test_the_fit_lowers_both_losses_from_its_start_and_reads_back(search_samples
     p1, _, _ = value_chances(fitted, pos)
     assert ((p1 - y) ** 2).mean() < ((p0 - y) ** 2).mean()
     assert read_model(write(tmp_path / "f.json", fitted), g.features) == fitted
+
+
+@pytest.mark.ray
+def test_train_bot_fits_a_network_twice_to_the_same_bytes_and_resumes_from_parquet(tmp_path, ray_local):
+    from cluster.train_bot import TrainRun, TrainSpec, _load_samples, train
+    spec = TrainSpec(game="paws", name="tinynet", search="mcts:iterations=6:depth=4", iterations=2, games=4, batch=2,
+                     eval_games=2, seed=9, improve=0, network=4, start="paws-2")
+    a = train(TrainRun(spec, tmp_path / "a.json", tmp_path / "a.work"))
+    b = train(TrainRun(spec, tmp_path / "b.json", tmp_path / "b.work"))
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    assert a.hidden == 4 and read_model(tmp_path / "a.json", registry.get("paws").features) == a
+    its = a.provenance["iterations"]
+    assert [it["guided_by_model"] for it in its] == [True, True]       # the start model guides the first search
+    samples = _load_samples(tmp_path / "a.work" / "samples-0.parquet")
+    assert len(samples["outcome_games"]) == 4 and its[0]["searched_decisions"] == len(
+        set(zip(samples["options"]["game"].tolist(), samples["options"]["decision"].tolist())))
+    resumed = train(TrainRun(spec, tmp_path / "c.json", tmp_path / "a.work"))        # from the work folder
+    assert resumed.digest == a.digest
+
+
+def test_train_bot_refuses_a_bad_network_or_start_in_one_line(tmp_path):
+    from typer.testing import CliRunner
+    from cli.main import app
+    runner = CliRunner()
+    for args, message in ((["--network", "129"], "--network 129 is out of range; expected an integer from 0 to 128"),
+                          (["--network", "-1"], "--network -1 is out of range"),
+                          (["--network", "4", "--start", "nope"], "no model 'nope'"),
+                          (["--start", "/etc/passwd"], "/etc/passwd: not valid JSON")):
+        r = runner.invoke(app, ["train-bot", "paws", "--out", str(tmp_path / "m.json"), *args])
+        assert r.exit_code == 2, r.output
+        assert message in r.output and len(r.output.strip().splitlines()) == 1, r.output

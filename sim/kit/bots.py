@@ -14,7 +14,7 @@ from typing import Iterable, Mapping
 
 from sim.files import load_toml_bounded
 from sim.games import EngineError
-from sim.kit.learned import resolve_model
+from sim.kit.learned import resolve_model, strongest_model
 from sim.params import RuleError, as_dict, fields, param, parse_assignments, with_overrides
 
 BOT_KINDS = ("random", "heuristic", "mcts", "flat", "learned")   # the cores' BOT_* values are the indexes
@@ -184,6 +184,8 @@ class BotRoster:
         if getattr(bot, "model", None) is None:
             return spec.strip()
         kind, *assigned = spec.strip().split(":")
+        if not any(a.partition("=")[0].strip() == "model" for a in assigned):      # learned: the strongest model
+            assigned = [f"model={bot.model.name}"] + assigned
         out = []
         for a in assigned:
             key, _, value = a.partition("=")
@@ -204,8 +206,10 @@ class BotRoster:
         if kind == "learned" or "model" in values and kind in SEARCH_KINDS:
             if self.features is None:
                 raise RuleError(f"bot {spec!r}: this game has no learned bot yet (no features are declared for it)")
+            if "model" not in values and kind == "learned":
+                values["model"] = strongest_model(self.models, spec)
             if "model" not in values:
-                raise RuleError(f"bot {spec!r}: which model? learned:model=NAME (playtest bots {self.game_name} "
+                raise RuleError(f"bot {spec!r}: which model? {kind}:...:model=NAME (playtest bots {self.game_name} "
                                 "lists the shipped ones)")
             model = resolve_model(self.models, self.features, values.pop("model"), spec)
         if kind in SEARCH_KINDS:

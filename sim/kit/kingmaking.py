@@ -148,10 +148,12 @@ def resolve_options(game, match, options: Mapping[str, Any], where: str) -> tupl
 
 
 @lru_cache(maxsize=8)
-def oracle_value(game_name: str, oracle: str) -> tuple[float, ...]:
+def oracle_value(game_name: str, oracle: str):
+    """The oracle's value head as seat_chances takes it: a linear head's weights, or a network model whole."""
     from sim.games import GAMES
     game = GAMES[game_name]
-    return tuple(oracle_model(game, oracle).value)
+    model = oracle_model(game, oracle)
+    return model if model.hidden else tuple(model.value)
 
 
 def deal_seed(seed: int, index: int, decision: int, k: int) -> int:

@@ -215,6 +215,21 @@ def model_path(models_dir: Path | None, ref: str) -> Path:
     return models_dir / f"{ref}.json"
 
 
+STRONGEST_FILE = "strongest.txt"      # beside the shipped models: the name ``learned`` alone plays
+
+
+def strongest_model(models_dir: Path | None, spec: str) -> str:
+    """The shipped model ``learned`` with no model= plays: the name in the models folder's strongest.txt (one
+    name, chosen by the held-out measurements in bench/ and docs/learned-bots.md)."""
+    path = models_dir / STRONGEST_FILE if models_dir is not None else None
+    if path is None or not path.is_file():
+        raise RuleError(f"bot {spec!r}: which model? learned:model=NAME (this game names no strongest model)")
+    name = path.read_text(encoding="utf-8", errors="replace")[:100].strip()
+    if not NAME.fullmatch(name):
+        raise RuleError(f"{path}: expected one model name (letters, digits, '_', '.', '-')")
+    return name
+
+
 def shipped_models(models_dir: Path | None) -> list[str]:
     return sorted(p.stem for p in models_dir.glob("*.json")) if models_dir and models_dir.is_dir() else []
 
