@@ -4,11 +4,14 @@ own entry point (service/__main__.py) in this process; ``submit`` speaks the ser
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import threading
 import time
+import unicodedata
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -16,6 +19,10 @@ from cli.common import check_range, fail
 
 ROLES = ("read", "edit", "admin")          # the service's roles (service/catalog.py)
 MAX_SPEC = 256 * 1024                      # the most the service accepts (service/specs.py)
+REQUEST_S = 60.0                           # one request, headers and body, at most this long (--request-timeout)
+MAX_ANSWER = 8 * 2**20                     # bytes of one answer, at most (a run's JSON with its summary is a few kB)
+MAX_REDIRECTS = 5                          # redirects followed, each to the service's own scheme, host and port
+RUN_STATES = ("queued", "running", "done", "failed", "cancelled")
 
 
 def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROOT/runs/<id>, the catalog in "
@@ -84,13 +91,16 @@ def submit(spec: Annotated[Optional[Path], typer.Argument(help="a sweep spec (TO
            card: Annotated[Optional[list[Path]], typer.Option(
                "--card", help="a card file the spec names in [data], sent by its file name (repeatable)")] = None,
            wait: Annotated[bool, typer.Option(help="wait for the run to end and print its report's summary")] = False,
-           timeout: Annotated[float, typer.Option(help="with --wait: give up after this many seconds")] = 86_400.0
+           timeout: Annotated[float, typer.Option(help="with --wait: give up after this many seconds")] = 86_400.0,
+           request_timeout: Annotated[float, typer.Option(help="give up on one request to the service after this "
+                                                          "many seconds in all (1 to 3600)")] = REQUEST_S
            ) -> None:
     """Submit a job to a playtest service (a sweep spec, or --kind with its --field values); prints the run's URL
     (with --wait, its summary when done).
 
     Exit code: 0 (queued; with --wait: done), 1 (with --wait: failed or cancelled), 2 (bad input, refused)."""
-    import httpx
+    if not (math.isfinite(request_timeout) and 1 <= request_timeout <= 3600):
+        fail(f"--request-timeout {request_timeout:g} is out of range; expected seconds from 1 to 3600")
     if not (math.isfinite(timeout) and 1 <= timeout <= 30 * 86_400):
         fail(f"--timeout {timeout:g} is out of range; expected seconds from 1 to 2592000 (30 days)")
     token = token or os.environ.get("PLAYTEST_TOKEN")
@@ -112,27 +122,38 @@ def submit(spec: Annotated[Optional[Path], typer.Argument(help="a sweep spec (TO
             body["cards"][path.name] = _text_of(path, "a card file")
     body.update(title=title or "", description=description)
     base = server.rstrip("/")
-    headers = {"Authorization": f"Bearer {token}"}
-    with httpx.Client(timeout=60.0, headers=headers) as client:
-        r = _call(client, "POST", f"{base}/api/runs", json=body)
-        run = r.json()
-        typer.echo(run["url"])
+    service = Service(base, token, request_timeout)
+    try:
+        run = service.call("POST", "/api/runs", json=body)
+        from service.catalog import JOB_ID
+        job, url = run.get("id"), run.get("url")
+        if not isinstance(job, str) or not JOB_ID.fullmatch(job) or not isinstance(url, str):
+            fail(f"{base}: the service's answer is not a queued run (no id and url): {_shown(run)}")
+        typer.echo(_line(url))
         if not wait:
             return
         deadline = time.monotonic() + timeout
         while True:
-            got = _call(client, "GET", f"{base}/api/runs/{run['id']}").json()
-            if got["state"] not in ("queued", "running"):
+            got = service.call("GET", f"/api/runs/{job}", deadline=deadline)
+            state = got.get("state")
+            if state not in RUN_STATES:
+                fail(f"{base}: the service's answer is not a run's state: {_shown(got)}")
+            if state not in ("queued", "running"):
                 break
             if time.monotonic() > deadline:
-                fail(f"{run['url']}: still {got['state']} after {timeout:g} s (it goes on; look again later)")
+                fail(f"{_line(url)}: still {state} after {timeout:g} s (it goes on; look again later)")
             time.sleep(1.0)
-    if got["state"] != "done":
-        typer.echo(f"run {got['state']}" + (f": {got['error']}" if got.get("error") else ""), err=True)
+    finally:
+        service.close()
+    if state != "done":
+        error = got.get("error")
+        typer.echo(f"run {state}" + (f": {_line(error)[:500]}" if isinstance(error, str) and error else ""),
+                   err=True)
         raise typer.Exit(code=1)
-    typer.echo((got.get("summary") or "").rstrip("\n"))
-    if got.get("report_url"):
-        typer.echo(f"the report: {got['report_url']}")
+    summary = got.get("summary")
+    typer.echo(_clean(summary if isinstance(summary, str) else "").rstrip("\n"))
+    if isinstance(got.get("report_url"), str):
+        typer.echo(f"the report: {_line(got['report_url'])}")
 
 
 def _text_of(path: Path, what: str) -> str:
@@ -158,20 +179,139 @@ def _fields(items: list[str]) -> dict[str, str]:
     return out
 
 
-def _call(client, method: str, url: str, **kw):
-    """One request; any refusal or network problem is one line and exit 2."""
+# the service's answers, as a hostile server might give them ------------------------------------------------------
+
+
+
+class Service:
+    """The service's JSON API over HTTP, bounded against a server that misbehaves: each request is given
+    ``request_s`` in all (connecting, headers, the body: a server that sends a byte a second is cut off, where
+    httpx's own timeout is per read), an answer is read as it comes and refused past MAX_ANSWER bytes (never held
+    whole first), is sent uncompressed (a compressed one is refused: no bomb to unpack), a redirect is followed
+    only to the same scheme, host and port, and anything that is not the JSON object the API answers is one line,
+    exit code 2, its text without control characters."""
+
+    def __init__(self, base: str, token: str, request_s: float = REQUEST_S):
+        import httpx
+        self.base, self.request_s = base, request_s
+        self.origin = _origin(base)
+        self.client = httpx.Client(timeout=min(request_s, 30.0), follow_redirects=False,
+                                   headers={"Authorization": f"Bearer {token}", "Accept-Encoding": "identity",
+                                            "Accept": "application/json"})
+
+    def close(self) -> None:
+        self.client.close()
+
+    def call(self, method: str, path: str, *, deadline: float | None = None, **kw) -> dict:
+        """The JSON object the service answers ``method path`` with (a 4xx/5xx: its error in one line, exit 2)."""
+        url = f"{self.base}{path}"
+        until = time.monotonic() + self.request_s
+        if deadline is not None:
+            until = min(until, max(deadline, time.monotonic() + 1.0))
+        for _ in range(MAX_REDIRECTS + 1):
+            status, headers, body = self._bounded(method, url, until, **kw)
+            if status in (301, 302, 303, 307, 308):
+                where = _line(headers.get("location", ""))[:300]
+                target = str(self.client.build_request(method, url).url.join(where)) if where else ""
+                if not where or _origin(target) != self.origin:
+                    fail(f"{url}: the service answered {status}, a redirect to {where or 'nowhere'!r}; playtest "
+                         "submit follows a redirect only to the same scheme, host and port (give the service's own "
+                         "URL as --server)")
+                if status in (301, 302, 303) and method != "GET":
+                    fail(f"{url}: the service answered {status}, a redirect to {where!r}, which would drop the "
+                         f"{method}'s body; give the service's own URL as --server")
+                url = target
+                continue
+            return self._answer(url, status, headers, body)
+        fail(f"{url}: more than {MAX_REDIRECTS} redirects; give the service's own URL as --server")
+
+    def _bounded(self, method: str, url: str, until: float, **kw) -> tuple[int, dict, bytes]:
+        """(status, headers, body) of one request, within ``until`` and MAX_ANSWER bytes; one line otherwise. The
+        request runs in a thread of its own so that the deadline holds whatever the server does."""
+        import httpx
+        box: dict = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                with self.client.stream(method, url, **kw) as r:
+                    coding = r.headers.get("content-encoding", "identity").strip().lower()
+                    if coding not in ("", "identity"):
+                        box["refused"] = f"its answer is compressed ({_line(coding)[:40]}), though none "\
+                                         "was asked for"
+                        return
+                    size = r.headers.get("content-length", "")
+                    if size.isdigit() and int(size) > MAX_ANSWER:
+                        box["refused"] = f"its answer is {int(size):,} bytes; at most {MAX_ANSWER:,} are read"
+                        return
+                    body = bytearray()
+                    for chunk in r.iter_raw():
+                        body += chunk
+                        if len(body) > MAX_ANSWER:
+                            box["refused"] = f"its answer is over {MAX_ANSWER:,} bytes; at most that is read"
+                            return
+                        if time.monotonic() > until:
+                            return
+                    box["answer"] = (r.status_code, dict(r.headers), bytes(body))
+            except httpx.HTTPError as e:
+                box["error"] = e
+            except Exception as e:  # noqa: BLE001 - anything the server makes the client meet: one line
+                box["error"] = e
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="playtest-submit", daemon=True).start()
+        if not done.wait(max(0.0, until - time.monotonic())) or ("answer" not in box and not box):
+            fail(f"{url}: no whole answer from the service within {self.request_s:g} s (--request-timeout)")
+        if "refused" in box:
+            fail(f"{url}: {box['refused']}")
+        if "error" in box:
+            e = box["error"]
+            fail(f"{url}: cannot reach the service ({type(e).__name__}: {_line(str(e))[:300]})")
+        return box["answer"]
+
+    def _answer(self, url: str, status: int, headers: dict, body: bytes) -> dict:
+        try:
+            value = json.loads(body.decode("utf-8"))
+        except (ValueError, RecursionError):
+            value = None
+        if status >= 400:
+            said = value.get("error") if isinstance(value, dict) else None
+            if not isinstance(said, str):
+                said = body.decode("utf-8", "replace")
+            fail(f"the service refused it ({status}): {_line(said)[:500]}")
+        if not 200 <= status < 300:
+            fail(f"{url}: the service answered {status}; expected 200 or 201")
+        if not isinstance(value, dict):
+            kind = headers.get("content-type", "no content type")
+            fail(f"{url}: the service's answer is not a JSON object ({_line(kind)[:60]}: "
+                 f"{_line(body[:120].decode('utf-8', 'replace'))!r}); is --server a playtest service?")
+        return value
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
     import httpx
     try:
-        r = client.request(method, url, **kw)
-    except httpx.HTTPError as e:
-        fail(f"{url}: cannot reach the service ({type(e).__name__}: {e})")
-    if r.status_code >= 400:
-        try:
-            said = r.json().get("error") or r.text
-        except ValueError:
-            said = r.text
-        fail(f"the service refused it ({r.status_code}): {said}")
-    return r
+        u = httpx.URL(url)
+    except (httpx.InvalidURL, ValueError, TypeError):
+        return ("", "", None)
+    return (u.scheme, u.host, u.port or {"http": 80, "https": 443}.get(u.scheme))
+
+
+def _clean(text: Any, keep: str = "\n\t") -> str:
+    """A server's text as the terminal may show it: no control or format characters (escape sequences, bells,
+    carriage returns, bidirectional overrides) but those in ``keep``."""
+    return "".join(ch if ch in keep or unicodedata.category(ch) not in ("Cc", "Cf", "Cs")
+                   else " " if ch in "\n\r\t" else "" for ch in str(text))
+
+
+def _line(text: Any) -> str:
+    """A server's text as one line of the terminal: _clean, every run of white space one space."""
+    return " ".join(_clean(text, keep="").split())
+
+
+def _shown(value: Any) -> str:
+    return _line(json.dumps(value, ensure_ascii=False)[:200])
 
 
 COMMANDS = {"serve": serve, "submit": submit}
