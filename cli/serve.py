@@ -46,7 +46,10 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
           = None,
           role: Annotated[str, typer.Option(help="with --add-user: read, edit or admin")] = "read",
           rotate_token: Annotated[Optional[str], typer.Option(help="give user NAME a new API token, print it once "
-                                                              "and exit (the old one stops working)")] = None) -> None:
+                                                              "and exit (the old one stops working)")] = None,
+          trust_proxy: Annotated[Optional[str], typer.Option(help="the reverse proxy's address ADDR (or network, "
+                                                             "comma-separated): only its X-Forwarded-For is "
+                                                             "believed (default: nobody's)")] = None) -> None:
     """The web service: a queue of sweeps from specs, run pages, reports and verdict cards, users with roles."""
     check_range("--port", port, 1, 65535)
     check_range("--jobs", jobs, 1, 64)
@@ -73,6 +76,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
         args += ["--add-user", add_user, "--role", role]
     if rotate_token is not None:
         args += ["--rotate-token", rotate_token]
+    if trust_proxy is not None:
+        args += ["--trust-proxy", trust_proxy]
     from service.__main__ import main
     raise typer.Exit(main(args))
 

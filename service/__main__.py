@@ -55,7 +55,32 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--add-user", default=None)
     p.add_argument("--role", default="read")
     p.add_argument("--rotate-token", default=None)
+    p.add_argument("--trust-proxy", default=None)
     return p.parse_args(argv)
+
+
+def trusted_proxies(value: str | None) -> list[str]:
+    """``--trust-proxy ADDR[,ADDR...]``: the addresses (or networks, CIDR) of the reverse proxies whose
+    ``X-Forwarded-For`` and ``X-Forwarded-Proto`` the service believes; a ValueError of one line otherwise."""
+    if value is None:
+        return []
+    out = []
+    for item in value.split(","):
+        item = item.strip()
+        try:
+            out.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError:
+            raise ValueError(f"--trust-proxy {item[:100]!r}: expected the proxy's IP address or network (e.g. "
+                             "127.0.0.1 or 10.0.0.0/8), comma-separated; '*' and host names are not allowed") from None
+    return out
+
+
+def server_config(app, host: str, port: int, trust_proxy: list[str], log_level: str = "warning"):
+    """uvicorn's configuration of the service: proxy headers believed only from ``trust_proxy`` (uvicorn's own
+    default believes them from 127.0.0.1, so any local client could name any address and dodge the login limit)."""
+    import uvicorn
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level, proxy_headers=bool(trust_proxy),
+                          forwarded_allow_ips=trust_proxy or [], server_header=False)
 
 
 def fail(message: str) -> None:
@@ -111,6 +136,10 @@ def main(argv: list[str] | None = None) -> int:
         fail(bad)
     if a.results is not None and (bad := results_error(a.results)) is not None:
         fail(bad)
+    try:
+        proxies = trusted_proxies(a.trust_proxy)
+    except ValueError as e:
+        fail(str(e))
     if a.add_user is not None and a.rotate_token is not None:
         fail("--add-user and --rotate-token: give one of them")
     if a.rotate_token is not None:
@@ -150,8 +179,6 @@ def main(argv: list[str] | None = None) -> int:
     if not loopback:
         print(f"warning: --host {a.host} is not loopback: anyone who reaches it sees the login page; put the "
               "service behind TLS (docs/service.md)", file=sys.stderr)
-    import uvicorn
-
     from service.app import Settings, create_app
     from service.console import ConsoleLimits
     from service.rootlock import Held, RootLock
@@ -174,11 +201,13 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
     print(f"playtest serve: http://{a.host}:{a.port}/ (results in {root.resolve()}; Ctrl-C stops it, a running job "
           "resumes at the next start)", file=sys.stderr, flush=True)
+    import uvicorn
+    server = uvicorn.Server(server_config(app, a.host, a.port, proxies, os.environ.get("PLAYTEST_SERVE_LOG", "warning")))
     try:
-        uvicorn.run(app, host=a.host, port=a.port, log_level=os.environ.get("PLAYTEST_SERVE_LOG", "warning"))
+        server.run()
     finally:
         lock.release()
-    return 0
+    return 0 if server.started else 3           # as uvicorn.run: it could not start (its log line says why)
 
 
 if __name__ == "__main__":

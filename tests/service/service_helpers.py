@@ -22,6 +22,7 @@ with warnings.catch_warnings():          # starlette's test client warns about h
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
+from service.__main__ import server_config
 from service.app import COOKIE, Settings, create_app
 from service.runner import layout
 
@@ -127,7 +128,7 @@ class Live:
         self.app = create_app(Settings(root=root, workers=2, **settings))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.server = uvicorn.Server(server_config(self.app, "127.0.0.1", self.port, []))     # as playtest serve
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> Live:
