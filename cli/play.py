@@ -52,6 +52,8 @@ def resolve_match(opts: MatchOptions, tables: tuple[str, ...] = ("games",)) -> M
         g.check_keys(data=files, where="--data")
         for key in ("items", "monsters"):
             if opts.alias(f"--{key}") is not None:
+                if key in files:
+                    fail(f"--data {key}={files[key]}: {key} is given as --{key} too; give it once")
                 files[key] = str(opts.alias(f"--{key}"))
         try:
             match = g.resolve(opts.rules, parse_assignments(list(opts.overrides), where="--set"), setup, files,

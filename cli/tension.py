@@ -52,7 +52,7 @@ def tension_command(
         fail("give --out DIR (play the sweep there) or --from DIR (answer from a sweep already played), not "
              + ("both" if out else "neither"))
     if from_ is not None:
-        answer = _answer(from_, decided)
+        answer = _answer(from_, decided, g.name)
         if answer["game"] != g.name:
             fail(f"--from {from_}: a sweep of {answer['game']}, not {g.name}")
     else:
@@ -65,7 +65,7 @@ def tension_command(
         play_measure(folder, STEM, raw, {}, what="tension sweep", resume=resume, workers=workers, address=address,
                      quiet=quiet, header=HEADER,
                      cost=f"tension: {g.name}, every side rated as each turn begins by {model.name}@{model.digest}")
-        answer = _answer(folder, decided)
+        answer = _answer(folder, decided, g.name)
         (folder / f"{STEM}.json").write_text(json.dumps(answer, indent=1) + "\n")
     shape = ", ".join(f"{k} {v}" for k, v in answer["setup"].items()) or "default setup"
     typer.echo(f"tension in {g.name} ({shape}; bots: {'; '.join(answer['bots'])}; bots, not people; oracle "
@@ -85,13 +85,16 @@ def tension_command(
         err.print(f"page: {html}", highlight=False, markup=False)
 
 
-def _answer(folder: Path, decided: float) -> dict:
+def _answer(folder: Path, decided: float, game: str) -> dict:
     """The answer from ``folder``'s parts (measures/tension/answer.py); a folder without the win_prob table, or that
     cannot be read safely, exits 2 in one line."""
     try:
         answer = answer_of(folder, decided)
     except (ResultsError, QueryError) as e:
         fail(str(e))
+    except KeyboardInterrupt as e:      # Ctrl-C while the answer is worked out: one line, exit 130 (as `query`)
+        fail(f"{str(e) or 'tension: interrupted (Ctrl-C)'}; the games in {folder} are kept: playtest tension {game} "
+             f"--from {folder} answers from them", code=130)
     if answer is None:
         fail(f"{folder}: no win_prob table in this sweep (tables = [\"games\", \"win_prob\"]; playtest tension GAME "
              "--out DIR plays one)")

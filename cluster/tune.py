@@ -264,11 +264,32 @@ def parse_tune_spec(raw: Any, source: str = "<tune spec>") -> TuneSpec:
             raise TuneError(f"{src}: {n * len(holds)} cells x {parts} parts is over the sweep's 100000 parts; "
                             "raise batch or lower max_games_per_candidate")
         check_sweep(spec, spec.candidates())       # every cell resolves and the engine plays it
+        _probe_metrics(spec, check_sweep(spec, spec.candidates()[:1]))
     else:
         if (generation + 1) * len(holds) * parts > 100_000:
             raise TuneError(f"{src}: {(generation + 1) * len(holds)} cells x {parts} parts per generation is over "
                             "the sweep's 100000 parts; raise batch or lower max_games_per_candidate")
+        try:
+            first = check_sweep(spec, [{p.name: p.values[0] if p.values else p.low for p in space}])
+        except TuneError:                          # a combination the rules refuse: the trials skip it
+            first = None
+        if first is not None:
+            _probe_metrics(spec, first)
     return spec
+
+
+def _probe_metrics(spec: TuneSpec, swept: SweepSpec) -> None:
+    """The objective's and constraints' metrics summarised on game 0 of every cell of ``swept`` (the first
+    candidate in every hold cell), before any work (as a [stop] sweep's metric: a ``sql:`` value outside [0, 1], a
+    seat or team a hold cell lacks); a TuneError naming the metric and the cell."""
+    from infra.metrics import MetricError, summarize
+    metrics = [spec.objective.metric, *(c.metric for c in spec.constraints)]
+    for cell in swept.cells:
+        try:
+            summarize(cell.match.definition, metrics, cell.match.play_batch(spec.seed, 0, 1, spec.engine)["games"])
+        except MetricError as e:
+            raise TuneError(f"{spec.source}: {_label(cell.values)}: {e} (game 0 of the first candidate, checked "
+                            "before the race)") from None
 
 
 def check_sweep(spec: TuneSpec, candidates: list[dict], source: str | None = None,

@@ -159,10 +159,19 @@ def check_filter(con, where: str, columns: Sequence[str], source: str = "games_a
     (of ``columns``), constants, comparisons, AND/OR/NOT, IS NULL, IN lists, BETWEEN, CASE, casts to
     plain types, list indexing and the allow-listed functions and operators. Comments and ``;`` are
     refused outright (DuckDB's tokenizer). So the checked text, pasted, is the one expression and nothing more.
+    Its type must be BOOLEAN (DuckDB would read a number or text as true or false: ``--where round_limit``).
     """
-    return check_expression(con, where, (f"SELECT * FROM {source} WHERE (", ")"), f"SELECT * FROM {source}",
-                            "where_clause", FILTER_ALLOWED, columns, FILTER_MAX_CHARS,
-                            "it reaches past the filter: a closing parenthesis, UNION, GROUP BY, ORDER BY ...")
+    import duckdb
+    sql = check_expression(con, where, (f"SELECT * FROM {source} WHERE (", ")"), f"SELECT * FROM {source}",
+                           "where_clause", FILTER_ALLOWED, columns, FILTER_MAX_CHARS,
+                           "it reaches past the filter: a closing parenthesis, UNION, GROUP BY, ORDER BY ...")
+    try:     # bound, not run: the checked expression's type (the same text, between the same parentheses)
+        kind = str(con.execute(f"DESCRIBE SELECT ({where}) AS keep FROM {source}").fetchall()[0][1])
+    except duckdb.Error as e:
+        raise Refused(f"cannot be read ({one_line(e)})") from None
+    if kind.upper() != "BOOLEAN":
+        raise Refused(f"not a boolean expression (it gives {kind}: a value, not true or false for each game)")
+    return sql
 
 
 class ExprCheck:

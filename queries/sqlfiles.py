@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -241,8 +242,11 @@ def load(name: str) -> Query:
     """A canned query by name, or any ``.sql`` file by path (a question file: it must hold one SELECT
     statement, as the canned queries do, checked here before any results are read; ``answer`` checks
     what it calls and reads on the results' connection)."""
-    if name.endswith(".sql") or "/" in name:
+    if name.endswith(".sql") or "/" in name or os.sep in name:
         path = Path(name)
+        if not name.endswith(".sql"):       # refused unread: a file that is not a question file is never quoted
+            raise QueryError(f"{name}: not a .sql file; a question file's name ends in .sql (or name a canned "
+                             "query: playtest query --list)")
         if not path.is_file():
             raise QueryError(f"{name}: no such SQL file")
         query = replace(parse_sql_file(path), user=True)

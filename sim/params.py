@@ -142,13 +142,17 @@ def with_overrides(base: T, overrides: Mapping[str, Any], where: str = "rules", 
 
 
 def parse_assignments(items: list[str] | tuple[str, ...], where: str = "--set") -> dict[str, str]:
-    """Parse ``name=value`` strings (the CLI's repeatable ``--set``)."""
+    """Parse ``name=value`` strings (the CLI's repeatable ``--set``); a name given twice is refused (the second
+    would silently replace the first)."""
     out: dict[str, str] = {}
     for item in items:
         if "=" not in item:
             raise RuleError(f"{where}: {item!r} is not of the form name=value")
         k, v = item.split("=", 1)
-        out[k.strip()] = v.strip()
+        k = k.strip()
+        if k in out:
+            raise RuleError(f"{where}: {k} is given twice ({k}={out[k]} and {k}={v.strip()}); give it once")
+        out[k] = v.strip()
     return out
 
 

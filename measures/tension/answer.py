@@ -22,7 +22,11 @@ def answer_of(folder, decided: float = DECIDED) -> dict | None:
                                                results=[folder])[1]]
         bots = sorted({", ".join(map(str, b)) for (b,) in connection.execute(
             con, "SELECT DISTINCT bots FROM games", where="tension", results=[folder])[1]})
-        per_cell = {c: tension(con, c, decided) for c in cells}
+        # each cell's statements in a worker thread: Ctrl-C stops them (connection.Interrupted, exit code 130), as
+        # for every query; a long analysis is not a runaway statement, so no timeout but the longest allowed
+        with connection.limits(connection.MAX_TIMEOUT, connection.LIMITS.get().memory_gib):
+            per_cell = {c: connection.interruptible(con, lambda stop, c=c: tension(con, c, decided), "tension")
+                        for c in cells}
     finally:
         con.close()
     one = per_cell[cells[0]] if len(cells) == 1 else None
