@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_CELLS, SpecError, SweepSpec, parse_spec
+from cluster.spec import AUTO_BATCH, MAX_BATCH, MAX_CELLS, SpecError, SweepSpec, auto_batch_size, parse_spec
 from cluster.sweep import LOCK, SweepError, check_out_dir
 from sim.files import parse_toml, read_text_bounded, write_atomic
 from sim.games import EngineError, Game
@@ -34,13 +34,21 @@ class LadderError(ValueError):
 
 
 ENGINE = "core"                     # a ladder plays the compiled engine (record for record the reference's)
-PROBE_SECONDS = 0.05                # each bot is timed over games until this long (or PROBE_GAMES)
+PROBE_SECONDS = 0.05                # each bot is timed over games until this long (or PROBE_GAMES): a cost estimate
 PROBE_GAMES = 256
+# The automatic batch size counts work, not time, so a ladder's parts follow from its spec and seed alone (two runs
+# write the same bytes however loaded the machine): a game's work is its core's counts of what it did, in units of
+# about a microsecond of the core on one core of the development machine (a search bot's simulation ~6-25 us, a
+# top-level decision ~0.2-1 us, a game's set-up and record ~20 us; measured on Paws and Tales, all bot kinds)
+WORK_PER_GAME = 20.0
+WORK = {"decisions": 0.5, "rollouts": 10.0}
+PROBE_WORK = 50_000.0               # each bot's work is counted over games until this much (or PROBE_GAMES)
 
 
 def seconds_per_game(g: Game, rules, overrides, setup, bots: list[str], seed: int, engine: str) -> dict[str, float]:
     """Each bot's seconds a game on one core, playing every seat (over about PROBE_SECONDS, or PROBE_GAMES games);
-    a line-up's game takes about the mean of its bots'. Any bot kind, search bots included: nothing here knows what
+    a line-up's game takes about the mean of its bots'. A cost estimate (the service's), never a part's size
+    (:func:`probe_batch_size` counts work). Any bot kind, search bots included: nothing here knows what
     a bot is (so a deep search bot's one game is timed whole)."""
     per_game = {}
     for b in bots:
@@ -53,6 +61,25 @@ def seconds_per_game(g: Game, rules, overrides, setup, bots: list[str], seed: in
             played += n
             n *= 2
         per_game[b] = spent / played
+    return per_game
+
+
+def work_per_game(g: Game, rules, overrides, setup, bots: list[str], seed: int) -> dict[str, float] | None:
+    """Each bot's work a game playing every seat (WORK: its core's counts of top-level decisions and search
+    simulations over games 0, 1, 2 ... of ``seed`` until PROBE_WORK or PROBE_GAMES), a function of the bots, the
+    rules and the seed alone; None when the game's core keeps no counts (``Game.play_counted``)."""
+    per_game = {}
+    for b in bots:
+        match = g.resolve(rules, overrides, {**setup, "bots": b}, where="--bots")
+        n, work, played = 1, 0.0, 0
+        while work < PROBE_WORK and played < PROBE_GAMES:
+            _, counts = g.play_counted(match, seed, played, n)
+            if not counts:
+                return None
+            work += WORK_PER_GAME * n + sum(w * counts.get(k, 0) for k, w in WORK.items())
+            played += n
+            n *= 2
+        per_game[b] = work / played
     return per_game
 
 
@@ -144,7 +171,7 @@ def check(g: Game, bots: Optional[str], rules: Optional[str], overrides: dict[st
 
 SPEC_NAME = "ladder.toml"           # the ladder's sweep spec, in its results folder
 REPORT_NAME = "ladder.json"         # its ratings and win matrix, beside it (cluster/verify.py keeps both)
-PART_SECONDS = 2.0                  # the automatic batch size aims at parts of about this long on one core
+PART_WORK = 2_000_000.0             # the automatic batch size aims at parts of this much work: about 2 s on one core
 
 
 def _toml(value: Any) -> str:
@@ -178,12 +205,16 @@ def spec_text(raw: dict) -> str:
 
 def probe_batch_size(g: Game, rules, overrides, setup, bots: list[str], line: list[tuple[str, ...]],
                      seed: int, games: int) -> int:
-    """Games per part for parts of about PART_SECONDS on one core: each bot is timed playing every seat
-    (a line-up's game takes about the mean of its bots' times), the slowest line-up sets the size. Any
-    bot kind, search bots included: nothing here knows what a bot is."""
-    per_game = seconds_per_game(g, rules, overrides, setup, bots, seed, ENGINE)
+    """Games per part for parts of about PART_WORK (about 2 s on one core): each bot's work a game playing every
+    seat is counted (:func:`work_per_game`; a line-up's game is about the mean of its bots'), the slowest
+    line-up sets the size. Counted, not timed: the size, and so every part's bytes, follow from the spec and
+    the seed alone. Any bot kind, search bots included: nothing here knows what a bot is. A game whose core keeps
+    no counts gets the sweeps' automatic size."""
+    per_game = work_per_game(g, rules, overrides, setup, bots, seed)
+    if per_game is None:
+        return auto_batch_size(games, ENGINE)
     slowest = max(sum(per_game[b] for b in lineup) / len(lineup) for lineup in line)
-    size = max(1, min(AUTO_BATCH[ENGINE], int(PART_SECONDS / max(slowest, 1e-9))))
+    size = max(1, min(AUTO_BATCH[ENGINE], int(PART_WORK / max(slowest, 1e-9))))
     parts = math.ceil(games / size)
     return min(MAX_BATCH, math.ceil(games / parts))
 

@@ -75,24 +75,25 @@ def test_bad_input_is_one_clear_line_and_exit_code_2_before_any_game(args, needl
 
 
 def test_the_automatic_batch_size_keeps_parts_of_slow_bots_short(monkeypatch):
-    """Parts of about 2 s on one core: 10 ms a game gives parts of 200 games; fast games the usual 40,000
-    (at most: a line-up of 100,000 games in 3 equal parts)."""
-    import sim.games
+    """Parts of about 2,000,000 units of work (about 2 s on one core): 10,000 units a game gives parts of 200 games;
+    cheap games the usual 40,000 (at most: a line-up of 100,000 games in 3 equal parts). The work is the core's
+    counts, so the size is the same on any machine."""
     from cli.ladder import probe_batch_size
+    from cluster import ladder as lad
     from sim.games import get
     g = get("paws")
     line = lineups(["random", "heuristic"], 2)
-    real = sim.games.Match.play_batch
-    clock = {"t": 0.0, "per_game": 0.01}
+    real = type(g).play_counted
+    per_game = {"decisions": 0}
 
-    def timed(self, seed, start, count, engine="core"):       # a game takes per_game seconds on the clock
-        clock["t"] += clock["per_game"] * count
-        return real(self, seed, start, count, engine)
-    monkeypatch.setattr(sim.games.Match, "play_batch", timed)
-    monkeypatch.setattr("cluster.ladder.time.perf_counter", lambda: clock["t"])
+    def counted(self, match, seed, start, count):          # each game counts per_game decisions
+        tables, _ = real(self, match, seed, start, count)
+        return tables, {"decisions": per_game["decisions"] * count, "rollouts": 0}
+    monkeypatch.setattr(type(g), "play_counted", counted)
+    per_game["decisions"] = (10_000 - lad.WORK_PER_GAME) / lad.WORK["decisions"]
     assert probe_batch_size(g, None, {}, {"players": 2}, ["random", "heuristic"], line, 1, 1000) == 200
     assert probe_batch_size(g, None, {}, {"players": 2}, ["random", "heuristic"], line, 1, 500) == 167
-    clock["per_game"] = 1e-5
+    per_game["decisions"] = 10
     assert probe_batch_size(g, None, {}, {"players": 2}, ["random", "heuristic"], line, 1, 100_000) == 33_334
 
 
