@@ -566,16 +566,8 @@ def _replay_unvouched(old: dict[str, Any] | None, spec: SweepSpec, report: Repor
             report.unproven += 1
         elif signed is None:
             todo.append((key, full or signed_here))
-    if not todo:
-        return
-
-    def check(item: tuple[tuple[str, int], bool]) -> str | None:
-        (cell_id, batch), whole = item
-        return replay_differs(spec, cell_id, batch, read, None if whole else REPLAY_SAMPLE)
-
-    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-        outcomes = list(pool.map(check, todo))
-    for (key, whole), why in zip(todo, outcomes):
+    for key, whole in todo:        # one after another: the engine core is not asked to play in two threads at once
+        why = replay_differs(spec, key[0], key[1], read, None if whole else REPLAY_SAMPLE)
         if whole:
             report.replayed += 1
         else:
