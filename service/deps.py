@@ -184,12 +184,13 @@ ApiAdmin = Annotated[User, Depends(api_role("admin"))]
 
 
 async def json_body(request: Request) -> Any:
-    """The request's JSON body; None when it is not JSON; a body over the limit is refused (413)."""
+    """The request's JSON body; None when it is not JSON, or nested too deep for the parser (100,000 brackets:
+    Python's json raises RecursionError, which would be a 500); a body over the limit is refused (413)."""
     try:
         return json.loads(await request.body())
     except TooLarge:
         raise Refusal(JSONResponse({"error": f"the request is larger than {MAX_BODY:,} bytes"}, 413)) from None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

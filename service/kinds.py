@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from cluster.spec import SpecError
-from service.specs import MAX_UPLOAD, check_text, rule_set_of
+from service.specs import MAX_UPLOAD, check_key_dots, check_text, dotted_key_line, rule_set_of
 
 MAX_CARD_FILES = 8                                     # card files sent with one spec, at most
 PILOT_S = 0.2                                          # play this long (one core) to estimate a sweep's time
@@ -267,6 +267,7 @@ def text_input(data: Any, what: str, example: str) -> str:
         raise SpecError(f"{what}: not UTF-8 text; expected {example}") from None
     if "\x00" in text:
         raise SpecError(f"{what}: holds a NUL character; expected {example}")
+    check_key_dots(text, what)
     return text
 
 
@@ -325,7 +326,9 @@ def _read_as(text: str) -> list:
     import json
     import tomllib
     out = []
-    for read in (tomllib.loads, json.loads):
+    # a dotted key too long to read as TOML in good time is not read so here: the readers refuse it (check_key_dots)
+    readers = (json.loads,) if dotted_key_line(text) is not None else (tomllib.loads, json.loads)
+    for read in readers:
         try:
             out.append(read(text))
         except (ValueError, RecursionError, TypeError):

@@ -48,6 +48,7 @@ def check_text(data: bytes | str, scratch: Path, *, max_games: int = MAX_GAMES,
         raise SpecError("the spec is not UTF-8 text; a sweep spec is a TOML file") from None
     if "\x00" in text:
         raise SpecError("the spec holds a NUL character; a sweep spec is a TOML text file")
+    check_key_dots(text, SHOWN)
     scratch.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix="spec-", dir=scratch))
     path = folder / SHOWN
@@ -69,6 +70,27 @@ def check_text(data: bytes | str, scratch: Path, *, max_games: int = MAX_GAMES,
     name = spec.name if "name" in raw else "(unnamed spec)"
     return Checked(text=text, name=str(name), game=spec.game, cells=len(spec.cells), games=spec.total_games,
                    stop=spec.stop is not None), spec
+
+
+MAX_KEY_DOTS = 64                   # dots in one line's key: TOML's dotted keys nest (the readers allow 32 levels)
+
+
+def dotted_key_line(text: str) -> int | None:
+    """The first line (1-based) whose key, the text before its first ``=``, holds more than MAX_KEY_DOTS dots;
+    None when none does. Python's TOML reader takes time quadratic in a dotted key's length (50,000 parts: 47 s of
+    the service's CPU, before any nesting check can run), so such a text is refused before it is read."""
+    for n, line in enumerate(text.splitlines(), start=1):
+        key, eq, _ = line.partition("=")
+        if eq and key.count(".") > MAX_KEY_DOTS:
+            return n
+    return None
+
+
+def check_key_dots(text: str, what: str) -> None:
+    """A SpecError of one line when ``text`` holds a dotted key too long to read (dotted_key_line)."""
+    if (n := dotted_key_line(text)) is not None:
+        raise SpecError(f"{what}: line {n}: a key of more than {MAX_KEY_DOTS} dotted parts; tables nest at most 32 "
+                        "deep")
 
 
 def _card_names(raw: dict, sent: set[str]) -> None:
