@@ -3,7 +3,8 @@ cell) and the visual replay of that one game, as ``playtest play --from DIR --ce
 draws it: the replay step (service/steps.py: the functions the command calls, cluster/replay.py and
 infra/replay_page.py) runs in a child process, so the game is the sweep's own (its spec's seed and the game's index;
 the stored decision trace and row where the sweep kept them). The page is cached in the run's own folder
-(``ROOT/jobs/<id>/replays/CELL-INDEX.html``) and served with the report's sandbox policy.
+(``ROOT/jobs/<id>/replays/CELL-INDEX.html``) and served with the report's sandbox policy; the pages of every run
+together are at most ``CACHE_PAGES`` and ``CACHE_BYTES`` (the least recently shown removed first, :func:`keep_within`).
 
 Bounded: the cell must be one of the manifest's, the index an integer below its games per cell (both checked before
 anything runs), at most ``MAX_AT_ONCE`` replays are drawn at once (503 beyond), each for at most ``TIMEOUT_S`` (its
@@ -30,6 +31,9 @@ from service.runner import PROJECT, job_layout, layout
 MAX_AT_ONCE = 2
 TIMEOUT_S = 60.0
 MAX_PART_BYTES = 1 << 30            # a part copied from object storage for a replay, at most
+CACHE_PAGES = 1000                  # replay pages kept, in all the service's runs, at most ...
+CACHE_BYTES = 1 << 30               # ... and their bytes: past either, the least recently shown go first
+CACHE_GRACE_S = 60.0                # a page shown or drawn this recently is never removed (it may be being sent)
 CELL = re.compile(r"c[0-9]{3,6}")
 _slots = threading.BoundedSemaphore(MAX_AT_ONCE)
 
@@ -102,6 +106,10 @@ def draw(root: Path, job: str, cell: str, index: int, results: str = "") -> Path
     folder = paths["own"] / "replays"
     page = folder / f"{cell}-{index}.html"
     if page.is_file():
+        try:
+            os.utime(page)                      # shown now: the last to go (keep_within)
+        except OSError:
+            pass
         return page
     if not _slots.acquire(blocking=False):
         raise BlockingIOError
@@ -129,6 +137,38 @@ def draw(root: Path, job: str, cell: str, index: int, results: str = "") -> Path
             line = line.removeprefix("error:").strip().replace(str(root) + os.sep, "")
             raise ValueError(" ".join(line.split())[:300] or f"the replay ended with exit code {proc.returncode}")
         os.replace(part, page)
+        keep_within(root)
         return page
     finally:
         _slots.release()
+
+
+def keep_within(root: Path, pages: int | None = None, size: int | None = None, now: float | None = None) -> int:
+    """Remove the least recently shown replay pages of every run (``ROOT/jobs/*/replays/*.html``, by the time a
+    page was last drawn or shown) until at most ``pages`` (CACHE_PAGES) pages of at most ``size`` (CACHE_BYTES)
+    bytes are left; a page shown in the last CACHE_GRACE_S seconds stays. A removed page is drawn again when asked
+    for. Returns how many were removed."""
+    import time
+    pages = CACHE_PAGES if pages is None else pages
+    size = CACHE_BYTES if size is None else size
+    now = time.time() if now is None else now
+    found = []
+    for f in Path(root).glob("jobs/*/replays/*.html"):
+        try:
+            st = f.stat()
+        except OSError:
+            continue
+        found.append((st.st_mtime, st.st_size, f))
+    found.sort(key=lambda x: x[0])                      # least recently shown first
+    count, total, removed = len(found), sum(x[1] for x in found), 0
+    for mtime, bytes_, f in found:
+        if count <= pages and total <= size:
+            break
+        if now - mtime < CACHE_GRACE_S:
+            break
+        try:
+            f.unlink()
+        except OSError:
+            continue
+        count, total, removed = count - 1, total - bytes_, removed + 1
+    return removed
