@@ -47,6 +47,9 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
           role: Annotated[str, typer.Option(help="with --add-user: read, edit or admin")] = "read",
           rotate_token: Annotated[Optional[str], typer.Option(help="give user NAME a new API token, print it once "
                                                               "and exit (the old one stops working)")] = None,
+          job_time_limit: Annotated[Optional[float], typer.Option(help="a job's time limit in seconds, 60 to "
+                                                                  "2592000, or 0 for none; a job past it fails "
+                                                                  "(default 86400: a day)")] = None,
           trust_proxy: Annotated[Optional[str], typer.Option(help="the reverse proxy's address ADDR (or network, "
                                                              "comma-separated): only its X-Forwarded-For is "
                                                              "believed (default: nobody's)")] = None) -> None:
@@ -78,6 +81,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
         args += ["--rotate-token", rotate_token]
     if trust_proxy is not None:
         args += ["--trust-proxy", trust_proxy]
+    if job_time_limit is not None:
+        args += ["--job-time-limit", repr(job_time_limit)]
     from service.__main__ import main
     raise typer.Exit(main(args))
 

@@ -56,6 +56,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--role", default="read")
     p.add_argument("--rotate-token", default=None)
     p.add_argument("--trust-proxy", default=None)
+    p.add_argument("--job-time-limit", type=float, default=None)
     return p.parse_args(argv)
 
 
@@ -128,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
                                    ("--submit-per-minute", a.submit_per_minute, 1, 10_000)):
         if not low <= value <= high:
             fail(f"{flag} {value} is out of range; expected an integer from {low} to {high}")
+    if a.job_time_limit is not None and not (math.isfinite(a.job_time_limit) and (
+            a.job_time_limit == 0 or 60 <= a.job_time_limit <= 30 * 86_400)):
+        fail(f"--job-time-limit {a.job_time_limit:g} is out of range; expected seconds from 60 to 2592000 (30 days), "
+             "or 0 for none")
     if a.workers is not None and not 1 <= a.workers <= 4096:
         fail(f"--workers {a.workers} is out of range; expected an integer from 1 to 4096")
     if (bad := console_problem(a.console_seconds, a.console_memory, a.console_rows)) is not None:
@@ -180,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warning: --host {a.host} is not loopback: anyone who reaches it sees the login page; put the "
               "service behind TLS (docs/service.md)", file=sys.stderr)
     from service.app import Settings, create_app
+    from service.deps import JOB_TIME_LIMIT_S
     from service.console import ConsoleLimits
     from service.rootlock import Held, RootLock
     root.mkdir(parents=True, exist_ok=True)
@@ -193,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
         app = create_app(Settings(root=root, jobs=a.jobs, workers=a.workers, address=a.address, results=a.results or "",
                                   max_queued=a.max_queued, submit_per_minute=a.submit_per_minute,
                                   console_limits=ConsoleLimits(timeout=a.console_seconds, memory_gib=a.console_memory,
-                                                               max_rows=a.console_rows)))
+                                                               max_rows=a.console_rows),
+                                  job_time_limit_s=JOB_TIME_LIMIT_S if a.job_time_limit is None
+                                  else a.job_time_limit or None))
     except (CatalogError, OSError, sqlite3.Error) as e:
         fail(f"--root {root}: {e}")
     if not app.state.catalog.users():

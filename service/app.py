@@ -37,7 +37,8 @@ def _services(settings: Settings) -> Services:
     for sub in ("runs", "jobs", "tmp"):
         (root / sub).mkdir(parents=True, exist_ok=True)
     catalog = Catalog(root / "service.sqlite")
-    runner = Runner(catalog, root, jobs=settings.jobs, workers=settings.workers, address=settings.address)
+    runner = Runner(catalog, root, jobs=settings.jobs, workers=settings.workers, address=settings.address,
+                    time_limit_s=settings.job_time_limit_s)
     svc = Services(settings=settings, root=root, catalog=catalog, runner=runner)
     svc.console = console.Shared(          # the console's gate and kept answers (service/console.py)
         lambda out: svc.snapshots.get(out, "parts", console.parts_fingerprint, every=console.FRESH_S))

@@ -27,6 +27,7 @@ from service.specs import MAX_GAMES, MAX_UPLOAD
 COOKIE = "playtest_session"          # the signed page session (SessionMiddleware): {"sid": the catalog session's id}
 LOGIN_COOKIE = "playtest_login"      # the login form's own CSRF token (double submit: there is no session yet)
 MAX_BODY = 1024 * 1024               # any request body, at most (a spec is at most MAX_UPLOAD of it)
+JOB_TIME_LIMIT_S = 86_400.0          # a job's time, at most, by default (playtest serve --job-time-limit)
 
 
 @dataclass
@@ -41,6 +42,7 @@ class Settings:
     max_games: int = MAX_GAMES
     page_nice: int = 5               # the pages' threads this much nicer than the jobs (Linux; 0: the same priority)
     console_limits: ConsoleLimits = field(default_factory=ConsoleLimits)  # SQL console, downloads
+    job_time_limit_s: float | None = JOB_TIME_LIMIT_S  # a job's steps together, at most (None: no limit)
 
 
 class TooLarge(Exception):

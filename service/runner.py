@@ -89,8 +89,10 @@ class Runner:
 
     def __init__(self, catalog: Catalog, root: Path, *, jobs: int = 1, workers: int | None = None,
                  address: str | None = None, tick_s: float = 0.2,
-                 command: Callable[[Step], list[str]] = step_command):
+                 command: Callable[[Step], list[str]] = step_command, time_limit_s: float | None = None):
         self.catalog, self.root, self.jobs, self.workers, self.tick_s = catalog, Path(root), jobs, workers, tick_s
+        self.time_limit_s = time_limit_s                   # a job's steps together, at most (None: no limit)
+        self.began: dict[str, float] = {}                  # job -> time.monotonic() its first step started here
         self.address = address                             # a Ray cluster's HOST:PORT for the jobs' sweeps
         self.command = command
         self.children: dict[str, Child] = {}
@@ -144,6 +146,10 @@ class Runner:
                 if code is None:
                     if c.term_at is not None and time.monotonic() - c.term_at > TERM_GRACE_S:
                         self._signal(c.proc, signal.SIGKILL)
+                    elif c.term_at is None and self._over_time(job):
+                        self._event(job, "fail", None, error=f"stopped after {self.time_limit_s:g} s, this service's "
+                                    "time limit per job (playtest serve --job-time-limit); ask for fewer games or "
+                                    "a cheaper bot", code=None, child=c)
                     continue
                 c.log.close()
                 del self.children[job]
@@ -186,6 +192,7 @@ class Runner:
 
     def _on_start(self, job: str, row: dict, state: str, *, steps: list[Step], resume: bool) -> None:
         self.catalog.set_job(job, state=state, started=row["started"] or time.time(), resume=0, error=None)
+        self.began[job] = time.monotonic()
         self.catalog.audit("service", "resume" if resume else "start", job)
         self._launch(job, steps, 0)
 
@@ -204,15 +211,29 @@ class Runner:
                 values = {"error": f"the job's answer could not be read: {e}"[:500]}
         self.catalog.set_job(job, **{"state": state, "ended": time.time(), "pid": None, "pid_start": None,
                                      "exit_code": 0, "error": error, **values})
+        self.began.pop(job, None)
 
-    def _on_end(self, job: str, row: dict, state: str, *, error: str, code: int | None = None) -> None:
-        """A failed step (``code``), or a job refused before it started."""
+    def _on_end(self, job: str, row: dict, state: str, *, error: str, code: int | None = None,
+                child: Child | None = None) -> None:
+        """A failed step (``code``), a job refused before it started, or one over its time limit (``child``: its
+        step still running, ended here as a cancel ends it)."""
         values = {"started": row["started"] or time.time()} if code is None else \
             {"pid": None, "pid_start": None, "exit_code": code}
         self.catalog.set_job(job, state=state, ended=time.time(), error=error, **values)
+        self.began.pop(job, None)
+        if child is not None:
+            child.cancelled = True
+            child.term_at = time.monotonic()
+            self._signal(child.proc, signal.SIGTERM)
+            self.catalog.audit("service", "time-limit", job, error[:200])
+
+    def _over_time(self, job: str) -> bool:
+        began = self.began.get(job)
+        return self.time_limit_s is not None and began is not None and time.monotonic() - began > self.time_limit_s
 
     def _on_cancel(self, job: str, row: dict, state: str, *, who: str) -> None:
         self.catalog.set_job(job, state=state, ended=time.time())
+        self.began.pop(job, None)
         self.catalog.audit(who, "cancel", job)
         c = self.children.get(job)
         if c is not None:

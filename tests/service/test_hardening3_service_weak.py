@@ -4,6 +4,10 @@ bytes, the least recently shown removed first), and the others below."""
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -56,3 +60,64 @@ def test_showing_a_kept_page_makes_it_the_last_to_go(tmp_path):
     assert replays.draw(tmp_path, "0123456789ab", "c000", 1) == files["0123456789ab/c000-1"]   # kept: no child
     replays.keep_within(tmp_path, pages=1, size=10**9, now=files["0123456789ab/c000-1"].stat().st_mtime + 3600)
     assert left(files) == {"0123456789ab/c000-1"}
+
+
+# a job's time limit -----------------------------------------------------------------------------------------------
+
+SLEEPER = "import sys, time; print('step', sys.argv[1], flush=True); time.sleep(300 if sys.argv[1] == 'slow' else 0)"
+
+
+@pytest.fixture
+def limited(tmp_path, monkeypatch):
+    """A runner with a 1 s limit per job, over a job kind of two steps (``quick``, then ``slow`` or ``quick``)."""
+    from service import kinds
+    from service.catalog import Catalog
+    from service.kinds import Kind, Step
+    from service.runner import Runner
+    kind = Kind(name="timed", title="a timed job", about="", fields=(), check=lambda inputs, ctx: None,
+                steps=lambda row, paths, opts: [Step("quick"), Step(row["params"]["second"])], results=False)
+    monkeypatch.setitem(kinds.KINDS, "timed", kind)
+    root = tmp_path / "root"
+    root.mkdir()
+    catalog = Catalog(root / "service.sqlite")
+    owner = catalog.user_by_token(catalog.add_user("ed", "edit"))
+    runner = Runner(catalog, root, tick_s=0.05, time_limit_s=1.0,
+                    command=lambda step: [sys.executable, "-c", SLEEPER, step.name])
+
+    def add(second: str) -> str:
+        return catalog.add_job(owner=owner, title="timed", description="", spec_name="timed", game="paws",
+                               spec_text="", cells=0, games=0, kind="timed", params={"second": second})
+    yield catalog, runner, add
+    runner.stop()
+    catalog.close()
+
+
+def until_ended(runner, catalog, job: str) -> dict:
+    deadline = time.monotonic() + 60
+    while catalog.job(job)["state"] in ("queued", "running") or catalog.job(job)["pid"] is not None:
+        assert time.monotonic() < deadline, catalog.job(job)
+        runner.step()
+        time.sleep(0.05)
+    return catalog.job(job)
+
+
+def test_a_job_past_its_time_limit_fails_with_a_clear_line_and_its_child_ends(limited):
+    from service.runner import start_time
+    catalog, runner, add = limited
+    slow, after = add("slow"), add("quick")
+    row = until_ended(runner, catalog, slow)
+    assert row["state"] == "failed", row
+    assert row["error"] == ("stopped after 1 s, this service's time limit per job (playtest serve --job-time-limit); "
+                            "ask for fewer games or a cheaper bot")
+    assert row["exit_code"] == -signal.SIGTERM and row["pid"] is None
+    assert "time-limit" in [a["action"] for a in catalog.audit_log() if a["job"] == slow]
+    assert until_ended(runner, catalog, after)["state"] == "done"          # the slot is free again
+
+
+def test_the_limit_is_checked_and_zero_is_none(tmp_path):
+    base = [sys.executable, "-m", "service", "--root", str(tmp_path / "r")]
+    for bad in ("5", "-1", "nan", "3000000"):
+        r = subprocess.run([*base, "--job-time-limit", bad], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and "--job-time-limit" in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    from service.__main__ import parse
+    assert parse(["--job-time-limit", "0"]).job_time_limit == 0
