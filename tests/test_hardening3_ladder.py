@@ -2,6 +2,7 @@
 the machine plays (the automatic batch size counts the core's work; it was timed, so a loaded machine cut the
 line-ups into other parts)."""
 
+import hashlib
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -12,13 +13,14 @@ runner = CliRunner()
 BOTS = "heuristic,mcts:iterations=8:depth=8"       # the search bot's line-ups take several parts of 500 games
 
 
-def files(out: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.parquet"))}
+def files(out: Path) -> dict[str, str]:
+    """Every part file by its path in the folder: the SHA-256 of its bytes."""
+    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.rglob("*.parquet"))}
 
 
 def test_two_runs_of_a_ladder_write_the_same_parts_on_a_fast_and_a_slow_machine(tmp_path, monkeypatch):
     runs = {}
-    for machine, seconds in (("fast", 0.001), ("slow", 0.02)):        # what a timing would have seen
+    for machine, seconds in (("fast", 0.005), ("slow", 0.02)):        # what a timing would have seen
         monkeypatch.setattr("cluster.ladder.seconds_per_game",
                             lambda g, rules, overrides, setup, bots, seed, engine, s=seconds: {b: s for b in bots})
         out = tmp_path / machine
