@@ -37,6 +37,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
                                                              "s3://BUCKET/PREFIX (default: ROOT/runs)")] = None,
           max_queued: Annotated[int, typer.Option(help="queued jobs per user, at most")] = 5,
           submit_per_minute: Annotated[int, typer.Option(help="submissions per user per minute, at most")] = 10,
+          checks_per_minute: Annotated[int, typer.Option(help="checks of a job's cost (each plays a pilot game) per "
+                                                         "user per minute, at most")] = 30,
           console_seconds: Annotated[float, typer.Option(help="the SQL console's time limit per statement, seconds "
                                                          "(1 to 3600)")] = 10.0,
           console_memory: Annotated[float, typer.Option(help="the SQL console's memory limit per statement, GiB "
@@ -58,6 +60,7 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
     check_range("--jobs", jobs, 1, 64)
     check_range("--max-queued", max_queued, 1, 10_000)
     check_range("--submit-per-minute", submit_per_minute, 1, 10_000)
+    check_range("--checks-per-minute", checks_per_minute, 1, 10_000)
     check_range("--workers", workers, 1, 4096)
     from service.__main__ import console_problem
     if (bad := console_problem(console_seconds, console_memory, console_rows)) is not None:
@@ -67,7 +70,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
     if root.exists() and not root.is_dir():
         fail(f"--root {root}: not a folder")
     args = ["--root", str(root), "--host", host, "--port", str(port), "--jobs", str(jobs), "--max-queued",
-            str(max_queued), "--submit-per-minute", str(submit_per_minute), "--console-seconds", repr(console_seconds),
+            str(max_queued), "--submit-per-minute", str(submit_per_minute), "--checks-per-minute",
+            str(checks_per_minute), "--console-seconds", repr(console_seconds),
             "--console-memory", repr(console_memory), "--console-rows", str(console_rows)]
     if workers is not None:
         args += ["--workers", str(workers)]

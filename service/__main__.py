@@ -49,6 +49,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--max-queued", type=int, default=5)
     p.add_argument("--submit-per-minute", type=int, default=10)
+    p.add_argument("--checks-per-minute", type=int, default=30)
     p.add_argument("--console-seconds", type=float, default=CONSOLE_SECONDS)
     p.add_argument("--console-memory", type=float, default=CONSOLE_MEMORY_GIB)
     p.add_argument("--console-rows", type=int, default=CONSOLE_ROWS)
@@ -126,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         fail(f"--root {root}: not a folder")
     for flag, value, low, high in (("--port", a.port, 1, 65535), ("--jobs", a.jobs, 1, 64),
                                    ("--max-queued", a.max_queued, 1, 10_000),
-                                   ("--submit-per-minute", a.submit_per_minute, 1, 10_000)):
+                                   ("--submit-per-minute", a.submit_per_minute, 1, 10_000),
+                                   ("--checks-per-minute", a.checks_per_minute, 1, 10_000)):
         if not low <= value <= high:
             fail(f"{flag} {value} is out of range; expected an integer from {low} to {high}")
     if a.job_time_limit is not None and not (math.isfinite(a.job_time_limit) and (
@@ -198,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     try:                   # the catalog opens (and migrates) here: a catalog from newer code is one line
         app = create_app(Settings(root=root, jobs=a.jobs, workers=a.workers, address=a.address, results=a.results or "",
                                   max_queued=a.max_queued, submit_per_minute=a.submit_per_minute,
+                                  checks_per_minute=a.checks_per_minute,
                                   console_limits=ConsoleLimits(timeout=a.console_seconds, memory_gib=a.console_memory,
                                                                max_rows=a.console_rows),
                                   job_time_limit_s=JOB_TIME_LIMIT_S if a.job_time_limit is None

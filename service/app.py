@@ -20,6 +20,7 @@ from starlette.middleware.sessions import SessionMiddleware
 from service import console, nightly
 from service.catalog import SESSION_S, Catalog
 from service.deps import COOKIE, Refusal, Services, Settings
+from service.manage import Failures
 from service.middleware import BodyLimit
 from service.routes import auth, live, manage, nightly as nightly_routes, replays, results, runs, submit, users
 from service.routes.runs import verdict_card  # noqa: F401 - the card's home for its callers
@@ -39,7 +40,8 @@ def _services(settings: Settings) -> Services:
     catalog = Catalog(root / "service.sqlite")
     runner = Runner(catalog, root, jobs=settings.jobs, workers=settings.workers, address=settings.address,
                     time_limit_s=settings.job_time_limit_s)
-    svc = Services(settings=settings, root=root, catalog=catalog, runner=runner)
+    svc = Services(settings=settings, root=root, catalog=catalog, runner=runner,
+                   checks=Failures(limit=settings.checks_per_minute, window_s=60.0))
     svc.console = console.Shared(          # the console's gate and kept answers (service/console.py)
         lambda out: svc.snapshots.get(out, "parts", console.parts_fingerprint, every=console.FRESH_S))
     svc.nightly = nightly.Nightly(catalog, root, svc.context)      # scheduled regressions (service/nightly.py)

@@ -39,6 +39,7 @@ class Settings:
     results: str = ""                # the sweeps' results root on object storage (s3://BUCKET/PREFIX; '': ROOT/runs)
     max_queued: int = 5              # queued jobs per user
     submit_per_minute: int = 10      # submissions per user per minute
+    checks_per_minute: int = 30      # checks of a job's cost (each plays a pilot) per user per minute, queued or not
     max_games: int = MAX_GAMES
     page_nice: int = 5               # the pages' threads this much nicer than the jobs (Linux; 0: the same priority)
     console_limits: ConsoleLimits = field(default_factory=ConsoleLimits)  # SQL console, downloads
@@ -66,6 +67,7 @@ class Services:
     catalog: Catalog
     runner: Runner
     failures: manage.Failures = field(default_factory=manage.Failures)     # failed logins per address
+    checks: manage.Failures | None = None                                  # cost checks per user (the factory's)
     snapshots: Snapshots = field(default_factory=Snapshots)               # what pages derive from a manifest
     live: Live = field(default_factory=Live)                               # per-run live estimates
     console: Shared | None = None                                          # the SQL console's gate and answers

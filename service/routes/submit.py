@@ -72,6 +72,11 @@ def submit(svc: Services, user: User, kind_name: Any, inputs: dict[str, Any], ti
     kind = kind_of(kind_name)
     if kind is None:
         return 400, {"error": f"kind {str(kind_name)[:40]!r}: expected one of {', '.join(KINDS)}"}
+    if svc.checks is not None:              # each check reads the inputs and plays a pilot: a few a minute a user
+        if (wait := svc.checks.wait(user.name)) is not None:
+            return 429, {"error": f"more than {svc.settings.checks_per_minute} checks of a job's cost in a minute "
+                                  f"(each plays a pilot game); wait {wait} s"}
+        svc.checks.add(user.name)
     try:
         checked = _checked(svc, kind, inputs)
     except SpecError as e:

@@ -121,3 +121,27 @@ def test_the_limit_is_checked_and_zero_is_none(tmp_path):
         assert r.returncode == 2 and "--job-time-limit" in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
     from service.__main__ import parse
     assert parse(["--job-time-limit", "0"]).job_time_limit == 0
+
+
+# cost checks per user ---------------------------------------------------------------------------------------------
+
+def test_cost_checks_are_limited_per_user(tmp_path):
+    from service_helpers import make_users
+
+    from service.app import Settings, create_app
+    app = create_app(Settings(root=tmp_path / "root", checks_per_minute=3), start_runner=False)
+    try:
+        users = make_users(app)
+        chess = {"spec": 'game = "chess"\nseed = 1\ngames_per_cell = 1\n', "check_only": True}
+        ed, otto = users["edit"].api(app), users["other"].api(app)
+        assert [ed.post("/api/runs", json=chess).status_code for _ in range(3)] == [400] * 3
+        r = ed.post("/api/runs", json=chess)
+        assert r.status_code == 429
+        assert r.json()["error"].startswith("more than 3 checks of a job's cost in a minute (each plays a pilot "
+                                            "game); wait ")
+        form = users["edit"].page(app).post("/submit", data={"csrf": users["edit"].csrf, "kind": "sweep",
+                                                             "spec": chess["spec"], "action": "check"})
+        assert form.status_code == 429 and "more than 3 checks" in form.text
+        assert otto.post("/api/runs", json=chess).status_code == 400        # another user: its own count
+    finally:
+        app.state.catalog.close()
