@@ -52,6 +52,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
           job_time_limit: Annotated[Optional[float], typer.Option(help="a job's time limit in seconds, 60 to "
                                                                   "2592000, or 0 for none; a job past it fails "
                                                                   "(default 86400: a day)")] = None,
+          base_url: Annotated[Optional[str], typer.Option(help="the service's URL as its users reach it, for the "
+                                                          "links it gives (default: http://HOST:PORT)")] = None,
           trust_proxy: Annotated[Optional[str], typer.Option(help="the reverse proxy's address ADDR (or network, "
                                                              "comma-separated): only its X-Forwarded-For is "
                                                              "believed (default: nobody's)")] = None) -> None:
@@ -85,6 +87,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
         args += ["--rotate-token", rotate_token]
     if trust_proxy is not None:
         args += ["--trust-proxy", trust_proxy]
+    if base_url is not None:
+        args += ["--base-url", base_url]
     if job_time_limit is not None:
         args += ["--job-time-limit", repr(job_time_limit)]
     from service.__main__ import main
@@ -143,7 +147,8 @@ def submit(spec: Annotated[Optional[Path], typer.Argument(help="a sweep spec (TO
         job, url = run.get("id"), run.get("url")
         if not isinstance(job, str) or not JOB_ID.fullmatch(job) or not isinstance(url, str):
             fail(f"{base}: the service's answer is not a queued run (no id and url): {_shown(run)}")
-        typer.echo(_line(url))
+        url = _line(url if url.startswith(("http://", "https://")) else f"{base}/{url.lstrip('/')}")
+        typer.echo(url)
         if not wait:
             return
         deadline = time.monotonic() + timeout
@@ -166,8 +171,9 @@ def submit(spec: Annotated[Optional[Path], typer.Argument(help="a sweep spec (TO
         raise typer.Exit(code=1)
     summary = got.get("summary")
     typer.echo(_clean(summary if isinstance(summary, str) else "").rstrip("\n"))
-    if isinstance(got.get("report_url"), str):
-        typer.echo(f"the report: {_line(got['report_url'])}")
+    report = got.get("report_url")
+    if isinstance(report, str):
+        typer.echo(f"the report: {_line(report if report.startswith(('http://', 'https://')) else base + report)}")
 
 
 def _text_of(path: Path, what: str) -> str:

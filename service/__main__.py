@@ -58,6 +58,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--rotate-token", default=None)
     p.add_argument("--trust-proxy", default=None)
     p.add_argument("--job-time-limit", type=float, default=None)
+    p.add_argument("--base-url", default=None)
     return p.parse_args(argv)
 
 
@@ -83,6 +84,26 @@ def server_config(app, host: str, port: int, trust_proxy: list[str], log_level: 
     import uvicorn
     return uvicorn.Config(app, host=host, port=port, log_level=log_level, proxy_headers=bool(trust_proxy),
                           forwarded_allow_ips=trust_proxy or [], server_header=False)
+
+
+def base_url_of(given: str | None, host: str, port: int) -> str:
+    """The service's own URL for its links: ``--base-url`` checked (http or https, a host, no query or fragment; a
+    ValueError of one line otherwise), else ``http://HOST:PORT`` of where it listens, else "" (relative links) when
+    it listens on every address (0.0.0.0, ::), whose URL it cannot know."""
+    from urllib.parse import urlsplit
+    if given is None:
+        if host in ("0.0.0.0", "::", ""):
+            return ""
+        return f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    try:
+        u = urlsplit(given)
+        ok = u.scheme in ("http", "https") and bool(u.hostname) and not u.query and not u.fragment and u.port != 0
+    except ValueError:
+        ok = False
+    if not ok or any(ch.isspace() or not ch.isprintable() for ch in given) or len(given) > 300:
+        raise ValueError(f"--base-url {given[:100]!r}: expected the service's URL as its users reach it, "
+                         "http(s)://HOST[:PORT][/PATH] (no query)")
+    return given.rstrip("/")
 
 
 def fail(message: str) -> None:
@@ -145,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         fail(bad)
     try:
         proxies = trusted_proxies(a.trust_proxy)
+        base = base_url_of(a.base_url, a.host, a.port)
     except ValueError as e:
         fail(str(e))
     if a.add_user is not None and a.rotate_token is not None:
@@ -204,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
                                   console_limits=ConsoleLimits(timeout=a.console_seconds, memory_gib=a.console_memory,
                                                                max_rows=a.console_rows),
                                   job_time_limit_s=JOB_TIME_LIMIT_S if a.job_time_limit is None
-                                  else a.job_time_limit or None))
+                                  else a.job_time_limit or None, base_url=base))
     except (CatalogError, OSError, sqlite3.Error) as e:
         fail(f"--root {root}: {e}")
     if not app.state.catalog.users():

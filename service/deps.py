@@ -44,6 +44,7 @@ class Settings:
     page_nice: int = 5               # the pages' threads this much nicer than the jobs (Linux; 0: the same priority)
     console_limits: ConsoleLimits = field(default_factory=ConsoleLimits)  # SQL console, downloads
     job_time_limit_s: float | None = JOB_TIME_LIMIT_S  # a job's steps together, at most (None: no limit)
+    base_url: str = ""               # the service's own URL for its links (playtest serve --base-url); "": relative
 
 
 class TooLarge(Exception):
@@ -199,7 +200,10 @@ async def json_body(request: Request) -> Any:
 
 
 def base_url(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
+    """Where the service's links point: the configured base URL (``playtest serve --base-url``; by default its own
+    --host and --port), or "" for links relative to the service. Never the request's Host header, which the client
+    writes (a link in a verdict card or an API answer would point wherever it said)."""
+    return request.app.state.services.settings.base_url
 
 
 def no_such_run() -> JSONResponse:

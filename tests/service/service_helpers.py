@@ -125,9 +125,9 @@ class Live:
     """The app served by uvicorn on a loopback port, in a thread of this test (stopped at the end)."""
 
     def __init__(self, root: Path, **settings):
-        self.app = create_app(Settings(root=root, workers=2, **settings))
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.app = create_app(Settings(root=root, workers=2, **{"base_url": self.url, **settings}))
         self.server = uvicorn.Server(server_config(self.app, "127.0.0.1", self.port, []))     # as playtest serve
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

@@ -233,3 +233,11 @@ def test_wait_a_done_runs_summary_keeps_its_lines_without_escapes(tmp_path):
     assert code == 0 and lines == []
     assert out.splitlines() == [f"http://service.example/runs/{JOB}", "[2J400 games]8;;http://evil in 2 cells",
                                 "second line", "the report: http://service.example/runs/x/report[8m"]
+
+
+def test_a_relative_run_url_is_joined_with_the_server(tmp_path):
+    # a service that knows no base URL of its own (listening on every address) links relatively
+    body = json.dumps({"id": JOB, "url": f"/runs/{JOB}", "state": "queued"}).encode()
+    with Hostile(fixed(201, body)) as server:
+        code, lines, out, _ = submit(tmp_path, server.url)
+    assert code == 0 and lines == [] and out == f"{server.url}/runs/{JOB}\n"

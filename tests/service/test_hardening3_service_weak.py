@@ -3,6 +3,7 @@ bytes, the least recently shown removed first), and the others below."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -145,3 +146,41 @@ def test_cost_checks_are_limited_per_user(tmp_path):
         assert otto.post("/api/runs", json=chess).status_code == 400        # another user: its own count
     finally:
         app.state.catalog.close()
+
+
+# links: the configured base URL, never the request's Host ------------------------------------------------------------
+
+@pytest.mark.parametrize("base", ["", "https://playtest.example.org/team"])
+def test_links_never_follow_the_requests_host_header(tmp_path, base):
+    from service_helpers import fake_done_job, make_users
+
+    from service.app import Settings, create_app
+    app = create_app(Settings(root=tmp_path / "root", base_url=base), start_runner=False)
+    try:
+        users = make_users(app)
+        job = fake_done_job(app, users["edit"])
+        evil = {"Host": "evil.example", "X-Forwarded-Host": "evil.example"}
+        got = users["read"].api(app).get(f"/api/runs/{job}", headers=evil).json()
+        assert got["url"] == f"{base}/runs/{job}" and got["report_url"] == f"{base}/runs/{job}/report"
+        assert got["verdict"].endswith(f"Run: {base}/runs/{job}") and "evil" not in json.dumps(got)
+        card = users["read"].page(app).get(f"/runs/{job}/verdict.md", headers=evil).text
+        assert "evil" not in card and f"{base}/runs/{job}" in card
+        listed = users["read"].api(app).get("/api/notifications?all=1", headers=evil).text
+        assert "evil" not in listed
+        made = users["edit"].api(app).post("/api/runs", headers=evil, json={
+            "spec": 'name = "t"\ngame = "paws"\nseed = 1\ngames_per_cell = 10\n'})
+        assert made.status_code == 201 and made.json()["url"] == f"{base}/runs/{made.json()['id']}"
+    finally:
+        app.state.catalog.close()
+
+
+def test_the_base_url_is_checked_and_defaults_to_where_the_service_listens():
+    from service.__main__ import base_url_of
+    assert base_url_of(None, "127.0.0.1", 8321) == "http://127.0.0.1:8321"
+    assert base_url_of(None, "::1", 8321) == "http://[::1]:8321"
+    assert base_url_of(None, "0.0.0.0", 8321) == ""
+    assert base_url_of("https://p.example/x/", "0.0.0.0", 80) == "https://p.example/x"
+    for bad in ("ftp://p.example", "https://", "https://p.example/?a=1", "https://p.example/#x", "p.example",
+                "https://p.example/\x1b[2J", "https://p .example"):
+        with pytest.raises(ValueError, match="--base-url"):
+            base_url_of(bad, "127.0.0.1", 8321)
