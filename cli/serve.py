@@ -54,6 +54,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
                                                                   "(default 86400: a day)")] = None,
           base_url: Annotated[Optional[str], typer.Option(help="the service's URL as its users reach it, for the "
                                                           "links it gives (default: http://HOST:PORT)")] = None,
+          secure_cookies: Annotated[bool, typer.Option(help="send the session cookies over HTTPS only (behind a "
+                                                         "TLS proxy; implied by an https --base-url)")] = False,
           trust_proxy: Annotated[Optional[str], typer.Option(help="the reverse proxy's address ADDR (or network, "
                                                              "comma-separated): only its X-Forwarded-For is "
                                                              "believed (default: nobody's)")] = None) -> None:
@@ -89,6 +91,8 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
         args += ["--trust-proxy", trust_proxy]
     if base_url is not None:
         args += ["--base-url", base_url]
+    if secure_cookies:
+        args.append("--secure-cookies")
     if job_time_limit is not None:
         args += ["--job-time-limit", repr(job_time_limit)]
     from service.__main__ import main

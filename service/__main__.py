@@ -59,6 +59,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--trust-proxy", default=None)
     p.add_argument("--job-time-limit", type=float, default=None)
     p.add_argument("--base-url", default=None)
+    p.add_argument("--secure-cookies", action="store_true")
     return p.parse_args(argv)
 
 
@@ -226,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
                                   console_limits=ConsoleLimits(timeout=a.console_seconds, memory_gib=a.console_memory,
                                                                max_rows=a.console_rows),
                                   job_time_limit_s=JOB_TIME_LIMIT_S if a.job_time_limit is None
-                                  else a.job_time_limit or None, base_url=base))
+                                  else a.job_time_limit or None, base_url=base,
+                                  secure_cookies=a.secure_cookies or base.startswith("https://")))
     except (CatalogError, OSError, sqlite3.Error) as e:
         fail(f"--root {root}: {e}")
     if not app.state.catalog.users():

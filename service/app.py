@@ -82,7 +82,7 @@ def create_app(settings: Settings, *, start_runner: bool = True) -> FastAPI:
     # the page session: a signed cookie naming the catalog's session row (which logout, a new token or a removed
     # user deletes); strict SameSite and HttpOnly, as long as the row lives
     app.add_middleware(SessionMiddleware, secret_key=svc.catalog.key("session"), session_cookie=COOKIE,
-                       max_age=SESSION_S, same_site="strict")
+                       max_age=SESSION_S, same_site="strict", https_only=settings.secure_cookies)
     app.add_middleware(BodyLimit)
     return app
 

@@ -20,7 +20,7 @@ from service import manage, pages
 from service.catalog import Catalog, User
 from service.console import ConsoleLimits, Shared
 from service.kinds import MAX_CARD_FILES, Context
-from service.live import Live, Snapshots
+from service.live import Live, Snapshots, Streams
 from service.runner import Runner, job_layout
 from service.specs import MAX_GAMES, MAX_UPLOAD
 
@@ -45,6 +45,7 @@ class Settings:
     console_limits: ConsoleLimits = field(default_factory=ConsoleLimits)  # SQL console, downloads
     job_time_limit_s: float | None = JOB_TIME_LIMIT_S  # a job's steps together, at most (None: no limit)
     base_url: str = ""               # the service's own URL for its links (playtest serve --base-url); "": relative
+    secure_cookies: bool = False     # cookies only over HTTPS (playtest serve --secure-cookies; an https base URL)
 
 
 class TooLarge(Exception):
@@ -71,6 +72,7 @@ class Services:
     checks: manage.Failures | None = None                                  # cost checks per user (the factory's)
     snapshots: Snapshots = field(default_factory=Snapshots)               # what pages derive from a manifest
     live: Live = field(default_factory=Live)                               # per-run live estimates
+    streams: Streams = field(default_factory=Streams)                      # open event streams per user
     console: Shared | None = None                                          # the SQL console's gate and answers
     nightly: Any = None                                                    # the scheduler (service/nightly.py)
 

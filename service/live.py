@@ -319,6 +319,52 @@ def event(data: dict, name: str = "progress") -> bytes:
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
+STREAMS_PER_USER = 8          # live pages (event streams) open at once per user, at most ...
+STREAMS_TOTAL = 64            # ... and in all: each looks at its run every EVENT_EVERY_S (300 made /runs take 6.7 s)
+
+
+class Streams:
+    """The open event streams per user, at most ``per_user`` each and ``total`` in all. A stream's place is held
+    from :meth:`open` to :meth:`close`, and at most until its STREAM_S are over (and a little more), so a stream
+    whose end was never seen (its client went before it began) frees its place anyway."""
+
+    def __init__(self, per_user: int = STREAMS_PER_USER, total: int = STREAMS_TOTAL, hold_s: float = STREAM_S + 10,
+                 clock=time.monotonic):
+        self.per_user, self.total, self.hold_s, self.clock = per_user, total, hold_s, clock
+        self._open: dict[str, dict[int, float]] = {}
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def open(self, user: str) -> int | str:
+        """A place for a new stream of ``user`` (a token for close), or the one line refusing it."""
+        with self._lock:
+            self._purge()
+            mine = self._open.get(user, {})
+            if len(mine) >= self.per_user:
+                return f"{self.per_user} live pages of yours are open already (the most at once); close one"
+            if sum(map(len, self._open.values())) >= self.total:
+                return f"{self.total} live pages are open already (the most at once); try again in a minute"
+            self._next += 1
+            self._open.setdefault(user, {})[self._next] = self.clock() + self.hold_s
+            return self._next
+
+    def _purge(self) -> None:
+        now = self.clock()
+        for name in list(self._open):
+            self._open[name] = {t: until for t, until in self._open[name].items() if until > now}
+            if not self._open[name]:
+                del self._open[name]
+
+    def close(self, user: str, token: int) -> None:
+        with self._lock:
+            self._open.get(user, {}).pop(token, None)
+
+    def count(self, user: str | None = None) -> int:
+        with self._lock:
+            self._purge()
+            return len(self._open.get(user, {})) if user is not None else sum(map(len, self._open.values()))
+
+
 async def stream(request, look, *, every: float = EVENT_EVERY_S, limit: float = STREAM_S):
     """Server-sent events: ``look()`` (run in a thread) every ``every`` s, sent when it changed, until the run ends,
     the client goes or ``limit`` s pass (the browser's EventSource then reconnects after the ``retry`` delay)."""

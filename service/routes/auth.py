@@ -8,19 +8,40 @@ import secrets
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
+from itsdangerous import BadSignature, TimestampSigner
 
 from service import manage, pages
-from service.deps import LOGIN_COOKIE, ReadForm, Svc, session_user
+from service.deps import LOGIN_COOKIE, ReadForm, Services, Svc, session_user
 
 router = APIRouter()
 
 
-def _login_page(error: str = "", status: int = 200):
-    """The login form with a fresh CSRF token, set beside it in its own cookie."""
+LOGIN_S = 3600                       # a login form's CSRF token is good this long
+
+
+def _signer(svc: Services) -> TimestampSigner:
+    return TimestampSigner(svc.catalog.key("session"), salt="playtest-login-csrf")
+
+
+def _login_page(svc: Services, error: str = "", status: int = 200):
+    """The login form with a fresh CSRF token; its cookie holds the token signed with the service's key (a double
+    submit whose cookie a client cannot make up: it must be one this service gave, within the hour)."""
     token = secrets.token_urlsafe(24)
     r = pages.render("login.html", "Log in", None, None, status=status, login_csrf=token, error=error)
-    r.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", max_age=3600)
+    r.set_cookie(LOGIN_COOKIE, _signer(svc).sign(token).decode(), httponly=True, samesite="strict", max_age=LOGIN_S,
+                 secure=svc.settings.secure_cookies)
     return r
+
+
+def _login_csrf_ok(svc: Services, given, cookie: str | None) -> bool:
+    """Whether the form's token is the one this service signed into the form's cookie, under an hour ago."""
+    if not isinstance(given, str) or not cookie:
+        return False
+    try:
+        want = _signer(svc).unsign(cookie, max_age=LOGIN_S)
+    except BadSignature:                 # SignatureExpired is one
+        return False
+    return secrets.compare_digest(given.encode(), want)
 
 
 def _refused(line: str, status: int):
@@ -38,8 +59,8 @@ def home(request: Request, svc: Svc):
 
 
 @router.get("/login")
-def login_page():
-    return _login_page()
+def login_page(svc: Svc):
+    return _login_page(svc)
 
 
 @router.post("/login")
@@ -48,9 +69,8 @@ async def login(request: Request, svc: Svc):
         form = await request.form(max_files=0, max_fields=5, max_part_size=4096)
     except Exception:  # noqa: BLE001 - a malformed form: one line
         return _refused("the form could not be read", 400)
-    given, want = form.get("csrf"), request.cookies.get(LOGIN_COOKIE)
-    if not isinstance(given, str) or not want or not secrets.compare_digest(given.encode(), want.encode()):
-        return _refused("the login form's CSRF token is missing or wrong; reload the page", 403)
+    if not _login_csrf_ok(svc, form.get("csrf"), request.cookies.get(LOGIN_COOKIE)):
+        return _refused("the login form's CSRF token is missing, wrong or over an hour old; reload the page", 403)
     where = manage.address(request)
     if (wait := svc.failures.wait(where)) is not None:
         r = _refused(svc.failures.message(wait), 429)
@@ -60,7 +80,7 @@ async def login(request: Request, svc: Svc):
     user = svc.catalog.user_by_token(token if isinstance(token, str) else None)
     if user is None:
         svc.failures.add(where)
-        return _login_page("unknown token", 401)
+        return _login_page(svc, "unknown token", 401)
     sid, _ = svc.catalog.new_session(user)
     svc.catalog.audit(user.name, "login")
     svc.catalog.end_session(request.session.get("sid"))      # a session this browser held before ends here

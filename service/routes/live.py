@@ -16,8 +16,17 @@ router = APIRouter()
 def run_events(request: Request, job: str, page: Reader, svc: Svc):
     if svc.catalog.job(job) is None:
         return PlainTextResponse("error: no such run\n", status_code=404)
-    return StreamingResponse(stream(request, lambda: look(svc.catalog, svc.live, svc.root, job)),
-                             media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
+    token = svc.streams.open(page.user.name)        # a few open streams a user, a few dozen in all (service/live.py)
+    if isinstance(token, str):
+        return PlainTextResponse(f"error: {token}\n", status_code=429, headers={"Retry-After": "20"})
+
+    async def held():
+        try:
+            async for chunk in stream(request, lambda: look(svc.catalog, svc.live, svc.root, job)):
+                yield chunk
+        finally:
+            svc.streams.close(page.user.name, token)
+    return StreamingResponse(held(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
 
 
 @router.get("/api/runs/{job}/progress")

@@ -184,3 +184,101 @@ def test_the_base_url_is_checked_and_defaults_to_where_the_service_listens():
                 "https://p.example/\x1b[2J", "https://p .example"):
         with pytest.raises(ValueError, match="--base-url"):
             base_url_of(bad, "127.0.0.1", 8321)
+
+
+# the login form's CSRF token: signed by the service --------------------------------------------------------------
+
+def login_form(app, base: str = "http://testserver"):
+    from service_helpers import csrf_of
+    from starlette.testclient import TestClient
+    client = TestClient(app, base_url=base)
+    page = client.get("/login")
+    return client, csrf_of(page.text), client.cookies.get("playtest_login"), page
+
+
+def test_a_login_csrf_cookie_the_client_made_up_is_refused(quiet_app):
+    from service_helpers import make_users
+    users = make_users(quiet_app)
+    client, token, cookie, _ = login_form(quiet_app)
+    assert cookie != token and cookie.startswith(token + ".")          # the token, signed
+    client.cookies.set("playtest_login", "x")                            # a double submit of the client's own
+    r = client.post("/login", data={"csrf": "x", "token": users["read"].token}, follow_redirects=False)
+    assert r.status_code == 403 and "CSRF token is missing, wrong or over an hour old" in r.text
+    client.cookies.set("playtest_login", token)                          # the right value, unsigned
+    assert client.post("/login", data={"csrf": token, "token": users["read"].token},
+                       follow_redirects=False).status_code == 403
+    client.cookies.set("playtest_login", cookie)                         # the service's own
+    r = client.post("/login", data={"csrf": token, "token": users["read"].token}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/runs"
+
+
+def test_a_login_csrf_cookie_signed_by_another_service_or_over_an_hour_old_is_refused(quiet_app, tmp_path,
+                                                                                      monkeypatch):
+    from itsdangerous import TimestampSigner
+    from service_helpers import make_users
+
+    from service.routes import auth
+    users = make_users(quiet_app)
+    client, token, cookie, _ = login_form(quiet_app)
+    other = TimestampSigner("another service's key", salt="playtest-login-csrf").sign(token).decode()
+    client.cookies.set("playtest_login", other)
+    assert client.post("/login", data={"csrf": token, "token": users["read"].token},
+                       follow_redirects=False).status_code == 403
+    client.cookies.set("playtest_login", cookie)
+    monkeypatch.setattr(auth, "LOGIN_S", -1)                             # every token is over its age now
+    assert client.post("/login", data={"csrf": token, "token": users["read"].token},
+                       follow_redirects=False).status_code == 403
+
+
+# cookies only over HTTPS ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("settings, secure", [({}, False), ({"secure_cookies": True}, True)])
+def test_secure_cookies_when_asked(tmp_path, settings, secure):
+    from service_helpers import make_users
+
+    from service.app import Settings, create_app
+    app = create_app(Settings(root=tmp_path / "root", **settings), start_runner=False)
+    try:
+        users = make_users(app)
+        client, token, _, page = login_form(app, "https://testserver")
+        r = client.post("/login", data={"csrf": token, "token": users["read"].token}, follow_redirects=False)
+        for header in (page.headers["set-cookie"], r.headers["set-cookie"]):
+            assert ("; secure" in header.lower()) is secure, header
+    finally:
+        app.state.catalog.close()
+
+
+# open event streams -----------------------------------------------------------------------------------------------
+
+def test_open_event_streams_are_capped_per_user_and_in_all():
+    from service.live import Streams
+    now = [0.0]
+    s = Streams(per_user=2, total=3, hold_s=30, clock=lambda: now[0])
+    a1, a2 = s.open("ann"), s.open("ann")
+    assert isinstance(a1, int) and isinstance(a2, int)
+    assert s.open("ann") == "2 live pages of yours are open already (the most at once); close one"
+    assert isinstance(s.open("bob"), int)
+    assert s.open("cy") == "3 live pages are open already (the most at once); try again in a minute"
+    s.close("ann", a1)
+    assert isinstance(s.open("cy"), int)
+    now[0] = 31.0                               # places whose end was never seen are free after their hold
+    assert s.count() == 0 and isinstance(s.open("ann"), int)
+
+
+def test_the_events_route_refuses_past_the_cap_and_frees_a_place_when_a_stream_ends(quiet_app):
+    from service_helpers import fake_done_job, make_users
+
+    from service.live import Streams
+    users = make_users(quiet_app)
+    quiet_app.state.services.streams = Streams(per_user=1, total=10)
+    done = fake_done_job(quiet_app, users["edit"])
+    client = users["read"].page(quiet_app)
+    r = client.get(f"/runs/{done}/events")             # an ended run: one state, its end, the stream closes
+    assert r.status_code == 200 and "event: end" in r.text
+    assert quiet_app.state.services.streams.count("rita") == 0
+    token = quiet_app.state.services.streams.open("rita")      # a stream of hers still open
+    r = client.get(f"/runs/{done}/events")
+    assert r.status_code == 429 and r.text == "error: 1 live pages of yours are open already (the most at once); " \
+                                              "close one\n"
+    quiet_app.state.services.streams.close("rita", token)
+    assert client.get(f"/runs/{done}/events").status_code == 200
