@@ -442,9 +442,10 @@ def text_size(row: tuple) -> int:
 
 def execute_capped(con, sql: str, cap: AnswerCap, where: str = "sql", results: Sequence[str | Path] = (),
                    max_rows: int | None = None, how: tuple[str, str] = READ_ONLY):
-    """One SELECT (check_select, ``how`` saying where it runs) run as :func:`execute` runs it, its answer bounded as it is fetched (``cap``): long text
-    values cut (capped_sql) and, past ``cap.max_bytes`` of rows, a QueryError of one line; a few rows are fetched at
-    a time, so what Python holds is never much more than the cap. Returns (column names, rows)."""
+    """One SELECT (check_select, ``how`` saying where it runs) run as :func:`execute` runs it, its answer bounded
+    as it is fetched (``cap``): long text values cut (capped_sql) and, past ``cap.max_bytes`` of rows, a QueryError
+    of one line; a few rows are fetched at a time, so what Python holds is never much more than the cap. Returns
+    (column names, rows)."""
     import duckdb
     check_select(con, sql, where, how)       # before DuckDB binds it: con.sql would run any other statement at once
     try:

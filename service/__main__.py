@@ -237,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"playtest serve: http://{a.host}:{a.port}/ (results in {root.resolve()}; Ctrl-C stops it, a running job "
           "resumes at the next start)", file=sys.stderr, flush=True)
     import uvicorn
-    server = uvicorn.Server(server_config(app, a.host, a.port, proxies, os.environ.get("PLAYTEST_SERVE_LOG", "warning")))
+    log_level = os.environ.get("PLAYTEST_SERVE_LOG", "warning")
+    server = uvicorn.Server(server_config(app, a.host, a.port, proxies, log_level))
     try:
         server.run()
     finally:
