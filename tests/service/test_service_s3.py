@@ -12,7 +12,7 @@ import io
 import httpx
 import pyarrow.parquet as pq
 import pytest
-from part_bytes import parts
+from part_bytes import blanked, parts
 from service_helpers import TINY, Live, csrf_of, make_users, wait_state
 from typer.testing import CliRunner
 
@@ -22,10 +22,9 @@ from service.runner import job_layout
 pytestmark = [pytest.mark.slow, pytest.mark.service]
 
 
-def blanked(data: bytes) -> bytes:
-    """A part's bytes with the code version in its metadata blanked (as service_helpers.parts does)."""
-    version = pq.read_metadata(io.BytesIO(data)).metadata[b"playtest.code_version"]
-    return data.replace(version, b"?" * len(version))
+def blanked_part(data: bytes) -> bytes:
+    """A part's bytes with the code version in its metadata blanked (tests/part_bytes.py)."""
+    return blanked(data, pq.read_metadata(io.BytesIO(data)).metadata)
 
 
 def test_a_sweep_job_on_object_storage_is_played_shown_queried_and_deleted(tmp_path, s3_server):
@@ -45,7 +44,7 @@ def test_a_sweep_job_on_object_storage_is_played_shown_queried_and_deleted(tmp_p
             assert row["results"] == s3_server.uri("designs", "team")
             assert not (live.app.state.root / "runs" / job).exists()           # nothing of it on the local disk
             objects = s3_server.keys("designs", f"team/runs/{job}/")
-            ours = {k.removeprefix(f"team/runs/{job}/"): blanked(v) for k, v in objects.items()
+            ours = {k.removeprefix(f"team/runs/{job}/"): blanked_part(v) for k, v in objects.items()
                     if k.endswith(".parquet")}
             assert ours and ours == parts(tmp_path / "local")
             assert f"team/runs/{job}/manifest.json" in objects
