@@ -26,6 +26,7 @@ from service.lifecycle import CANCELLED
 
 PROJECT = Path(__file__).resolve().parent.parent      # so the children import this checkout's playtest
 TERM_GRACE_S = 10.0                                    # SIGTERM, then SIGKILL after this long
+CLUSTER = "the service's Ray cluster"                  # what a job's users are told in place of its address
 
 
 def layout(root: Path, job: str, results: str = "") -> dict[str, Any]:
@@ -272,11 +273,16 @@ class Runner:
             self.catalog.set_job(c.job, pid=None, pid_start=None, exit_code=code, ended=row and row["ended"]
                                  or time.time())
             return
-        said = last_line(job_layout(self.root, row)["log"])
+        said = self.told(last_line(job_layout(self.root, row)["log"]))
         d = lifecycle.after_step(c.steps, c.index, code, said)
         detail = {"next": {"steps": c.steps, "index": d.index}, "finish": {"error": d.error},
                   "fail": {"error": d.error, "code": code}}[d.event]
         self._event(c.job, d.event, row, **detail)
+
+    def told(self, line: str) -> str:
+        """A step's last line as the job's users see it: the Ray cluster's address (--address) said as "the
+        service's Ray cluster". Only the service talks to Ray; the job's log keeps the line whole for the admin."""
+        return line.replace(self.address, CLUSTER) if self.address else line
 
     # cancel and recover -----------------------------------------------------------------------------------
 
