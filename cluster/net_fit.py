@@ -33,6 +33,8 @@ class NetSpec:
     l2: float = 1e-3               # per decision, on every weight's distance from its start
     steps: int = 300               # L-BFGS iterations per head at most
     seed: int = 1
+    target: str = "shares"         # the policy's target: the search's visit shares, or its choice ("choice":
+                                   # the option it took, 1, the others 0)
 
 
 @dataclasses.dataclass
@@ -51,8 +53,9 @@ class Positions:
                                    # Teams partner's, 1/n each when nobody won; 0 for seats the game lacks
 
 
-def positions(samples: dict, features: Features) -> Positions:
-    """The samples (cluster.train_bot's: options, seats, outcome_games) as positions for the fit."""
+def positions(samples: dict, features: Features, target: str = "shares") -> Positions:
+    """The samples (cluster.train_bot's: options, seats, outcome_games) as positions for the fit; each option
+    row's target is its share of the search's visits, or (``target="choice"``) 1 for the option it took."""
     o, s = samples["options"], samples["seats"]
     max_seats, nv = features.max_seats, len(features.value)
     okey = o["game"].astype(np.int64) * KEY + o["decision"]
@@ -74,7 +77,8 @@ def positions(samples: dict, features: Features) -> Positions:
     outcome = np.zeros((len(decisions), max_seats))
     width = min(max_seats, samples["outcome_games"].shape[1])
     outcome[:, :width] = samples["outcome_games"][games, :width]
-    return Positions(o["f"].astype(np.float64), o["share"].astype(np.float64), starts, row_decision,
+    share = o["share"] if target == "shares" else o["chosen"]
+    return Positions(o["f"].astype(np.float64), share.astype(np.float64), starts, row_decision,
                      views[np.arange(len(decisions)), mover], seat_f, views, n_seats, outcome)
 
 
@@ -178,7 +182,7 @@ def fit_network(features: Features, start: Model, samples: dict, spec: NetSpec, 
         from threadpoolctl import threadpool_limits
     except ImportError:                                   # numpy without threadpoolctl: the environment's
         threadpool_limits = None
-    pos = positions(samples, features)
+    pos = positions(samples, features, spec.target)
     layers = start.layers() if start.hidden == spec.hidden else _start_layers(features, spec)
     p_lin0, v_lin0 = np.array(start.policy, dtype=np.float64), np.array(start.value, dtype=np.float64)
     p0 = np.concatenate([p_lin0, layers.p_w1.ravel(), layers.p_b1, layers.p_w2]).astype(np.float64)

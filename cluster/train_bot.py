@@ -318,7 +318,7 @@ def _improvement_step(spec: TrainSpec, generation: int, mean: np.ndarray, sigma:
 def improve_policy(spec: TrainSpec, game: Game, model: Model, work: Path, scores_of, say) -> tuple[Model, list]:
     """``spec.improve`` generations of policy improvement from ``model``'s policy (resumable: each generation's
     mean and spread are kept in the work folder)."""
-    mean = np.array(model.policy, dtype=np.float64)
+    mean = policy_vector(model)
     sigma = np.full(len(mean), spec.improve_sigma)
     rows: list[dict] = []
     for g in range(spec.improve):
@@ -333,7 +333,27 @@ def improve_policy(spec: TrainSpec, game: Game, model: Model, work: Path, scores
         say(f"policy improvement {g + 1}/{spec.improve}: the mean weights score {row['mean_weights_edge']:+.3f} over "
             f"the fair share against the heuristic, the best of the {2 * max(1, spec.population // 2) + 1} tried "
             f"{row['best_edge']:+.3f}")
-    return dataclasses.replace(model, policy=tuple(rounded(v) for v in mean)), rows
+    return with_policy_vector(model, mean), rows
+
+
+def policy_vector(model: Model) -> np.ndarray:
+    """What the policy improvement moves: the linear policy's weights, and a network model's output weights
+    (its hidden units are features the fit learned; their input weights stay)."""
+    if not model.hidden:
+        return np.array(model.policy, dtype=np.float64)
+    return np.concatenate([np.array(model.policy, dtype=np.float64), model.layers().p_w2.astype(np.float64)])
+
+
+def with_policy_vector(model: Model, vector: np.ndarray, provenance: dict | None = None) -> Model:
+    """``model`` with the policy improvement's ``vector`` (policy_vector's layout) in place."""
+    from sim.kit.learned import float32s
+    n = len(model.policy)
+    out = dataclasses.replace(model, policy=tuple(rounded(v) for v in vector[:n]))
+    if model.hidden:
+        layers = model.layers()
+        layers = dataclasses.replace(layers, p_w2=np.asarray(vector[n:], dtype=np.float32))
+        out = dataclasses.replace(out, network=float32s(layers.pack()))
+    return out if provenance is None else dataclasses.replace(out, provenance=provenance)
 
 
 # -- the run ----------------------------------------------------------------------------------------------
@@ -469,7 +489,7 @@ class _Remote:
         """``scores_of(candidates, seed)`` for the policy improvement: each candidate policy's edge (``model``'s
         value head)."""
         def scores(candidates: list[np.ndarray], seed: int) -> list[float]:
-            jsons = [dataclasses.replace(model, policy=tuple(float(v) for v in c), provenance={}).to_json()
+            jsons = [with_policy_vector(model, c, {}).to_json()
                      for c in candidates]
             return self.ray.get([self.score.remote(self.game.name, j, seed, self.spec.improve_games) for j in jsons])
         return scores

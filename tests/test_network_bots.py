@@ -230,6 +230,7 @@ def test_the_fit_lowers_both_losses_from_its_start_and_reads_back(search_samples
     assert read_model(write(tmp_path / "f.json", fitted), g.features) == fitted
 
 
+@pytest.mark.slow
 @pytest.mark.ray
 def test_train_bot_fits_a_network_twice_to_the_same_bytes_and_resumes_from_parquet(tmp_path, ray_local):
     from cluster.train_bot import TrainRun, TrainSpec, _load_samples, train

@@ -69,47 +69,49 @@ cdef void learned_state(Game* g, const Model* m, int seat, double* st) noexcept 
         learned_seat_features(g, (seat + r) % n, st + r * nv)
 
 
-cdef void learned_state_part(Game* g, const Model* m, int seat, double* acc) noexcept nogil:
-    """The policy network's hidden layer before any option's features: its biases plus the state's part
-    (nothing for a linear model)."""
-    cdef double st[MAXP * MAXFEAT]
-    cdef const float* row
-    cdef const float* bias
-    cdef int i, h, hidden = m.hidden
-    if m.net == NULL:
-        return
-    bias = net_policy_bias(m)
+cdef inline void net_add(float* z, const float* row, float x, int hidden) noexcept nogil:
+    """z += x * row (a unit's inputs, float32 as the weights: the compiler does several units at once)."""
+    cdef int h
     for h in range(hidden):
-        acc[h] = bias[h]
-    learned_state(g, m, seat, st)
-    for i in range(m.n_state):
-        if st[i] != 0:
-            row = m.net + (m.n_policy + i) * hidden
-            for h in range(hidden):
-                acc[h] += st[i] * row[h]
+        z[h] += x * row[h]
 
 
-cdef double net_option(const Model* m, const double* f, const double* acc) noexcept nogil:
-    """The policy network's score of an option with features ``f``, the decision's state part in ``acc``."""
-    cdef double z[MAXHIDDEN]
-    cdef const float* row
-    cdef const float* out = net_policy_bias(m) + m.hidden
+cdef inline double net_out(const float* z, const float* out, int hidden) noexcept nogil:
+    """The output: the ReLU units weighted by the output weights."""
     cdef double s = 0
-    cdef int i, h, hidden = m.hidden
-    for h in range(hidden):
-        z[h] = acc[h]
-    for i in range(m.n_policy):
-        if f[i] != 0:
-            row = m.net + i * hidden
-            for h in range(hidden):
-                z[h] += f[i] * row[h]
+    cdef int h
     for h in range(hidden):
         if z[h] > 0:
-            s += z[h] * out[h]
+            s += <double>z[h] * out[h]
     return s
 
 
-cdef double learned_score(Game* g, const Model* m, int seat, int k, const double* acc) noexcept nogil:
+cdef void learned_state_part(Game* g, const Model* m, int seat, float* acc) noexcept nogil:
+    """The policy network's hidden layer before any option's features: its biases plus the state's part
+    (nothing for a linear model)."""
+    cdef double st[MAXP * MAXFEAT]
+    cdef int i, h, hidden = m.hidden
+    if m.net == NULL:
+        return
+    memcpy(acc, net_policy_bias(m), sizeof(float) * hidden)
+    learned_state(g, m, seat, st)
+    for i in range(m.n_state):
+        if st[i] != 0:
+            net_add(acc, m.net + (m.n_policy + i) * hidden, <float>st[i], hidden)
+
+
+cdef double net_option(const Model* m, const double* f, const float* acc) noexcept nogil:
+    """The policy network's score of an option with features ``f``, the decision's state part in ``acc``."""
+    cdef float z[MAXHIDDEN]
+    cdef int i, hidden = m.hidden
+    memcpy(z, acc, sizeof(float) * hidden)
+    for i in range(m.n_policy):
+        if f[i] != 0:
+            net_add(z, m.net + i * hidden, <float>f[i], hidden)
+    return net_out(z, net_policy_bias(m) + hidden, hidden)
+
+
+cdef double learned_score(Game* g, const Model* m, int seat, int k, const float* acc) noexcept nogil:
     """The policy's score of option k of the listed options (``acc``: learned_state_part's, for a network)."""
     cdef double f[MAXFEAT]
     learned_option_features(g, seat, k, f)
@@ -122,7 +124,7 @@ cdef int learned_choose(Game* g, const Model* m, int seat, int forbid) noexcept 
     """The listed option the policy scores highest; the first listed on ties. Restricted play (``forbid``,
     0: none): an option of the forbidden kind scores below every other and is not scored (the heuristic's
     rule: taken only when every option listed is forbidden, then the first listed)."""
-    cdef double acc[MAXHIDDEN]
+    cdef float acc[MAXHIDDEN]
     cdef int k, best = 0
     cdef double s, best_score = 0
     learned_state_part(g, m, seat, acc)
@@ -135,24 +137,15 @@ cdef int learned_choose(Game* g, const Model* m, int seat, int forbid) noexcept 
 
 cdef double net_value(const Model* m, const double* st) noexcept nogil:
     """The value network's score of the seat whose view of the state is ``st``."""
-    cdef double z[MAXHIDDEN]
+    cdef float z[MAXHIDDEN]
     cdef const float* w1 = net_value_w1(m)
     cdef const float* bias = w1 + m.n_state * m.hidden
-    cdef const float* out = bias + m.hidden
-    cdef const float* row
-    cdef double s = 0
-    cdef int i, h, hidden = m.hidden
-    for h in range(hidden):
-        z[h] = bias[h]
+    cdef int i, hidden = m.hidden
+    memcpy(z, bias, sizeof(float) * hidden)
     for i in range(m.n_state):
         if st[i] != 0:
-            row = w1 + i * hidden
-            for h in range(hidden):
-                z[h] += st[i] * row[h]
-    for h in range(hidden):
-        if z[h] > 0:
-            s += z[h] * out[h]
-    return s
+            net_add(z, w1 + i * hidden, <float>st[i], hidden)
+    return net_out(z, bias + hidden, hidden)
 
 
 cdef void learned_values(Game* g, const Model* m, double* out) noexcept nogil:
@@ -273,7 +266,7 @@ cdef object learned_features_at(Game* g, int n_policy, int n_value):
 cdef object learned_scores_at(Game* g):
     """The paused seat's model at g's pending decision, for the test-only modules' PausedGame: (its policy's
     score of each listed option, each seat's chance by its value head); the options must be listed."""
-    cdef double acc[MAXHIDDEN]
+    cdef float acc[MAXHIDDEN]
     cdef double p[MAXP]
     cdef int k, s, seat = g.seat
     cdef Model* m = &g.bots[seat].model

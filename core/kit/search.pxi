@@ -88,7 +88,7 @@ cdef int mcts_choose(Game* g, int seat, const Search* p, pcg32_t* rng, int64_t* 
     cdef SearchNode* nodes = <SearchNode*>malloc(sizeof(SearchNode) * (p.iterations + 1))
     cdef int path[4096]
     cdef double reward[MAXP]
-    cdef double prior_acc[MAXHIDDEN]      # a network model's state part of the prior's decision (learned.pxi)
+    cdef float prior_acc[MAXHIDDEN]      # a network model's state part of the prior's decision (learned.pxi)
     cdef int it, k, n, node, ch, mover, plen, n_nodes, untried, n_untried, best, found, choice = -1
     cdef int64_t visited
     cdef bint guided = g.bots[seat].model.n_policy > 0   # a search with a model (learned.pxi)
