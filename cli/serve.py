@@ -66,8 +66,10 @@ def serve(root: Annotated[Path, typer.Option(help="the results root: runs in ROO
     check_range("--submit-per-minute", submit_per_minute, 1, 10_000)
     check_range("--checks-per-minute", checks_per_minute, 1, 10_000)
     check_range("--workers", workers, 1, 4096)
-    from service.__main__ import console_problem
+    from service.__main__ import console_problem, job_time_limit_problem
     if (bad := console_problem(console_seconds, console_memory, console_rows)) is not None:
+        fail(bad)
+    if (bad := job_time_limit_problem(job_time_limit)) is not None:
         fail(bad)
     if add_user is not None and role not in ROLES:
         fail(f"--role {role!r}: expected one of {', '.join(ROLES)}")

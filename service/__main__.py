@@ -32,6 +32,18 @@ def console_problem(seconds: float, memory_gib: float, rows: int) -> str | None:
     return None
 
 
+JOB_TIME_LIMIT_RANGE = (60, 30 * 86_400)       # seconds a job may be given (--job-time-limit), or 0 for none
+
+
+def job_time_limit_problem(seconds: float | None) -> str | None:
+    """One line when ``--job-time-limit`` is out of range (playtest serve checks it too), else None."""
+    low, high = JOB_TIME_LIMIT_RANGE
+    if seconds is None or math.isfinite(seconds) and (seconds == 0 or low <= seconds <= high):
+        return None
+    return (f"--job-time-limit {seconds:g} is out of range; expected seconds from {low} to {high} (30 days), "
+            "or 0 for none")
+
+
 class _Args(argparse.ArgumentParser):
     def error(self, message: str):          # one line, exit 2 (argparse would print its usage first)
         print(f"error: {message} (playtest serve --help lists what is allowed)", file=sys.stderr)
@@ -153,10 +165,8 @@ def main(argv: list[str] | None = None) -> int:
                                    ("--checks-per-minute", a.checks_per_minute, 1, 10_000)):
         if not low <= value <= high:
             fail(f"{flag} {value} is out of range; expected an integer from {low} to {high}")
-    if a.job_time_limit is not None and not (math.isfinite(a.job_time_limit) and (
-            a.job_time_limit == 0 or 60 <= a.job_time_limit <= 30 * 86_400)):
-        fail(f"--job-time-limit {a.job_time_limit:g} is out of range; expected seconds from 60 to 2592000 (30 days), "
-             "or 0 for none")
+    if (bad := job_time_limit_problem(a.job_time_limit)) is not None:
+        fail(bad)
     if a.workers is not None and not 1 <= a.workers <= 4096:
         fail(f"--workers {a.workers} is out of range; expected an integer from 1 to 4096")
     if (bad := console_problem(a.console_seconds, a.console_memory, a.console_rows)) is not None:

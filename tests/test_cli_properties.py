@@ -272,16 +272,21 @@ NUMERIC_FLAGS = [
     (["serve", "--host", "127.0.0.1"], "--jobs", 1, 64),
     (["serve", "--host", "127.0.0.1"], "--max-queued", 1, 10_000),
     (["serve", "--host", "127.0.0.1"], "--submit-per-minute", 1, 10_000),
+    (["serve", "--host", "127.0.0.1"], "--checks-per-minute", 1, 10_000),
+    (["serve", "--host", "127.0.0.1"], "--job-time-limit", 60, 30 * 86_400),     # or 0 (ALSO_ALLOWED)
     (["serve", "--host", "127.0.0.1"], "--console-seconds", 1, 3600),
     (["serve", "--host", "127.0.0.1"], "--console-memory", 1, 1024),
     (["serve", "--host", "127.0.0.1"], "--console-rows", 1, 100_000),
     (["submit", "--server", "http://127.0.0.1:9"], "--timeout", 1, 30 * 86_400),
+    (["submit", "--server", "http://127.0.0.1:9"], "--request-timeout", 1, 3600),
 ]
+ALSO_ALLOWED = {"--job-time-limit": {0}}       # a value outside a flag's range that means something (0: no limit)
 NUMERIC_MODULES = (cli_play, cli_compare, cli_regress, cli_report, cli_tune_bot, cli_reference, cli_serve)
 
 
-def numeric_flags(module) -> set[tuple[str, str]]:
-    """(command, flag) of every int or float option of a CLI module's commands, read from their signatures."""
+def numeric_flags(module, types: tuple[type, ...] = (int, float)) -> set[tuple[str, str]]:
+    """(command, flag) of every option of ``types`` (int or float) of a CLI module's commands, read from their
+    signatures."""
     out = set()
     for name, fn in module.COMMANDS.items():
         for param, hint in typing.get_type_hints(fn, include_extras=True).items():
@@ -289,7 +294,7 @@ def numeric_flags(module) -> set[tuple[str, str]]:
                 continue
             base, *extras = typing.get_args(hint)
             base = next((a for a in typing.get_args(base) if a is not type(None)), base)
-            if base not in (int, float):
+            if base not in types:
                 continue
             info = next(e for e in extras if isinstance(e, typer.models.OptionInfo))
             decls = [d for d in (info.param_decls or ()) if d.startswith("--")]
@@ -352,10 +357,26 @@ def test_numeric_flags_refuse_out_of_range_values_in_one_line(tmp_path, stubbed,
     full = args + [flag, str(value)]
     code = check(full, tmp_path)
     res = runner.invoke(app, full) if code == 2 else None
-    if low <= value <= high:
+    if low <= value <= high or value in ALSO_ALLOWED.get(flag, ()):
         assert code == 0 or REACHED in res.stderr or flag not in res.stderr, (full, res and res.stderr)
     else:
         assert code == 2, full
         said = " ".join(res.stderr.split())
         assert said.startswith(f"error: {flag}") and "expected" in said or f"has no {flag[2:]}" in said, said
         assert REACHED not in said
+
+
+FLOAT_FLAGS = set().union(*(numeric_flags(m, (float,)) for m in NUMERIC_MODULES))
+
+
+@pytest.mark.parametrize("case", [c for c in NUMERIC_FLAGS if (c[0][0], c[1]) in FLOAT_FLAGS],
+                         ids=lambda c: f"{c[0][0]}-{c[1]}")
+def test_float_flags_refuse_what_is_not_a_number_and_the_values_beside_their_range(tmp_path, stubbed, case):
+    """A float flag's check is its own (no int type refuses a fraction or nan first): nan, the infinities, the value
+    a unit below its range and half a unit above it are one line naming the flag, before any work."""
+    args, flag, low, high = case
+    for value in ("nan", "inf", "-inf", str(low - 1), repr(high + 0.5)):
+        full = args + [flag, value]
+        assert check(full, tmp_path) == 2, full
+        said = " ".join(runner.invoke(app, full).stderr.split())
+        assert said.startswith(f"error: {flag}") and "expected" in said and REACHED not in said, said
