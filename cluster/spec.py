@@ -20,6 +20,8 @@ from typing import Any, Callable
 from sim.files import MAX_NESTING, load_toml_bounded, nesting_of_value
 from sim.games import ENGINES, GAMES, EngineError, Game, Match, get
 from sim.kit import winprob
+from sim.kit.bots import spec_fields
+from sim.kit.learned import model_path
 from infra.metrics import Metric, MetricError, fair_share, parse_metric, summarize
 from sim.params import RuleError, fields
 
@@ -616,9 +618,6 @@ def _data_path(where: str, label: str, gdef: Game, key: str, value: Any, base_di
     return str(p)
 
 
-_MODEL_FILE = re.compile(r"(?:^|[:,\s])model=([^:,]*)")      # a bot spec's model=REF (sim.kit.learned.model_path)
-
-
 def _file_inside(where: str, what: str, path: Path, within: str | Path) -> None:
     """Refuse, before it is opened, a file a stored spec names outside its results folder ``within``."""
     from infra.folder import inside
@@ -633,8 +632,20 @@ def _file_inside(where: str, what: str, path: Path, within: str | Path) -> None:
 
 
 def _models_inside(src: str, raw: Any, within: str | Path) -> None:
-    """Every learned model a stored spec names by file (``model=PATH.json`` in a bot spec) lies inside ``within``
-    (a shipped model's name is not a file the spec names)."""
+    """Every learned model a stored spec names by file (``model=PATH`` in a bot spec, however spelled) lies inside
+    ``within`` (a shipped model's name is not a file the spec names). Each text is read as the bot parser reads it
+    (sim.kit.bots.spec_fields, then sim.kit.learned.model_path): whole, as an entry of a bots list is, and cut at
+    ',', as a bots string is (sim.bots.bot_specs); a text the parser refuses opens no model and is left to it."""
+    def check(text: str) -> None:
+        for spec in {text, *text.split(",")}:
+            try:
+                ref = spec_fields(spec)[1].get("model")
+                path = None if ref is None else model_path(None, ref.partition("@")[0])
+            except RuleError:               # no bot spec, or a model named by name: no file it names
+                continue
+            if path is not None:
+                _file_inside(src, f"model={ref!r}", path, within)
+
     def walk(value: Any) -> None:
         if isinstance(value, dict):
             for v in value.values():
@@ -643,10 +654,7 @@ def _models_inside(src: str, raw: Any, within: str | Path) -> None:
             for v in value:
                 walk(v)
         elif isinstance(value, str):
-            for ref in _MODEL_FILE.findall(value):
-                ref = ref.partition("@")[0].strip()
-                if ref.endswith(".json") or "/" in ref:
-                    _file_inside(src, f"model={ref!r}", Path(ref), within)
+            check(value)
     walk(raw)
 
 

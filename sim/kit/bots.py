@@ -118,6 +118,13 @@ def _search_number(spec: str, name: str, value: str) -> float:
     return x
 
 
+def spec_fields(spec: str) -> tuple[str, dict[str, str]]:
+    """A bot spec's kind and its fields ``{name: value}``, read as every bot is: cut at ':', each field name=value
+    with both stripped (sim.params.parse_assignments); a field without '=', or a name given twice, is a RuleError."""
+    kind, *assigned = spec.strip().split(":")
+    return kind, parse_assignments(assigned, where=f"bot {spec!r}")
+
+
 def refuse_core_only(specs: Iterable[str], why: str) -> None:
     """Raise an EngineError naming the first core-only bot (a search or learned bot) among ``specs``, for an
     engine that cannot play them."""
@@ -201,7 +208,7 @@ class BotRoster:
             if assigned:
                 raise RuleError(f"bot {spec!r}: the random bot takes no weights")
             return RandomBot()
-        values = parse_assignments(assigned, where=f"bot {spec!r}")
+        values = spec_fields(spec)[1]
         search = model = None
         if kind == "learned" or "model" in values and kind in SEARCH_KINDS:
             if self.features is None:
