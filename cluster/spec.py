@@ -632,29 +632,38 @@ def _file_inside(where: str, what: str, path: Path, within: str | Path) -> None:
 
 
 def _models_inside(src: str, raw: Any, within: str | Path) -> None:
-    """Every learned model a stored spec names by file (``model=PATH`` in a bot spec, however spelled) lies inside
-    ``within`` (a shipped model's name is not a file the spec names). Each text is read as the bot parser reads it
-    (sim.kit.bots.spec_fields, then sim.kit.learned.model_path): whole, as an entry of a bots list is, and cut at
-    ',', as a bots string is (sim.bots.bot_specs); a text the parser refuses opens no model and is left to it."""
-    def check(text: str) -> None:
+    """Every learned model a stored spec names by file lies inside ``within`` (a shipped model's name is not a file
+    the spec names): ``model=PATH`` in a bot spec, however spelled, and a kingmaking ``oracle = PATH``. Each text is
+    read as the bot parser reads it (sim.kit.bots.spec_fields): whole, as an entry of a bots list is, and cut at ',',
+    as a bots string is (sim.bots.bot_specs); a text the parser refuses opens no model and is left to it. A model
+    reference is a file where sim.kit.learned.model_path makes it one."""
+    def check_ref(what: str, ref: str) -> None:
+        try:
+            path = model_path(None, ref.partition("@")[0])
+        except RuleError:                   # a model named by name: no file the spec names
+            return
+        _file_inside(src, f"{what}={ref!r}", path, within)
+
+    def check_bots(text: str) -> None:
         for spec in {text, *text.split(",")}:
             try:
                 ref = spec_fields(spec)[1].get("model")
-                path = None if ref is None else model_path(None, ref.partition("@")[0])
-            except RuleError:               # no bot spec, or a model named by name: no file it names
+            except RuleError:               # no bot spec
                 continue
-            if path is not None:
-                _file_inside(src, f"model={ref!r}", path, within)
+            if ref is not None:
+                check_ref("model", ref)
 
-    def walk(value: Any) -> None:
+    def walk(value: Any, key: Any = None) -> None:
         if isinstance(value, dict):
-            for v in value.values():
-                walk(v)
+            for k, v in value.items():
+                walk(v, k)
         elif isinstance(value, list):
             for v in value:
-                walk(v)
+                walk(v, key)
         elif isinstance(value, str):
-            check(value)
+            check_bots(value)
+            if key == "oracle":             # [kingmaking] oracle, or the sweep's (sim.kit.kingmaking.oracle_model)
+                check_ref("oracle", value)
     walk(raw)
 
 

@@ -64,6 +64,19 @@ def test_a_bots_list_entry_is_read_whole_as_the_parser_reads_it(places, opened):
         parse_spec(raw, source="manifest spec", within=folder)
 
 
+@pytest.mark.parametrize("where", ["kingmaking", "sweep"])
+def test_a_kingmaking_oracle_file_outside_the_folder_is_refused(places, opened, where):
+    folder, secret = places
+    raw = {**SPEC, "tables": ["games", "kingmaking"], "grid": {"players": [4]}}
+    raw.update({"kingmaking": {"oracle": str(secret)}} if where == "kingmaking" else {"oracle": f"{secret}@0123ab"})
+    opened.clear()
+    with pytest.raises(SpecError, match="oracle=.* is outside the results folder"):
+        parse_spec(raw, source="manifest spec", within=folder)
+    assert not [p for p in opened if Path(p).name == secret.name]
+    parse_spec({**raw, "kingmaking": {"oracle": "paws-2"}, "oracle": "paws-2"}, source="manifest spec",
+               within=folder)
+
+
 def test_the_same_spellings_of_a_shipped_model_and_of_a_file_inside_the_folder_pass(places):
     folder, _ = places
     spec = parse_spec({**SPEC, "setup": {"bots": "learned: model = paws-2"}}, source="manifest spec", within=folder)
