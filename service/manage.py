@@ -37,7 +37,7 @@ class Failures:
                  max_addresses: int = MAX_ADDRESSES, clock: Callable[[], float] = time.monotonic):
         self.limit, self.window_s, self.max_addresses, self.clock = limit, window_s, max_addresses, clock
         self._seen: dict[str, deque] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()       # take() holds it over wait() and add()
 
     def _recent(self, address: str, now: float) -> deque | None:
         times = self._seen.get(address)
@@ -55,6 +55,13 @@ class Failures:
             if times is None or len(times) < self.limit:
                 return None
             return max(1, math.ceil(times[0] + self.window_s - now))
+
+    def take(self, address: str) -> int | None:
+        """:meth:`wait` and, when it is None, :meth:`add`, as one step (callers on several threads at once)."""
+        with self._lock:
+            if (wait := self.wait(address)) is None:
+                self.add(address)
+            return wait
 
     def add(self, address: str) -> None:
         with self._lock:

@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse
+from starlette.concurrency import run_in_threadpool
 
 from cluster.spec import SpecError
 from service.deps import AdminForm, ApiAdmin, ApiReader, Page, Reader, Services, Svc, base_url, json_body
@@ -65,8 +66,8 @@ async def nightly_save(page: AdminForm, svc: Svc):
         "suite": await _form_text(form, "suite"), "baseline": await _form_text(form, "baseline"),
         "cards": {u.filename: await u.read(MAX_UPLOAD + 1) for u in form.getlist("cards")
                   if not isinstance(u, str) and u.filename}}
-    try:
-        name, _ = svc.nightly.save(page.user, inputs)
+    try:            # on a worker thread: the check reads the suite and plays a pilot game
+        name, _ = await run_in_threadpool(svc.nightly.save, page.user, inputs)
     except SpecError as e:
         shown = {k: (v if isinstance(v, (str, bool)) else v[:MAX_UPLOAD].decode("utf-8", "replace"))
                  for k, v in inputs.items() if k != "cards"}
@@ -111,9 +112,9 @@ async def api_nightly_save(request: Request, user: ApiAdmin, svc: Svc):
     if not isinstance(body, dict) or not all(isinstance(body.get(k), str) for k in ("name", "at", "suite", "baseline")) \
             or not isinstance(body.get("cards", {}), dict):
         return JSONResponse({"error": WANT}, 400)
-    try:
-        name, new = svc.nightly.save(user, {k: body.get(k) for k in ("name", "at", "suite", "baseline", "cards")}
-                                     | {"enabled": body.get("enabled", True)})
+    try:            # on a worker thread: the check reads the suite and plays a pilot game
+        name, new = await run_in_threadpool(svc.nightly.save, user, {k: body.get(k) for k in (
+            "name", "at", "suite", "baseline", "cards")} | {"enabled": body.get("enabled", True)})
     except SpecError as e:
         return JSONResponse({"error": " ".join(str(e).split())}, 400)
     return JSONResponse({**project_json(svc.nightly.project(name), None, base_url(request)), "created": new}, 200)

@@ -1,14 +1,17 @@
 """Submitting a job: the form of each job kind (service/kinds.py) and its API twin ``POST /api/runs``. Both check
 the inputs by the kind and either say the cost or queue the job, through one function (:func:`submit`); nothing is
-stored on a refusal."""
+stored on a refusal. The routes read the request on the event loop and run :func:`submit` (it reads the inputs and
+plays a pilot game) on a worker thread, so the service answers other requests meanwhile."""
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse
+from starlette.concurrency import run_in_threadpool
 
 from cluster.spec import SpecError
 from service.catalog import User
@@ -21,6 +24,7 @@ MAX_TITLE = 200
 MAX_DESCRIPTION = 5000
 
 router = APIRouter()
+_queueing = threading.Lock()         # a user's limits are read and the job added as one step (submissions run at once)
 
 
 def check_fields(title: str, description: str) -> str | None:
@@ -73,10 +77,9 @@ def submit(svc: Services, user: User, kind_name: Any, inputs: dict[str, Any], ti
     if kind is None:
         return 400, {"error": f"kind {str(kind_name)[:40]!r}: expected one of {', '.join(KINDS)}"}
     if svc.checks is not None:              # each check reads the inputs and plays a pilot: a few a minute a user
-        if (wait := svc.checks.wait(user.name)) is not None:
+        if (wait := svc.checks.take(user.name)) is not None:
             return 429, {"error": f"more than {svc.settings.checks_per_minute} checks of a job's cost in a minute "
                                   f"(each plays a pilot game); wait {wait} s"}
-        svc.checks.add(user.name)
     try:
         checked = _checked(svc, kind, inputs)
     except SpecError as e:
@@ -84,13 +87,14 @@ def submit(svc: Services, user: User, kind_name: Any, inputs: dict[str, Any], ti
     cost, est = _cost(svc, checked)
     if not start:
         return 200, cost
-    if (limited := _limited(svc, user)) is not None:
-        return 429, {"error": limited}
-    job = svc.catalog.add_job(owner=user, title=title or checked.name, description=description,
-                              spec_name=checked.name, game=checked.game, spec_text=checked.text, cells=checked.cells,
-                              games=checked.games, kind=checked.kind, params=checked.params,
-                              rule_set=checked.rule_set, results=svc.settings.results if kind.object_storage else "",
-                              pilot_s=checked.seconds, estimate="" if est is None else est.text())
+    with _queueing:
+        if (limited := _limited(svc, user)) is not None:
+            return 429, {"error": limited}
+        job = svc.catalog.add_job(owner=user, title=title or checked.name, description=description,
+                                  spec_name=checked.name, game=checked.game, spec_text=checked.text,
+                                  cells=checked.cells, games=checked.games, kind=checked.kind, params=checked.params,
+                                  rule_set=checked.rule_set, results=svc.settings.results if kind.object_storage
+                                  else "", pilot_s=checked.seconds, estimate="" if est is None else est.text())
     return 201, {**cost, "id": job, "state": "queued"}
 
 
@@ -138,7 +142,8 @@ async def submit_post(page: EditForm, svc: Svc):
         return _no_kind(page, 400)
     title, description = str(form.get("title") or ""), str(form.get("description") or "")
     inputs, shown = await _form_inputs(kind, form)
-    status, said = submit(svc, page.user, kind.name, inputs, title, description, form.get("action") == "start")
+    status, said = await run_in_threadpool(submit, svc, page.user, kind.name, inputs, title, description,
+                                           form.get("action") == "start")
     if status == 201:
         return RedirectResponse(f"/runs/{said['id']}", status_code=303)
     return page.render("submit.html", f"Submit {kind.title}", status=status, kind=kind, kinds=list(KINDS.values()),
@@ -170,8 +175,8 @@ async def api_submit(request: Request, user: ApiEditor, svc: Svc):
                           for f in (kind or KINDS["sweep"]).fields)
         return JSONResponse({"error": f"expected {{\"kind\": one of {', '.join(KINDS)}, {names}, \"title\": text, "
                                       "\"description\": text, \"check_only\": true|false}"}, 400)
-    status, said = submit(svc, user, kind.name, inputs, body.get("title", ""), body.get("description", ""),
-                          body.get("check_only", False) is not True)
+    status, said = await run_in_threadpool(submit, svc, user, kind.name, inputs, body.get("title", ""),
+                                           body.get("description", ""), body.get("check_only", False) is not True)
     if status == 201:
         said["url"] = f"{base_url(request)}/runs/{said['id']}"
     return JSONResponse(said, status_code=status)
