@@ -567,14 +567,26 @@ def _iteration(run: TrainRun, game: Game, remote: _Remote, k: int, model: Model 
 
 
 def _improved(spec: TrainSpec, game: Game, remote: _Remote, model: Model, work: Path, say) -> Model:
-    """The policy improvement after the last iteration, with its own ladder in the model's provenance."""
+    """The policy improvement after the last iteration, with its own ladder in the model's provenance. A network
+    model trained from a start model improves from the start model's policy with the fitted hidden units and
+    output weights of zero (so from the start model's play): imitating the search's visit shares, thin over a
+    dozen options, played worse than the start (docs/learned-bots.md "Network models"); the fit supplies the
+    hidden units, the improvement finds what they are worth."""
+    start = start_model(game, spec)
+    origin = "the fitted model"
+    if model.hidden and start is not None:
+        from sim.kit.learned import float32s
+        layers = model.layers()
+        layers = dataclasses.replace(layers, p_w2=np.zeros_like(layers.p_w2))
+        model = dataclasses.replace(model, policy=start.policy, network=float32s(layers.pack()))
+        origin = f"{start.name}'s policy with the fitted hidden units, output weights 0"
     improved, rows = improve_policy(spec, game, model, work, remote.scores_of(model), say)
     rung = remote.ladder(improved, (spec.seed + 3000) % (1 << 63))
     prov = {**model.provenance, "improvement": {
         "method": "evolution strategy (antithetic pairs) on the policy weights, against the heuristic, "
                   "every seat in turn", "spread": spec.improve_sigma,
         "generations": spec.improve, "population": spec.population, "games_per_seat": spec.improve_games,
-        "rows": rows, "ladder": rung}}
+        "from": origin, "rows": rows, "ladder": rung}}
     say(f"improved policy: learned vs heuristic edge {rung['edge']:+.3f} [{rung['edge_95'][0]:+.3f}, "
         f"{rung['edge_95'][1]:+.3f}] over the fair share ({rung['games']:,} games)")
     return dataclasses.replace(improved, provenance=prov)

@@ -167,7 +167,7 @@ def _good(tmp_path: Path) -> dict:
     (lambda d: {**d, "value": d["value"][:3] + ["x"] + d["value"][4:]}, r": value\[3\] = 'x': expected a finite number"),
     (lambda d: {**d, "policy": [2.0] + d["policy"][1:]}, r": digest = '[0-9a-f]{12}', but its weights digest to "),
     (lambda d: {**d, "format": "other"}, r": not a playtest model"),
-    (lambda d: {**d, "version": 9}, r": version = 9; this playtest reads version 1$"),
+    (lambda d: {**d, "version": 9}, r": version = 9; this playtest reads versions 1 \(linear\) and 2 \(network\)$"),
 ])
 def test_a_bad_model_file_is_refused_in_one_line(tmp_path, change, message):
     import re

@@ -260,3 +260,18 @@ def test_train_bot_refuses_a_bad_network_or_start_in_one_line(tmp_path):
         r = runner.invoke(app, ["train-bot", "paws", "--out", str(tmp_path / "m.json"), *args])
         assert r.exit_code == 2, r.output
         assert message in r.output and len(r.output.strip().splitlines()) == 1, r.output
+
+
+def test_policy_improvement_moves_the_linear_policy_and_the_networks_output_weights_only():
+    from cluster.train_bot import policy_vector, with_policy_vector
+    net = network_model("paws", 5, hidden=6)
+    v = policy_vector(net)
+    assert len(v) == len(net.policy) + 6
+    assert with_policy_vector(net, v).digest == net.digest                 # the same model back
+    moved = with_policy_vector(net, v + 0.5)
+    a, b = net.layers(), moved.layers()
+    assert np.array_equal(a.p_w1, b.p_w1) and np.array_equal(a.v_w1, b.v_w1) and np.array_equal(a.v_w2, b.v_w2)
+    np.testing.assert_allclose(b.p_w2, a.p_w2 + 0.5, rtol=1e-6)
+    assert moved.value == net.value and moved.policy == tuple(round(x + 0.5, 9) for x in net.policy)
+    linear = Model("paws", "lin", net.features, net.policy, net.value)
+    assert len(policy_vector(linear)) == len(net.policy) and with_policy_vector(linear, policy_vector(linear)) == linear
