@@ -513,7 +513,8 @@ def train(run: TrainRun) -> Model:
         for k in range(spec.iterations):
             model, history = _iteration(run, game, remote, k, model, sets, history, say, start)
         if model is not None:     # this run's spec and code version (resumed iterations hold their own run's)
-            model = dataclasses.replace(model, provenance=_provenance(spec, game, run.code_version, history))
+            model = dataclasses.replace(model, provenance={
+                **_provenance(spec, game, run.code_version, history), "samples_digest": samples_digest(sets)})
         if spec.improve and model is not None:
             model = _improved(spec, game, remote, model, work, say)
     finally:
@@ -590,6 +591,16 @@ def _improved(spec: TrainSpec, game: Game, remote: _Remote, model: Model, work: 
     say(f"improved policy: learned vs heuristic edge {rung['edge']:+.3f} [{rung['edge_95'][0]:+.3f}, "
         f"{rung['edge_95'][1]:+.3f}] over the fair share ({rung['games']:,} games)")
     return dataclasses.replace(improved, provenance=prov)
+
+
+def samples_digest(sets: list[dict]) -> str:
+    """SHA-256 of the samples the last fit read (every iteration's option rows, seat rows and outcomes, in
+    order): the same digest means the same training data."""
+    h = hashlib.sha256()
+    for s in sets:
+        for key in ("options", "seats", "outcome_games"):
+            h.update(np.ascontiguousarray(s[key]).tobytes())
+    return h.hexdigest()
 
 
 def _provenance(spec: TrainSpec, game: Game, code_version: str, history: list[dict]) -> dict:

@@ -543,3 +543,16 @@ def test_the_shipped_tales_model_beats_the_heuristic_seat_rotated():
     r = strength("tales", "learned:model=tales-2", 77, 1000)
     assert r["games"] == 4000 and r["fair_share"] == 0.5 and r["seed"] == 2 ** 63 + 77
     assert r["share_of_decided"]["ci95"][0] > 0.5 and r["wins"]["ci95"][0] > r["losses"]["ci95"][1], r
+
+
+@pytest.mark.slow
+def test_the_strongest_paws_model_is_no_weaker_than_paws_2_on_the_same_games():
+    """The model `learned` plays (strongest.txt) against paws-2 on the same games, each taking every seat of both
+    4-player line-ups against three heuristics, 500 games a seat on a held-out seed (2^63 + 78): its score minus
+    paws-2's has a 95% lower bound above -2 points (measured +2.0 [+0.2, +3.8] on seed 2^63 + 41,
+    bench/learned-network-strength.json)."""
+    from cluster.strength import paired
+    best = strongest_model(registry.get("paws").models_dir, "learned")
+    r = paired("paws", "learned:model=paws-2", f"learned:model={best}", 78, 500)
+    overall = r["rows"][-1]
+    assert overall["games"] == 4000 and overall["ci95"][0] > -0.02, r

@@ -247,6 +247,9 @@ def test_train_bot_fits_a_network_twice_to_the_same_bytes_and_resumes_from_parqu
         set(zip(samples["options"]["game"].tolist(), samples["options"]["decision"].tolist())))
     resumed = train(TrainRun(spec, tmp_path / "c.json", tmp_path / "a.work"))        # from the work folder
     assert resumed.digest == a.digest
+    # the provenance names the training data by digest, the same read back from the Parquet samples
+    assert a.provenance["samples_digest"] == b.provenance["samples_digest"] == resumed.provenance["samples_digest"]
+    assert len(a.provenance["samples_digest"]) == 64
 
 
 def test_train_bot_refuses_a_bad_network_or_start_in_one_line(tmp_path):
