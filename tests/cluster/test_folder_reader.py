@@ -38,20 +38,6 @@ def spec():
     return parse_spec(SPEC, source="reader.toml")
 
 
-@pytest.fixture(scope="module")
-def clean(spec, tmp_path_factory):
-    out = tmp_path_factory.mktemp("clean") / "sweep"
-    run_sweep(spec, out, progress=False, driver_plays=True)
-    return out
-
-
-@pytest.fixture
-def work(clean, tmp_path):
-    out = tmp_path / "sweep"
-    shutil.copytree(clean, out)
-    return out
-
-
 def cli(*args):
     return runner.invoke(app, [str(a) for a in args])
 

@@ -12,7 +12,6 @@ import hashlib
 import json
 import random
 import shutil
-import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -36,20 +35,6 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def spec():
     return parse_spec(SPEC, source="forge.toml")
-
-
-@pytest.fixture(scope="module")
-def clean(spec, tmp_path_factory):
-    out = tmp_path_factory.mktemp("clean") / "sweep"
-    run_sweep(spec, out, progress=False, driver_plays=True)
-    return out
-
-
-@pytest.fixture
-def work(clean, tmp_path):
-    out = tmp_path / "sweep"
-    shutil.copytree(clean, out)
-    return out
 
 
 def cli(*args):
@@ -244,21 +229,7 @@ def test_upgrade_refuses_an_edited_part_of_a_signed_sweep(work):
     assert res.exit_code == 2 and "part-00000.parquet: does not match the manifest's checksum" in res.stderr
 
 
-# ---- no file an unvouched manifest names outside its folder is opened ------------------------------------------
-
-@pytest.fixture
-def opened():
-    """The paths this process opens from now on (an audit hook; it stays, but records only while the list is live)."""
-    seen: list[str] = []
-    live = [True]
-
-    def hook(event, args):
-        if live[0] and event == "open" and args and isinstance(args[0], (str, bytes, Path)):
-            seen.append(str(args[0]))
-    sys.addaudithook(hook)
-    yield seen
-    live[0] = False
-
+# ---- no file an unvouched manifest names outside its folder is opened (opened: tests/cluster/conftest.py) ------
 
 def _names_a_file(work: Path, where: str, secret: Path) -> None:
     man = json.loads((work / "manifest.json").read_text())

@@ -2,7 +2,6 @@
 however its bot specs spell ``model=``: the check reads each bot spec as the bot parser does (sim.kit.bots), so every
 spelling the parser takes is checked, and the file is refused before it is opened."""
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,20 +10,6 @@ from cluster.spec import SpecError, parse_spec
 
 SPEC = {"name": "stored", "game": "paws", "rules": "v4", "seed": 1, "games_per_cell": 4, "batch_size": 4,
         "grid": {"players": [2]}}
-
-
-@pytest.fixture
-def opened():
-    """The paths this process opens from now on (an audit hook; it stays, but records only while the list is live)."""
-    seen: list[str] = []
-    live = [True]
-
-    def hook(event, args):
-        if live[0] and event == "open" and args and isinstance(args[0], (str, bytes, Path)):
-            seen.append(str(args[0]))
-    sys.addaudithook(hook)
-    yield seen
-    live[0] = False
 
 
 @pytest.fixture

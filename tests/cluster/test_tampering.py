@@ -27,25 +27,13 @@ from cli.main import app
 SPEC = {"name": "tamper", "game": "paws", "rules": "v4", "seed": 21, "games_per_cell": 30, "batch_size": 8,
         "grid": {"players": [2, 4]}}
 runner = CliRunner()
+# every test here plays on the embedded Ray (the clean sweep and the copies it repairs: tests/cluster/conftest.py)
+pytestmark = pytest.mark.usefixtures("ray_local")
 
 
 @pytest.fixture(scope="module")
 def spec():
     return parse_spec(SPEC, source="tamper.toml")
-
-
-@pytest.fixture(scope="module")
-def clean(ray_local, spec, tmp_path_factory):
-    out = tmp_path_factory.mktemp("clean") / "sweep"
-    run_sweep(spec, out, progress=False)
-    return out
-
-
-@pytest.fixture
-def work(clean, tmp_path):
-    out = tmp_path / "sweep"
-    shutil.copytree(clean, out)
-    return out
 
 
 def visible_parts(out: Path) -> list[str]:
