@@ -292,10 +292,9 @@ def replay_setup(g, seats: SeatOptions, oracle, where: str, *, games: int, seed:
     (overrides, the --setup values, the full setup, the match, the oracle model), after the common checks
     (``--games``, ``--seed``, ``--players``, ``--workers``, every output file in ``outputs``: {flag: path})
     and the measure's own ``check(match, oracle)``; a bad value exits 2 in one line. The oracle is
-    ``--oracle`` (a shipped name or a file) or the game's newest shipped model; the measure plays no card files
-    of its own (``seats.data`` is not read)."""
+    ``--oracle`` (a shipped name or a file) or the game's default oracle (its models index); the measure plays no
+    card files of its own (``seats.data`` is not read)."""
     from sim.games import EngineError
-    from sim.kit.learned import resolve_model
     from sim.params import RuleError
     check_range("--games", games, 1, 10_000_000)
     check_range("--seed", seed, 0, MAX_SEED)
@@ -308,10 +307,8 @@ def replay_setup(g, seats: SeatOptions, oracle, where: str, *, games: int, seed:
     try:
         overrides, shape, given, match = measure_match(g, SeatOptions(seats.bots, seats.players, seats.rules,
                                                                       seats.overrides, seats.setup), where)
-        names = sorted(p.stem for p in (g.models_dir.glob("*.json") if g.models_dir else []))
-        if g.features is None or (oracle is None and not names):
-            raise RuleError(f"{g.name} ships no learned model to rate the seats' chances; give --oracle FILE")
-        model = resolve_model(g.models_dir, g.features, oracle or names[-1], "--oracle")
+        from sim.kit.kingmaking import oracle_model
+        model = oracle_model(g, oracle, "--oracle")
         check(match, model)
     except (RuleError, EngineError, ValueError) as e:
         fail(str(e))

@@ -39,7 +39,7 @@ def kingmaker(ctx: typer.Context, game: Annotated[str, typer.Argument(help="the 
                   help="a seat is out once the oracle rates its chance to win under this")] = THRESHOLD,
               oracle: Annotated[Optional[str], typer.Option(
                   help="the learned model whose value head rates the seats (a shipped name or a file; default: "
-                       "the game's newest shipped model)")] = None,
+                       "the game's default oracle)")] = None,
               out: Annotated[Optional[str], typer.Option(
                   help="results folder (local): the sweep's spec (kingmaking.toml), manifest and Parquet parts "
                        "(tables games and kingmaking)")] = None,

@@ -35,7 +35,7 @@ def tension_command(
         = DECIDED,
         oracle: Annotated[Optional[str], typer.Option(
             help="the learned model whose value head rates the sides (a shipped name or a file; default: the "
-                 "game's newest shipped model)")] = None,
+                 "game's default oracle)")] = None,
         json_: Annotated[Optional[Path], typer.Option(
             "--json", help="also write the answer as JSON here (it is always in DIR/tension.json)")] = None,
         html: Annotated[Optional[Path], typer.Option(help="write a self-contained page with the curves here")] = None,

@@ -191,7 +191,7 @@ def test_missing_models_and_games_without_features_are_refused(imitate):
     best = strongest_model(registry.get("paws").models_dir, "learned")
     assert registry.get("paws").resolve(None, {}, {"bots": "learned"}, {}).setup.bots[0] == \
         f"learned:model={best}@{read_model(registry.get('paws').models_dir / f'{best}.json', FEATURES).digest}"
-    with pytest.raises(RuleError, match=r"which model\? learned:model=NAME \(this game names no strongest model\)"):
+    with pytest.raises(RuleError, match=r"which model\? name one with model=NAME \(this game names no strongest model\)"):
         strongest_model(None, "learned")
     with pytest.raises(RuleError, match=r"a model of 'paws', not of 'tales'$"):
         registry.get("tales").resolve(None, {}, {"bots": f"learned:model={imitate}"}, {})
@@ -556,3 +556,21 @@ def test_the_strongest_paws_model_is_no_weaker_than_paws_2_on_the_same_games():
     r = paired("paws", "learned:model=paws-2", f"learned:model={best}", 78, 500)
     overall = r["rows"][-1]
     assert overall["games"] == 4000 and overall["ci95"][0] > -0.02, r
+
+
+def test_the_models_index_names_shipped_models_and_bad_ones_are_refused_in_one_line(tmp_path):
+    from sim.kit.learned import indexed_model
+    from sim.kit.winprob import default_oracle
+    for game in ("paws", "tales"):
+        g = registry.get(game)
+        for role in ("strongest", "oracle"):
+            assert indexed_model(g.models_dir, role, "x") in shipped_models(g.models_dir)
+    assert default_oracle(registry.get("paws")) == "paws-2"          # the better calibrated value head
+    (tmp_path / "paws-2.json").write_text((registry.get("paws").models_dir / "paws-2.json").read_text())
+    for text, message in (('strongest = "nope"', r"strongest = 'nope'; expected the name of a shipped model \(paws-2\)"),
+                          ('strongest = 3', r"strongest = 3; expected"), ('oracle = "paws-2"', r"strongest = None"),
+                          ('strongest = "../paws-2"', r"strongest = '../paws-2'"), ("strongest = [", "index")):
+        (tmp_path / "index.toml").write_text(text)
+        with pytest.raises(RuleError, match=message) as err:
+            indexed_model(tmp_path, "strongest", "x")
+        assert "\n" not in str(err.value)

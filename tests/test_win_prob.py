@@ -158,7 +158,7 @@ def test_the_oracle_is_part_of_the_digests():
     base = {"game": "paws", "seed": 1, "games_per_cell": 10, "tables": ["games", "win_prob"]}
     a, b = parse_spec(base, "a.toml"), parse_spec({**base, "oracle": "paws-1"}, "b.toml")
     c = parse_spec({**base, "oracle": "paws-2"}, "c.toml")
-    assert a.digest == c.digest != b.digest          # the default is paws-2 (the newest shipped)
+    assert a.digest == c.digest != b.digest          # the default is paws-2 (the oracle models/index.toml names)
     assert a.cells[0].match.digest != b.cells[0].match.digest
     model = winprob.oracle_of(b.cells[0].match)
     assert dict(dict(b.cells[0].match.options)["win_prob"]) == {"oracle": f"paws-1@{model.digest}"}

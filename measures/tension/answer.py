@@ -30,7 +30,7 @@ def answer_of(folder, decided: float = DECIDED) -> dict | None:
     finally:
         con.close()
     one = per_cell[cells[0]] if len(cells) == 1 else None
-    oracle = str(spec.get("oracle") or m.get("oracle") or "the game's newest shipped model")
+    oracle = str(spec.get("oracle") or m.get("oracle") or "the game's default oracle")
     return {"game": m.get("game"), "rules": spec.get("rules"), "overrides": spec.get("overrides") or {},
             "setup": {k: v for k, v in (spec.get("setup") or {}).items() if k != "bots"}, "bots": bots,
             "seed": spec.get("seed"), "oracle": oracle, "folder": str(folder),

@@ -41,7 +41,7 @@ TABLE = "kingmaking"           # the result table: one row per game
 THRESHOLD = 0.05               # default: a seat is out once the oracle rates its chance under this
 OPTIONS = {"threshold": "a chance in (0, 1): a seat is out once the oracle rates it under this (default 0.05)",
            "oracle": "the learned model whose value head rates the seats: a shipped name, NAME@DIGEST or a .json "
-                     "file (default: the game's newest shipped model)"}
+                     "file (default: the oracle the game's models index names)"}
 
 SCHEMA = pa.schema([
     pa.field("seed", pa.uint64(), nullable=False),
@@ -122,13 +122,16 @@ def check_threshold(value: Any, where: str) -> float:
 
 
 def oracle_model(game, ref: str | None, where: str = "oracle"):
-    """The oracle named ``ref`` (a shipped name, NAME@DIGEST or a .json file; None: the newest shipped one)."""
+    """The oracle named ``ref`` (a shipped name, NAME@DIGEST or a .json file; None: the one the game's models
+    index names, sim.kit.winprob.default_oracle)."""
+    from sim.kit.winprob import default_oracle
     names = shipped_models(game.models_dir)
     if game.features is None or (ref is None and not names):
         raise RuleError(f"{game.name} ships no learned model to rate the seats' chances; give an oracle file")
     if not isinstance(ref, (str, type(None))):
         raise RuleError(f"{where} = {ref!r} is not allowed; expected a model name or a .json file")
-    return resolve_model(game.models_dir, game.features, ref or names[-1], f"{where} {ref or names[-1]}")
+    ref = ref or default_oracle(game)
+    return resolve_model(game.models_dir, game.features, ref, f"{where} {ref}")
 
 
 def resolve_options(game, match, options: Mapping[str, Any], where: str) -> tuple[tuple[str, Any], ...]:

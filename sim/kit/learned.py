@@ -215,19 +215,29 @@ def model_path(models_dir: Path | None, ref: str) -> Path:
     return models_dir / f"{ref}.json"
 
 
-STRONGEST_FILE = "strongest.txt"      # beside the shipped models: the name ``learned`` alone plays
+INDEX_FILE = "index.toml"       # beside the shipped models: which plays ``learned`` alone, which is the oracle
+INDEX_ROLES = {"strongest": "the model `learned` with no model= plays",
+               "oracle": "the model whose value head rates the seats when no oracle is named"}
+
+
+def indexed_model(models_dir: Path | None, role: str, spec: str) -> str:
+    """The shipped model the models folder's index.toml names for ``role`` (strongest, oracle); chosen there by
+    the held-out measurements in bench/ and docs/learned-bots.md. A RuleError in one line if the game names none."""
+    from sim.files import load_toml_bounded
+    path = models_dir / INDEX_FILE if models_dir is not None else None
+    if path is None or not path.is_file():
+        raise RuleError(f"{spec}: which model? name one with model=NAME (this game names no {role} model)")
+    index = load_toml_bounded(path, "models index", RuleError)
+    name = index.get(role)
+    if not isinstance(name, str) or not NAME.fullmatch(name) or not (models_dir / f"{name}.json").is_file():
+        raise RuleError(f"{path}: {role} = {name!r}; expected the name of a shipped model "
+                        f"({', '.join(shipped_models(models_dir)) or 'none'})")
+    return name
 
 
 def strongest_model(models_dir: Path | None, spec: str) -> str:
-    """The shipped model ``learned`` with no model= plays: the name in the models folder's strongest.txt (one
-    name, chosen by the held-out measurements in bench/ and docs/learned-bots.md)."""
-    path = models_dir / STRONGEST_FILE if models_dir is not None else None
-    if path is None or not path.is_file():
-        raise RuleError(f"bot {spec!r}: which model? learned:model=NAME (this game names no strongest model)")
-    name = path.read_text(encoding="utf-8", errors="replace")[:100].strip()
-    if not NAME.fullmatch(name):
-        raise RuleError(f"{path}: expected one model name (letters, digits, '_', '.', '-')")
-    return name
+    """The shipped model ``learned`` with no model= plays (index.toml's ``strongest``)."""
+    return indexed_model(models_dir, "strongest", f"bot {spec!r}")
 
 
 def shipped_models(models_dir: Path | None) -> list[str]:

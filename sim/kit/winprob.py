@@ -3,7 +3,7 @@ by a learned model's value head (the oracle), as the ``win_prob`` result table (
 trace").
 
 A sweep asks for it with ``tables = ["games", "win_prob"]`` and names its oracle with the top-level key
-``oracle = "paws-2"`` (default: the game's newest shipped model, :func:`default_oracle`). The oracle rides on
+``oracle = "paws-2"`` (default: the oracle the game's models index names, :func:`default_oracle`). The oracle rides on
 the match as the table's option (``Game.table_options``, ``Match.options``: ``(("win_prob", (("oracle",
 "paws-2@<digest>"),)),)``), so its name and digest are part of the match's and the spec's digests: the same
 spec with another oracle is another sweep. The core computes the rows (core/kit/winprob.pxi, with learned.pxi
@@ -45,11 +45,13 @@ OPTIONS = ("oracle",)
 
 
 def default_oracle(game) -> str | None:
-    """The oracle a ``win_prob`` table uses when none is named: the game's newest shipped model (the last by
-    name, as ``playtest tension`` and ``kingmaker`` choose), or None when it ships none."""
-    from sim.kit.learned import shipped_models
-    names = shipped_models(game.models_dir) if game.features is not None else []
-    return names[-1] if names else None
+    """The oracle a ``win_prob`` table uses when none is named: the one the game's models index names
+    (sim/<game>/bots/models/index.toml ``oracle``, chosen by held-out calibration; ``playtest tension`` and
+    ``kingmaker`` choose the same), or None when the game ships no model."""
+    from sim.kit.learned import indexed_model, shipped_models
+    if game.features is None or not shipped_models(game.models_dir):
+        return None
+    return indexed_model(game.models_dir, "oracle", f"{game.name}'s default oracle")
 
 
 def resolve_oracle(game, name: str | None, where: str, key: str = "oracle"):
