@@ -141,16 +141,13 @@ class Report:
             out.append(f"  {len(self.outdated):,} whole part file(s) were written before the record column(s) "
                        f"{', '.join(sorted(self.lacks))} existed (e.g. {self.outdated[0]}); kept as they are: "
                        f"{outdated_hint(self)}")
-        if self.replayed:
-            out.append(f"  {self.replayed:,} whole part(s) that no signed manifest lists: every game of each played "
-                       "again and compared with their rows")
-        if self.sampled:
-            out.append(f"  {self.sampled:,} whole part(s) that no signed manifest lists: {REPLAY_SAMPLE} games of each, "
-                       "drawn at random, played again and compared with their rows (a sample, not proof: "
-                       f"playtest status {self.out_dir} --verify --full plays every game)")
-        if self.unreplayable:
-            out.append(f"  {self.unreplayable:,} whole part(s) that no signed manifest lists cannot be played again "
-                       "here (another engine core or the reference engine): only their own checksums vouch for them")
+        unlisted = ((self.replayed, ": every game of each played again and compared with their rows"),
+                    (self.sampled, f": {REPLAY_SAMPLE} games of each, drawn at random, played again and compared "
+                     f"with their rows (a sample, not proof: playtest status {self.out_dir} --verify --full plays "
+                     "every game)"),
+                    (self.unreplayable, " cannot be played again here (another engine core or the reference engine): "
+                     "only their own checksums vouch for them"))
+        out += [f"  {n:,} whole part(s) that no signed manifest lists{how}" for n, how in unlisted if n]
         if self.unproven:
             out.append(f"  the manifest is not signed: {self.unproven:,} whole part(s) are vouched for by a sample or "
                        f"by their own checksums only; playtest status {self.out_dir} --verify --full plays every game "
