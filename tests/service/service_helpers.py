@@ -1,11 +1,15 @@
 """Shared helpers of the service tests: an app over a fresh results root, users of every role, clients logged in
-as each (a page session cookie and its CSRF token, or an API token), and a small spec."""
+as each (a page session cookie and its CSRF token, or an API token), a small spec, and a real ``playtest serve``
+started and stopped with the job children it leaves."""
 
 from __future__ import annotations
 
 import base64
 import json
+import os
+import signal
 import socket
+import sqlite3
 import subprocess
 import threading
 import time
@@ -24,7 +28,7 @@ with warnings.catch_warnings():          # starlette's test client warns about h
 
 from service.__main__ import server_config
 from service.app import COOKIE, Settings, create_app
-from service.runner import layout
+from service.runner import layout, start_time
 
 TINY = """name = "tiny"
 game = "paws"
@@ -166,3 +170,39 @@ def serve(cli: list[str], url: str) -> subprocess.Popen:
             pass
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.1)
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL to the process group ``pid`` leads (a service or a job's child, each in a session of its own), if it is
+    still there."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def stop(proc: subprocess.Popen, *, group: bool = False) -> None:
+    """A service started by :func:`serve` stopped with SIGTERM (it ends its job's child itself) and its output read;
+    one still there after 30 s is killed, with its process group if ``group``."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            if group:
+                kill_group(proc.pid)
+            else:
+                proc.kill()
+    proc.communicate()
+
+
+def end_left_running(root: Path, children: list[tuple[int, int]]) -> None:
+    """Every job child a failing test may have left running ended with its process group: those in ``children``
+    ((pid, pid_start) pairs) and those the catalog under ``root`` names; a pid another process has since taken is
+    left alone."""
+    if (root / "service.sqlite").exists():
+        with sqlite3.connect(root / "service.sqlite") as con:
+            children = [*children, *con.execute("SELECT pid, pid_start FROM jobs WHERE pid IS NOT NULL")]
+    for pid, started in children:
+        if pid and start_time(pid) == started:
+            kill_group(pid)

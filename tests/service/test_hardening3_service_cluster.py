@@ -18,7 +18,7 @@ import httpx
 import pytest
 from part_bytes import parts
 from ray_head import cmdline, head_node_running, nodes, worker_node_running
-from service_helpers import TINY, Live, free_port, make_users, serve, wait_state
+from service_helpers import TINY, Live, end_left_running, free_port, make_users, serve, stop, wait_state
 
 from cluster.sweep import TASK_RETRIES
 from service.runner import layout, start_time
@@ -67,13 +67,6 @@ def lose_mid_part(node, timeout: float) -> None:
 
 def parts_on_disk(out) -> int:
     return len(list(out.glob("games/*/part-*.parquet")))
-
-
-def kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 @pytest.mark.slow
@@ -150,19 +143,8 @@ def test_a_job_on_a_cluster_survives_a_lost_node_and_a_restart_of_the_service(tm
         finally:
             api.close()
             for p in procs:
-                if p.poll() is None:
-                    p.send_signal(signal.SIGTERM)
-                    try:
-                        p.wait(timeout=30)
-                    except subprocess.TimeoutExpired:
-                        kill_group(p.pid)
-                p.communicate()
-            if (root / "service.sqlite").exists():    # any child a failure left running is ours
-                with sqlite3.connect(root / "service.sqlite") as con:
-                    children += con.execute("SELECT pid, pid_start FROM jobs WHERE pid IS NOT NULL").fetchall()
-            for pid, started in children:
-                if pid and start_time(pid) == started:
-                    kill_group(pid)
+                stop(p, group=True)
+            end_left_running(root, children)
 
 
 def test_a_job_that_cannot_reach_the_cluster_fails_without_naming_it_to_its_user(tmp_path):

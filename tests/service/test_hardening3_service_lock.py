@@ -6,30 +6,19 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import sqlite3
 import subprocess
 import sys
 
 import pytest
-from service_helpers import free_port, serve
+from service_helpers import free_port, serve, stop
 
 from service.rootlock import LOCK_NAME, Held, RootLock
 
 pytestmark = pytest.mark.service
 
 SERVE = [sys.executable, "-m", "service"]
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-    proc.communicate()
 
 
 def test_a_second_service_on_the_same_root_exits_2_naming_the_first(tmp_path):

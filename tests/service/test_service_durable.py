@@ -5,7 +5,6 @@ byte-identical, file by file, to an uninterrupted ``playtest sweep`` of the same
 from __future__ import annotations
 
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import time
 import httpx
 import pytest
 from part_bytes import parts
-from service_helpers import free_port, serve, wait_state
+from service_helpers import end_left_running, free_port, kill_group, serve, stop, wait_state
 
 from service.runner import layout, start_time
 
@@ -29,13 +28,6 @@ batch_size = 2000
 players = [2, 4]
 """
 CLI = [sys.executable, "-c", "from cli.main import app; app()"]
-
-
-def kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 @pytest.mark.slow
@@ -88,15 +80,5 @@ def test_kill_9_of_the_service_and_its_job_then_a_restart_gives_byte_identical_p
             assert have[name] == want[name], f"{name} differs from the uninterrupted run's"
     finally:
         for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    kill_group(p.pid)
-            p.communicate()
-        with sqlite3.connect(root / "service.sqlite") as con:        # any child a failure left running is ours
-            children += con.execute("SELECT pid, pid_start FROM jobs WHERE pid IS NOT NULL").fetchall()
-        for pid, started in children:
-            if pid and start_time(pid) == started:
-                kill_group(pid)
+            stop(p, group=True)
+        end_left_running(root, children)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from service_helpers import TINY, Live, free_port, make_users, serve, wait_state
+from service_helpers import TINY, Live, end_left_running, free_port, make_users, serve, stop, wait_state
 
 from service.app import Settings, create_app
 from service.runner import layout, start_time
@@ -285,13 +285,5 @@ def test_kill_9_of_the_service_mid_sweep_and_a_restart_finish_the_job(tmp_path):
         verify(layout(root, job)["out"])
     finally:
         for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-            p.communicate()
-        for pid, started in children:                       # ours, if a failure left it running
-            if start_time(pid) == started:
-                os.killpg(pid, signal.SIGKILL)
+            stop(p)
+        end_left_running(root, children)
