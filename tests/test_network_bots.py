@@ -77,30 +77,37 @@ def _paused(game: str, model_path: Path, setup: dict):
 def test_the_cores_network_scores_are_numpys(game, setup, paws_net, tales_net):
     path = paws_net if game == "paws" else tales_net
     model = read_model(path, registry.get(game).features)
-    PausedGame, inputs = _paused(game, path, setup)
+    teams = registry.get(game).resolve(None, {}, {**setup, "bots": "heuristic"}, {}).setup.mode in ("teams", "2v2")
     checked = 0
-    for index in range(6):
-        for stop in range(0, 200, 7):
-            pg = PausedGame(inputs, 11, index, stop)
+    for pg in seat_0_decisions(game, path, setup, 11, range(6), range(0, 200, 7)):
+        options, seats = pg.learned_features()
+        core_scores, core_chances = pg.learned_scores()
+        n = len(seats)
+        views = state_views(np.pad(np.asarray(seats, float)[None], ((0, 0), (0, model.seats - n), (0, 0))),
+                            np.array([n]), model.seats)[0]
+        x = np.asarray(options, dtype=float)
+        mine = x @ np.array(model.policy) + policy_network(model.layers(), x, np.repeat(views[:1], len(x), 0))
+        np.testing.assert_allclose(core_scores, mine, rtol=1e-5, atol=1e-5)
+        chances = seat_chances(seats, model)
+        if teams:
+            chances = np.array([chances[s] + chances[(s + 2) % 4] for s in range(n)])
+        np.testing.assert_allclose(core_chances, chances, rtol=1e-5, atol=1e-6)
+        assert len(set(np.round(mine, 6))) > 1 or len(mine) == 1
+        checked += 1
+    assert checked >= 10
+
+
+def seat_0_decisions(game: str, path: Path, setup: dict, seed: int, indexes, stops):
+    """Seat 0's decisions (a learned seat with ``path``'s model) in games ``indexes`` of ``seed``, paused at
+    each of ``stops`` that is seat 0's."""
+    PausedGame, inputs = _paused(game, path, setup)
+    for index in indexes:
+        for stop in stops:
+            pg = PausedGame(inputs, seed, index, stop)
             if not pg.paused:
                 break
-            if pg.seat != 0:
-                continue
-            options, seats = pg.learned_features()
-            core_scores, core_chances = pg.learned_scores()
-            n = len(seats)
-            views = state_views(np.pad(np.asarray(seats, float)[None], ((0, 0), (0, model.seats - n), (0, 0))),
-                                np.array([n]), model.seats)[0]
-            x = np.asarray(options, dtype=float)
-            mine = x @ np.array(model.policy) + policy_network(model.layers(), x, np.repeat(views[:1], len(x), 0))
-            np.testing.assert_allclose(core_scores, mine, rtol=1e-5, atol=1e-5)
-            chances = seat_chances(seats, model)
-            if registry.get(game).resolve(None, {}, {**setup, "bots": "heuristic"}, {}).setup.mode in ("teams", "2v2"):
-                chances = np.array([chances[s] + chances[(s + 2) % 4] for s in range(n)])
-            np.testing.assert_allclose(core_chances, chances, rtol=1e-5, atol=1e-6)
-            assert len(set(np.round(mine, 6))) > 1 or len(mine) == 1
-            checked += 1
-    assert checked >= 10
+            if pg.seat == 0:
+                yield pg
 
 
 def test_a_network_changes_play_and_a_zero_network_does_not(tmp_path):
@@ -134,22 +141,17 @@ def test_a_network_game_replays_alone_and_through_its_trace_and_keeps_the_invari
 @pytest.mark.parametrize("game", ["paws", "tales"])
 def test_re_dealing_hidden_cards_and_reseeding_the_dice_change_no_network_score(game, paws_net, tales_net):
     path = paws_net if game == "paws" else tales_net
-    PausedGame, inputs = _paused(game, path, {})
     checked = 0
-    for index in range(20):
-        for stop in range(0, 200, 9):
-            pg = PausedGame(inputs, 5, index, stop)
-            if not pg.paused:
-                break
-            if pg.seat != 0 or len(pg.options()) < 2:
-                continue
-            scores = pg.learned_scores()
-            for redeal in (1, 2):
-                other = pg.copy()
-                other.redeal(0, redeal)
-                other.reseed(redeal + 100)
-                assert other.options() == pg.options() and other.learned_scores() == scores
-            checked += 1
+    for pg in seat_0_decisions(game, path, {}, 5, range(20), range(0, 200, 9)):
+        if len(pg.options()) < 2:
+            continue
+        scores = pg.learned_scores()
+        for redeal in (1, 2):
+            other = pg.copy()
+            other.redeal(0, redeal)
+            other.reseed(redeal + 100)
+            assert other.options() == pg.options() and other.learned_scores() == scores
+        checked += 1
     assert checked >= 15
 
 
