@@ -138,12 +138,20 @@ def model_note(g, name: str) -> str:
     improved = m.provenance.get("improvement") or {}
     rung = improved.get("ladder") or its[-1].get("ladder", {})
     trained = m.provenance.get("spec", {})
-    text = f"@{m.digest}: trained by {trained.get('search', '?')} self-play, {len(its)} iterations"
+    kind = f"a network of {m.hidden} units" if m.hidden else "linear"
+    text = f"@{m.digest} ({kind}): trained by {trained.get('search', '?')} self-play, {len(its)} iterations"
     if improved:
         text += f", then {improved.get('generations', '?')} generations of policy improvement"
     if rung:
         text += (f"; against the heuristic {100 * rung['edge']:+.1f} points over the fair share "
                  f"({100 * rung['edge_95'][0]:+.1f} to {100 * rung['edge_95'][1]:+.1f}, 95%, {rung['games']:,} games)")
+    from sim.kit.learned import indexed_model
+    for role, words in (("strongest", "what `learned` alone plays"), ("oracle", "the default oracle")):
+        try:
+            if indexed_model(g.models_dir, role, "bots") == name:
+                text += f"; {words} (models/index.toml)"
+        except RuleError:
+            pass
     return text
 
 
