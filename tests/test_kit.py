@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from budget import examples
 
 from core.rng import CoreRng
-from sim.kit.bots import BOT_KINDS, SEARCH_KINDS, BotRoster, RandomBot, SearchBot, best, load_weight_presets
+from sim.kit.bots import BOT_KINDS, SEARCH_KINDS, BotRoster, LearnedBot, RandomBot, SearchBot, best, load_weight_presets
+from sim.kit.learned import shipped_models
 from sim.kit.decks import draw, put_under, reshuffle
 from sim.kit.presets import pick_preset
 from sim.kit.state import NOBODY, GameState
@@ -61,6 +62,8 @@ def test_any_bot_spec_is_a_bot_or_one_clear_error(game, data):
         assert type(bot) is RandomBot and spec.strip() == "random"
     elif kind in SEARCH_KINDS:   # tests/test_search_bots.py holds their parameters
         assert type(bot) is SearchBot and bot.name == kind
+    elif kind == "learned":      # tests/test_learned_bots.py holds their models; alone: the strongest shipped
+        assert type(bot) is LearnedBot and bot.model.name in shipped_models(roster.models)
     else:
         assert kind == "heuristic" and type(bot) is roster.heuristic
         for f in fields(bot.w):   # every accepted weight is within its declared range or one of its choices
