@@ -146,6 +146,7 @@ def test_full_is_refused_without_verify(work):
     assert code == 2 and "--full: only with --verify" in text, text
 
 
+@pytest.mark.slow
 def test_the_games_a_sample_replays_are_drawn_afresh_on_every_verify(work, spec):
     """One game of 30 edited, not one a verify could be known to pick: some of 200 sampled replays draw it (each
     does with chance 1/15; missing it 200 times has chance 1e-6), not all do; every full replay finds it."""

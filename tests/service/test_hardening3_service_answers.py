@@ -122,6 +122,7 @@ def test_read_only_sql_gets_the_consoles_memory_limit(sweep_folder):  # noqa: F8
     assert (connection.READ_ONLY_TIMEOUT, connection.READ_ONLY_MEMORY_GIB) == (CONSOLE_SECONDS, CONSOLE_MEMORY_GIB)
 
 
+@pytest.mark.slow
 def test_read_only_sql_gets_the_consoles_time_limit(sweep_folder):  # noqa: F811
     slow = "SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b"
     r = sql_cli(slow, "--results", str(sweep_folder), "--read-only")
