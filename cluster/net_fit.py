@@ -60,7 +60,7 @@ def positions(samples: dict, features: Features, target: str = "shares") -> Posi
     max_seats, nv = features.max_seats, len(features.value)
     okey = o["game"].astype(np.int64) * KEY + o["decision"]
     skey = s["game"].astype(np.int64) * KEY + s["decision"]
-    decisions, first = np.unique(okey, return_index=True)
+    decisions = np.unique(okey)
     order = np.argsort(okey, kind="stable")
     okey, o = okey[order], o[order]
     starts = np.searchsorted(okey, decisions)
@@ -91,8 +91,8 @@ def _group_softmax(z: np.ndarray, starts: np.ndarray, group: np.ndarray) -> np.n
 class _PolicyLoss:
     """The policy head's loss and gradient over (linear weights, input weights, biases, output weights)."""
 
-    def __init__(self, pos: Positions, lin0: np.ndarray, w0: np.ndarray, hidden: int, l2: float):
-        self.pos, self.lin0, self.w0, self.h, self.l2 = pos, lin0, w0, hidden, l2
+    def __init__(self, pos: Positions, w0: np.ndarray, hidden: int, l2: float):
+        self.pos, self.w0, self.h, self.l2 = pos, w0, hidden, l2
         self.n_in = pos.x.shape[1] + pos.mover_view.shape[1]
         self.lam = l2 * len(pos.starts)
 
@@ -122,19 +122,22 @@ class _PolicyLoss:
                 (grad + self.lam * diff) / len(pos.starts))
 
 
+def _seat_rows(pos: Positions):
+    """The seats each position's game has, one row each: (features, view of the state, outcome, position,
+    where each position's rows start)."""
+    d, m, nv = pos.seat_f.shape
+    present = (np.arange(m)[None, :] < pos.n_seats[:, None]).ravel()
+    return (pos.seat_f.reshape(d * m, nv)[present], pos.views.reshape(d * m, -1)[present], pos.outcome.ravel()[present],
+            np.repeat(np.arange(d), pos.n_seats), np.concatenate([[0], np.cumsum(pos.n_seats)[:-1]]))
+
+
 class _ValueLoss:
     """The value head's loss and gradient: a softmax over each decision's seats against the outcome."""
 
-    def __init__(self, pos: Positions, lin0: np.ndarray, w0: np.ndarray, hidden: int, l2: float):
-        d, m, nv = pos.seat_f.shape
-        present = (np.arange(m)[None, :] < pos.n_seats[:, None]).ravel()
-        self.f = pos.seat_f.reshape(d * m, nv)[present]
-        self.v = pos.views.reshape(d * m, -1)[present]
-        self.y = pos.outcome.ravel()[present]
-        self.group = np.repeat(np.arange(d), pos.n_seats)
-        self.starts = np.concatenate([[0], np.cumsum(pos.n_seats)[:-1]])
-        self.lin0, self.w0, self.h, self.d = lin0, w0, hidden, d
-        self.lam = l2 * d
+    def __init__(self, pos: Positions, w0: np.ndarray, hidden: int, l2: float):
+        self.f, self.v, self.y, self.group, self.starts = _seat_rows(pos)
+        self.w0, self.h, self.d = w0, hidden, len(pos.n_seats)
+        self.lam = l2 * self.d
 
     def split(self, w: np.ndarray):
         nv, ns, h = self.f.shape[1], self.v.shape[1], self.h
@@ -187,8 +190,8 @@ def fit_network(features: Features, start: Model, samples: dict, spec: NetSpec, 
     p_lin0, v_lin0 = np.array(start.policy, dtype=np.float64), np.array(start.value, dtype=np.float64)
     p0 = np.concatenate([p_lin0, layers.p_w1.ravel(), layers.p_b1, layers.p_w2]).astype(np.float64)
     v0 = np.concatenate([v_lin0, layers.v_w1.ravel(), layers.v_b1, layers.v_w2]).astype(np.float64)
-    policy_loss = _PolicyLoss(pos, p_lin0, p0, spec.hidden, spec.l2)
-    value_loss = _ValueLoss(pos, v_lin0, v0, spec.hidden, spec.l2)
+    policy_loss = _PolicyLoss(pos, p0, spec.hidden, spec.l2)
+    value_loss = _ValueLoss(pos, v0, spec.hidden, spec.l2)
     limit = threadpool_limits(1) if threadpool_limits is not None else None
     try:
         p, p_fun = _fit(policy_loss, p0, spec.steps)
@@ -209,13 +212,9 @@ def fit_network(features: Features, start: Model, samples: dict, spec: NetSpec, 
 
 def value_chances(model: Model, pos: Positions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(each present seat's chance by the model's value head, its outcome, its decision) at every position."""
-    d, m, nv = pos.seat_f.shape
-    present = (np.arange(m)[None, :] < pos.n_seats[:, None]).ravel()
-    f = pos.seat_f.reshape(d * m, nv)[present]
+    f, views, y, group, starts = _seat_rows(pos)
     z = f @ np.array(model.value)
     if model.hidden:
         from sim.kit.network import value_network
-        z = z + value_network(model.layers(), pos.views.reshape(d * m, -1)[present])
-    group = np.repeat(np.arange(d), pos.n_seats)
-    starts = np.concatenate([[0], np.cumsum(pos.n_seats)[:-1]])
-    return _group_softmax(z, starts, group), pos.outcome.ravel()[present], group
+        z = z + value_network(model.layers(), views)
+    return _group_softmax(z, starts, group), y, group
