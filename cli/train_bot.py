@@ -49,6 +49,10 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
               start: Annotated[Optional[str], typer.Option(
                   help="a model (shipped name or file) the first iteration's search is guided by and the fit "
                        "starts from (default: none, the first search unguided)")] = None,
+              configurations: Annotated[str, typer.Option(
+                  help="the self-play's configurations: skill (the game's skill line-ups) or all (every "
+                       "configuration: Paws v3 and v4, both boards, 2, 3, 4 players and Teams; Tales every mode)")]
+              = "skill",
               seed: Annotated[int, typer.Option(help="master seed (self-play: + iteration; ladder: + 1000)")] = 1,
               work: Annotated[Optional[Path], typer.Option(
                   help="the run's work folder: samples and each iteration's model, to resume a stopped run "
@@ -91,7 +95,7 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     spec = TrainSpec(game=g.name, name=name, search=search, iterations=iterations, games=games, batch=batch,
                      eval_games=eval_games, seed=seed, improve=improve, population=population,
                      improve_games=improve_games, improve_sigma=improve_spread, network=network,
-                     start=start or "")
+                     start=start or "", configurations=configurations)
     run = TrainRun(spec, out, work, workers=workers, address=address, code_version=code_version(),
                    progress=None if quiet else lambda text: err.print(text, highlight=False, markup=False))
     try:

@@ -1,7 +1,8 @@
 """Train a game's learned bot by expert iteration on Ray (``playtest train-bot``; docs/learned-bots.md).
 
 Each iteration:
-1. **self-play** (seed + k): the game's skill line-ups (``Game.skill_setups``) with the search bot in every
+1. **self-play** (seed + k): the game's skill line-ups (``Game.skill_setups``; ``--configurations all``: every
+   configuration, :func:`self_play_setups`) with the search bot in every
    seat (from the second iteration on, the search guided by the last model: ``model=``, its rollouts,
    prior and evaluation at the depth cap); the core writes every searched decision as training samples:
    each option's features and its share of the search's visits, each seat's features, and the game's
@@ -75,12 +76,22 @@ class TrainSpec:
     network: int = 0                  # a network model's hidden units (0: a linear model)
     start: str = ""                   # the model the first iteration's search is guided by and the fit starts
                                       # from (a shipped name or a file; "": none, the search unguided at first)
+    configurations: str = "skill"     # the self-play's configurations: "skill" (the game's skill line-ups) or
+                                      # "all" (every configuration the game's differential cases play)
 
     IMPROVE_FIELDS = ("improve", "population", "improve_games", "improve_sigma")
 
+    def fields(self) -> dict:
+        """The spec as a dict; ``configurations`` only when it is not the default, so a spec from before it
+        existed keeps its digests (and its work folder)."""
+        out = dataclasses.asdict(self)
+        if out["configurations"] == "skill":
+            del out["configurations"]
+        return out
+
     def iteration_fields(self) -> dict:
         """What decides the expert iterations' samples and models (not the policy improvement after them)."""
-        return {k: v for k, v in dataclasses.asdict(self).items() if k not in self.IMPROVE_FIELDS}
+        return {k: v for k, v in self.fields().items() if k not in self.IMPROVE_FIELDS}
 
     def digest(self) -> str:
         """Of the expert iterations: a work folder holds one run's iterations, whatever improvement follows."""
@@ -88,7 +99,23 @@ class TrainSpec:
 
     def improve_digest(self) -> str:
         """Of the whole run: each improvement of the same iterations keeps its own generations."""
-        return hashlib.sha256(json.dumps(dataclasses.asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps(self.fields(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+CONFIGURATIONS = ("skill", "all")
+
+
+def self_play_setups(game: Game, configurations: str) -> tuple:
+    """The configurations the self-play plays (``--configurations``): the game's skill line-ups, or every
+    configuration its bench and differential cases play (Paws: v3 and v4, both boards, 2, 3 and 4 players and
+    Teams; Tales: every mode), each once by label, the skill line-ups first."""
+    if configurations == "skill":
+        return tuple(game.skill_setups)
+    out: dict[str, object] = {}
+    for lu in (*game.skill_setups, *game.bench_presets, *game.differential_setups):
+        key = json.dumps([lu.rules, lu.overrides, lu.setup], sort_keys=True)
+        out.setdefault(key, lu)
+    return tuple(out.values())
 
 
 def check_spec(spec: TrainSpec) -> Game:
@@ -103,7 +130,10 @@ def check_spec(spec: TrainSpec) -> Game:
     if "model=" in spec.search:
         raise RuleError(f"--search {spec.search!r}: leave out model=; each iteration guides the search with the "
                         "last model")
-    for line_up in game.skill_setups:
+    if spec.configurations not in CONFIGURATIONS:
+        raise RuleError(f"--configurations {spec.configurations!r} is not allowed; expected one of "
+                        f"{', '.join(CONFIGURATIONS)}")
+    for line_up in self_play_setups(game, spec.configurations):
         game.resolve(line_up.rules, line_up.overrides, {**line_up.setup, "bots": spec.search},
                      where=f"--search {spec.search!r}")
     if not 0 <= spec.network <= MAX_HIDDEN:
@@ -121,13 +151,14 @@ def start_model(game: Game, spec: TrainSpec) -> Model | None:
 
 
 # -- self-play samples -----------------------------------------------------------------------------------
-def _samples(game_name: str, line_up: int, bots: str, model_json: str | None, seed: int, start: int,
-             count: int) -> dict[str, np.ndarray]:
-    """One Ray task: ``count`` games of skill line-up ``line_up`` as training samples (the model travels as
-    its JSON text and is written to a file of the worker's own, so it reaches workers on other machines)."""
+def _samples(game_name: str, configurations: str, line_up: int, bots: str, model_json: str | None, seed: int,
+             start: int, count: int) -> dict[str, np.ndarray]:
+    """One Ray task: ``count`` games of self-play configuration ``line_up`` as training samples (the model
+    travels as its JSON text and is written to a file of the worker's own, so it reaches workers on other
+    machines)."""
     import tempfile
     game = GAMES[game_name]
-    lu = game.skill_setups[line_up]
+    lu = self_play_setups(game, configurations)[line_up]
     with tempfile.TemporaryDirectory() as tmp:
         if model_json is not None:
             path = Path(tmp) / "model.json"
@@ -474,11 +505,11 @@ class _Remote:
         self.score = ray.remote(num_cpus=1)(candidate_edge)
 
     def samples(self, model: Model | None, seed: int) -> dict:
-        """One iteration's self-play samples, every skill line-up in batches of ``spec.batch`` games."""
-        spec, line_ups = self.spec, len(self.game.skill_setups)
+        """One iteration's self-play samples, every configuration in batches of ``spec.batch`` games."""
+        spec, line_ups = self.spec, len(self_play_setups(self.game, self.spec.configurations))
         per_line_up = max(1, spec.games // line_ups)
         model_json = model.to_json() if model is not None else None
-        refs = [self.task.remote(spec.game, lu, spec.search, model_json, seed, lo, min(spec.batch, per_line_up - lo))
+        refs = [self.task.remote(spec.game, spec.configurations, lu, spec.search, model_json, seed, lo, min(spec.batch, per_line_up - lo))
                 for lu in range(line_ups) for lo in range(0, per_line_up, spec.batch)]
         return _merge(self.ray.get(refs))
 
@@ -604,6 +635,9 @@ def samples_digest(sets: list[dict]) -> str:
 
 
 def _provenance(spec: TrainSpec, game: Game, code_version: str, history: list[dict]) -> dict:
-    return {"trained_by": "playtest train-bot", "spec": dataclasses.asdict(spec), "seed": spec.seed,
-            "code_version": code_version, "features": game.features.id,
-            "skill_setups": [lu.label for lu in game.skill_setups], "iterations": history}
+    out = {"trained_by": "playtest train-bot", "spec": spec.fields(), "seed": spec.seed,
+           "code_version": code_version, "features": game.features.id,
+           "skill_setups": [lu.label for lu in game.skill_setups], "iterations": history}
+    if spec.configurations != "skill":
+        out["self_play_setups"] = [lu.label for lu in self_play_setups(game, spec.configurations)]
+    return out
