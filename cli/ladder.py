@@ -16,7 +16,7 @@ from typing import Annotated, Optional
 import typer
 
 from cli.common import MAX_SEED, check_range, err, fail, fit_table, game_named, local_out
-from cli.sweep import play_spec
+from cli.play_sweep import play_spec
 from cluster.ladder import (DEFAULT_FIELD, REPORT_NAME, SPEC_NAME, LadderError, Plan, check_field,  # noqa: F401
                             field_of, lineups, plan, probe_batch_size, ready, shared_setup, spec_text)
 from cluster.spec import MAX_BATCH, MAX_GAMES_PER_CELL
@@ -145,26 +145,28 @@ def ladder(game: Annotated[str, typer.Argument(help=f"the game: {' or '.join(GAM
         fail(str(e))
     with interrupts() as ints:      # Ctrl-C or SIGTERM anywhere: one line with what to run, exit 128 + signal
         try:
-            _play_and_rate(p, workers, address, resume, progress)
+            play_and_rate(p, workers, address, resume, progress)
         except KeyboardInterrupt:
             err.print(f"interrupted; resume with: {p.command(address)} --resume", highlight=False, markup=False,
                       soft_wrap=True)
             raise typer.Exit(code=128 + ints.signum)
 
 
-def _play_and_rate(p: Plan, workers, address, resume: bool, progress: bool) -> None:
-    """Size the parts and write the ladder's spec (cluster.ladder.ready), play it (``cli.sweep.play_spec``: an
-    interruption there prints its own resume hint), then rate it (queries.ladder_report) and write
-    ``ladder.json``."""
+def play_and_rate(p: Plan, workers, address, resume: bool, progress: bool, again: Optional[str] = None,
+                  anchor: Optional[int] = None) -> None:
+    """Size the parts and write the ladder's spec (cluster.ladder.ready), play it (``cli.play_sweep.play_spec``: an
+    interruption there prints its own resume hint, ``again`` + ``--resume``, by default the ladder's command), then
+    rate it (queries.ladder_report; ``anchor``: the bot rated 0, by default random or the first) and write
+    ``ladder.json``. ``playtest ladder`` and a skill run's levels' ladder (cli/skill.py) play through here."""
     try:
         said = ready(p)
     except LadderError as e:
         fail(str(e))
     err.print(said, highlight=False, markup=False, soft_wrap=True)
     play_spec(p.spec, p.out, workers=workers, address=address, resume=resume, progress=progress,
-              again=p.command(address))
+              again=again or p.command(address))
     try:
-        report = rate(p.out, p.field, p.seats, p.info())
+        report = rate(p.out, p.field, p.seats, p.info(), anchor)
     except LadderReportError as e:
         fail(str(e))
     write_atomic(p.out / REPORT_NAME, json.dumps(report, indent=2) + "\n")

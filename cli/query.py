@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from cli.common import FORMATS, fail, note, render, warn
 from queries import connection, errors, ratings, sources, sqlfiles
-from cluster.skill import expand, level_order
+from cluster.skill import expand, level_order, read_plan
 from cluster.spec import SpecError
 from queries.variants import answer_per_variant, skill_lines
 
@@ -61,7 +62,11 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
               "--by", help="answer per value of this variant column, whatever the query groups by (repeatable): "
                            "--by bots gives one answer per bot line-up")] = None,
           list_: Annotated[bool, typer.Option("--list", help="list the canned queries and their questions")]
-          = False, timeout: TimeoutOpt = None, memory_limit: MemoryOpt = None) -> None:
+          = False, timeout: TimeoutOpt = None, memory_limit: MemoryOpt = None,
+          html: Annotated[Optional[Path], typer.Option(
+              "--html", metavar="PAGE", help="with a skill run's folder (playtest sweep SPEC --skill): also write a "
+                                             "self-contained page of the answer against the levels' strength "
+                                             "(docs/skill.md)", show_default=False)] = None) -> None:
     """Answer a question: a canned query (or any .sql file) over sweep results, with bound parameters.
 
     Never pooled silently: when the results vary in a column the query does not group by (a rule
@@ -78,6 +83,7 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
         fail("give a query name or .sql file (playtest query --list shows the canned ones)")
     if fmt not in FORMATS:
         fail(f"--format {fmt!r} is not available; expected one of {', '.join(FORMATS)}")
+    drawn = _html_source(html, [*(paths or []), *(results or [])]) if html is not None else None
     with _limits(timeout, memory_limit):
         columns, rows, q, variants = _answer(name, paths, results, param, where, pool, by)
     typer.echo(render(q.name, columns, rows, fmt))
@@ -94,6 +100,51 @@ def query(name: Annotated[Optional[str], typer.Argument(help="a canned query nam
             typer.echo("Bots are not people: does the answer hold under the other bots?")
             for line in lines:
                 typer.echo(f"  {line}")
+    if drawn is not None:
+        _write_page(html, drawn, q, columns, rows, variants)
+
+
+def _html_source(page: Path, given: list[str]) -> tuple[Path, dict, tuple]:
+    """The skill folder ``--html`` draws (one, and nothing else given), its plan and its levels' ratings
+    (queries.skill_page.level_ratings), checked with the page's place before the query runs; one line and exit 2
+    otherwise."""
+    from queries import skill_page
+    from sim.files import unwritable
+    try:
+        skill = [r for r in given if "://" not in r and Path(r).is_dir() and read_plan(Path(r)) is not None]
+    except SpecError as e:
+        fail(str(e))
+    if len(given) != 1 or len(skill) != 1:
+        fail(f"--html {page}: draws one skill run's answer against its levels' strength; give its folder alone "
+             "(playtest sweep SPEC --skill A,B --out DIR, then --results DIR)")
+    why = unwritable(page)
+    if why:
+        fail(f"--html {page}: {why}")
+    folder = Path(skill[0])
+    plan = read_plan(folder)
+    try:
+        return folder, plan, skill_page.level_ratings(folder, plan.get("ladder"), plan["levels"])
+    except errors.ResultsError as e:
+        fail(str(e))
+
+
+def _write_page(page: Path, source: tuple[Path, dict, tuple], q, columns, rows, variants) -> None:
+    """The answer as a skill curve (queries/skill_page.py), written to ``page``."""
+    import shlex
+    import sys
+    from queries import skill_page
+    from sim.files import write_atomic
+    folder, plan, (rated, report, said) = source
+    command = ("playtest query " + shlex.join(sys.argv[2:])) if len(sys.argv) > 2 and sys.argv[1] == "query" else ""
+    curve = skill_page.Curve(q.name, q.question, list(columns), list(rows), list(q.columns), list(variants.split),
+                             list(plan["levels"]), rated, report, plan.get("ladder"), said, str(folder),
+                             str(plan.get("spec", "")), command)
+    try:
+        write_atomic(page, skill_page.page(curve))
+    except OSError as e:
+        fail(f"--html {page}: cannot write the page ({e.strerror or e})")
+    typer.echo(f"page: {page} (the answer against the levels' strength"
+               + (")" if any(rated) else f"; {said})"), err=True)
 
 
 def _answer(name, paths, results, param, where, pool, by):

@@ -35,6 +35,7 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
         fail(str(e))
     if not 1 <= behind_after <= rep.MAX_BEHIND_AFTER:
         fail(f"--behind-after {behind_after}: expected an integer from 1 to {rep.MAX_BEHIND_AFTER}")
+    _not_a_skill_folder(results)
     try:
         rep.check_source(results)
     except rep.ReportError as e:
@@ -66,6 +67,22 @@ def report(results: Annotated[str, typer.Argument(help="a sweep's results DIR or
     size = page.stat().st_size
     err.print(plain(f"page: {page} ({size / 1024:,.0f} KiB, {len(r.cells)} cells, {r.games:,} games, "
                     f"built in {time.perf_counter() - t0:.1f} s)"), highlight=False, soft_wrap=True)
+
+
+def _not_a_skill_folder(results: str) -> None:
+    """A skill run's folder holds one sweep per level, and its page answers one question: one line naming it."""
+    from cluster.skill import read_plan
+    from cluster.spec import SpecError
+    if "://" in results or not Path(results).is_dir():
+        return
+    try:
+        plan = read_plan(Path(results))
+    except SpecError as e:
+        fail(str(e))
+    if plan is not None:
+        fail(f"{results}: a skill run's folder (levels {', '.join(plan['levels'])}); its page answers one question "
+             f"against the levels' strength: playtest query NAME --results {results} --html PAGE; one level's "
+             f"report: playtest report {Path(results) / plan['folders'][0]}")
 
 
 summary_lines = rep.summary_lines      # ``playtest run`` and ``playtest sweep`` print it (queries/report.py)

@@ -13,13 +13,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cli.common import err, fail, plain, warn
+from cli.common import err, fail, warn
+from cli.play_sweep import play_spec
 from cluster import play
-from cluster.manifest import BEYOND, DONE, NAME, ManifestError, counts, load_manifest, save_manifest
+from cluster.manifest import BEYOND, DONE, ManifestError, counts, load_manifest, save_manifest
 from cluster.part import part_path
 from cluster.play import FAILED_EXIT, stop_goal  # noqa: F401 - what the sweep commands exit with and say
-from cluster.spec import SpecError, SweepSpec, load_spec, parse_spec
-from cluster.sweep import LOCK, SweepError, check_out_dir, workers_error
+from cluster.spec import SpecError, SweepSpec, parse_spec
+from cluster.sweep import LOCK, SweepError, workers_error
 from cluster.tune import stopper_for, tune_report
 from cluster.verify import VerifyError, quarantine, reconcile, scan, settle_stop
 from infra import folder
@@ -54,15 +55,20 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
                    "(at least 100)")] = 600.0,
           skill_games: Annotated[Optional[str], typer.Option(
               help="with --skill: each level's games per cell, separated by commas (instead of the budget)")]
-          = None) -> None:
+          = None,
+          skill_ladder_games: Annotated[Optional[int], typer.Option(
+              help="with --skill: games per line-up of the levels' round robin (every pair in both seat orders) "
+                   "that rates them on one Elo scale, into --out/ladder (default 200; 0: none)",
+              show_default=False)] = None) -> None:
     """Play every cell of a sweep spec on Ray; every game becomes a Parquet row under --out."""
     if (bad := workers_error(workers, address)) is not None:
         fail(bad)
-    if skill is not None or skill_games is not None:
+    if skill is not None or skill_games is not None or skill_ladder_games is not None:
         if skill is None:
-            fail("--skill-games: only with --skill")
-        return _skill_sweep(spec, out, skill, skill_seconds, skill_games, workers=workers, address=address,
-                            resume=resume, progress=progress, ray=ray)
+            fail(f"--skill-{'games' if skill_games is not None else 'ladder-games'}: only with --skill")
+        from cli.skill import skill_sweep
+        return skill_sweep(spec, out, skill, skill_seconds, skill_games, skill_ladder_games, workers=workers,
+                           address=address, resume=resume, progress=progress, ray=ray)
     try:
         s, out = play.open_sweep(spec, out)     # a local folder or object storage, checked before any game
     except (SpecError, SweepError) as e:
@@ -72,93 +78,6 @@ def sweep(spec: Annotated[Path, typer.Argument(help="sweep spec (TOML; see docs/
               driver_plays=not ray)
     for line in report_summary(str(out)):      # games, first player's share per cell, end reasons; the page
         err.print(line, highlight=False, markup=False, soft_wrap=True)
-
-
-def _skill_sweep(spec: Path, out: str, skill: str, seconds: float, games_text: Optional[str], *, workers, address,
-                 resume: bool, progress: bool, ray: bool) -> None:
-    """``--skill``: the spec once per level, each into its own folder, with the plan in OUT/skill.json."""
-    import math
-    import os
-    from cluster import skill as sk
-    from sim.files import load_toml_bounded
-    from cluster.spec import MAX_SPEC_BYTES
-    err = Console(stderr=True)
-    if is_uri(out):
-        fail("--skill writes one folder per level and their plan: give a local --out")
-    if not (math.isfinite(seconds) and 1.0 <= seconds <= 30 * 86_400.0):
-        fail(f"--skill-seconds {seconds!r} is not allowed; expected 1 to 2592000")
-    out_dir = Path(out)
-    levels = [x.strip() for x in skill.split(",")]
-    try:
-        raw = load_toml_bounded(spec, "spec file", SpecError, MAX_SPEC_BYTES)
-        sk.check_raw(raw, str(spec), levels)
-        base = load_spec(spec)
-        if base.stop is not None:
-            raise SpecError(f"{spec}: a [stop] spec cannot take --skill")
-        plan = sk.read_plan(out_dir) if resume else None
-        if games_text is not None:
-            try:
-                games = [int(x) for x in games_text.split(",")]
-            except ValueError:
-                raise SpecError(f"--skill-games {games_text!r}: expected whole numbers separated by commas") from None
-            if len(games) != len(levels) or not all(1 <= n <= base.games_per_cell for n in games):
-                raise SpecError(f"--skill-games {games_text!r}: one number per level ({len(levels)}), each from 1 "
-                                f"to the spec's games_per_cell ({base.games_per_cell:,})")
-        elif plan is not None:
-            games = plan["games_per_cell"]
-        else:
-            games = None
-        if plan is not None and plan["levels"] != levels:
-            raise SpecError(f"{out_dir / sk.PLAN}: the run in {out_dir} has the levels {','.join(plan['levels'])}; give "
-                            "the same --skill to resume it, or choose another --out")
-        if not resume and out_dir.exists() and any(out_dir.iterdir()):
-            raise SweepError(f"{out_dir}: not empty; pass --resume to finish the skill sweep in it, or choose a new "
-                             "or empty --out")
-        specs = sk.level_specs(raw, str(spec), spec.parent, levels, [base.games_per_cell] * len(levels))
-        if games is None:
-            games = sk.budgets(specs, seconds, workers or os.cpu_count() or 1)
-        specs = sk.level_specs(raw, str(spec), spec.parent, levels, games)
-        for k in range(len(levels)):
-            check_out_dir(sk.folder(out_dir, k))
-    except (SpecError, SweepError) as e:
-        fail(str(e))
-    for k, (lv, n) in enumerate(zip(levels, games)):
-        cut = "" if n >= base.games_per_cell else f" (fewer than the spec's {base.games_per_cell:,}: its cost)"
-        err.print(f"skill level {k + 1}: {lv} in every seat, {n:,} games a cell{cut} -> {sk.folder(out_dir, k)}",
-                  highlight=False, markup=False)
-    sk.write_plan(out_dir, str(spec), levels, games, [s.digest for s in specs])
-    for k, s in enumerate(specs):
-        again = (f"playtest sweep {spec} --out {out} --skill {skill} --skill-games {','.join(map(str, games))}"
-                 + (f" --address {address}" if address else ""))
-        level_out = sk.folder(out_dir, k)
-        play_spec(s, level_out, workers=workers, address=address, resume=resume and (level_out / NAME).exists(),
-                  progress=progress, again=again, driver_plays=not ray)
-    err.print(f"ask any question of every level at once: playtest query NAME --results {out} (split by bots, never "
-              "pooled, with whether the answer holds under stronger play)", highlight=False, markup=False)
-
-
-def say(tone: str, text: str) -> None:
-    """A line of a sweep being played (cluster.play), on stderr: an interruption in yellow, an error in red."""
-    if tone:
-        colour = "red" if tone == "error:" else "yellow"
-        err.print(f"[bold {colour}]{tone}[/] " + plain(text), highlight=False, soft_wrap=True)
-    else:
-        err.print(text, highlight=False, markup=False, soft_wrap=True)
-
-
-def play_spec(s: SweepSpec, out: Path, *, workers: Optional[int], address: Optional[str], resume: bool,
-              progress: bool, again: str, driver_plays: bool = True) -> None:
-    """Play a validated sweep into ``out`` with the sweep's messages on stderr (cluster.play.play_spec): an
-    interruption (exit 130 for Ctrl-C, 143 for SIGTERM) with the command that resumes it (``again`` +
-    ``--resume``), one-line errors and the summary. ``playtest sweep`` and ``playtest ladder`` both play through
-    here."""
-    try:
-        play.play_spec(s, out, workers=workers, address=address, resume=resume, progress=progress, again=again,
-                       say=say, driver_plays=driver_plays)
-    except play.Stopped as e:
-        raise typer.Exit(code=e.code) from None
-    except (SweepError, ManifestError) as e:
-        fail(str(e))
 
 
 def status(out: Annotated[str, typer.Argument(help="a sweep's results directory (a local folder or "
@@ -394,7 +313,7 @@ def play_measure(out: Path, stem: str, raw: dict, files: dict[str, str], *, what
     """A measure (restrict, card-worth) as an ordinary sweep: its spec and card ``files`` written into ``out``
     (cluster.measure_sweep.prepare: a folder holding another sweep, or this one started with other settings,
     exits 2 in one line before anything is written), the cost said (``cost``, then the sweep's own line), the
-    sweep played (cli.sweep.play_spec: resume, interruption and its hint as for ``playtest sweep``). Returns the
+    sweep played (cli.play_sweep.play_spec: resume, interruption and its hint as for ``playtest sweep``). Returns the
     spec; the caller answers from the folder."""
     import shlex
 

@@ -10,7 +10,8 @@ level's folder: the answer is split by bots, never pooled, and says whether it h
 Budgets fit each bot's cost: a level plays the spec's games per cell, or fewer when it is slower, so that
 no level takes more than ``seconds`` of play (estimated from a short timing of the spec's first cell on one
 core, times the workers); at least ``MIN_GAMES`` a cell. The budgets are written to ``skill.json`` when the
-run starts, so a resumed run plays exactly the same games.
+run starts, so a resumed run plays exactly the same games. The levels are also rated against each other on one
+ladder (``OUT/ladder``, recorded in skill.json's ``ladder``: cluster/skill_ladder.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from cluster.skill_ladder import record_ok
 from cluster.spec import SpecError, SweepSpec, parse_spec
 from sim.files import load_json_bounded, write_atomic
 
@@ -103,11 +105,15 @@ def budgets(specs: Sequence[SweepSpec], seconds: float, workers: int) -> list[in
     return out
 
 
-def write_plan(out: Path, spec_path: str, levels: Sequence[str], games: Sequence[int], digests: Sequence[str]) -> None:
+def write_plan(out: Path, spec_path: str, levels: Sequence[str], games: Sequence[int], digests: Sequence[str],
+               ladder: dict | None = None) -> None:
+    """``OUT/skill.json``; ``ladder``: what the levels' ladder plays (cluster/skill_ladder.py)."""
     out.mkdir(parents=True, exist_ok=True)
     plan = {"spec": spec_path, "levels": list(levels), "folders": [folder(out, k).name for k in range(len(levels))],
             "games_per_cell": list(games), "digests": list(digests),
             "note": "one sweep per skill level, weakest first by intent; a query given this folder reads them all"}
+    if ladder is not None:
+        plan["ladder"] = ladder
     write_atomic(out / PLAN, json.dumps(plan, indent=1) + "\n")
 
 
@@ -121,9 +127,11 @@ def read_plan(out: Path) -> dict | None:
           and isinstance(plan.get("games_per_cell"), list) and len(plan["levels"]) == len(plan["folders"])
           == len(plan["games_per_cell"]) and all(isinstance(x, str) for x in plan["levels"])
           and all(isinstance(f, str) and f == f"skill-{k + 1}" for k, f in enumerate(plan["folders"]))
-          and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in plan["games_per_cell"]))
+          and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in plan["games_per_cell"])
+          and record_ok(plan.get("ladder"), len(plan["levels"])))
     if not ok:
-        raise SpecError(f"{path}: not a skill plan this version wrote (levels, folders skill-1.., games_per_cell)")
+        raise SpecError(f"{path}: not a skill plan this version wrote (levels, folders skill-1.., games_per_cell, "
+                        "the levels' ladder)")
     return plan
 
 

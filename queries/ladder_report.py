@@ -13,11 +13,12 @@ class LadderReportError(ValueError):
     """The ladder's results could not be rated: the message is one line."""
 
 
-def rate(out: Path, bots: list[str], seats: int, info: dict) -> dict:
+def rate(out: Path, bots: list[str], seats: int, info: dict, anchor: int | None = None) -> dict:
     """Ratings and win matrix of the ladder's results in ``out``, as written to ladder.json (``info``: the
-    ladder's settings, cluster.ladder.Plan.info); a LadderReportError of one line when they cannot be read."""
+    ladder's settings, cluster.ladder.Plan.info; ``anchor``: the bot rated 0, by default random when the field
+    has it, else the first); a LadderReportError of one line when they cannot be read."""
     results = [str(out)]
-    anchor = ratings.anchor_of(bots)
+    anchor = ratings.anchor_of(bots) if anchor is None else anchor
     try:
         con = connection.connect(results)
         try:

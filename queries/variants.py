@@ -187,25 +187,10 @@ def skill_lines(columns: Sequence[str], rows: Sequence[tuple], query_columns: Se
     grouping columns), whether each estimate is the same across the bots, changes with them, or there are not
     enough games to say, in plain words (:func:`judge`: equivalence within +-``margin`` for shares, never from
     overlapping intervals). Empty when the answer is not split by bots or no setting has two bots."""
-    if by not in split or by not in columns:
-        return []
     found = estimates(columns)
-    if not found:
-        return []
-    known = variant_names()
-    keys = [c for c in split if c != by and c in columns]
-    keys += [c for c in columns if c != by and c not in keys and (c in known or f"{c}?" in query_columns)]
-    b = columns.index(by)
-    groups: dict[tuple, list[tuple]] = {}
-    for r in rows:
-        groups.setdefault(tuple(_key(r[columns.index(k)]) for k in keys), []).append(r)
-    varying = [k for k in keys if k != "game" and len({_key(r[columns.index(k)]) for r in rows}) > 1]
     lines = []
-    for key, members in groups.items():
-        bots = [_lineup(r[b]) for r in members]
-        if len(members) < 2 or len(set(bots)) != len(bots):      # one row per bot line-up, or no verdict
-            continue
-        where = ", ".join(f"{k}={_show(members[0][columns.index(k)])}" for k in varying) or "these results"
+    for where, members in bot_settings(columns, rows, query_columns, split, by):
+        b = columns.index(by)
         held, moved, unsure = [], [], []
         for name, v, lo, hi in found:
             rated = [r for r in members if None not in (r[v], r[lo], r[hi])]
@@ -232,18 +217,43 @@ def skill_lines(columns: Sequence[str], rows: Sequence[tuple], query_columns: Se
     return lines
 
 
+def bot_settings(columns: Sequence[str], rows: Sequence[tuple], query_columns: Sequence[str],
+                 split: Sequence[str], by: str = "bots") -> list[tuple[str, list[tuple]]]:
+    """An answer split by bots, per setting (the other split columns and the query's own grouping columns):
+    (the setting in words, its rows: one per bot line-up), for the settings with two line-ups or more. Empty
+    when the answer is not split by bots or gives no estimate with an interval."""
+    if by not in split or by not in columns or not estimates(columns):
+        return []
+    known = variant_names()
+    keys = [c for c in split if c != by and c in columns]
+    keys += [c for c in columns if c != by and c not in keys and (c in known or f"{c}?" in query_columns)]
+    b = columns.index(by)
+    groups: dict[tuple, list[tuple]] = {}
+    for r in rows:
+        groups.setdefault(tuple(_key(r[columns.index(k)]) for k in keys), []).append(r)
+    varying = [k for k in keys if k != "game" and len({_key(r[columns.index(k)]) for r in rows}) > 1]
+    out = []
+    for members in groups.values():
+        bots = [_lineup(r[b]) for r in members]
+        if len(members) < 2 or len(set(bots)) != len(bots):      # one row per bot line-up, or no verdict
+            continue
+        out.append((", ".join(f"{k}={_show(members[0][columns.index(k)])}" for k in varying) or "these results",
+                    members))
+    return out
+
+
 def _plain_spec(spec: str) -> str:
     """A recorded bot spec without its model digests (``model=paws-2@55a1f45255b4`` -> ``model=paws-2``)."""
     return re.sub(r"(model=[^:@]+)@[0-9a-f]{12}", r"\1", spec)
 
 
-def _level_of(v: Any, levels: Sequence[str]) -> int | None:
+def level_of(v: Any, levels: Sequence[str]) -> int | None:
     """The skill level (its index) a bots value plays at: the same level in every seat, else None."""
     names = {_plain_spec(str(x)) for x in (v if isinstance(v, (list, tuple)) else [v])}
     return levels.index(names.pop()) if len(names) == 1 and next(iter(names)) in levels else None
 
 
-def _is_share(name: str, *values: float) -> bool:
+def is_share(name: str, *values: float) -> bool:
     """A share or a difference of shares (win share, first player's edge): equivalence margins are in its
     points. Other estimates (rounds, counts) have no default margin."""
     return any(w in name for w in ("share", "advantage", "edge", "rate")) and all(-1.0 <= x <= 1.0 for x in values)
@@ -264,40 +274,76 @@ def judge(name: str, a: tuple, z: tuple, v: int, lo: int, hi: int, margin: float
     e = equivalence(z[v] - a[v], se, 0, margin, alpha=0.05)
     apart = equivalence(z[v] - a[v], se, 0, margin, alpha=alpha)
     shown_apart = apart.low > 0 or apart.high < 0          # the Bonferroni interval leaves out zero
-    if not _is_share(name, a[v], z[v]):          # no margin in its units: differs, or not enough games to say
+    if not is_share(name, a[v], z[v]):          # no margin in its units: differs, or not enough games to say
         return dataclasses.replace(e, verdict="differs" if shown_apart else "not enough games", games_needed=None)
     if e.verdict in ("differs", "negligible") and not shown_apart:
         return dataclasses.replace(e, verdict="same" if e.verdict == "negligible" else "not enough games")
     return e
 
 
-def _top_two(where: str, members: Sequence[tuple], b: int, found, levels: Sequence[str],
-             margin: float = MARGIN) -> list[str]:
-    """Does the answer hold under stronger play? The two strongest levels present (``levels``: weakest first),
-    each estimate judged by :func:`judge`: the same within the margin (two one-sided tests), moves with skill
-    (their difference's 95% interval leaves out zero), or not enough games to say; never from overlap."""
+@dataclass(frozen=True)
+class TopTwo:
+    """One estimate at the two strongest levels of a setting: their indices in the levels (``low`` < ``high``),
+    their rows, the estimate's column indices (value, low, high) and the verdict of :func:`judge` on them."""
+
+    name: str
+    low: int
+    high: int
+    a: tuple
+    z: tuple
+    v: int
+    lo: int
+    hi: int
+    verdict: Equivalence
+
+    @property
+    def kind(self) -> str:
+        """"holds" (the same within the margin), "moves" (shown to differ) or "unsure" (neither)."""
+        if self.verdict.verdict == "differs":
+            return "moves"
+        return "holds" if self.verdict.verdict in ("same", "negligible") else "unsure"
+
+    @property
+    def share(self) -> bool:
+        """Whether the estimate is a share (judged against the margin in its points)."""
+        return is_share(self.name, self.a[self.v], self.z[self.v])
+
+    def value(self, row: tuple) -> str:
+        """A row's estimate and its interval: "0.56 [0.555, 0.565]"."""
+        return f"{_num(row[self.v])} [{_num(row[self.lo])}, {_num(row[self.hi])}]"
+
+    def shown(self) -> str:
+        return f"{self.name} {self.value(self.a)} -> {self.value(self.z)}"
+
+
+def top_two(members: Sequence[tuple], b: int, found, levels: Sequence[str], margin: float = MARGIN) -> list[TopTwo]:
+    """Does the answer hold under stronger play? The two strongest levels present among a setting's rows
+    (``levels``: weakest first; ``b``: the bots column), each estimate of ``found`` (:func:`estimates`) judged by
+    :func:`judge`: the same within the margin (two one-sided tests), moves with skill (their difference's 95%
+    interval leaves out zero), or not enough games to say; never from overlap."""
     at = {}
     for r in members:
-        k = _level_of(r[b], levels)
+        k = level_of(r[b], levels)
         if k is not None:
             at[k] = r
     if len(at) < 2:
         return []
     lo, hi = sorted(at)[-2:]
     a, z = at[lo], at[hi]
-    moved, kept, unsure = [], [], []
-    for name, v, low, high in found:
-        if None in (a[v], a[low], a[high], z[v], z[low], z[high]):
-            continue
-        e = judge(name, a, z, v, low, high, margin)
-        shown = (f"{name} {_num(a[v])} [{_num(a[low])}, {_num(a[high])}] -> {_num(z[v])} [{_num(z[low])}, "
-                 f"{_num(z[high])}]")
-        if e.verdict == "differs":
-            moved.append(shown)
-        elif e.verdict in ("same", "negligible"):
-            kept.append(name)
-        else:
-            unsure.append(shown)
+    return [TopTwo(name, lo, hi, a, z, v, low, high, judge(name, a, z, v, low, high, margin))
+            for name, v, low, high in found if None not in (a[v], a[low], a[high], z[v], z[low], z[high])]
+
+
+def _top_two(where: str, members: Sequence[tuple], b: int, found, levels: Sequence[str],
+             margin: float = MARGIN) -> list[str]:
+    """:func:`top_two` in words, one line per verdict."""
+    said = top_two(members, b, found, levels, margin)
+    if not said:
+        return []
+    lo, hi = said[0].low, said[0].high
+    kept = [t.name for t in said if t.kind == "holds"]
+    moved = [t.shown() for t in said if t.kind == "moves"]
+    unsure = [t.shown() for t in said if t.kind == "unsure"]
     pair = f"{levels[lo]} and {levels[hi]}"
     out = []
     if kept:
