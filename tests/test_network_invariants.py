@@ -48,7 +48,8 @@ def test_a_network_models_games_keep_their_invariants_in_every_configuration(gam
         assert batch.column("bots")[0].as_py()[0].startswith(f"learned:model={name}@")
         for i in (0, GAMES_PER - 1):
             record, blob = trace.core_game(m, 6, i)
-            assert {k: trace.replay(m, 6, i, blob)[k] for k in record} == record
+            replayed = trace.replay(m, 6, i, blob)            # once: the reference engine is slow
+            assert {k: replayed[k] for k in record} == record
 
 
 def test_every_game_ships_a_network_model_to_check():
