@@ -162,7 +162,9 @@ BAD = {
 }
 
 
-SLOW = ("headers a byte a second", "a body a byte a second")     # each waits out the 3 s deadline: CI only
+# CI only: each waits out the 3 s deadline, or sends or parses megabytes (the fast loop keeps the others)
+SLOW = ("headers a byte a second", "a body a byte a second", "a 2 GiB length", "a 200 MB body without its length",
+        "a compressed answer", "deep JSON")
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c for c in BAD])
@@ -185,6 +187,7 @@ def test_a_redirect_to_another_host_is_not_followed(tmp_path):
     assert code == 2 and f"a redirect to '{moved}'" in line and "same scheme, host and port" in line
 
 
+@pytest.mark.slow
 def test_a_redirect_on_the_same_host_is_followed(tmp_path):
     def respond(conn, method, path, stop):
         if path == "/api/runs":
@@ -197,6 +200,7 @@ def test_a_redirect_on_the_same_host_is_followed(tmp_path):
     assert code == 0 and lines == [] and out == f"http://service.example/runs/{JOB}\n"
 
 
+@pytest.mark.slow
 def test_a_huge_answer_is_never_held_whole(tmp_path):
     with Hostile(fixed(200, b"<html>small</html>", "text/html")) as server:
         _, _, _, small = submit(tmp_path, server.url)
