@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 import sys
@@ -13,6 +14,7 @@ import typer
 from cli.common import MAX_WORKERS, check_output_file, check_range, err, fail, game_named, plain
 from cluster.strength import TRAINING_SPACE as TRAINING_SEEDS
 from cluster.train_bot import TrainRun, TrainSpec, check_spec, train
+from cluster.train_decisions import DecisionsRun, DecisionsSpec, decision_kinds, start_of, train_decisions
 from cluster.version import code_version
 from sim.games import EngineError
 from sim.params import RuleError
@@ -53,6 +55,10 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
                   help="the self-play's configurations: skill (the game's skill line-ups) or all (every "
                        "configuration: Paws v3 and v4, both boards, 2, 3, 4 players and Teams; Tales every mode)")]
               = "skill",
+              decisions: Annotated[Optional[str], typer.Option(
+                  help="train only the --start model's decisions block, its seat's other decisions (all, or some "
+                       "of combat_card, defender, keep_monster, take_card, discard), by --improve generations of "
+                       "policy improvement from the heuristic-equivalent weights; no expert iteration")] = None,
               seed: Annotated[int, typer.Option(help="master seed (self-play: + iteration; ladder: + 1000)")] = 1,
               work: Annotated[Optional[Path], typer.Option(
                   help="the run's work folder: samples and each iteration's model, to resume a stopped run "
@@ -92,6 +98,14 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     out = out or Path(f"{name}.json")
     check_output_file("--out", out)
     work = work or out.with_name(out.name + ".work")
+    if decisions is not None:
+        if (iterations, games, search, batch, network, configurations) != (3, 200, "mcts:iterations=64:depth=20", 25,
+                                                                         0, "skill"):
+            fail("--decisions trains the --start model's decisions block alone: leave out --iterations, --games, "
+                 "--search, --batch, --network and --configurations")
+        return _train_decisions(g, decisions, DecisionsSpec(
+            g.name, name, start or "", (), seed, improve, population, improve_games, improve_spread, eval_games),
+            DecisionsRun(None, out, work, workers, address, code_version()), quiet, ship)
     spec = TrainSpec(game=g.name, name=name, search=search, iterations=iterations, games=games, batch=batch,
                      eval_games=eval_games, seed=seed, improve=improve, population=population,
                      improve_games=improve_games, improve_sigma=improve_spread, network=network,
@@ -108,6 +122,29 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
         fail(f"train-bot: stopped (Ctrl-C); the finished iterations are kept in {work}: run {again} again to resume "
              "from them", code=130)
     _report(g, model, run, ship)
+
+
+def _train_decisions(g, kinds: str, spec: DecisionsSpec, run: DecisionsRun, quiet: bool, ship: bool) -> None:
+    """``--decisions KINDS``: the start model with a trained decisions block (cluster/train_decisions.py)."""
+    try:
+        spec = dataclasses.replace(spec, kinds=decision_kinds(g, kinds))
+        start_of(spec)
+        run = dataclasses.replace(run, spec=spec, progress=None if quiet else
+                                  lambda text: err.print(text, highlight=False, markup=False))
+        model = train_decisions(run)
+    except (RuleError, EngineError, ValueError) as e:
+        fail(str(e))
+    except KeyboardInterrupt:
+        fail(f"train-bot: stopped (Ctrl-C); the finished generations are kept in {run.work}: run the same command "
+             "again to resume from them", code=130)
+    rung = model.provenance["decisions_training"]["ladder"]
+    err.print(f"model written: {plain(run.out)}; play it with --bots learned:model="
+              f"{model.name if ship else plain(run.out)}", highlight=False)
+    typer.echo(f"{model.name}@{model.digest}: {spec.start} with a decisions block ({', '.join(spec.kinds)}) after "
+               f"{spec.improve} generations; against the heuristic it scores {100 * rung['edge']:+.1f} points over the "
+               f"fair share ({100 * rung['edge_95'][0]:+.1f} to {100 * rung['edge_95'][1]:+.1f}, 95%; "
+               f"{rung['games']:,} games on seed {rung['seed']}, which no generation played, each seat in turn). "
+               f"Measure it against {spec.start} on held-out seeds, paired. Bots, not people.")
 
 
 def _report(g, model, run: TrainRun, ship: bool) -> None:

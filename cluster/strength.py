@@ -39,13 +39,20 @@ def evaluation_seed(seed: int) -> int:
 def training_seeds(provenance: dict) -> dict[int, str]:
     """Every master seed a ``playtest train-bot`` run played, by its provenance: seed -> what played it
     (cluster/train_bot.py: self-play seed + k, the ladders seed + 1000 + k, policy improvement seed + 2000 + g,
-    the improved policy's ladder seed + 3000). Empty when the provenance names no training run."""
+    the improved policy's ladder seed + 3000; a decisions block's training, cluster/train_decisions.py, its own
+    seed + 2000 + g and + 3000). Empty when the provenance names no training run."""
+    out: dict[int, str] = {}
+    block = provenance.get("decisions_training")
+    if isinstance(block, dict) and isinstance(block.get("seed"), int) and not isinstance(block.get("seed"), bool):
+        d = int(block["seed"])
+        for g in range(len(block.get("rows") or [])):
+            out[(d + 2000 + g) % TRAINING_SPACE] = f"the decisions block's training, generation {g + 1}"
+        out[(d + 3000) % TRAINING_SPACE] = "the decisions block's ladder"
     spec = provenance.get("spec") if isinstance(provenance.get("spec"), dict) else None
     if spec is None or not isinstance(spec.get("seed"), int):
-        return {}
+        return out
     s = int(spec["seed"])
     iterations = max(int(spec.get("iterations") or 0), len(provenance.get("iterations") or []))
-    out: dict[int, str] = {}
     for k in range(iterations):
         out[(s + k) % TRAINING_SPACE] = f"self-play of iteration {k + 1}"
         out.setdefault((s + 1000 + k) % TRAINING_SPACE, f"the ladder of iteration {k + 1}")

@@ -346,6 +346,11 @@ def _improvement_step(spec: TrainSpec, generation: int, mean: np.ndarray, sigma:
     return new_mean, new_sigma, row
 
 
+# the strategy's generation, for the decisions block's training too (cluster/train_decisions.py): it reads a spec's
+# seed, population and improve_sigma only
+improvement_step = _improvement_step
+
+
 def improve_policy(spec: TrainSpec, game: Game, model: Model, work: Path, scores_of, say) -> tuple[Model, list]:
     """``spec.improve`` generations of policy improvement from ``model``'s policy (resumable: each generation's
     mean and spread are kept in the work folder)."""

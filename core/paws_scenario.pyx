@@ -17,7 +17,7 @@ import numpy as np
 
 from libc.math cimport exp, log, sqrt
 
-from core.kit.types cimport MAXFEAT, MAXHIDDEN, BatchOptions, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
+from core.kit.types cimport MAXFEAT, MAXHIDDEN, MAXKINDS, BatchOptions, Cells, DecisionTrace, Model, RowBuffer, Samples, Search, SearchNote, ValueTrace
 from core.paws_types cimport *
 from core.rng cimport (game_seed, pcg32_below, pcg32_pick, pcg32_die, pcg32_for_game, pcg32_next, pcg32_seed, pcg32_t,
                        splitmix64)
@@ -592,3 +592,73 @@ def value_trace(dict inputs, uint64_t master_seed, int64_t game_index, object or
         free_bot_models(g)
         free(g)
     return rows, seat_features
+
+
+# -- every decision but a turn's actions, seen from inside a game, for tests (core/paws/learned.pxi) ---------
+_probe_log = []                       # decision_probe's entries, in the order the decisions were asked
+_probe_redeals = ()                   # the seeds each probed decision is re-dealt with
+_probe_errors = []
+
+
+cdef int probe_choice(Game* g, int seat, int kind) noexcept nogil:
+    """The choice the seat's bot makes at the pending decision (as ask() dispatches it, without the trace)."""
+    if learned_takes(g, seat, kind):
+        return learned_choose_decision(g, &g.bots[seat].model, seat, kind)
+    return heuristic_decide(g, seat, kind)
+
+
+cdef object probe_hidden(Game* g, int observer):
+    """What ``observer`` cannot see: the other seats' hands, the item deck and the monster deck."""
+    cdef int s, i
+    return ([[g.players[s].items[i] for i in range(g.players[s].n_items)] for s in range(g.n) if s != observer],
+            [g.item_deck[i] for i in range(g.n_item_deck)], [g.monster_deck[i] for i in range(g.n_monster_deck)])
+
+
+cdef void probe_decision(Game* g, int seat, int kind) noexcept with gil:
+    """Log the pending decision: its options, their features (learned_decision_features), the bot's choice and
+    the heuristic's pick; and the same on copies of the game with what the seat cannot see re-dealt and the
+    dice reseeded (one copy per seed of _probe_redeals)."""
+    cdef Game* c = NULL
+    cdef pcg32_t r
+    cdef int k
+    try:
+        entry = {"seat": seat, "kind": kind, "options": [(g.opt_a[k], g.opt_b[k], g.opt_c[k]) for k in range(g.n_opt)],
+                 "features": learned_decision_features_at(g, seat, kind), "choice": probe_choice(g, seat, kind),
+                 "pick": heuristic_decide(g, seat, kind), "redealt": []}
+        if _probe_redeals:
+            c = <Game*>malloc(sizeof(Game))
+            if c == NULL:
+                raise MemoryError()
+            before = probe_hidden(g, seat)
+            for seed in _probe_redeals:
+                copy_game(c, g)
+                pcg32_seed(&r, seed, 7)
+                search_determinize(c, seat, &r)
+                pcg32_seed(&c.rng, seed + 1000, 11)
+                entry["redealt"].append({
+                    "hidden_changed": probe_hidden(c, seat) != before,
+                    "options": [(c.opt_a[k], c.opt_b[k], c.opt_c[k]) for k in range(c.n_opt)],
+                    "features": learned_decision_features_at(c, seat, kind), "choice": probe_choice(c, seat, kind)})
+        _probe_log.append(entry)
+    except BaseException as e:
+        _probe_errors.append(repr(e))
+    finally:
+        free(c)
+
+
+def decision_probe(dict inputs, uint64_t master_seed, int64_t game_index, tuple redeals=()):
+    """Game ``game_index`` played to the end as PausedGame plays it, logging every decision asked that is not
+    a turn's action or a free placement: a list of {"seat", "kind" (a Decision), "options" ((a, b, c) triples),
+    "features" (one list per option, learned_decision_features), "choice" (the bot's), "pick" (the
+    heuristic's), "redealt": per seed of ``redeals``, the same on a copy with what the seat cannot see re-dealt
+    (search_determinize) and the dice reseeded, with "hidden_changed"}; and the game's record."""
+    global probing, _probe_log, _probe_redeals, _probe_errors
+    _probe_log, _probe_redeals, _probe_errors = [], tuple(redeals), []
+    probing = 1
+    try:
+        pg = PausedGame(inputs, master_seed, game_index, -1)
+    finally:
+        probing = 0
+    if _probe_errors:
+        raise RuntimeError(f"decision_probe: {_probe_errors[0]}")
+    return _probe_log, pg.record()

@@ -26,6 +26,17 @@
 #                                          restricted play: listed option k is of the kind ``forbid`` (a
 #                                          Weights.forbid, 0: none) names, by the rule the game's heuristic
 #                                          asks (its ``forbidden``)
+#
+# and, for a model's decisions block (the game's decisions other than the top-level ones, each with
+# features of its own), a Python dict ``LEARNED_DECISIONS`` {kind name: (decision kind, feature count)}
+# (empty: the game takes no block) and the hooks (nogil, noexcept):
+#
+#   int learned_decision_size(int kind)    decision kind ``kind``'s feature count (0: none)
+#   void learned_decision_prepare(Game* g, int seat, int kind)
+#                                          before scoring a decision's options (the heuristic's pick)
+#   void learned_decision_features(Game* g, int seat, int kind, int k, double* f)
+#                                          option k's features at a pending decision of that kind
+#                                          (learned_decision_size values), from what the seat can see
 
 
 cdef double LEARNED_FORBIDDEN = -1e300    # a forbidden option's score: below every score a model gives
@@ -135,6 +146,27 @@ cdef int learned_choose(Game* g, const Model* m, int seat, int forbid) noexcept 
     return best
 
 
+cdef inline bint learned_decides(const Model* m, int kind) noexcept nogil:
+    """The model's decisions block holds weights for decision kind ``kind`` (so its seat decides it)."""
+    return m.decisions != NULL and 0 <= kind < MAXKINDS and (m.decided >> kind) & 1
+
+
+cdef int learned_choose_decision(Game* g, const Model* m, int seat, int kind) noexcept nogil:
+    """A decision of kind ``kind`` (not a top-level one; its options listed) by the decisions block: the
+    option whose features' weighted sum is highest, the first listed on ties."""
+    cdef double f[MAXFEAT]
+    cdef const double* w = m.decisions + kind * MAXFEAT
+    cdef int k, best = 0, n = learned_decision_size(kind)
+    cdef double s, best_score = 0
+    learned_decision_prepare(g, seat, kind)
+    for k in range(g.n_opt):
+        learned_decision_features(g, seat, kind, k, f)
+        s = model_dot(w, f, n)
+        if k == 0 or s > best_score:
+            best, best_score = k, s
+    return best
+
+
 cdef double net_value(const Model* m, const double* st) noexcept nogil:
     """The value network's score of the seat whose view of the state is ``st``."""
     cdef float z[MAXHIDDEN]
@@ -183,10 +215,21 @@ cdef void learned_values(Game* g, const Model* m, double* out) noexcept nogil:
 
 cdef load_model(Model* m, object model, int n_policy, int n_value):
     """Fill ``m`` from (policy weights, value weights) or (policy weights, value weights, (hidden units, the
-    network's weights as learned.pxi lays them out)); the lists must be the game's feature counts long. A
-    network's block is allocated here: free_model frees it."""
-    cdef int i, hidden = 0, n_state = MAXP * n_value, size
+    network's weights as learned.pxi lays them out) or None[, decisions block: {kind name: weights}]); the
+    lists must be the game's feature counts long (a decision's: LEARNED_DECISIONS). A network's block and a
+    decisions block are allocated here: free_model frees them."""
+    cdef int i, hidden = 0, n_state = MAXP * n_value, size, kind, decided = 0
     policy, value, *more = model
+    decisions = more[1] if len(more) > 1 and more[1] else None
+    if decisions is not None:
+        for name, weights in decisions.items():
+            if name not in LEARNED_DECISIONS:
+                raise ValueError(f"a decisions block for {name!r}; this core takes "
+                                 f"{', '.join(LEARNED_DECISIONS) or 'none'}")
+            kind, size = LEARNED_DECISIONS[name]
+            if len(weights) != size or not 0 <= kind < MAXKINDS or size > MAXFEAT:
+                raise ValueError(f"a decisions block of {len(weights)} weights for {name}; this core has {size}")
+            decided |= 1 << kind
     if len(policy) != n_policy or len(value) != n_value or n_policy > MAXFEAT or n_value > MAXFEAT:
         raise ValueError(f"a model of {len(policy)} option and {len(value)} seat features; this core has "
                          f"{n_policy} and {n_value}")
@@ -211,13 +254,25 @@ cdef load_model(Model* m, object model, int n_policy, int n_value):
             raise MemoryError()
         for i in range(size):
             m.net[i] = weights[i]
+    if decisions is not None:
+        m.decisions = <double*>calloc(MAXKINDS * MAXFEAT, sizeof(double))
+        if m.decisions == NULL:
+            raise MemoryError()
+        m.decided = decided
+        for name, weights in decisions.items():
+            kind = LEARNED_DECISIONS[name][0]
+            for i in range(len(weights)):
+                m.decisions[kind * MAXFEAT + i] = weights[i]
 
 
 cdef void free_model(Model* m) noexcept nogil:
-    """Free a network's weights (a model that has none, or was zeroed, frees nothing)."""
+    """Free a network's weights and a decisions block (a model that has none, or was zeroed, frees nothing)."""
     free(m.net)
     m.net = NULL
     m.hidden = 0
+    free(m.decisions)
+    m.decisions = NULL
+    m.decided = 0
 
 
 cdef void free_bot_models(Game* g) noexcept nogil:
@@ -228,13 +283,23 @@ cdef void free_bot_models(Game* g) noexcept nogil:
 
 
 cdef int own_bot_models(Game* g) except -1:
-    """After a byte copy of a Game that owns its networks: give the copy blocks of its own, so each frees
-    its own (a search's copies, freed with plain free, share the original's instead)."""
+    """After a byte copy of a Game that owns its networks and decisions blocks: give the copy blocks of its
+    own, so each frees its own (a search's copies, freed with plain free, share the original's instead)."""
     cdef int s, size
     cdef Model* m
     cdef float* block
+    cdef double* weights
     for s in range(MAXP):
         m = &g.bots[s].model
+        if m.decisions != NULL:
+            weights = <double*>malloc(sizeof(double) * MAXKINDS * MAXFEAT)
+            if weights == NULL:
+                m.decisions = NULL
+                m.decided = 0
+                m.net = NULL
+                raise MemoryError()
+            memcpy(weights, m.decisions, sizeof(double) * MAXKINDS * MAXFEAT)
+            m.decisions = weights
         if m.net != NULL:
             size = net_size(m.n_policy, m.n_value, m.n_state, m.hidden)
             block = <float*>malloc(sizeof(float) * size)
@@ -277,3 +342,16 @@ cdef object learned_scores_at(Game* g):
     scores = [learned_score(g, m, seat, k, acc) for k in range(g.n_opt)]
     learned_values(g, m, p)
     return scores, [p[s] for s in range(search_seats(g))]
+
+
+cdef object learned_decision_features_at(Game* g, int seat, int kind):
+    """The features of each listed option of a pending decision of kind ``kind`` (learned_decision_features),
+    for the test-only modules."""
+    cdef double f[MAXFEAT]
+    cdef int k, i, n = learned_decision_size(kind)
+    learned_decision_prepare(g, seat, kind)
+    out = []
+    for k in range(g.n_opt):
+        learned_decision_features(g, seat, kind, k, f)
+        out.append([f[i] for i in range(n)])
+    return out

@@ -49,10 +49,13 @@ ctypedef struct SearchNote:
 # sees the option's features and the state as the deciding seat sees it (every seat's features, from the
 # deciding seat round the table), the value head's the state as each seat sees it. Its weights are one
 # float32 block on the heap, owned by the Model that load_model filled (free_model frees it; a copy of a
-# Game made by the search shares it and frees nothing).
+# Game made by the search shares it and frees nothing). A model may also carry a decisions block: linear
+# weights for the game's other decisions (Paws: combat cards, defenders, monsters kept, cards taken,
+# discards), each over that decision's own features; owned the same way.
 cdef enum:
     MAXFEAT = 64                  # features of an option, or of a seat
     MAXHIDDEN = 128               # a network's hidden units
+    MAXKINDS = 8                  # decision kinds a model's decisions block may hold weights for
 
 ctypedef struct Model:
     int n_policy                  # the game's option features (0: no model)
@@ -62,6 +65,10 @@ ctypedef struct Model:
     int hidden                    # the network's hidden units (0: a linear model, no network)
     int n_state                   # the state encoding's length: the seats the core holds times n_value
     float* net                    # the network's weights (NULL: none), laid out as learned.pxi net_layout says
+    double* decisions             # the decisions block (NULL: none): MAXKINDS * MAXFEAT weights, a decision kind
+                                  # k's at decisions[k * MAXFEAT] (the game's learned_decision_features), owned
+                                  # like net
+    int decided                   # bit k: the block holds weights for decision kind k (its seat decides it)
 
 # A batch's training samples for the learned bots (learned.pxi; cluster/train_bot.py): at every decision a
 # search bot takes, one row per option (its features and its share of the search) and one row per seat

@@ -122,8 +122,10 @@ cdef bint combat_window(Game* g, Fight* f, int side) noexcept nogil:
     cdef int rep, k, hand_index, dest, n0 = p.n_items
     cdef const ItemSpec* card
     # a heuristic seat's pick (heuristic.pxi) needs no option list and no draw: straight from the hand
-    # (scripted decisions, a test-only module, and traced games always go through ask())
-    cdef bint direct = not SCRIPTED_DRAWS and g.bots[seat].kind != BOT_RANDOM and g.dtrace == NULL
+    # (scripted decisions, a test-only module, traced games and a learned seat whose model's decisions
+    # block takes its combat cards always go through ask())
+    cdef bint direct = (not SCRIPTED_DRAWS and g.bots[seat].kind != BOT_RANDOM and g.dtrace == NULL
+                        and not learned_takes(g, seat, D_COMBAT_CARD))
     cdef bint bare = 1
     if n0 == 0:
         return True                       # an empty hand: only a grab can change it

@@ -1,12 +1,19 @@
 # Paws in Peril's features for the learned bots (core/kit/learned.pxi): one list per option of an ACTION
 # decision and one per seat, in the order and with the meaning sim/paws/bots/features.py declares (the
-# declarations test holds the counts together). Only what the deciding seat can see: the board, every
+# declarations test holds the counts together); and for a model's decisions block, one list per option of
+# each other decision a seat makes (combat cards, defenders, monsters kept, cards taken, discards). Only what the deciding seat can see: the board, every
 # player's position, HP, lives, VP, monster cards, hand sizes and barricades, its own item cards, the size
 # of the monster deck.
 
 cdef enum:
     N_POLICY = 38                 # option features (sim/paws/bots/features.py POLICY_FEATURES)
     N_VALUE = 12                  # seat features (VALUE_FEATURES)
+    # a decisions block's features per decision kind (sim/paws/bots/features.py DECISIONS)
+    N_COMBAT_CARD = 15
+    N_DEFENDER = 7
+    N_KEEP_MONSTER = 10
+    N_TAKE_CARD = 9
+    N_DISCARD = 10
 
 
 cdef inline int learned_teams(Game* g) noexcept nogil:
@@ -177,3 +184,151 @@ cdef void learned_samples(Game* g, int seat, int choice, const double* shares) n
         r.game, r.decision, r.seat = g.samples.game, <int32_t>g.decisions, s
         for i in range(N_VALUE):
             r.f[i] = <float>f[i]
+
+
+# -- the decisions block: every other decision a learned seat makes (core/kit/learned.pxi) -----------------
+# the kinds a decisions block may hold, by the model file's names (sim/paws/bots/features.py DECISIONS)
+LEARNED_DECISIONS = {"combat_card": (D_COMBAT_CARD, N_COMBAT_CARD), "defender": (D_DEFENDER, N_DEFENDER),
+                     "keep_monster": (D_KEEP_MONSTER, N_KEEP_MONSTER), "take_card": (D_TAKE_CARD, N_TAKE_CARD),
+                     "discard": (D_DISCARD, N_DISCARD)}
+
+
+cdef inline int learned_decision_size(int kind) noexcept nogil:
+    if kind == D_COMBAT_CARD:
+        return N_COMBAT_CARD
+    if kind == D_DEFENDER:
+        return N_DEFENDER
+    if kind == D_KEEP_MONSTER:
+        return N_KEEP_MONSTER
+    if kind == D_TAKE_CARD:
+        return N_TAKE_CARD
+    if kind == D_DISCARD:
+        return N_DISCARD
+    return 0
+
+
+cdef inline void learned_decision_prepare(Game* g, int seat, int kind) noexcept nogil:
+    """Before scoring a decision's options: the heuristic's pick (each kind's last feature)."""
+    g.learned_best = heuristic_decide(g, seat, kind)
+
+
+cdef inline double over(double x, double y) noexcept nogil:
+    return x / y if y > 0 else 0
+
+
+cdef void combat_card_features(Game* g, int seat, int k, double* f) noexcept nogil:
+    """A fight's card (§10, §12): pass, or a card in hand (an escape once per destination)."""
+    cdef Player* p = &g.players[seat]
+    cdef Fight* fi = g.fight
+    cdef int hand_index = g.opt_a[k], e, other, worth
+    cdef const ItemSpec* card
+    if hand_index < 0:
+        f[0] = 1
+        return
+    card = &g.items[p.items[hand_index]]
+    e = card.effect
+    f[1] = e == E_ESCAPE
+    f[2] = e == E_HEAL
+    f[3] = e == E_FIGHT_BONUS
+    f[4] = e == E_ROLL_BONUS
+    f[5] = e == E_REFLECT
+    f[6] = card.amount / 5.0
+    f[7] = over(p.hp, g.r.max_hp)
+    if e == E_HEAL:
+        f[8] = over(max(0, g.r.max_hp - p.hp), g.r.max_hp)
+    if fi != NULL:
+        other = fi.seats[1] if fi.seats[0] == seat else fi.seats[0]
+        f[9] = fi.attacker == seat
+        f[10] = fi.roll == 0
+        f[11] = other == NOBODY
+        f[12] = (p.hp - (fi.monster_hp if other == NOBODY else g.players[other].hp)) / 10.0
+        worth = combat_worth(g, fi, seat, e)
+        f[13] = worth / 100.0
+
+
+cdef void defender_features(Game* g, int seat, int k, double* f) noexcept nogil:
+    """§6.1: the owner's monster card that defends the invaded home (options in the owner's order)."""
+    cdef Player* q = &g.players[seat]
+    cdef int m = g.opt_a[k], guard = 0, hp = g.mons[m].hp, invader = g.seat
+    if g.mons[m].buff == B_GUARD and q.active[k]:
+        guard = g.mons[m].amount
+    if invader != NOBODY and g.tile[g.players[invader].pos] == T_MANSION:
+        hp += g.r.mansion_monster_hp_bonus
+    f[0] = g.mons[m].hp / 10.0
+    f[1] = guard / 3.0
+    f[2] = monster_value(g, m) / 10.0
+    f[3] = q.active[k] != 0
+    f[4] = (hp - (g.players[invader].hp if invader != NOBODY else 0)) / 10.0
+    f[5] = (10 * g.mons[m].hp + (g.mons[m].amount if g.mons[m].buff == B_GUARD else 0)) / 100.0
+
+
+cdef void keep_monster_features(Game* g, int seat, int k, double* f) noexcept nogil:
+    """§8.3: the monster card a knocked-out player keeps (options in the player's order)."""
+    cdef int m = g.opt_a[k], b = g.mons[m].buff
+    f[0] = g.mons[m].hp / 10.0
+    f[1] = monster_value(g, m) / 10.0
+    f[2] = g.players[seat].active[k] != 0
+    if B_FIGHT_SCORE <= b <= B_HAND:
+        f[3 + b - B_FIGHT_SCORE] = g.mons[m].amount / 3.0      # 3-8: its buff, by kind, its amount over 3
+
+
+cdef void take_card_features(Game* g, int seat, int k, double* f) noexcept nogil:
+    """§8.2: the card taken from the player knocked out (whose cards the taker looks at)."""
+    cdef Player* p = &g.players[seat]
+    cdef int card = g.opt_b[k]
+    cdef const ItemSpec* it
+    if g.opt_a[k] == 0:
+        it = &g.items[card]
+        f[0] = 1
+        f[2] = item_value(g, card) / 10.0
+        f[4] = p.n_items >= hand_limit(g, seat)
+        f[5] = combat_effect(it.effect) and it.timing != TIMING_ON_TURN
+        f[7] = item_value(g, card) / 20.0
+    else:
+        f[1] = 1
+        f[3] = monster_value(g, card) / 10.0
+        f[6] = g.mons[card].hp / 10.0
+        f[7] = (6 + monster_value(g, card)) / 20.0
+
+
+cdef void discard_features(Game* g, int seat, int k, double* f) noexcept nogil:
+    """§10: the item card discarded down to the hand limit (options in hand order)."""
+    cdef Player* p = &g.players[seat]
+    cdef const ItemSpec* it = &g.items[g.opt_a[k]]
+    cdef int e = it.effect, i
+    f[0] = item_value(g, g.opt_a[k]) / 10.0
+    f[1] = combat_effect(e) and it.timing != TIMING_ON_TURN
+    f[2] = g.turn_kind[g.opt_a[k]] != TK_NONE
+    f[3] = e == E_GRENADE or e == E_SNARE or e == E_POISON
+    f[4] = e == E_HEAL
+    if e == E_HEAL:
+        f[5] = over(max(0, g.r.max_hp - p.hp), g.r.max_hp)
+    f[6] = e == E_WARD
+    f[7] = e == E_ESCAPE
+    for i in range(p.n_items):
+        if i != k and g.items[p.items[i]].effect == e:
+            f[8] = 1
+
+
+cdef void learned_decision_features(Game* g, int seat, int kind, int k, double* f) noexcept nogil:
+    cdef int i, n = learned_decision_size(kind)
+    for i in range(n):
+        f[i] = 0
+    if kind == D_COMBAT_CARD:
+        combat_card_features(g, seat, k, f)
+    elif kind == D_DEFENDER:
+        defender_features(g, seat, k, f)
+    elif kind == D_KEEP_MONSTER:
+        keep_monster_features(g, seat, k, f)
+    elif kind == D_TAKE_CARD:
+        take_card_features(g, seat, k, f)
+    elif kind == D_DISCARD:
+        discard_features(g, seat, k, f)
+    if n > 0:
+        f[n - 1] = k == g.learned_best           # the heuristic's pick, each kind's last feature
+
+
+cdef inline bint learned_takes(Game* g, int seat, int kind) noexcept nogil:
+    """A decision of kind ``kind`` (not a turn's action) that ``seat``'s learned bot takes by its model's
+    decisions block (else the heuristic takes it, with the bot's weights)."""
+    return g.bots[seat].kind == BOT_LEARNED and learned_decides(&g.bots[seat].model, kind)

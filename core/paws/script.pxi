@@ -38,6 +38,7 @@ ctypedef struct Script:
     int seen[MAXSEEN][3]          # the options of every decision asked, as (a, b, c)
 
 cdef Script* loaded_script = NULL     # the script of the section function being run, or NULL
+cdef bint probing = 0                 # decision_probe (core/paws_scenario.pyx) logs every other decision asked
 
 
 cdef void script_fail(Game* g, int kind, int x, int y) noexcept nogil:
@@ -111,11 +112,15 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
     cdef int k, at
     if g.n_opt <= 1:
         return 0
+    if probing and kind != D_ACTION and kind != D_PLACE_FREE:
+        probe_decision(g, seat, kind)
     if s == NULL:
         if g.bots[seat].kind == BOT_RANDOM:
             return pcg32_below(&g.rng, g.n_opt)
         if kind == D_ACTION and g.bots[seat].kind == BOT_LEARNED:
             return learned_decide(g, seat)
+        if learned_takes(g, seat, kind):
+            return learned_choose_decision(g, &g.bots[seat].model, seat, kind)
         if kind == D_ACTION and (g.bots[seat].kind == BOT_MCTS or g.bots[seat].kind == BOT_FLAT):
             return search_decide(g, seat)
         return heuristic_decide(g, seat, kind)

@@ -361,3 +361,20 @@ cdef int learned_decide(Game* g, int seat) noexcept nogil:
     k = learned_choose(g, &g.bots[seat].model, seat, forbid)
     g.bots[seat].w.forbid = forbid
     return k
+
+
+# A model's decisions block (core/kit/learned.pxi): Tales' learned policy already takes every decision but the
+# potions and the Champion's choice, which stay the heuristic's, so it takes no block.
+LEARNED_DECISIONS = {}
+
+
+cdef inline int learned_decision_size(int kind) noexcept nogil:
+    return 0
+
+
+cdef inline void learned_decision_prepare(Game* g, int seat, int kind) noexcept nogil:
+    pass
+
+
+cdef inline void learned_decision_features(Game* g, int seat, int kind, int k, double* f) noexcept nogil:
+    pass

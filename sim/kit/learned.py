@@ -8,7 +8,9 @@ computes them in the same order (core/<game>/learned.pxi) and the declarations t
 A model is a JSON file: the game, the feature set it was trained on (name, version and a digest of the
 feature names), the weights (version 1: the linear scores alone; version 2: with a network's, sim/kit/network.py),
 and its provenance (the training spec, seed, code version, each iteration's
-ladder). Its digest covers what decides play (game, feature set, weights), so a bot spec names a model by
+ladder); optionally a decisions block: weights for the game's other decisions (Paws: combat cards, defenders,
+monsters kept, cards taken, discards), each over features of its own, so the model plays every decision its seat
+makes. Its digest covers what decides play (game, feature set, weights), so a bot spec names a model by
 name and digest (``learned:model=paws-1@3fa2c1d09b1e``): records of two models never pool, and a model file
 that changed under a name is refused. Every input is untrusted: a file too big, not JSON, of another game
 or feature version, or with a weight that is not a finite number is refused in one line naming the file
@@ -38,6 +40,25 @@ DIGEST_CHARS = 12
 
 
 @dataclass(frozen=True)
+class DecisionFeatures:
+    """The features of one kind of decision a model's decisions block scores (a game's decisions other than
+    the top-level ones: Paws' combat cards, defenders, ...), each (name, meaning), in the core's order; and
+    the weights under which the block's choice is the heuristic's at every decision (``heuristic``, by name)."""
+
+    kind: str                         # the decision's name, as the model file's decisions block keys it
+    features: tuple[tuple[str, str], ...]
+    heuristic: tuple[tuple[str, float], ...] = ()
+
+    def weights(self, given: dict[str, float] | None = None) -> tuple[float, ...]:
+        """A weight per feature: the named ones ``given`` (default: the heuristic's), the others 0."""
+        named = dict(self.heuristic if given is None else given)
+        unknown = set(named) - {n for n, _ in self.features}
+        if unknown:
+            raise ValueError(f"{self.kind} has no feature {', '.join(sorted(unknown))}")
+        return tuple(float(named.get(n, 0.0)) for n, _ in self.features)
+
+
+@dataclass(frozen=True)
 class Features:
     """A game's feature set: the option features its policy scores and the seat features its value head
     rates, each (name, meaning), in the core's order."""
@@ -51,6 +72,8 @@ class Features:
     prior_policy: tuple[tuple[str, float], ...] = ()
     prior_value: tuple[tuple[str, float], ...] = ()
     max_seats: int = 4                # the core's seats (MAXP): a network's state holds this many seats' features
+    # the decisions a model's decisions block may take, each with its features (none: the game takes no block)
+    decisions: tuple[DecisionFeatures, ...] = ()
 
     def prior(self, head: str) -> list[float]:
         names = [n for n, _ in (self.policy if head == "policy" else self.value)]
@@ -62,6 +85,20 @@ class Features:
         """``paws-features-1@<digest of the names>``: a model fits a core only if this matches."""
         names = json.dumps([self.game, self.version, [n for n, _ in self.policy], [n for n, _ in self.value]])
         return f"{self.game}-features-{self.version}@{hashlib.sha256(names.encode()).hexdigest()[:8]}"
+
+    @property
+    def decisions_id(self) -> str:
+        """``paws-decisions-1@<digest of the kinds and their features' names>``: a decisions block fits a core
+        only if this matches (the action features' id stays apart, so models without a block are unchanged)."""
+        names = json.dumps([self.game, self.version, [[d.kind, [n for n, _ in d.features]] for d in self.decisions]])
+        return f"{self.game}-decisions-{self.version}@{hashlib.sha256(names.encode()).hexdigest()[:8]}"
+
+    def decision(self, kind: str) -> DecisionFeatures:
+        return next(d for d in self.decisions if d.kind == kind)
+
+    def heuristic_decisions(self) -> tuple[tuple[str, tuple[float, ...]], ...]:
+        """A decisions block under which every decision it holds is the heuristic's choice."""
+        return tuple((d.kind, d.weights()) for d in self.decisions)
 
 
 @dataclass(frozen=True)
@@ -78,6 +115,10 @@ class Model:
     hidden: int = 0
     seats: int = 0                    # the seats the network's state holds (the core's MAXP)
     network: tuple[float, ...] = ()
+    # the decisions block: (decision kind, weights) in the game's declared order, and its feature set's id
+    # (empty: the model takes a turn's actions alone; its seat's other decisions are the heuristic's)
+    decisions: tuple[tuple[str, tuple[float, ...]], ...] = ()
+    decision_features: str = ""
 
     @property
     def digest(self) -> str:
@@ -85,6 +126,8 @@ class Model:
         fields = {"game": self.game, "features": self.features, "policy": list(self.policy), "value": list(self.value)}
         if self.hidden:
             fields["network"] = [self.hidden, self.seats, hashlib.sha256(self.network_block().tobytes()).hexdigest()]
+        if self.decisions:
+            fields["decisions"] = [self.decision_features, [[k, list(w)] for k, w in self.decisions]]
         blob = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:DIGEST_CHARS]
 
@@ -98,9 +141,13 @@ class Model:
         return Layers.unpack(self.network, len(self.policy), len(self.value), self.seats, self.hidden)
 
     def core(self) -> tuple:
-        """The model as the core takes it: (policy, value) or (policy, value, (hidden units, network weights))."""
+        """The model as the core takes it: (policy, value) or (policy, value, (hidden units, network weights)), and
+        with a decisions block (policy, value, the network or None, {decision kind: weights})."""
+        net = (self.hidden, self.network_block()) if self.hidden else None
+        if self.decisions:
+            return list(self.policy), list(self.value), net, {k: list(w) for k, w in self.decisions}
         if self.hidden:
-            return list(self.policy), list(self.value), (self.hidden, self.network_block())
+            return list(self.policy), list(self.value), net
         return list(self.policy), list(self.value)
 
     def to_json(self) -> str:
@@ -109,6 +156,9 @@ class Model:
                 "value": list(self.value), "provenance": self.provenance}
         if self.hidden:
             body["network"] = {"hidden": self.hidden, "seats": self.seats, "weights": list(self.network)}
+        if self.decisions:
+            body["decision_features"] = self.decision_features
+            body["decisions"] = {k: list(w) for k, w in self.decisions}
         return json.dumps(body, indent=1, sort_keys=True) + "\n"
 
 
@@ -167,6 +217,28 @@ def _network(raw: dict, features: Features, where: str) -> tuple[int, tuple[floa
     return hidden, float32s(weights)
 
 
+def _decisions(raw: dict, features: Features, where: str) -> tuple[tuple[tuple[str, tuple[float, ...]], ...], str]:
+    """A file's optional decisions block: {decision kind: weights}, each kind one the game declares, with as many
+    weights as its features, and ``decision_features`` the game's decisions id; absent: ((), "")."""
+    block = raw.get("decisions")
+    if block is None:
+        return (), ""
+    kinds = [d.kind for d in features.decisions]
+    if not kinds:
+        raise RuleError(f"{where}: decisions: {features.game} takes no decisions block")
+    if not isinstance(block, dict) or not block:
+        raise RuleError(f"{where}: decisions must be a table of decision kinds ({', '.join(kinds)}) to weights")
+    if raw.get("decision_features") != features.decisions_id:
+        raise RuleError(f"{where}: decision_features = {raw.get('decision_features')!r}; {features.game} has "
+                        f"{features.decisions_id} (retrain the decisions block)")
+    unknown = [k for k in block if k not in kinds]
+    if unknown:
+        raise RuleError(f"{where}: decisions.{unknown[0]}: no such decision kind; expected some of {', '.join(kinds)}")
+    out = tuple((d.kind, _weights(block[d.kind], len(d.features), f"{where}: decisions.{d.kind}"))
+                for d in features.decisions if d.kind in block)
+    return out, features.decisions_id
+
+
 def float32s(values) -> tuple[float, ...]:
     """Values as float32 holds them (what the core plays with), as Python floats."""
     import numpy as np
@@ -194,9 +266,10 @@ def read_model(path: str | Path, features: Features) -> Model:
     if not isinstance(prov, dict):
         raise RuleError(f"{where}: provenance must be a table")
     hidden, network = _network(raw, features, where) if raw["version"] == NETWORK_VERSION else (0, ())
+    decisions, decisions_id = _decisions(raw, features, where)
     model = Model(features.game, name, features.id, _weights(raw.get("policy"), len(features.policy), f"{where}: policy"),
                   _weights(raw.get("value"), len(features.value), f"{where}: value"), prov, hidden,
-                  features.max_seats if hidden else 0, network)
+                  features.max_seats if hidden else 0, network, decisions, decisions_id)
     if raw.get("digest") != model.digest:
         raise RuleError(f"{where}: digest = {raw.get('digest')!r}, but its weights digest to {model.digest} "
                         "(the file was changed by hand or is damaged)")
