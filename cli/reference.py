@@ -139,9 +139,15 @@ def model_note(g, name: str) -> str:
     rung = improved.get("ladder") or its[-1].get("ladder", {})
     trained = m.provenance.get("spec", {})
     kind = f"a network of {m.hidden} units" if m.hidden else "linear"
+    if m.decisions:
+        kind += f", a decisions block: {', '.join(k for k, _ in m.decisions)}"
     text = f"@{m.digest} ({kind}): trained by {trained.get('search', '?')} self-play, {len(its)} iterations"
     if improved:
         text += f", then {improved.get('generations', '?')} generations of policy improvement"
+    decided = m.provenance.get("decisions_training") or {}
+    if decided:
+        text += f", then its decisions block {len(decided.get('rows') or [])} generations from {decided.get('from', '?')}"
+        rung = decided.get("ladder") or rung
     if rung:
         text += (f"; against the heuristic {100 * rung['edge']:+.1f} points over the fair share "
                  f"({100 * rung['edge_95'][0]:+.1f} to {100 * rung['edge_95'][1]:+.1f}, 95%, {rung['games']:,} games)")

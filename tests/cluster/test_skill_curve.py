@@ -232,8 +232,8 @@ def test_a_ladder_that_cannot_be_seated_is_left_out_by_default_and_refused_when_
     assert four.record["seats"] == 4 and four.record["lineups"] == 24 and four.record["setup"]["mode"] == "teams"
     heads_up = sl.prepare(load_spec(_spec(tmp_path, SPEC)), levels, 10, tmp_path / "o", resume=False, given=True)
     assert heads_up.record["seats"] == 2 and heads_up.record["lineups"] == 6
-    twice = sl.prepare(load_spec(_spec(tmp_path, SPEC)), ["learned:model=paws-3", "learned"], sl.DEFAULT_GAMES,
-                       tmp_path / "o", resume=False, given=False)       # learned alone plays paws-3: one bot
+    twice = sl.prepare(load_spec(_spec(tmp_path, SPEC)), ["learned:model=paws-4", "learned"], sl.DEFAULT_GAMES,
+                       tmp_path / "o", resume=False, given=False)       # learned alone plays paws-4: one bot
     assert twice.plan is None and "listed already" in twice.record["skipped"] and twice.note.startswith("no ladder")
     assert not (tmp_path / "o").exists()                   # checked, nothing written
 
@@ -243,7 +243,7 @@ def test_a_ladder_that_cannot_be_seated_is_left_out_by_default_and_refused_when_
     (["--skill", LEVELS, "--skill-ladder-games", "x"], r"Invalid value for '--skill-ladder-games'"),
     (["--skill-ladder-games", "10"], r"--skill-ladder-games: only with --skill"),
     (["--skill", "heuristic", "--skill-ladder-games", "10"], r"one level: a ladder rates two or more"),
-    (["--skill", "heuristic,learned:model=paws-3,learned", "--skill-ladder-games", "10"], r"listed already"),
+    (["--skill", "heuristic,learned:model=paws-4,learned", "--skill-ladder-games", "10"], r"listed already"),
 ])
 def test_bad_option_values_are_one_line_and_exit_2(tmp_path, args, message):
     spec = _spec(tmp_path)
