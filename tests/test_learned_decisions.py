@@ -8,7 +8,8 @@ of the heuristic-equivalent weights plays exactly the heuristic's games (the com
 model without a block plays exactly as before; a planted absurd weight changes exactly the decisions of its kind;
 the block sees nothing its seat cannot (re-dealing the hidden cards and reseeding the dice changes no feature and
 no choice, at decisions of every kind); a game replays alone and through its trace; a paused game's copy keeps
-its block; bad blocks are refused in one line; records keep their invariants.
+its block; a search with a model plays its simulations' other decisions by the block; bad blocks are refused in
+one line; records keep their invariants; training a block twice gives the same bytes and names its seeds.
 """
 
 from __future__ import annotations
@@ -308,6 +309,18 @@ def test_a_paused_games_copy_keeps_the_block(models):
         copy.play_on()
         assert copy.record() == whole
         assert whole["winner_seat"] == m.play_batch(3, index, 1)["games"].to_pylist()[0]["winner_seat"]
+
+
+def test_a_search_with_a_model_plays_its_simulations_other_decisions_by_the_block(models, tmp_path):
+    """The search's simulations play every seat by the model, its block included: the heuristic-equivalent block
+    searches exactly as the same model without a block, a planted block otherwise."""
+    unblocked = write(tmp_path / "unblocked.json", dataclasses.replace(block_model(), decisions=(), decision_features=""))
+    g = "mcts:iterations=8:depth=4:model={},heuristic,heuristic,heuristic"
+    planted = match(g.format(models["always_pass"])).play_batch(3, 0, 12)["games"]
+    same = match(g.format(models["heuristic"])).play_batch(3, 0, 12)["games"]
+    assert same.drop(["bots"]).equals(match(g.format(unblocked)).play_batch(3, 0, 12)["games"].drop(["bots"]))
+    assert planted.drop(["bots"]).to_pylist() != same.drop(["bots"]).to_pylist()
+    assert match(g.format(models["always_pass"])).play_batch(3, 5, 1)["games"].to_pylist()[0] == planted.to_pylist()[5]
 
 
 def test_the_core_refuses_a_block_it_does_not_take():
