@@ -22,17 +22,9 @@ from cluster.spec import SpecError, load_spec
 from queries import skill_page
 from queries.variants import estimates
 
+from tests.cluster.test_skill import SPEC        # a 2-player spec over both boards, 300 games a cell
+
 runner = CliRunner()
-SPEC = """name = "fp"
-game = "paws"
-rules = "v4"
-seed = 3
-games_per_cell = 300
-[setup]
-players = 2
-[grid]
-board = ["beginner", "explorer"]
-"""
 TEAMS = """name = "teams"
 game = "paws"
 rules = "v4"
