@@ -346,29 +346,33 @@ def _improvement_step(spec: TrainSpec, generation: int, mean: np.ndarray, sigma:
     return new_mean, new_sigma, row
 
 
-# the strategy's generation, for the decisions block's training too (cluster/train_decisions.py): it reads a spec's
-# seed, population and improve_sigma only
-improvement_step = _improvement_step
-
-
-def improve_policy(spec: TrainSpec, game: Game, model: Model, work: Path, scores_of, say) -> tuple[Model, list]:
-    """``spec.improve`` generations of policy improvement from ``model``'s policy (resumable: each generation's
-    mean and spread are kept in the work folder)."""
-    mean = policy_vector(model)
+def evolve(spec, mean: np.ndarray, scores_of: Callable[[list[np.ndarray], int], list[float]], say,
+           state_of: Callable[[int], Path], what: str) -> tuple[np.ndarray, list]:
+    """``spec.improve`` generations of the evolution strategy from ``mean`` (it reads a spec's seed, population,
+    improve and improve_sigma only: the policy improvement here, the decisions block's in
+    cluster/train_decisions.py). Resumable: generation g's mean, spread and rows are kept in ``state_of(g)``."""
     sigma = np.full(len(mean), spec.improve_sigma)
     rows: list[dict] = []
     for g in range(spec.improve):
-        state = work / f"improve-{spec.improve_digest()[:8]}-{g}.json"
+        state = state_of(g)
         if state.exists():
-            saved = load_json_bounded(state, "policy improvement state", RuleError)
+            saved = load_json_bounded(state, f"{what} state", RuleError)
             mean, sigma, rows = np.array(saved["mean"]), np.array(saved["sigma"]), saved["rows"]
             continue
         mean, sigma, row = _improvement_step(spec, g, mean, sigma, scores_of)
         rows = rows + [row]
         write_atomic(state, json.dumps({"mean": list(mean), "sigma": list(sigma), "rows": rows}))
-        say(f"policy improvement {g + 1}/{spec.improve}: the mean weights score {row['mean_weights_edge']:+.3f} over "
-            f"the fair share against the heuristic, the best of the {2 * max(1, spec.population // 2) + 1} tried "
+        say(f"{what} {g + 1}/{spec.improve}: the mean weights score {row['mean_weights_edge']:+.3f} over the fair "
+            f"share against the heuristic, the best of the {2 * max(1, spec.population // 2) + 1} tried "
             f"{row['best_edge']:+.3f}")
+    return mean, rows
+
+
+def improve_policy(spec: TrainSpec, game: Game, model: Model, work: Path, scores_of, say) -> tuple[Model, list]:
+    """``spec.improve`` generations of policy improvement from ``model``'s policy (resumable: each generation's
+    mean and spread are kept in the work folder)."""
+    mean, rows = evolve(spec, policy_vector(model), scores_of, say,
+                        lambda g: work / f"improve-{spec.improve_digest()[:8]}-{g}.json", "policy improvement")
     return with_policy_vector(model, mean), rows
 
 

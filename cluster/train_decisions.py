@@ -4,7 +4,7 @@
 A model's decisions block scores the options of every decision a seat makes besides its turn's actions (Paws:
 combat cards, defenders, monsters kept, cards taken, discards; sim/paws/bots/features.py DECISIONS). The search
 bots search only the actions, so no search labels these decisions; the block is trained for wins directly, by
-the evolution strategy of the policy improvement (cluster/train_bot.py ``improvement_step``: antithetic pairs on
+the evolution strategy of the policy improvement (cluster/train_bot.py ``evolve``: antithetic pairs on
 common random numbers, a step along the estimated slope), starting from the heuristic-equivalent weights (so
 from the start model's play) or from the start model's own block. The start model's policy, value head and
 network stay as they are: the model written is the start model with the block.
@@ -25,8 +25,8 @@ from typing import Callable
 
 import numpy as np
 
-from cluster.train_bot import candidate_edge, improvement_step, ladder
-from sim.files import load_json_bounded, write_atomic
+from cluster.train_bot import candidate_edge, evolve, ladder
+from sim.files import write_atomic
 from sim.games import GAMES, EngineError, Game
 from sim.kit.learned import Model, resolve_model, rounded
 from sim.params import RuleError
@@ -110,21 +110,8 @@ def improve_decisions(spec: DecisionsSpec, game: Game, model: Model, work: Path,
                       scores_of: Callable[[list[np.ndarray], int], list[float]], say) -> tuple[Model, list]:
     """``spec.improve`` generations from ``model``'s block (resumable: each generation's mean and spread are kept
     in the work folder)."""
-    mean = decisions_vector(game, model, spec.kinds)
-    sigma = np.full(len(mean), spec.improve_sigma)
-    rows: list[dict] = []
-    for g in range(spec.improve):
-        state = work / f"decisions-{spec.digest()[:8]}-{g}.json"
-        if state.exists():
-            saved = load_json_bounded(state, "decisions training state", RuleError)
-            mean, sigma, rows = np.array(saved["mean"]), np.array(saved["sigma"]), saved["rows"]
-            continue
-        mean, sigma, row = improvement_step(spec, g, mean, sigma, scores_of)
-        rows = rows + [row]
-        write_atomic(state, json.dumps({"mean": list(mean), "sigma": list(sigma), "rows": rows}))
-        say(f"decisions block {g + 1}/{spec.improve}: the mean weights score {row['mean_weights_edge']:+.3f} over the "
-            f"fair share against the heuristic, the best of the {2 * max(1, spec.population // 2) + 1} tried "
-            f"{row['best_edge']:+.3f}")
+    mean, rows = evolve(spec, decisions_vector(game, model, spec.kinds), scores_of, say,
+                        lambda g: work / f"decisions-{spec.digest()[:8]}-{g}.json", "decisions block")
     return with_decisions_vector(game, model, spec.kinds, mean), rows
 
 
