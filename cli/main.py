@@ -17,7 +17,7 @@ try:                                # typer >= 0.20 carries its own click
 except ImportError:                 # pragma: no cover - older typer uses click itself
     from click import exceptions as clickx
 
-from cli import card_worth, compare, kingmaker, ladder, play, query, reference, regress, report, restrict, serve, sweep, tension, train_bot, tune, tune_bot, validate
+from cli import card_worth, compare, exploit, kingmaker, ladder, play, query, reference, regress, report, restrict, serve, sweep, tension, train_bot, tune, tune_bot, validate
 from cli.common import BUG_EXIT, err, one_line, plain
 
 
@@ -106,6 +106,7 @@ EXAMPLES = {
     "tune": "playtest tune examples/tune_first_player.toml --out results/tune",
     "tune-bot": "playtest tune-bot tales --trials 50 --games 500 --seed 2026",
     "train-bot": "playtest train-bot paws --iterations 2 --games 100 --eval-games 100",
+    "exploit": "playtest exploit paws --against paws-3 --minutes 30 --seed 1 --out paws-3-exploiter.json",
     "restrict": "playtest restrict paws --games 2000 --out results/restrict-paws",
     "kingmaker": "playtest kingmaker paws --players 4 --games 1000 --out results/kingmaker",
     "tension": "playtest tension tales --games 2000 --out results/tension-tales --html tension.html",
@@ -115,7 +116,7 @@ EXAMPLES = {
     "submit": "playtest submit examples/smoke.toml --server http://127.0.0.1:8321 --token $PLAYTEST_TOKEN --wait",
 }
 
-for _area in (play, reference, sweep, ladder, query, report, regress, compare, tune, tune_bot, train_bot, restrict, kingmaker, tension, card_worth, validate, serve):
+for _area in (play, reference, sweep, ladder, query, report, regress, compare, tune, tune_bot, train_bot, exploit, restrict, kingmaker, tension, card_worth, validate, serve):
     for _name, _command in _area.COMMANDS.items():
         app.command(name=_name, epilog=f"Example: {EXAMPLES[_name]}" if _name in EXAMPLES else None)(_command)
 
