@@ -151,7 +151,9 @@ def parse_assignments(items: list[str] | tuple[str, ...], where: str = "--set") 
         k, v = item.split("=", 1)
         k = k.strip()
         if k in out:
-            raise RuleError(f"{where}: {k} is given twice ({k}={out[k]} and {k}={v.strip()}); give it once")
+            shown = lambda x: x if x.isprintable() else repr(x)         # noqa: E731 (one line, whatever the text)
+            raise RuleError(f"{where}: {shown(k)} is given twice ({shown(f'{k}={out[k]}')} and "
+                            f"{shown(f'{k}={v.strip()}')}); give it once")
         out[k] = v.strip()
     return out
 

@@ -15,7 +15,7 @@ import math
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from budget import examples
 
@@ -76,6 +76,7 @@ def search_spec_text() -> st.SearchStrategy[str]:
 
 @settings(max_examples=examples(400), deadline=None)
 @given(spec=search_spec_text())
+@example(spec="mcts:0\n0=0:0\n0=0")          # a field given twice, its name holding a newline: still one line
 def test_any_search_spec_is_a_search_bot_or_one_clear_error(spec):
     try:
         bot = parse_bot(spec)
