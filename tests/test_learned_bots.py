@@ -182,7 +182,7 @@ def test_missing_models_and_games_without_features_are_refused(imitate):
     from sim.paws.bots.heuristic import HeuristicBot, HeuristicWeights
     with pytest.raises(RuleError, match=r"no model 'nope' .* shipped models: "):
         parse_bot("learned:model=nope")
-    # learned alone plays the strongest shipped model (strongest.txt), named in the record
+    # learned alone plays the strongest shipped model (models/index.toml), named in the record
     best = strongest_model(registry.get("paws").models_dir, "learned")
     assert registry.get("paws").resolve(None, {}, {"bots": "learned"}, {}).setup.bots[0] == \
         f"learned:model={best}@{read_model(registry.get('paws').models_dir / f'{best}.json', FEATURES).digest}"
@@ -543,7 +543,7 @@ def test_the_shipped_tales_model_beats_the_heuristic_seat_rotated():
 
 @pytest.mark.slow
 def test_the_strongest_paws_model_is_no_weaker_than_paws_2_on_the_same_games():
-    """The model `learned` plays (strongest.txt) against paws-2 on the same games, each taking every seat of both
+    """The model `learned` plays (models/index.toml) against paws-2 on the same games, each taking every seat of both
     4-player line-ups against three heuristics, 500 games a seat on a held-out seed (2^63 + 78): its score minus
     paws-2's has a 95% lower bound above -2 points (measured +2.0 [+0.2, +3.8] on seed 2^63 + 41,
     bench/learned-network-strength.json)."""
