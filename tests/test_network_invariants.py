@@ -13,11 +13,9 @@ from sim.kit import trace
 from sim.kit.learned import shipped_models
 from tests.tales.test_invariants import check_record as tales_check
 from tests.test_paws_invariants import check_record as paws_check
+from configurations import PAWS, TALES
 
 GAMES_PER = 1000
-PAWS = [(rules, {"board": board, **setup}) for rules in ("v4", "v3") for board in ("beginner", "explorer")
-        for setup in ({"players": 4}, {"players": 3}, {"players": 2}, {"mode": "teams"})]
-TALES = [(None, {"mode": mode}) for mode in ("standard", "2v2", "survive", "survive-2v2")]
 
 
 def _networks(game: str) -> list[str]:

@@ -15,12 +15,10 @@ from measures.tension.calibration import MAX_ECE
 from measures.tension.trace import tension_of_batch
 from sim.games import GAMES
 from sim.kit.winprob import default_oracle
+from configurations import PAWS, TALES
 
 SEED = 45                     # held-out: 2^63 + 45 (checked against the oracle's provenance below)
 GAMES_PER = 2000
-PAWS = [(rules, {"board": board, **setup}) for rules in ("v4", "v3") for board in ("beginner", "explorer")
-        for setup in ({"players": 4}, {"players": 3}, {"players": 2}, {"mode": "teams"})]
-TALES = [(None, {"mode": mode}) for mode in ("standard", "2v2", "survive", "survive-2v2")]
 # measured at this seed and size (bench/learned-network-calibration.md): paws-2's recalibrated chances in
 # 2-player Explorer v4 under the heuristic stay at 0.033, just over the bound; tension refuses it
 REFUSED = {("paws", "v4", "explorer", 2)}
