@@ -84,20 +84,7 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
     check_range("--seed", seed, 0, TRAINING_SEEDS - 1)
     if workers is not None:
         check_range("--workers", workers, 1, MAX_WORKERS)
-    name = name or f"{g.name}-learned"
-    if not re.fullmatch(r"[a-z][a-z0-9_.-]{0,63}", name):
-        fail(f"--name {name!r} is not allowed; expected lower-case letters, digits, '.', '-' or '_' (up to 64, "
-             "starting with a letter)")
-    if ship and out is not None:
-        fail("--ship writes among the game's shipped models; leave out --out")
-    if ship:
-        models = getattr(g, "models_dir", None)
-        if models is None:
-            fail(f"--ship: {g.name} ships no models")
-        out = Path(models) / f"{name}.json"
-    out = out or Path(f"{name}.json")
-    check_output_file("--out", out)
-    work = work or out.with_name(out.name + ".work")
+    name, out, work = _outputs(g, name, ship, out, work)
     if decisions is not None:
         if (iterations, games, search, batch, network, configurations) != (3, 200, "mcts:iterations=64:depth=20", 25,
                                                                          0, "skill"):
@@ -122,6 +109,24 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
         fail(f"train-bot: stopped (Ctrl-C); the finished iterations are kept in {work}: run {again} again to resume "
              "from them", code=130)
     _report(g, model, run, ship)
+
+
+def _outputs(g, name: Optional[str], ship: bool, out: Optional[Path], work: Optional[Path]) -> tuple[str, Path, Path]:
+    """The model's name, its file (among the shipped models with --ship) and the run's work folder, checked."""
+    name = name or f"{g.name}-learned"
+    if not re.fullmatch(r"[a-z][a-z0-9_.-]{0,63}", name):
+        fail(f"--name {name!r} is not allowed; expected lower-case letters, digits, '.', '-' or '_' (up to 64, "
+             "starting with a letter)")
+    if ship and out is not None:
+        fail("--ship writes among the game's shipped models; leave out --out")
+    if ship:
+        models = getattr(g, "models_dir", None)
+        if models is None:
+            fail(f"--ship: {g.name} ships no models")
+        out = Path(models) / f"{name}.json"
+    out = out or Path(f"{name}.json")
+    check_output_file("--out", out)
+    return name, out, work or out.with_name(out.name + ".work")
 
 
 def _train_decisions(g, kinds: str, spec: DecisionsSpec, run: DecisionsRun, quiet: bool, ship: bool) -> None:
