@@ -19,6 +19,20 @@ from hypothesis import settings
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 
+def _click_command_built_once_per_app():
+    """typer's test runner builds the app's click command anew on every ``invoke`` (it inspects every command's
+    signature: about 0.19 s a call for ``playtest``, two thirds of a typical CLI test); the tests build it once per
+    app. The app is fully registered at import and never changed after, so the cached command is the same one a
+    fresh build would give. tests/test_cli_runner.py checks that the cache is in effect."""
+    import functools
+    import typer.main
+    import typer.testing
+    typer.testing._get_command = functools.cache(typer.main.get_command)
+
+
+_click_command_built_once_per_app()
+
+
 def pytest_configure(config):
     """The results-signing key and the verified-hash cache (infra.folder) of this test run in a folder of its own,
     not the user's ~/.config and ~/.cache (subprocesses inherit them through the environment)."""
