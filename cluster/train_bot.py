@@ -52,7 +52,7 @@ import numpy as np
 from cluster.train import edges, mean_edge
 from sim.files import load_json_bounded, write_atomic
 from sim.games import GAMES, EngineError, Game
-from sim.kit.learned import MAX_HIDDEN, Model, read_model, resolve_model, rounded
+from sim.kit.learned import MAX_HIDDEN, Model, model_files, read_model, resolve_model, rounded
 from sim.params import RuleError
 
 
@@ -156,14 +156,11 @@ def _samples(game_name: str, configurations: str, line_up: int, bots: str, model
     """One Ray task: ``count`` games of self-play configuration ``line_up`` as training samples (the model
     travels as its JSON text and is written to a file of the worker's own, so it reaches workers on other
     machines)."""
-    import tempfile
     game = GAMES[game_name]
     lu = self_play_setups(game, configurations)[line_up]
-    with tempfile.TemporaryDirectory() as tmp:
+    with model_files(**({} if model_json is None else {"model": model_json})) as files:
         if model_json is not None:
-            path = Path(tmp) / "model.json"
-            path.write_text(model_json)
-            bots = f"{bots}:model={path}"
+            bots = f"{bots}:model={files['model']}"
         match = game.resolve(lu.rules, lu.overrides, {**lu.setup, "bots": bots})
         out = game.play_samples(match, seed, start, count)
     out["options"]["game"] += start           # the batch offset -> the game index
@@ -300,12 +297,9 @@ def ladder(game_name: str, model_json: str, seed: int, games: int) -> dict:
     share (1 a win, the fair share a draw), with a 95% interval, and its wins, draws and losses; on ``seed``, a seed
     of the ladder's own that no self-play or improvement of the run plays (one Ray task; the model travels as
     text)."""
-    import tempfile
     from cluster.strength import edge_summary, results
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "model.json"
-        path.write_text(model_json)
-        per = edges(game_name, f"learned:model={path}", "heuristic", seed, games)
+    with model_files(model=model_json) as files:
+        per = edges(game_name, f"learned:model={files['model']}", "heuristic", seed, games)
         return {"vs": "heuristic", "seed": seed, **edge_summary(per), **results(per)}
 
 
@@ -313,11 +307,8 @@ def ladder(game_name: str, model_json: str, seed: int, games: int) -> dict:
 def candidate_edge(game_name: str, model_json: str, seed: int, games: int) -> float:
     """One Ray task: a candidate policy's mean edge over the fair share against the heuristic (every seat of
     every line-up, ``games`` each; the same games for every candidate of a generation)."""
-    import tempfile
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "model.json"
-        path.write_text(model_json)
-        return mean_edge(edges(game_name, f"learned:model={path}", "heuristic", seed, games))
+    with model_files(model=model_json) as files:
+        return mean_edge(edges(game_name, f"learned:model={files['model']}", "heuristic", seed, games))
 
 
 def _improvement_step(spec: TrainSpec, generation: int, mean: np.ndarray, sigma: np.ndarray,

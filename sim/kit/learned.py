@@ -23,9 +23,11 @@ import hashlib
 import json
 import math
 import re
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from sim.files import load_json_bounded
 from sim.params import RuleError
@@ -243,6 +245,17 @@ def float32s(values) -> tuple[float, ...]:
     """Values as float32 holds them (what the core plays with), as Python floats."""
     import numpy as np
     return tuple(float(v) for v in np.asarray(values, dtype=np.float32))
+
+
+@contextmanager
+def model_files(**texts: str) -> Iterator[dict[str, Path]]:
+    """Each model's JSON text (by name) in a file of a temporary folder of its own, removed afterwards: a model
+    travels to a Ray worker, which may be another machine, as its text, and bots name a model by its file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {name: Path(tmp) / f"{name}.json" for name in texts}
+        for name, text in texts.items():
+            paths[name].write_text(text)
+        yield paths
 
 
 def read_model(path: str | Path, features: Features) -> Model:
