@@ -11,6 +11,11 @@ from typing import Annotated, Optional
 
 import typer
 
+try:                                # typer >= 0.20 carries its own click
+    from typer._click.core import ParameterSource
+except ImportError:                 # pragma: no cover - older typer uses click itself
+    from click.core import ParameterSource
+
 from cli.common import MAX_WORKERS, check_output_file, check_range, err, fail, game_named, plain
 from cluster.strength import TRAINING_SPACE as TRAINING_SEEDS
 from cluster.train_bot import TrainRun, TrainSpec, check_spec, train
@@ -20,7 +25,12 @@ from sim.games import EngineError
 from sim.params import RuleError
 
 
-def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned bot to train")],
+# the options of expert iteration alone, refused beside --decisions (which trains by policy improvement only)
+EXPERT_ITERATION_ONLY = ("iterations", "games", "search", "batch", "network", "configurations")
+
+
+def train_bot(ctx: typer.Context,
+              game: Annotated[str, typer.Argument(help="the game whose learned bot to train")],
               name: Annotated[Optional[str], typer.Option(
                   help="the model's name (learned:model=NAME; default GAME-learned)")] = None,
               out: Annotated[Optional[Path], typer.Option(
@@ -86,10 +96,11 @@ def train_bot(game: Annotated[str, typer.Argument(help="the game whose learned b
         check_range("--workers", workers, 1, MAX_WORKERS)
     name, out, work = _outputs(g, name, ship, out, work)
     if decisions is not None:
-        if (iterations, games, search, batch, network, configurations) != (3, 200, "mcts:iterations=64:depth=20", 25,
-                                                                         0, "skill"):
-            fail("--decisions trains the --start model's decisions block alone: leave out --iterations, --games, "
-                 "--search, --batch, --network and --configurations")
+        given = [f"--{p.replace('_', '-')}" for p in EXPERT_ITERATION_ONLY
+                 if ctx.get_parameter_source(p) not in (None, ParameterSource.DEFAULT)]
+        if given:
+            fail(f"--decisions trains the --start model's decisions block alone: leave out {', '.join(given)} "
+                 "(expert iteration's options)")
         return _train_decisions(g, decisions, DecisionsSpec(
             g.name, name, start or "", (), seed, improve, population, improve_games, improve_spread, eval_games),
             DecisionsRun(None, out, work, workers, address, code_version()), quiet, ship)

@@ -412,7 +412,9 @@ def test_games_with_a_block_keep_the_record_invariants(models, setup):
     (["--decisions", "all"], r"--decisions trains a model's decisions block: name the model with --start$"),
     (["--decisions", "all", "--start", "nope"], r"no model 'nope' .* shipped models: "),
     (["--decisions", "all", "--start", "paws-3", "--iterations", "2"],
-     r"--decisions trains the --start model's decisions block alone: leave out --iterations, "),
+     r"--decisions trains the --start model's decisions block alone: leave out --iterations \(expert iteration's "),
+    (["--decisions", "all", "--start", "paws-3", "--network", "0", "--iterations", "3"],   # the defaults, given
+     r"block alone: leave out --iterations, --network \(expert iteration's options\)$"),
 ])
 def test_train_bot_decisions_refuses_bad_input_in_one_line_before_any_game(tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
