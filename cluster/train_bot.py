@@ -311,6 +311,13 @@ def candidate_edge(game_name: str, model_json: str, seed: int, games: int) -> fl
         return mean_edge(edges(game_name, f"learned:model={files['model']}", "heuristic", seed, games))
 
 
+def antithetic(mean: np.ndarray, spread, directions: np.ndarray) -> list[np.ndarray]:
+    """An evolution strategy's candidates on common random numbers: ``mean`` itself, then the weights moved by
+    ``spread`` along each direction, then against each (the antithetic pairs, k and pairs + k), each weight rounded
+    as a model file keeps it (this step's and the exploiter's, cluster/exploit.py)."""
+    return ([mean] + [np.array([rounded(v) for v in mean + sign * spread * d]) for sign in (1, -1) for d in directions])
+
+
 def _improvement_step(spec: TrainSpec, generation: int, mean: np.ndarray, sigma: np.ndarray,
                       scores_of: Callable[[list[np.ndarray], int], list[float]]) -> tuple[np.ndarray, np.ndarray, dict]:
     """One generation of the evolution strategy: ``population // 2`` directions drawn at random, the weights
@@ -321,8 +328,7 @@ def _improvement_step(spec: TrainSpec, generation: int, mean: np.ndarray, sigma:
     rng = np.random.default_rng([spec.seed, 31, generation])
     pairs = max(1, spec.population // 2)
     eps = rng.standard_normal((pairs, len(mean)))
-    candidates = ([mean] + [np.array([rounded(v) for v in mean + sigma * e]) for e in eps]
-                  + [np.array([rounded(v) for v in mean - sigma * e]) for e in eps])
+    candidates = antithetic(mean, sigma, eps)
     seed = (spec.seed + 2000 + generation) % (1 << 63)
     scores = np.array(scores_of(candidates, seed))
     diff = scores[1:1 + pairs] - scores[1 + pairs:]
