@@ -23,11 +23,8 @@ from sim.kit.learned import indexed_model
 
 SEED = 45
 GAMES_PER = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
-PAWS = [(f"{rules} {board.title()} {label}", rules, {"board": board, **setup})
-        for rules in ("v4", "v3") for board in ("beginner", "explorer")
-        for label, setup in (("4p", {"players": 4}), ("3p", {"players": 3}), ("2p", {"players": 2}),
-                             ("Teams", {"mode": "teams"}))]
-TALES = [(mode, None, {"mode": mode}) for mode in ("standard", "2v2", "survive", "survive-2v2")]
+# every configuration of each game, as the game declares them (Game.configurations)
+CONFIGURATIONS = {game: [(c.label, c.rules, dict(c.setup)) for c in GAMES[game].configurations] for game in ("paws", "tales")}
 
 
 def one(game: str, label: str, rules, setup: dict, bots: str, oracle: str) -> dict:
@@ -50,7 +47,7 @@ def fmt(x) -> str:
 
 def main() -> None:
     rows = []
-    for game, configs in (("paws", PAWS), ("tales", TALES)):
+    for game, configs in CONFIGURATIONS.items():
         g = GAMES[game]
         strongest = indexed_model(g.models_dir, "strongest", game)
         oracles = sorted({indexed_model(g.models_dir, "oracle", game), strongest})

@@ -107,12 +107,12 @@ CONFIGURATIONS = ("skill", "all")
 
 def self_play_setups(game: Game, configurations: str) -> tuple:
     """The configurations the self-play plays (``--configurations``): the game's skill line-ups, or every
-    configuration its bench and differential cases play (Paws: v3 and v4, both boards, 2, 3 and 4 players and
-    Teams; Tales: every mode), each once by label, the skill line-ups first."""
+    configuration of the game (``Game.configurations``; Paws: v3 and v4, both boards, 2, 3 and 4 players and
+    Teams; Tales: every mode), each once, the skill line-ups first."""
     if configurations == "skill":
         return tuple(game.skill_setups)
     out: dict[str, object] = {}
-    for lu in (*game.skill_setups, *game.bench_presets, *game.differential_setups):
+    for lu in (*game.skill_setups, *game.configurations):
         key = json.dumps([lu.rules, lu.overrides, lu.setup], sort_keys=True)
         out.setdefault(key, lu)
     return tuple(out.values())

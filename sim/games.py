@@ -247,6 +247,9 @@ class Game(abc.ABC):
     # the line-ups a bot's skill is measured and tuned on (``playtest tune-bot``): the bot under test
     # takes each seat in turn against a field of other bots
     skill_setups: ClassVar[tuple[BenchPreset, ...]] = ()
+    # every configuration the book sets a game up in (its versions, boards, seat counts and modes), each once: what
+    # training across every configuration (``train-bot --configurations all``) and the per-configuration checks play
+    configurations: ClassVar[tuple[BenchPreset, ...]] = ()
     bot_presets_path: ClassVar[Any] = None                # the heuristic's named weight sets (presets.toml)
     seat_word: ClassVar[str] = "Player"                   # what the book calls a seat ("Commander" in Tales)
     # the dotted name of the module at the compiled core's seam: its DECLARATIONS (which Python declaration each

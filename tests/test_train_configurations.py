@@ -33,6 +33,17 @@ def test_every_paws_configuration_is_in_the_self_play_once_and_the_skill_line_up
     assert {p for _, _, mode, p in seen if mode == "ffa"} == {2, 3, 4}
 
 
+@pytest.mark.parametrize("game", ["paws", "tales"])
+def test_the_self_play_plays_exactly_the_games_configurations_and_they_hold_every_other_line_up(game):
+    g = GAMES[game]
+    key = lambda lu: json.dumps([lu.rules, lu.overrides, lu.setup], sort_keys=True)   # noqa: E731
+    every = {key(c) for c in g.configurations}
+    assert len(every) == len(g.configurations) == {"paws": 16, "tales": 4}[game]
+    assert {key(lu) for lu in self_play_setups(g, "all")} == every
+    for lu in (*g.skill_setups, *g.bench_presets, *g.differential_setups):
+        assert key(lu) in every or lu.overrides, lu.label        # a rule variant is not a configuration
+
+
 def test_every_tales_mode_is_in_the_self_play():
     setups = self_play_setups(GAMES["tales"], "all")
     from sim.tales.plugin import MODES

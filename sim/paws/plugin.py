@@ -92,6 +92,11 @@ class Paws(Game):
     bench_engine_options = {"dice_stream=table": {"dice_stream": "table"}}
     # the default rules on both boards, four players: a bot's skill against three others
     skill_setups = tuple(BenchPreset(f"v4 {board} 4p", "v4", {}, {"board": board, "players": 4}) for board in BOARDS)
+    # v4 and v3, both boards (§2), four, three and two players and Teams (§1)
+    configurations = tuple(BenchPreset(f"{rules} {board} {label}", rules, {}, {"board": board, **setup})
+                           for rules in ("v4", "v3") for board in BOARDS
+                           for label, setup in (("4p", {"players": 4}), ("3p", {"players": 3}),
+                                                ("2p", {"players": 2}), ("teams", {"mode": "teams"})))
     bot_presets_path = WEIGHT_PRESETS_PATH
     core_module = "sim.paws.core_engine"
     features = FEATURES                 # the learned bots' (sim/paws/bots/features.py)

@@ -79,6 +79,7 @@ class Tales(Game):
                                        {"mode": "survive-2v2"}),)
     # one commander against another, with either people (seats alternate them) and both victory rules
     skill_setups = tuple(BenchPreset(f"tales {mode}", None, {}, {"mode": mode}) for mode in ("standard", "survive"))
+    configurations = bench_presets      # every mode
     bot_presets_path = WEIGHT_PRESETS_PATH
     core_module = "sim.tales.core_engine"
     seat_word = "Commander"
