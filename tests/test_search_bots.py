@@ -77,6 +77,7 @@ def search_spec_text() -> st.SearchStrategy[str]:
 @settings(max_examples=examples(400), deadline=None)
 @given(spec=search_spec_text())
 @example(spec="mcts:0\n0=0:0\n0=0")          # a field given twice, its name holding a newline: still one line
+@example(spec="mcts:model=1e+16")             # a model named as no model can be: said of the bot spec too
 def test_any_search_spec_is_a_search_bot_or_one_clear_error(spec):
     try:
         bot = parse_bot(spec)

@@ -335,7 +335,10 @@ def resolve_model(models_dir: Path | None, features: Features | None, value: str
     if features is None:
         raise RuleError(f"bot {spec!r}: this game has no learned bot yet (no features are declared for it)")
     ref, _, pinned = value.partition("@")
-    path = model_path(models_dir, ref)
+    try:
+        path = model_path(models_dir, ref)
+    except RuleError as e:              # said of the bot spec it came in, as every refusal here is
+        raise RuleError(f"bot {spec!r}: {e}") from None
     if not path.exists():
         known = shipped_models(models_dir)
         raise RuleError(f"bot {spec!r}: no model {ref!r} ({path} does not exist); shipped models: "
