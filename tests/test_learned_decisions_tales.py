@@ -101,6 +101,15 @@ def test_the_core_computes_the_declared_decision_features():
     assert FEATURES.decisions_id.startswith("tales-decisions-2@") and FEATURES.id.startswith("tales-features-2@")
 
 
+def test_the_docs_tables_name_every_declared_feature_in_order():
+    text = (Path(__file__).parent.parent / "docs" / "learned-bots.md").read_text()
+    section = text.split("### Tales decisions block", 1)[1].split("\n## ", 1)[0]
+    for d in DECISIONS:
+        table = section.split(f"`{d.kind}` ({len(d.features)}):", 1)[1].split("\n\n", 2)[1]
+        named = [n for row in table.splitlines()[2:] for n in re.findall(r"`(\w+)`", row.split("|")[2])]
+        assert named == [n for n, _ in d.features]
+
+
 # -- the features: the core's equal a Python mirror on the reference engine's state ----------------------------
 def roll(chance: int) -> float:
     return 1.0 if chance <= 0 else min(1.0, max(0.0, (7 - chance) / 6.0))
