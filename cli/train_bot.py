@@ -67,8 +67,9 @@ def train_bot(ctx: typer.Context,
               = "skill",
               decisions: Annotated[Optional[str], typer.Option(
                   help="train only the --start model's decisions block, its seat's other decisions (all, or some "
-                       "of combat_card, defender, keep_monster, take_card, discard), by --improve generations of "
-                       "policy improvement from the heuristic-equivalent weights; no expert iteration")] = None,
+                       "of the game's kinds: Paws combat_card, defender, keep_monster, take_card, discard; Tales "
+                       "potion, champion), by --improve generations of policy improvement from the "
+                       "heuristic-equivalent weights; no expert iteration")] = None,
               seed: Annotated[int, typer.Option(help="master seed (self-play: + iteration; ladder: + 1000)")] = 1,
               work: Annotated[Optional[Path], typer.Option(
                   help="the run's work folder: samples and each iteration's model, to resume a stopped run "

@@ -1,15 +1,16 @@
 """Train a learned model's decisions block by policy improvement (``playtest train-bot GAME --decisions KINDS
 --start MODEL``; docs/learned-bots.md "Which decisions").
 
-A model's decisions block scores the options of every decision a seat makes besides its turn's actions (Paws:
-combat cards, defenders, monsters kept, cards taken, discards; sim/paws/bots/features.py DECISIONS). The search
-bots search only the actions, so no search labels these decisions; the block is trained for wins directly, by
+A model's decisions block scores the options of every decision a seat makes besides the ones its policy takes
+(Paws: combat cards, defenders, monsters kept, cards taken, discards; Tales: the potions and the Champion's
+choice; each game's sim/<game>/bots/features.py DECISIONS). The search bots search only the policy's
+decisions, so no search labels these; the block is trained for wins directly, by
 the evolution strategy of the policy improvement (cluster/train_bot.py ``evolve``: antithetic pairs on
 common random numbers, a step along the estimated slope), starting from the heuristic-equivalent weights (so
 from the start model's play) or from the start model's own block. The start model's policy, value head and
 network stay as they are: the model written is the start model with the block.
 
-Each generation's candidates take every seat of every skill line-up against three heuristics, ``improve_games``
+Each generation's candidates take every seat of every skill line-up, heuristics in the others, ``improve_games``
 games a seat, on seed + 2000 + generation; the trained block's ladder is measured on seed + 3000 (below 2^63,
 as every training seed: cluster/strength.py ``training_seeds`` lists them from the provenance). Resumable: the
 work folder keeps each generation's mean and spread.

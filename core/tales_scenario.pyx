@@ -556,6 +556,103 @@ cdef class PausedGame:
         return out
 
 
+# -- the potion and Champion decisions, seen from inside a game, for tests (core/tales/learned.pxi) -------------
+_probe_log = []                       # decision_probe's entries, in the order the decisions were asked
+_probe_redeals = ()                   # the seeds each probed decision is re-dealt with
+_probe_errors = []
+
+
+cdef int probe_choice(Game* g, int seat, int kind) noexcept nogil:
+    """The choice the seat's bot makes at the pending decision (as ask() dispatches it, without the trace)."""
+    if learned_takes(g, seat, kind):
+        return learned_block_decide(g, seat, kind)
+    return heuristic_decide(g, seat, kind)
+
+
+cdef object probe_hidden(Game* g, int observer):
+    """What ``observer`` cannot see: the other commanders' hands and creature decks, the equipment decks, and
+    the other commanders' Champions until they are revealed."""
+    cdef int s, i, p
+    shown = g.round > 1 or (g.round == 1 and g.stage != ST_RECRUIT)
+    return ([[g.seats[s].hand[i] for i in range(g.seats[s].n_hand)] for s in range(g.n) if s != observer],
+            [[g.seats[s].deck[i] for i in range(g.seats[s].n_deck)] for s in range(g.n) if s != observer],
+            [[g.eq_deck[p][i] for i in range(g.n_eq_deck[p])] for p in range(g.n // 2)],
+            [] if shown else [g.seats[s].champion for s in range(g.n) if s != observer])
+
+
+cdef void probe_other_champions(Game* g, int observer) noexcept nogil:
+    """Before the Champions are revealed: each other commander's Champion chosen so far becomes the next
+    Champion of its people (as PausedGame.reverse_hidden; search_determinize leaves them before round 1)."""
+    cdef int s, i, c
+    cdef Seat* st
+    if g.round > 1 or (g.round == 1 and g.stage != ST_RECRUIT):
+        return
+    for s in range(g.n):
+        st = &g.seats[s]
+        if s == observer or st.champion == EMPTY or g.n_champions[st.people] < 2:
+            continue
+        for i in range(g.n_champions[st.people]):
+            if g.champions[st.people][i] == st.champion:
+                break
+        c = g.champions[st.people][(i + 1) % g.n_champions[st.people]]
+        if st.fielded[st.champion] and st.slot[g.middle] == st.champion:
+            st.fielded[st.champion] = 0
+            st.fielded[c] = 1
+            st.slot[g.middle] = c
+        st.champion = c
+
+
+cdef void probe_decision(Game* g, int seat, int kind) noexcept with gil:
+    """Log the pending decision: its options, their features (learned_decision_features), the bot's choice and
+    the heuristic's pick; and the same on copies of the game with what the seat cannot see re-dealt (the other
+    Champions too, before they are revealed) and the dice reseeded (one copy per seed of _probe_redeals)."""
+    cdef Game* c = NULL
+    cdef pcg32_t r
+    cdef int k
+    try:
+        entry = {"seat": seat, "kind": kind, "options": [g.opt_a[k] for k in range(g.n_opt)],
+                 "features": learned_decision_features_at(g, seat, kind), "choice": probe_choice(g, seat, kind),
+                 "pick": heuristic_decide(g, seat, kind), "redealt": []}
+        if _probe_redeals:
+            c = <Game*>malloc(sizeof(Game))
+            if c == NULL:
+                raise MemoryError()
+            before = probe_hidden(g, seat)
+            for seed in _probe_redeals:
+                copy_game(c, g)
+                pcg32_seed(&r, seed, 7)
+                search_determinize(c, seat, &r)
+                probe_other_champions(c, seat)
+                pcg32_seed(&c.rng, seed + 1000, 11)
+                entry["redealt"].append({
+                    "hidden_changed": probe_hidden(c, seat) != before,
+                    "options": [c.opt_a[k] for k in range(c.n_opt)],
+                    "features": learned_decision_features_at(c, seat, kind), "choice": probe_choice(c, seat, kind)})
+        _probe_log.append(entry)
+    except BaseException as e:
+        _probe_errors.append(repr(e))
+    finally:
+        free(c)
+
+
+def decision_probe(dict inputs, uint64_t master_seed, int64_t game_index, tuple redeals=()):
+    """Game ``game_index`` played to the end as PausedGame plays it, logging every potion and Champion decision
+    asked: a list of {"seat", "kind" (a Decision), "options" (each option's first value: a hand index, -1 for no
+    potion, or a creature id), "features" (one list per option, learned_decision_features), "choice" (the
+    bot's), "pick" (the heuristic's), "redealt": per seed of ``redeals``, the same on a copy with what the seat
+    cannot see re-dealt and the dice reseeded, with "hidden_changed"}; and the game's record."""
+    global probing, _probe_log, _probe_redeals, _probe_errors
+    _probe_log, _probe_redeals, _probe_errors = [], tuple(redeals), []
+    probing = 1
+    try:
+        pg = PausedGame(inputs, master_seed, game_index, -1)
+    finally:
+        probing = 0
+    if _probe_errors:
+        raise RuntimeError(f"decision_probe: {_probe_errors[0]}")
+    return _probe_log, pg.record()
+
+
 # -- the win-probability trace of one game, for tests (core/kit/winprob.pxi) ---------------------------------
 def value_trace(dict inputs, uint64_t master_seed, int64_t game_index, object oracle, bint pause=False):
     """Game ``game_index`` played to the end with the win-probability trace of ``oracle`` ((policy weights,

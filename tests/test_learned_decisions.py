@@ -96,7 +96,7 @@ def test_the_core_computes_the_declared_decision_features():
     from core.paws_engine import LEARNED_DECISIONS
     from core.tales_engine import LEARNED_DECISIONS as TALES
     assert LEARNED_DECISIONS == {d.kind: (int(KINDS[d.kind]), len(d.features)) for d in DECISIONS}
-    assert TALES == {} and registry.get("tales").features.decisions == ()
+    assert set(TALES) == {d.kind for d in registry.get("tales").features.decisions}   # tests/test_learned_decisions_tales.py
     for d in DECISIONS:
         assert d.features[-1][0] == "heuristic_pick" and len({n for n, _ in d.features}) == len(d.features)
         assert d.weights() == tuple([0.0] * (len(d.features) - 1) + [1.0])
@@ -388,12 +388,12 @@ def test_a_block_changed_by_hand_is_refused_by_its_digest(tmp_path):
         read_model(bad, FEATURES)
 
 
-def test_a_tales_model_with_a_block_is_refused(tmp_path):
+def test_a_paws_block_in_a_tales_model_is_refused(tmp_path):
     tales = registry.get("tales").features
     m = Model("tales", "t", tales.id, tuple([0.0] * len(tales.policy)), tuple([0.0] * len(tales.value)))
-    d = {**json.loads(m.to_json()), "decisions": {"potion": [1.0]}, "decision_features": "x"}
+    d = {**json.loads(m.to_json()), "decisions": {"discard": [1.0] * 10}, "decision_features": FEATURES.decisions_id}
     (tmp_path / "t.json").write_text(json.dumps(d))
-    with pytest.raises(RuleError, match=r": decisions: tales takes no decisions block$"):
+    with pytest.raises(RuleError, match=r": decision_features = 'paws-decisions-1@[0-9a-f]{8}'; tales has tales-deci"):
         read_model(tmp_path / "t.json", tales)
 
 
@@ -422,8 +422,6 @@ def test_train_bot_decisions_refuses_bad_input_in_one_line_before_any_game(tmp_p
     lines = [x for x in res.stderr.splitlines() if x.strip()]
     assert res.exit_code == 2 and len(lines) == 1 and re.search(message, lines[0]), res.output
     assert not list(tmp_path.iterdir())                     # nothing written
-    res = runner.invoke(app, ["train-bot", "tales", "--decisions", "all", "--start", "tales-2"])
-    assert res.exit_code == 2 and "tales takes no decisions block" in res.stderr
 
 
 def test_the_block_as_a_vector_and_back(models):

@@ -14,6 +14,8 @@ cdef inline int ask(Game* g, int seat, int kind) noexcept nogil:
         k = below(g, g.n_opt)
     elif g.bots[seat].kind == BOT_LEARNED and searched(kind):
         k = learned_decide(g, seat)       # learned.pxi: the model's policy
+    elif learned_takes(g, seat, kind):
+        k = learned_block_decide(g, seat, kind)   # learned.pxi: its decisions block (potions, the Champion)
     elif (g.bots[seat].kind == BOT_MCTS or g.bots[seat].kind == BOT_FLAT) and searched(kind):
         k = search_decide(g, seat)        # search.pxi; its copies play by the rollout policy
     else:

@@ -1,6 +1,7 @@
 # Tales are Real's features for the learned bots (core/kit/learned.pxi): one list per option of a top-level
 # decision (a recruitment return, an equipment action or discard, a battle turn's attacker, defender or
-# provoked target) and one per seat, in the order and with the meaning sim/tales/bots/features.py declares.
+# provoked target) and one per seat, in the order and with the meaning sim/tales/bots/features.py declares;
+# and for a model's decisions block, one list per option of a potion or Champion decision.
 # Only what the deciding commander can see: the field, every creature's gear, damage and potions, its own
 # hand, hand sizes, losses; a Champion only once the armies are set up and the Champions revealed.
 
@@ -346,7 +347,7 @@ cdef void learned_samples(Game* g, int seat, int choice, const double* shares) n
 
 cdef inline bint learned_forbidden(Game* g, int forbid, int k) noexcept nogil:
     """Restricted play: listed option k of the pending decision is of the forbidden kind (heuristic.pxi's
-    rule; a learned seat's potions are its heuristic's, which asks the same rule)."""
+    rule; a learned seat's potions, its heuristic's or its block's, keep it: learned_block_decide)."""
     return forbidden(forbid, g.asking, g.opt_a[k])
 
 
@@ -363,18 +364,116 @@ cdef int learned_decide(Game* g, int seat) noexcept nogil:
     return k
 
 
-# A model's decisions block (core/kit/learned.pxi): Tales' learned policy already takes every decision but the
-# potions and the Champion's choice, which stay the heuristic's, so it takes no block.
-LEARNED_DECISIONS = {}
+# -- the decisions block: the decisions the policy leaves to the heuristic (core/kit/learned.pxi) --------------
+# the potions (3. Battle, step 1) and the Champion's choice (Game Setup), by the model file's names
+# (sim/tales/bots/features.py DECISIONS)
+cdef enum:
+    N_POTION = 12                 # POTION's features
+    N_CHAMPION = 8                # CHAMPION's features
+
+LEARNED_DECISIONS = {"potion": (D_POTION, N_POTION), "champion": (D_CHAMPION, N_CHAMPION)}
 
 
 cdef inline int learned_decision_size(int kind) noexcept nogil:
+    if kind == D_POTION:
+        return N_POTION
+    if kind == D_CHAMPION:
+        return N_CHAMPION
     return 0
 
 
 cdef inline void learned_decision_prepare(Game* g, int seat, int kind) noexcept nogil:
-    pass
+    """Before scoring a decision's options: the heuristic's pick (each kind's last feature)."""
+    g.learned_best = heuristic_decide(g, seat, kind)
 
 
-cdef inline void learned_decision_features(Game* g, int seat, int kind, int k, double* f) noexcept nogil:
-    pass
+cdef void potion_fight(Game* g, Pos me, int equipment_id, double* out) noexcept nogil:
+    """The fight under way foreseen (foresee) with ``me`` having drunk potion card ``equipment_id`` (-1: none):
+    out[0] the chance ``me`` is destroyed, out[1] the chance its foe is. The potion is put on the creature as
+    drink() would, the fighters read, and the creature left as it was."""
+    cdef Seat* st = &g.seats[me.seat]
+    cdef const EquipSpec* e
+    cdef int damage = st.damage[me.slot], effect = st.potion_effect[me.slot]
+    cdef int amount = st.potion_amount[me.slot], left = st.potion_left[me.slot]
+    cdef bint attacking = g.fight_att.seat == me.seat and g.fight_att.slot == me.slot
+    cdef Pos foe = g.fight_dfn if attacking else g.fight_att
+    cdef Fighter fm, ff
+    if equipment_id >= 0:
+        e = &g.eq[equipment_id]
+        if e.effect == E_HEAL:
+            st.damage[me.slot] = max(0, damage - e.amount)
+        else:
+            st.potion_effect[me.slot], st.potion_amount[me.slot], st.potion_left[me.slot] = e.effect, e.amount, 1
+    fighter_of(g, me, -1, -1, &fm)
+    fighter_of(g, foe, -1, -1, &ff)
+    st.damage[me.slot], st.potion_effect[me.slot] = damage, effect
+    st.potion_amount[me.slot], st.potion_left[me.slot] = amount, left
+    if attacking:
+        foresee(&fm, &ff, &out[0], &out[1])
+    else:
+        foresee(&ff, &fm, &out[1], &out[0])
+
+
+cdef void potion_features(Game* g, int seat, int k, double* f) noexcept nogil:
+    """3. Battle, step 1: a potion from the hand for the seat's creature in the fight under way, or none."""
+    cdef int h = g.opt_a[k], used
+    cdef Pos me = g.fight_att if g.fight_att.seat == seat else g.fight_dfn
+    cdef const EquipSpec* e
+    cdef double with_it[2]
+    cdef double without[2]
+    if h < 0:
+        f[0] = 1
+    else:
+        used = g.seats[seat].hand[h]
+        e = &g.eq[used]
+        f[1] = e.effect == E_HEAL
+        f[2] = e.effect == E_STRENGTH
+        f[3] = e.effect == E_ARMOR
+        f[4] = e.effect == E_FIRST_STRIKE
+        f[5] = e.amount / 5.0
+        if e.effect == E_HEAL:
+            f[6] = min(e.amount, g.seats[me.seat].damage[me.slot]) / 5.0
+        potion_fight(g, me, used, with_it)
+        potion_fight(g, me, -1, without)
+        f[7] = with_it[0] - without[0]
+        f[8] = with_it[1] - without[1]
+        f[9] = is_champion(g, me)
+    f[10] = potion_score(g, &g.bots[seat].w, seat, h) / 10.0
+
+
+cdef void champion_features(Game* g, int seat, int k, double* f) noexcept nogil:
+    """Game Setup: a Champion of the commander's people (its own cards: nothing of the others is seen yet)."""
+    cdef const CreatureSpec* c = &g.cre[g.opt_a[k]]
+    f[0] = c.damage / 10.0
+    f[1] = c.life / 10.0
+    f[2] = c.tier / 3.0
+    f[3] = c.ability != AB_NONE
+    f[4] = roll(c.ability_chance) if c.ability != AB_NONE else 0.0
+    f[5] = c.points / 5.0
+    f[6] = creature_value(g, g.opt_a[k], &g.bots[seat].w) / 20.0
+
+
+cdef void learned_decision_features(Game* g, int seat, int kind, int k, double* f) noexcept nogil:
+    cdef int i, n = learned_decision_size(kind)
+    for i in range(n):
+        f[i] = 0
+    if kind == D_POTION:
+        potion_features(g, seat, k, f)
+    elif kind == D_CHAMPION:
+        champion_features(g, seat, k, f)
+    if n > 0:
+        f[n - 1] = k == g.learned_best           # the heuristic's pick, each kind's last feature
+
+
+cdef inline bint learned_takes(Game* g, int seat, int kind) noexcept nogil:
+    """A potion or Champion decision that ``seat``'s learned bot takes by its model's decisions block (else the
+    heuristic takes it, with the bot's weights)."""
+    return g.bots[seat].kind == BOT_LEARNED and learned_decides(&g.bots[seat].model, kind)
+
+
+cdef inline int learned_block_decide(Game* g, int seat, int kind) noexcept nogil:
+    """A decision learned_takes: the block's choice. Restricted play with no potion (FORBID_POTION): no potion,
+    the first option listed, as the heuristic (heuristic.pxi ``forbidden``)."""
+    if kind == D_POTION and g.bots[seat].w.forbid == FORBID_POTION:
+        return 0
+    return learned_choose_decision(g, &g.bots[seat].model, seat, kind)

@@ -43,6 +43,7 @@ ctypedef struct Script:
 
 cdef Script script
 cdef bint script_loaded = 0     # the bridge is running a section function on the script
+cdef bint probing = 0           # decision_probe (core/tales_scenario.pyx) logs every potion and Champion decision
 
 
 cdef bint script_record_options(Game* g) noexcept nogil:
@@ -111,11 +112,15 @@ cdef int ask(Game* g, int seat, int kind) noexcept nogil:
     cdef int k, at = script.n_seen
     if g.n_opt <= 1:
         return 0
+    if probing and not script_loaded and (kind == D_POTION or kind == D_CHAMPION):
+        probe_decision(g, seat, kind)
     if not script_loaded:       # as core/tales/draws.pxi
         if g.bots[seat].kind == BOT_RANDOM:
             return below(g, g.n_opt)
         if g.bots[seat].kind == BOT_LEARNED and searched(kind):
             return learned_decide(g, seat)
+        if learned_takes(g, seat, kind):
+            return learned_block_decide(g, seat, kind)
         if (g.bots[seat].kind == BOT_MCTS or g.bots[seat].kind == BOT_FLAT) and searched(kind):
             return search_decide(g, seat)
         return heuristic_decide(g, seat, kind)

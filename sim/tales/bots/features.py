@@ -4,11 +4,16 @@ The core computes them in this order (core/tales/learned.pxi); tests/test_learne
 together. Only what the deciding commander can see: the field (every creature, its gear, damage, potions),
 its own hand, hand sizes, losses, and a Champion only once the armies are set up and the Champions
 revealed. Changing a feature's meaning or order is a new VERSION: models of the old one are refused.
+
+Beside the top-level decisions, a model may carry a decisions block (DECISIONS): weights for the potions (3.
+Battle, step 1) and the Champion's choice (Game Setup), which the policy leaves to the heuristic, each kind over
+its own features. Each kind's last feature is the heuristic's pick, so the weights HEURISTIC (1 on it, 0
+elsewhere) choose as the heuristic does at every decision.
 """
 
 from __future__ import annotations
 
-from sim.kit.learned import Features
+from sim.kit.learned import DecisionFeatures, Features
 
 VERSION = 2
 
@@ -76,5 +81,38 @@ VALUE = (
                          "strike (once revealed)"),
 )
 
+
+# a model's decisions block: the decisions the policy leaves to the heuristic, each over features of its own.
+# A potion's option "none" is the baseline the potions are weighed against; the fight is foreseen as the battle
+# features foresee it (the book's dice, no die rolled), with the potion drunk and without: the other commander's
+# potion still to come is not foreseen (its hand is hidden).
+POTION = (
+    ("none", "the option is to use no potion (3. Battle, step 1: Use potions)"),
+    ("heal", "a Healing potion: takes damage off the creature"),
+    ("strength", "a Strength potion: adds to the creature's damage"),
+    ("armor", "an Armor potion: the equipment step of damage reduction"),
+    ("first_strike", "a First Strike potion: the creature strikes first"),
+    ("amount", "a potion: the amount on it, over 5"),
+    ("heals", "a Healing potion: the damage it takes off (at most the creature's damage), over 5"),
+    ("my_falls", "a potion: the foreseen chance the creature is destroyed in this fight with it, less without"),
+    ("foe_falls", "a potion: the foreseen chance its foe is destroyed in this fight with it, less without"),
+    ("champion", "a potion: the creature is its commander's Champion"),
+    ("heuristic_score", "the heuristic bot's score of the option, over 10"),
+    ("heuristic_pick", "1 if it is the option the heuristic bot would take"),
+)
+CHAMPION = (
+    ("damage", "the creature's damage, over 10 (Game Setup: its commander picks it face down)"),
+    ("life", "its life points, over 10"),
+    ("tier", "its tier, over 3"),
+    ("ability", "it has a special ability"),
+    ("ability_chance", "the chance its special ability works (1 with no roll, 0 with none)"),
+    ("points", "its equipment points (what it can carry and the potions it can use), over 5"),
+    ("heuristic_worth", "the heuristic bot's worth of the creature, over 20"),
+    ("heuristic_pick", "1 if it is the Champion the heuristic bot would pick"),
+)
+HEURISTIC = (("heuristic_pick", 1.0),)
+DECISIONS = tuple(DecisionFeatures(kind, features, HEURISTIC) for kind, features in (
+    ("potion", POTION), ("champion", CHAMPION)))
+
 FEATURES = Features("tales", VERSION, POLICY, VALUE, prior_policy=(("heuristic_pick", 3.0),),
-                    prior_value=(("other_losses", 3.0), ("losses", -3.0)))
+                    prior_value=(("other_losses", 3.0), ("losses", -3.0)), decisions=DECISIONS)
