@@ -3,7 +3,8 @@ S3-compatible server on loopback; the test markers and the Hypothesis profiles (
 
 Plain ``pytest`` is the fast loop: it leaves out the tests marked ``slow`` (pyproject.toml's addopts); CI runs every
 test (``-m "slow or not slow"``, the ``ci`` Hypothesis profile). Under pytest-xdist the tests that use Ray run on one
-worker (the ``ray`` group), one Ray for all of them, and so do the browser tests (the ``browser`` group)."""
+worker (the ``ray`` group), one Ray for all of them, and so do the browser tests (the ``browser`` group); every other
+module's tests run on one worker each, so its module fixtures (a played sweep, a started service) are built once."""
 
 import os
 import shutil
@@ -60,13 +61,16 @@ RAY_FIXTURES = {"ray_local", "head_node"}
 @pytest.hookimpl(tryfirst=True)          # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """Tests that use Ray are marked ``ray`` and grouped on one xdist worker (one Ray for them all, never two Ray
-    runtimes competing for two cores); browser tests likewise share the ``browser`` worker."""
+    runtimes competing for two cores); browser tests likewise share the ``browser`` worker; the rest are grouped by
+    module."""
     for item in items:
         if RAY_FIXTURES & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("ray"):
             item.add_marker(pytest.mark.ray)
             item.add_marker(pytest.mark.xdist_group("ray"))
         elif item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.xdist_group("browser"))
+        else:                                     # a module's tests on one worker: its module fixtures built once
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
 @pytest.hookimpl(tryfirst=True)
