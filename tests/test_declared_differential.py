@@ -12,6 +12,7 @@ import dataclasses
 import types
 
 import pytest
+from budget import thin
 
 from sim.games import GAMES
 from sim.kit.contract import (ContractError, check_idle, check_relevance, check_variation, coverage,
@@ -108,12 +109,12 @@ def test_a_declaration_narrower_than_the_engine_shows_in_the_idle_cases(monkeypa
     assert any(f is not None and "where its declaration says it cannot change a game" in f for f in found)
 
 
-@pytest.mark.parametrize("name, overrides, played", FAST, ids=[_id(n, o) for n, o, _ in FAST])
+@pytest.mark.parametrize("name, overrides, played", thin(FAST), ids=[_id(n, o) for n, o, _ in FAST])
 def test_core_equals_reference_where_each_parameter_acts(name, overrides, played):
     assert check_variation(GAMES[name], overrides, seed=29, games=2, only=played) == []
 
 
-@pytest.mark.parametrize("name, overrides, context", IDLE,
+@pytest.mark.parametrize("name, overrides, context", thin(IDLE),
                          ids=[f"{_id(n, o)}@{differential_contexts(GAMES[n])[i].label}" for n, o, i in IDLE])
 def test_a_parameter_changes_no_game_where_it_cannot_act(name, overrides, context):
     assert check_idle(GAMES[name], overrides, context, seed=31, games=12) is None

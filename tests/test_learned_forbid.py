@@ -72,7 +72,7 @@ def _spy(monkeypatch, name: str):
     return seen
 
 
-@pytest.mark.parametrize("name, option", thin(_cases()))
+@pytest.mark.parametrize("name, option", thin(_cases(), every=4))
 def test_restricted_learned_games_are_the_reference_engines_and_never_take_the_forbidden_kind(monkeypatch, name,
                                                                                               option):
     seen = _spy(monkeypatch, name)

@@ -1,6 +1,7 @@
 """Invariants over thousands of games: checked at every bot decision (reference) and on every record (core)."""
 
 import pytest
+from budget import thin
 
 import sim.paws.game as game_mod
 from sim.paws.bots import make_bots
@@ -55,7 +56,7 @@ SETUPS = [
 ]
 
 
-@pytest.mark.parametrize("i", range(len(SETUPS)))
+@pytest.mark.parametrize("i", thin(range(len(SETUPS))))
 def test_state_invariants_hold_at_every_decision(i, cards, monkeypatch):
     rs, over, setup = SETUPS[i]
     rules = preset(rs, over)

@@ -31,7 +31,7 @@ def _cases():
     return [(name, o) for name in ("paws", "tales") for o in restrict.forbiddable(name)]
 
 
-@pytest.mark.parametrize("name, option", thin(_cases()))
+@pytest.mark.parametrize("name, option", thin(_cases(), every=4))
 def test_a_restricted_bot_plays_the_same_games_on_both_engines(name, option):
     game = GAMES[name]
     checked = 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from budget import thin
 from scipy.stats import t as student
 
 from measures.known import Context, cases
@@ -31,7 +32,7 @@ def test_kingmaking_declares_planted_and_null_cases_simulated_and_on_games():
     assert {c.kind for c in mine if c.game is None} == {"planted", "null"}
 
 
-@pytest.mark.parametrize("c", FAST, ids=[c.name for c in FAST])
+@pytest.mark.parametrize("c", thin(FAST), ids=[c.name for c in FAST])
 def test_each_fast_case_passes(c):
     out = c.run(Context(seed=1))
     assert out.passed, out.measured

@@ -1,6 +1,7 @@
 """Invariants over ~1,000 reference games in every mode: checked at every bot decision and on every record."""
 
 import pytest
+from budget import thin
 
 import sim.tales.game as game_mod
 from sim.tales.bots import make_bots
@@ -78,7 +79,7 @@ MODES = [  # (mode, bots, overrides)
 ]
 
 
-@pytest.mark.parametrize("mode,bots,over", MODES, ids=[f"{m}-{b}" + "".join(f"-{k}={v}" for k, v in o.items())
+@pytest.mark.parametrize("mode,bots,over", thin(MODES), ids=[f"{m}-{b}" + "".join(f"-{k}={v}" for k, v in o.items())
                                                  for m, b, o in MODES])
 def test_invariants_hold_at_every_decision_and_in_every_record(mode, bots, over, monkeypatch):
     counter = {}
