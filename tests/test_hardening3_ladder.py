@@ -5,6 +5,7 @@ line-ups into other parts)."""
 import hashlib
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -18,6 +19,7 @@ def files(out: Path) -> dict[str, str]:
     return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.rglob("*.parquet"))}
 
 
+@pytest.mark.slow       # CI: 5 s of ladder runs
 def test_two_runs_of_a_ladder_write_the_same_parts_on_a_fast_and_a_slow_machine(tmp_path, monkeypatch):
     runs = {}
     for machine, seconds in (("fast", 0.005), ("slow", 0.02)):        # what a timing would have seen

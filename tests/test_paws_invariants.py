@@ -123,7 +123,7 @@ RECORD_SETUPS = SETUPS + [("v4", {"round_limit": 7}, PawsSetup(mode="teams")),
                           ("v3-ap3", {"max_rounds": 15}, PawsSetup(bots=("random",) * 4))]
 
 
-@pytest.mark.parametrize("i", range(len(RECORD_SETUPS)))
+@pytest.mark.parametrize("i", thin(range(len(RECORD_SETUPS))))
 def test_record_invariants_over_thousands_of_core_games(i, cards):
     from sim.paws.batch import play_batch
     rs, over, setup = RECORD_SETUPS[i]

@@ -17,6 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from budget import thin
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -224,7 +225,7 @@ def test_a_planted_quarantine_link_moves_nothing_out(work, tmp_path):
     assert list(away.iterdir()) == [] and (work / "stray.txt").exists()
 
 
-@pytest.mark.parametrize("name", ["sweep[1]", "what?", "all*", "a]b["])
+@pytest.mark.parametrize("name", thin(["sweep[1]", "what?", "all*", "a]b["]))
 def test_a_folder_named_like_a_pattern_is_read_as_a_folder(clean, tmp_path, name):
     out = tmp_path / name
     shutil.copytree(clean, out)

@@ -56,6 +56,7 @@ def _curves(out, cell: str) -> dict:
     return out_
 
 
+@pytest.mark.slow       # CI: 9 s; the fast loop draws tension's page in test_tension.py
 @pytest.mark.browser
 def test_the_report_shows_tension_per_cell_as_the_stored_curves_define_it(tmp_path):
     from test_report import open_page

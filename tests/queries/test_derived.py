@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from budget import examples
+from budget import examples, thin
 
 from conftest import SMALL_SWEEP, write_results
 from queries import connection, sqlfiles
@@ -61,7 +61,7 @@ def both(tmp_path_factory, small_sweep) -> tuple[str, str]:
     return str(small_sweep), str(_with_derived(small_sweep, tmp_path_factory.mktemp("derived")))
 
 
-@pytest.mark.parametrize("name", AFFECTED)
+@pytest.mark.parametrize("name", thin(AFFECTED))
 def test_a_folder_with_and_without_derived_columns_answers_alike(both, name):
     plain, fast = both
     q = sqlfiles.load(name)
