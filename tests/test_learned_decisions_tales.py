@@ -18,11 +18,12 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+import decision_blocks as blocks
+from decision_blocks import write
 from model_refusals import assert_refused_in_one_line
 from sim import games as registry
 from sim.kit import trace
@@ -38,28 +39,11 @@ MODES = ("standard", "2v2")
 
 def block_model(decisions: dict[str, dict[str, float]] | None = None, name: str = "block",
                 policy: dict | None = None) -> Model:
-    """A linear model (its policy the heuristic's pick, or ``policy``) with a decisions block: each kind's weights
-    by feature name (a kind not named: the heuristic-equivalent weights)."""
-    names = [n for n, _ in FEATURES.policy]
-    pw = [0.0] * len(names)
-    for k, v in (policy or {"heuristic_pick": 1.0}).items():
-        pw[names.index(k)] = v
-    block = tuple((d.kind, d.weights((decisions or {}).get(d.kind))) for d in DECISIONS)
-    return Model("tales", name, FEATURES.id, tuple(pw), tuple([1.0] + [0.0] * (len(FEATURES.value) - 1)),
-                 {"made_by": "tests/test_learned_decisions_tales.py"}, decisions=block,
-                 decision_features=FEATURES.decisions_id)
-
-
-def write(path: Path, model: Model) -> Path:
-    path.write_text(model.to_json())
-    return path
+    return blocks.block_model(FEATURES, "tests/test_learned_decisions_tales.py", decisions, name, policy)
 
 
 def opinions(seed: int) -> dict[str, dict[str, float]]:
-    """Weights with opinions of their own on every feature of every kind (and a little on the heuristic's pick)."""
-    rng = np.random.default_rng(seed)
-    return {d.kind: {n: round(float(rng.normal(0, 1)), 6) if n != "heuristic_pick" else 0.3 for n, _ in d.features}
-            for d in DECISIONS}
+    return blocks.opinions(FEATURES, seed)
 
 
 @pytest.fixture(scope="module")
