@@ -34,3 +34,12 @@ def opinions(features: Features, seed: int) -> dict[str, dict[str, float]]:
     rng = np.random.default_rng(seed)
     return {d.kind: {n: round(float(rng.normal(0, 1)), 6) if n != "heuristic_pick" else 0.3 for n, _ in d.features}
             for d in features.decisions}
+
+
+def redigest(d: dict) -> dict:
+    """A model file's dict (with a decisions block) with its digest made right again, so a check under test is the
+    block's, not the digest's."""
+    m = Model(d["game"], d["name"], d["features"], tuple(d["policy"]), tuple(d["value"]),
+              decisions=tuple((k, tuple(v)) for k, v in d["decisions"].items()),
+              decision_features=d["decision_features"])
+    return {**d, "digest": m.digest}

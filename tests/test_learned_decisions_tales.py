@@ -366,14 +366,6 @@ def _good(tmp_path: Path) -> dict:
     return json.loads(write(tmp_path / "good.json", block_model()).read_text())
 
 
-def _redigest(d: dict) -> dict:
-    """The file with its digest made right again (so the check under test is the block's, not the digest's)."""
-    m = Model("tales", d["name"], d["features"], tuple(d["policy"]), tuple(d["value"]),
-              decisions=tuple((k, tuple(v)) for k, v in d["decisions"].items()),
-              decision_features=d["decision_features"])
-    return {**d, "digest": m.digest}
-
-
 @pytest.mark.parametrize("change, message", [
     (lambda d: {**d, "decisions": {**d["decisions"], "discard": [1.0]}},
      r": decisions\.discard: no such decision kind; expected some of potion, champion$"),
@@ -389,7 +381,7 @@ def test_a_bad_decisions_block_is_refused_in_one_line(tmp_path, change, message)
     changed = change(_good(tmp_path))
     if isinstance(changed.get("decisions"), dict):
         try:
-            changed = _redigest(changed)
+            changed = blocks.redigest(changed)
         except (TypeError, ValueError):
             pass
     bad = tmp_path / "bad.json"
