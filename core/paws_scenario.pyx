@@ -595,9 +595,13 @@ def value_trace(dict inputs, uint64_t master_seed, int64_t game_index, object or
 
 
 # -- every decision but a turn's actions, seen from inside a game, for tests (core/paws/learned.pxi) ---------
-_probe_log = []                       # decision_probe's entries, in the order the decisions were asked
-_probe_redeals = ()                   # the seeds each probed decision is re-dealt with
-_probe_errors = []
+include "kit/probe.pxi"
+
+
+cdef object probe_options(Game* g):
+    """The listed options, as (a, b, c) triples."""
+    cdef int k
+    return [(g.opt_a[k], g.opt_b[k], g.opt_c[k]) for k in range(g.n_opt)]
 
 
 cdef int probe_choice(Game* g, int seat, int kind) noexcept nogil:
@@ -614,36 +618,9 @@ cdef object probe_hidden(Game* g, int observer):
             [g.item_deck[i] for i in range(g.n_item_deck)], [g.monster_deck[i] for i in range(g.n_monster_deck)])
 
 
-cdef void probe_decision(Game* g, int seat, int kind) noexcept with gil:
-    """Log the pending decision: its options, their features (learned_decision_features), the bot's choice and
-    the heuristic's pick; and the same on copies of the game with what the seat cannot see re-dealt and the
-    dice reseeded (one copy per seed of _probe_redeals)."""
-    cdef Game* c = NULL
-    cdef pcg32_t r
-    cdef int k
-    try:
-        entry = {"seat": seat, "kind": kind, "options": [(g.opt_a[k], g.opt_b[k], g.opt_c[k]) for k in range(g.n_opt)],
-                 "features": learned_decision_features_at(g, seat, kind), "choice": probe_choice(g, seat, kind),
-                 "pick": heuristic_decide(g, seat, kind), "redealt": []}
-        if _probe_redeals:
-            c = <Game*>malloc(sizeof(Game))
-            if c == NULL:
-                raise MemoryError()
-            before = probe_hidden(g, seat)
-            for seed in _probe_redeals:
-                copy_game(c, g)
-                pcg32_seed(&r, seed, 7)
-                search_determinize(c, seat, &r)
-                pcg32_seed(&c.rng, seed + 1000, 11)
-                entry["redealt"].append({
-                    "hidden_changed": probe_hidden(c, seat) != before,
-                    "options": [(c.opt_a[k], c.opt_b[k], c.opt_c[k]) for k in range(c.n_opt)],
-                    "features": learned_decision_features_at(c, seat, kind), "choice": probe_choice(c, seat, kind)})
-        _probe_log.append(entry)
-    except BaseException as e:
-        _probe_errors.append(repr(e))
-    finally:
-        free(c)
+cdef void probe_redeal(Game* c, int seat, pcg32_t* r) noexcept nogil:
+    """What the seat cannot see, re-dealt as the search does (search_determinize)."""
+    search_determinize(c, seat, r)
 
 
 def decision_probe(dict inputs, uint64_t master_seed, int64_t game_index, tuple redeals=()):
@@ -652,13 +629,4 @@ def decision_probe(dict inputs, uint64_t master_seed, int64_t game_index, tuple 
     "features" (one list per option, learned_decision_features), "choice" (the bot's), "pick" (the
     heuristic's), "redealt": per seed of ``redeals``, the same on a copy with what the seat cannot see re-dealt
     (search_determinize) and the dice reseeded, with "hidden_changed"}; and the game's record."""
-    global probing, _probe_log, _probe_redeals, _probe_errors
-    _probe_log, _probe_redeals, _probe_errors = [], tuple(redeals), []
-    probing = 1
-    try:
-        pg = PausedGame(inputs, master_seed, game_index, -1)
-    finally:
-        probing = 0
-    if _probe_errors:
-        raise RuntimeError(f"decision_probe: {_probe_errors[0]}")
-    return _probe_log, pg.record()
+    return run_probe(inputs, master_seed, game_index, redeals)

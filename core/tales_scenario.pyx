@@ -557,9 +557,13 @@ cdef class PausedGame:
 
 
 # -- the potion and Champion decisions, seen from inside a game, for tests (core/tales/learned.pxi) -------------
-_probe_log = []                       # decision_probe's entries, in the order the decisions were asked
-_probe_redeals = ()                   # the seeds each probed decision is re-dealt with
-_probe_errors = []
+include "kit/probe.pxi"
+
+
+cdef object probe_options(Game* g):
+    """The listed options, each by its first value (a hand index, -1 for no potion, or a creature id)."""
+    cdef int k
+    return [g.opt_a[k] for k in range(g.n_opt)]
 
 
 cdef int probe_choice(Game* g, int seat, int kind) noexcept nogil:
@@ -602,37 +606,11 @@ cdef void probe_other_champions(Game* g, int observer) noexcept nogil:
         st.champion = c
 
 
-cdef void probe_decision(Game* g, int seat, int kind) noexcept with gil:
-    """Log the pending decision: its options, their features (learned_decision_features), the bot's choice and
-    the heuristic's pick; and the same on copies of the game with what the seat cannot see re-dealt (the other
-    Champions too, before they are revealed) and the dice reseeded (one copy per seed of _probe_redeals)."""
-    cdef Game* c = NULL
-    cdef pcg32_t r
-    cdef int k
-    try:
-        entry = {"seat": seat, "kind": kind, "options": [g.opt_a[k] for k in range(g.n_opt)],
-                 "features": learned_decision_features_at(g, seat, kind), "choice": probe_choice(g, seat, kind),
-                 "pick": heuristic_decide(g, seat, kind), "redealt": []}
-        if _probe_redeals:
-            c = <Game*>malloc(sizeof(Game))
-            if c == NULL:
-                raise MemoryError()
-            before = probe_hidden(g, seat)
-            for seed in _probe_redeals:
-                copy_game(c, g)
-                pcg32_seed(&r, seed, 7)
-                search_determinize(c, seat, &r)
-                probe_other_champions(c, seat)
-                pcg32_seed(&c.rng, seed + 1000, 11)
-                entry["redealt"].append({
-                    "hidden_changed": probe_hidden(c, seat) != before,
-                    "options": [c.opt_a[k] for k in range(c.n_opt)],
-                    "features": learned_decision_features_at(c, seat, kind), "choice": probe_choice(c, seat, kind)})
-        _probe_log.append(entry)
-    except BaseException as e:
-        _probe_errors.append(repr(e))
-    finally:
-        free(c)
+cdef void probe_redeal(Game* c, int seat, pcg32_t* r) noexcept nogil:
+    """What the seat cannot see, re-dealt as the search does (search_determinize), and the other Champions before
+    they are revealed."""
+    search_determinize(c, seat, r)
+    probe_other_champions(c, seat)
 
 
 def decision_probe(dict inputs, uint64_t master_seed, int64_t game_index, tuple redeals=()):
@@ -641,16 +619,7 @@ def decision_probe(dict inputs, uint64_t master_seed, int64_t game_index, tuple 
     potion, or a creature id), "features" (one list per option, learned_decision_features), "choice" (the
     bot's), "pick" (the heuristic's), "redealt": per seed of ``redeals``, the same on a copy with what the seat
     cannot see re-dealt and the dice reseeded, with "hidden_changed"}; and the game's record."""
-    global probing, _probe_log, _probe_redeals, _probe_errors
-    _probe_log, _probe_redeals, _probe_errors = [], tuple(redeals), []
-    probing = 1
-    try:
-        pg = PausedGame(inputs, master_seed, game_index, -1)
-    finally:
-        probing = 0
-    if _probe_errors:
-        raise RuntimeError(f"decision_probe: {_probe_errors[0]}")
-    return _probe_log, pg.record()
+    return run_probe(inputs, master_seed, game_index, redeals)
 
 
 # -- the win-probability trace of one game, for tests (core/kit/winprob.pxi) ---------------------------------
