@@ -1,6 +1,7 @@
-"""Models with a decisions block for the block tests of either game (tests/test_learned_decisions.py for Paws,
-tests/test_learned_decisions_tales.py for Tales): a linear model whose action policy is the heuristic's pick and
-whose block holds the weights asked for, its file, and weights with opinions of their own."""
+"""Models with a decisions block for the block tests (tests/test_learned_decisions.py for Paws,
+tests/test_learned_decisions_tales.py for Tales, tests/test_decision_block_files.py for both): a linear model whose
+action policy is the heuristic's pick and whose block holds the weights asked for, its file, and weights with
+opinions of their own."""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ model without a block plays exactly as before; a planted absurd weight changes e
 the block sees nothing its seat cannot (re-dealing the hidden cards and reseeding the dice changes no feature and
 no choice, at decisions of every kind); a game replays alone and through its trace; a paused game's copy keeps
 its block; a search with a model plays its simulations' other decisions by the block; bad blocks are refused in
-one line; records keep their invariants; training a block twice gives the same bytes and names its seeds.
+one line (tests/test_decision_block_files.py, for both games); records keep their invariants; training a block
+twice gives the same bytes and names its seeds.
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ from sim.kit import trace
 from sim.kit.learned import Model, read_model
 import decision_blocks as blocks
 from decision_blocks import write
-from model_refusals import assert_refused_in_one_line
-from sim.params import RuleError
 from sim.paws.bots.features import DECISIONS, FEATURES
 from sim.paws.bots.heuristic import HeuristicBot, item_value, monster_value
 from sim.paws.kinds import Buff, Decision, Effect, Tile, Timing
@@ -308,72 +307,6 @@ def test_a_search_with_a_model_plays_its_simulations_other_decisions_by_the_bloc
     assert match(g.format(models["always_pass"])).play_batch(3, 5, 1)["games"].to_pylist()[0] == planted.to_pylist()[5]
 
 
-def test_the_core_refuses_a_block_it_does_not_take():
-    from core.paws_scenario import PausedGame
-    from sim.paws.core_engine import core_inputs
-    good = block_model()
-    m = match("heuristic")
-    inputs = core_inputs(m.setup, m.rules, m.data)
-    for bad, message in (({"potion": [1.0]}, r"a decisions block for 'potion'; this core takes combat_card, "),
-                         ({"discard": [1.0] * 3}, r"a decisions block of 3 weights for discard; this core has 10")):
-        bots = [(4, {}, {}, (list(good.policy), list(good.value), None, bad))] + inputs["bots"][1:]
-        with pytest.raises(ValueError, match=message):
-            PausedGame({**inputs, "bots": bots}, 1, 0, 0)
-
-
-# -- bad blocks ----------------------------------------------------------------------------------------------------
-def _good(tmp_path: Path) -> dict:
-    return json.loads(write(tmp_path / "good.json", block_model()).read_text())
-
-
-@pytest.mark.parametrize("change, message", [
-    (lambda d: {**d, "decisions": {**d["decisions"], "potion": [1.0]}},
-     r": decisions\.potion: no such decision kind; expected some of combat_card, defender, keep_monster, take_card, "
-     r"discard$"),
-    (lambda d: {**d, "decisions": {**d["decisions"], "discard": [1.0] * 3}},
-     r": decisions\.discard: expected a list of 10 numbers$"),
-    (lambda d: {**d, "decisions": {**d["decisions"], "defender": [0, 0, "x", 0, 0, 0, 1]}},
-     r": decisions\.defender\[2\] = 'x': expected a finite number"),
-    (lambda d: {**d, "decisions": {**d["decisions"], "defender": [0, 0, 1e300, 0, 0, 0, 1]}},
-     r": decisions\.defender\[2\] = 1e\+300: expected a finite number from -1e6 to 1e6$"),
-    (lambda d: {**d, "decisions": {**d["decisions"], "defender": [0, 0, True, 0, 0, 0, 1]}},
-     r": decisions\.defender\[2\] = True: expected a finite number"),
-    (lambda d: {**d, "decisions": [1, 2]}, r": decisions must be a table of decision kinds \(combat_card, "),
-    (lambda d: {**d, "decision_features": "paws-decisions-0@00000000"},
-     r": decision_features = 'paws-decisions-0@00000000'; paws has paws-decisions-1@[0-9a-f]{8} \(retrain"),
-    (lambda d: {k: v for k, v in d.items() if k != "decision_features"}, r": decision_features = None; paws has "),
-])
-def test_a_bad_decisions_block_is_refused_in_one_line(tmp_path, change, message):
-    changed = change(_good(tmp_path))
-    if isinstance(changed.get("decisions"), dict) and "decision_features" in changed:
-        try:
-            changed = blocks.redigest(changed)
-        except (TypeError, ValueError):
-            pass
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(changed))
-    assert_refused_in_one_line(bad, message)
-
-
-def test_a_block_changed_by_hand_is_refused_by_its_digest(tmp_path):
-    d = _good(tmp_path)
-    d["decisions"]["discard"][0] = 1.0
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(d))
-    with pytest.raises(RuleError, match=r": digest = '[0-9a-f]{12}', but its weights digest to "):
-        read_model(bad, FEATURES)
-
-
-def test_a_paws_block_in_a_tales_model_is_refused(tmp_path):
-    tales = registry.get("tales").features
-    m = Model("tales", "t", tales.id, tuple([0.0] * len(tales.policy)), tuple([0.0] * len(tales.value)))
-    d = {**json.loads(m.to_json()), "decisions": {"discard": [1.0] * 10}, "decision_features": FEATURES.decisions_id}
-    (tmp_path / "t.json").write_text(json.dumps(d))
-    with pytest.raises(RuleError, match=r": decision_features = 'paws-decisions-1@[0-9a-f]{8}'; tales has tales-deci"):
-        read_model(tmp_path / "t.json", tales)
-
-
-# -- invariants ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("setup", [{"players": 4}, {"board": "explorer", "players": 3}, {"mode": "teams"}])
 def test_games_with_a_block_keep_the_record_invariants(models, setup):
     m = match(f"learned:model={models['mixed']}", setup)

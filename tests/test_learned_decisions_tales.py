@@ -8,7 +8,7 @@ heuristic-equivalent weights plays exactly the heuristic's games, and tales-3 wi
 absurd weight changes exactly the decisions of its kind; the block sees nothing its commander cannot (re-dealing
 the hidden piles, the other Champions before they are revealed, and reseeding the dice change no feature and no
 choice); restricted play keeps its rule; a game with a block replays through its trace; bad blocks are refused in
-one line; training a block twice gives the same bytes.
+one line (tests/test_decision_block_files.py, for both games); training a block twice gives the same bytes.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from typer.testing import CliRunner
 from cli.main import app
 import decision_blocks as blocks
 from decision_blocks import write
-from model_refusals import assert_refused_in_one_line
 from sim import games as registry
 from sim.kit import trace
 from sim.kit.learned import Model, read_model
@@ -346,47 +345,6 @@ def test_a_search_with_a_model_plays_its_simulations_potions_by_the_block(models
     same = match(g.format(models["heuristic"])).play_batch(3, 0, 12)["games"]
     assert same.drop(["bots"]).equals(match(g.format(unblocked)).play_batch(3, 0, 12)["games"].drop(["bots"]))
     assert planted.drop(["bots"]).to_pylist() != same.drop(["bots"]).to_pylist()
-
-
-def test_the_core_refuses_a_block_it_does_not_take():
-    from core.tales_scenario import PausedGame
-    from sim.tales.core_engine import core_inputs
-    good = block_model()
-    m = match("heuristic")
-    inputs = core_inputs(m.setup, m.rules, m.data)
-    for bad, message in (({"discard": [1.0]}, r"a decisions block for 'discard'; this core takes potion, champion$"),
-                         ({"potion": [1.0] * 3}, r"a decisions block of 3 weights for potion; this core has 12$")):
-        bots = [(4, {}, {}, (list(good.policy), list(good.value), None, bad))] + inputs["bots"][1:]
-        with pytest.raises(ValueError, match=message):
-            PausedGame({**inputs, "bots": bots}, 1, 0, 0)
-
-
-# -- bad blocks ----------------------------------------------------------------------------------------------------
-def _good(tmp_path: Path) -> dict:
-    return json.loads(write(tmp_path / "good.json", block_model()).read_text())
-
-
-@pytest.mark.parametrize("change, message", [
-    (lambda d: {**d, "decisions": {**d["decisions"], "discard": [1.0]}},
-     r": decisions\.discard: no such decision kind; expected some of potion, champion$"),
-    (lambda d: {**d, "decisions": {**d["decisions"], "champion": [1.0] * 3}},
-     r": decisions\.champion: expected a list of 8 numbers$"),
-    (lambda d: {**d, "decisions": {**d["decisions"], "potion": [0, 0, float("nan")] + [0] * 9}},
-     r": decisions\.potion\[2\] = nan: expected a finite number from -1e6 to 1e6$"),
-    (lambda d: {**d, "decisions": "potion"}, r": decisions must be a table of decision kinds \(potion, champion\)"),
-    (lambda d: {**d, "decision_features": "paws-decisions-1@00000000"},
-     r": decision_features = 'paws-decisions-1@00000000'; tales has tales-decisions-2@[0-9a-f]{8} \(retrain"),
-])
-def test_a_bad_decisions_block_is_refused_in_one_line(tmp_path, change, message):
-    changed = change(_good(tmp_path))
-    if isinstance(changed.get("decisions"), dict):
-        try:
-            changed = blocks.redigest(changed)
-        except (TypeError, ValueError):
-            pass
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(changed))
-    assert_refused_in_one_line(bad, message, FEATURES)
 
 
 # -- training the block -------------------------------------------------------------------------------------------
