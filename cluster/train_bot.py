@@ -235,13 +235,15 @@ def softmax_fit(x: np.ndarray, starts: np.ndarray, target: np.ndarray, l2: float
 
 def fit_model(game: Game, spec: TrainSpec, samples: dict, provenance: dict, start: Model | None = None) -> Model:
     """The policy and the value head fitted to the samples: a network model from ``start`` (the last model, or
-    the run's start model) when the spec asks for one, else the linear fit."""
+    the run's start model) when the spec asks for one, else the linear fit; either keeps ``start``'s decisions
+    block (:func:`with_block_of`)."""
     if spec.network:
         from cluster.net_fit import NetSpec, fit_network
         base = start or Model(game.name, spec.name, game.features.id, tuple(game.features.prior("policy")),
                               tuple(game.features.prior("value")))
-        return fit_network(game.features, base, samples, NetSpec(hidden=spec.network, seed=spec.seed), spec.name,
-                           provenance)
+        return with_block_of(start, fit_network(game.features, base, samples, NetSpec(hidden=spec.network,
+                                                                                      seed=spec.seed),
+                                                spec.name, provenance))
     o, s = samples["options"], samples["seats"]
     policy, policy_loss = softmax_fit(o["f"].astype(np.float64), _groups(o["game"] * 100_000 + o["decision"]),
                                       o["share"].astype(np.float64), spec.l2, np.array(game.features.prior("policy")))
@@ -251,8 +253,17 @@ def fit_model(game: Game, spec: TrainSpec, samples: dict, provenance: dict, star
     value, value_loss = softmax_fit(s["f"].astype(np.float64), _groups(s["game"] * 100_000 + s["decision"]),
                                     target.astype(np.float64), spec.l2, np.array(game.features.prior("value")))
     prov = {**provenance, "policy_loss": round(policy_loss, 6), "value_loss": round(value_loss, 6)}
-    return Model(game.name, spec.name, game.features.id, tuple(rounded(v) for v in policy),
-                 tuple(rounded(v) for v in value), prov)
+    return with_block_of(start, Model(game.name, spec.name, game.features.id, tuple(rounded(v) for v in policy),
+                                      tuple(rounded(v) for v in value), prov))
+
+
+def with_block_of(start: Model | None, fitted: Model) -> Model:
+    """``fitted`` with ``start``'s decisions block, if it has one: the search labels only the policy's decisions,
+    so the fit has nothing to say of the others, and a model trained from a start with a block plays them as the
+    start did (its search's simulations too); train them with ``--decisions``."""
+    if start is None or not start.decisions:
+        return fitted
+    return dataclasses.replace(fitted, decisions=start.decisions, decision_features=start.decision_features)
 
 
 def value_predictions(model: Model, samples: dict) -> tuple[np.ndarray, np.ndarray]:

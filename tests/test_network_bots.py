@@ -232,6 +232,24 @@ def test_the_fit_lowers_both_losses_from_its_start_and_reads_back(search_samples
     assert read_model(write(tmp_path / "f.json", fitted), g.features) == fitted
 
 
+@pytest.mark.parametrize("network", [0, 2])
+def test_a_fit_from_a_start_with_a_decisions_block_keeps_the_block(search_samples, network):
+    """The search labels only the policy's decisions, so a model fitted from a start with a block (paws-4's) plays
+    the other decisions as the start does; a start without one gives a model without one."""
+    from cluster.train_bot import TrainSpec, fit_model
+    g = registry.get("paws")
+    spec = TrainSpec(game="paws", name="kept", network=network)
+    blocked = read_model(g.models_dir / "paws-4.json", g.features)
+    plain = read_model(g.models_dir / "paws-3.json", g.features)
+    assert blocked.decisions and not plain.decisions
+    kept = fit_model(g, spec, search_samples, {}, blocked)
+    assert kept.decisions == blocked.decisions and kept.decision_features == blocked.decision_features
+    assert kept.policy != blocked.policy and kept.name == "kept"
+    none = fit_model(g, spec, search_samples, {}, plain)
+    assert not none.decisions and none.decision_features == plain.decision_features
+    assert fit_model(g, spec, search_samples, {}, None).decisions == ()
+
+
 @pytest.mark.slow
 @pytest.mark.ray
 def test_train_bot_fits_a_network_twice_to_the_same_bytes_and_resumes_from_parquet(tmp_path, ray_local):
