@@ -241,9 +241,9 @@ def fit_model(game: Game, spec: TrainSpec, samples: dict, provenance: dict, star
         from cluster.net_fit import NetSpec, fit_network
         base = start or Model(game.name, spec.name, game.features.id, tuple(game.features.prior("policy")),
                               tuple(game.features.prior("value")))
-        return with_block_of(start, fit_network(game.features, base, samples, NetSpec(hidden=spec.network,
-                                                                                      seed=spec.seed),
-                                                spec.name, provenance))
+        fitted = fit_network(game.features, base, samples, NetSpec(hidden=spec.network, seed=spec.seed), spec.name,
+                             provenance)
+        return with_block_of(start, fitted)
     o, s = samples["options"], samples["seats"]
     policy, policy_loss = softmax_fit(o["f"].astype(np.float64), _groups(o["game"] * 100_000 + o["decision"]),
                                       o["share"].astype(np.float64), spec.l2, np.array(game.features.prior("policy")))
@@ -253,8 +253,9 @@ def fit_model(game: Game, spec: TrainSpec, samples: dict, provenance: dict, star
     value, value_loss = softmax_fit(s["f"].astype(np.float64), _groups(s["game"] * 100_000 + s["decision"]),
                                     target.astype(np.float64), spec.l2, np.array(game.features.prior("value")))
     prov = {**provenance, "policy_loss": round(policy_loss, 6), "value_loss": round(value_loss, 6)}
-    return with_block_of(start, Model(game.name, spec.name, game.features.id, tuple(rounded(v) for v in policy),
-                                      tuple(rounded(v) for v in value), prov))
+    fitted = Model(game.name, spec.name, game.features.id, tuple(rounded(v) for v in policy),
+                   tuple(rounded(v) for v in value), prov)
+    return with_block_of(start, fitted)
 
 
 def with_block_of(start: Model | None, fitted: Model) -> Model:

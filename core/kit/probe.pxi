@@ -2,7 +2,8 @@
 # kinds the game's script hook logs (its script.pxi calls probe_decision while ``probing`` is set), seen from
 # inside a game: the options, their features for a model's decisions block, the bot's choice and the
 # heuristic's pick, and the same on copies of the game with what the deciding seat cannot see re-dealt and the
-# dice reseeded (the no-peeking tests of a decisions block: tests/decision_blocks.py).
+# dice reseeded (the no-peeking tests of a decisions block: tests/test_learned_decisions.py and
+# tests/test_learned_decisions_tales.py).
 #
 # Contract: the including module defines ``Game``, ``probing`` (its script.pxi), copy_game, heuristic_decide,
 # learned_decision_features_at (core/kit/learned.pxi), pcg32_seed and pcg32_t, malloc and free, PausedGame,
