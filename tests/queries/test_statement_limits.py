@@ -91,7 +91,8 @@ def test_a_statement_over_the_memory_limit_is_one_line_and_spills_nothing(sweep,
 # Started as the CLI in a process of its own; it says on stderr when a statement begins (the test waits
 # for it: Ctrl-C then reaches a running statement, not the start-up).
 CHILD = """
-import sys
+import faulthandler, signal, sys
+faulthandler.register(signal.SIGUSR1, all_threads=True)   # the test asks for every thread's stack if it hangs
 from queries import connection, sqlfiles
 run = connection.execute
 def announced(con, sql, *args, **kwargs):
@@ -122,7 +123,15 @@ def test_ctrl_c_stops_a_running_statement_in_one_line(how, sweep, cwd):
         assert seen[-1].startswith(label), seen
         time.sleep(0.5)                            # not an assertion: the statement is under way in DuckDB
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)    # the cross join alone would run for hours
+        try:
+            out, err = proc.communicate(timeout=120)    # the cross join alone would run for hours
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGUSR1)        # every thread's Python stack on stderr, then the failure shows it
+            time.sleep(2)
+            proc.kill()
+            _, err = proc.communicate()
+            pytest.fail(f"{how}: still running 120 s after Ctrl-C (the statement timeout did not end it either); "
+                        f"its threads:\n{err[-6000:]}")
         err = "".join(seen) + err
     finally:
         if proc.poll() is None:
