@@ -7,6 +7,7 @@ Run from the repository root: ``nice -n 10 .venv/bin/python bench/strength-targe
 (default: the strongest shipped Paws model). Target, as in the issue: at least 50% of the decided games against
 mcts:iterations=256:depth=20, the lower 95% bound at least 46%. Both boards run at once (two processes).
 """
+import functools
 import importlib.util
 import json
 import sys
@@ -16,7 +17,9 @@ from pathlib import Path
 SEED, DEALS = 48, 300
 
 
+@functools.cache
 def _targets():
+    """bench/strength-targets.py as a module, loaded once (the workers, forked after, inherit it)."""
     spec = importlib.util.spec_from_file_location("strength_targets", Path(__file__).with_name("strength-targets.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
